@@ -1,0 +1,113 @@
+"""One settings object. Only entry points (CLI, server, ``Memory.from_config``) read it.
+
+Sources, strongest first: explicit values, ``MEMSTRATA_*`` environment variables (nested with
+``__``, e.g. ``MEMSTRATA_EMBEDDER__PROVIDER=openai``), ``memstrata.toml``, defaults. With no
+configuration at all you get a working offline set-up: a SQLite file under the user's data
+directory and the bundled multilingual embedder.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from memstrata.errors import InvalidInputError
+from memstrata.validation import DEFAULT_MAX_TEXT_CHARS, describe_validation_error
+
+CONFIG_FILE_ENV = "MEMSTRATA_CONFIG"
+DEFAULT_CONFIG_FILE = "memstrata.toml"
+
+
+def default_db_path() -> Path:
+    return Path(platformdirs.user_data_dir("memstrata", appauthor=False)) / "memstrata.db"
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StoreSettings(Section):
+    path: str = Field(default_factory=lambda: str(default_db_path()), description="SQLite file path")
+    busy_timeout_s: float = Field(default=30.0, gt=0)
+
+
+class EmbedderSettings(Section):
+    provider: Literal["use", "openai"] = "use"
+    model: str | None = None  # for provider=openai, e.g. "bge-m3" or "text-embedding-3-small"
+    dims: int | None = Field(default=None, gt=0)
+    base_url: str | None = None
+    api_key: str | None = None
+    threads: int = Field(default=1, ge=1)
+
+
+class SearchSettings(Section):
+    candidates: int = Field(default=50, ge=1, le=2000, description="per-retriever candidates before fusion")
+    rrf_k: int = Field(default=60, ge=1)
+
+
+class LimitSettings(Section):
+    max_text_chars: int = Field(default=DEFAULT_MAX_TEXT_CHARS, ge=1)
+    max_batch: int = Field(default=10_000, ge=1)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="forbid", toml_file=None
+    )
+
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = _config_file()
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if toml_path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
+        return tuple(sources)
+
+
+def _config_file() -> Path | None:
+    explicit = os.environ.get(CONFIG_FILE_ENV)
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise InvalidInputError(f"{CONFIG_FILE_ENV} points at {path}, which is not a file")
+        return path
+    local = Path.cwd() / DEFAULT_CONFIG_FILE
+    return local if local.is_file() else None
+
+
+def load_settings(overrides: dict[str, Any] | str | Path | None = None) -> Settings:
+    """Build settings from a dict, a TOML file path, or nothing (env + memstrata.toml + defaults)."""
+    try:
+        if isinstance(overrides, str | Path):
+            path = Path(overrides).expanduser()
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise InvalidInputError(f"cannot read config file {path}: {exc}") from None
+            return Settings(**data)
+        return Settings(**(overrides or {}))
+    except ValidationError as exc:
+        raise InvalidInputError(f"invalid configuration: {describe_validation_error(exc)}") from None

@@ -1,0 +1,36 @@
+"""What gets indexed for a memory: the text the embedder and keyword index see, and its hash.
+
+Kept apart from both the store and the facade because both need exactly the same answer:
+the keyword index (built by the store) and the vectors (built by the facade) must describe the
+same text, or hybrid fusion compares different documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+from memstrata.types import MemoryItem
+
+_SPACES = re.compile(r"\s+")
+
+
+def index_text(item: MemoryItem) -> str:
+    """Episodes are indexed with their speaker, so "what did Caroline say about X" can match."""
+    speaker = item.metadata.get("speaker") if item.kind == "episode" else None
+    return f"{speaker}: {item.text}" if isinstance(speaker, str) and speaker else item.text
+
+
+def normalised(text: str) -> str:
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip().lower()
+
+
+def content_hash(text: str) -> str:
+    """Hash of the normalised text: equal for exact duplicates up to case, width and spacing."""
+    return hashlib.sha256(normalised(text).encode("utf-8")).hexdigest()
+
+
+def text_hash(text: str) -> str:
+    """Hash of the exact text, the embedding cache key."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,1 @@
+"""Providers: thin adapters to embedding models (and, later, LLMs) behind small protocols."""

@@ -1,0 +1,99 @@
+"""Queries are objects: filters, search requests and list requests, validated once at the edge."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from memstrata.types import Frozen, MemoryStatus, Scope, UtcDatetime
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
+KEY_PATTERN = re.compile(r"^[^\s:]+(?::[^\s:]+){1,7}$")
+
+MetadataValue = str | int | float | bool | None
+
+
+class TimeRange(Frozen):
+    """A half-open interval [gte, lt) on one timestamp column; either end may be open."""
+
+    gte: UtcDatetime | None = None
+    lt: UtcDatetime | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TimeRange:
+        if self.gte is not None and self.lt is not None and self.gte >= self.lt:
+            raise ValueError("gte must be earlier than lt")
+        return self
+
+
+class Filters(Frozen):
+    """Conditions every returned memory must meet, applied inside the store query.
+
+    ``status`` defaults to active memories only. ``metadata`` is equality on top-level keys.
+    """
+
+    kind: tuple[str, ...] | None = None
+    status: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE,)
+    key_prefix: str | None = None
+    metadata: dict[str, MetadataValue] = Field(default_factory=dict)
+    created_at: TimeRange | None = None
+    updated_at: TimeRange | None = None
+    event_time: TimeRange | None = None
+
+    @field_validator("kind", "status", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return (value,) if isinstance(value, str) else value
+
+    @field_validator("kind")
+    @classmethod
+    def _kinds_are_identifiers(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        for kind in value or ():
+            validate_kind(kind)
+        return value
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata_keys(cls, value: dict[str, MetadataValue]) -> dict[str, MetadataValue]:
+        for name in value:
+            if not _IDENTIFIER.match(name):
+                raise ValueError(f"metadata filter key {name!r} must be a plain identifier")
+        return value
+
+    def needs_row_filter(self) -> bool:
+        """True when the filter uses columns beyond scope, status and kind."""
+        return bool(self.key_prefix or self.metadata or self.created_at or self.updated_at or self.event_time)
+
+
+def validate_kind(kind: str) -> str:
+    if not _IDENTIFIER.match(kind) or kind != kind.lower():
+        raise ValueError(f"kind {kind!r} must be a lowercase identifier such as 'fact' or 'preference'")
+    return kind
+
+
+def looks_like_key(text: str) -> bool:
+    """A namespaced key looks like ``project:category:entity``: no spaces, two to eight parts."""
+    return bool(KEY_PATTERN.match(text)) and "://" not in text
+
+
+OrderField = Literal["created_at", "updated_at", "event_time", "last_accessed_at", "access_count"]
+
+
+class ListQuery(Frozen):
+    scope: Scope
+    filters: Filters = Field(default_factory=Filters)
+    limit: int = Field(default=100, ge=1, le=10_000)
+    offset: int = Field(default=0, ge=0)
+    order_by: OrderField = "created_at"
+    descending: bool = True
+
+
+class SearchQuery(Frozen):
+    scope: Scope
+    text: str
+    limit: int = Field(default=10, ge=1, le=1000)
+    filters: Filters = Field(default_factory=Filters)
+    threshold: float | None = Field(default=None, ge=-1.0, le=1.0)
+    record_access: bool = True

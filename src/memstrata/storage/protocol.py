@@ -1,0 +1,127 @@
+"""The narrow storage protocol. A store keeps records; it never calls a model or provider.
+
+Every read takes a Scope and applies it inside its own query. Every write arrives as one
+:class:`WriteBatch` and is applied all-or-nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from memstrata.query import Filters, ListQuery
+from memstrata.types import HistoryEvent, MemoryItem, MemoryStatus, Message, Scope, StoredMessage
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class ScoredId:
+    """A candidate from one retriever: memory id, rank-bearing score (higher is better)."""
+
+    memory_id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    memory_id: str
+    scope: Scope
+    status: MemoryStatus
+    at: datetime
+    close_validity: bool = True
+
+
+@dataclass(frozen=True)
+class WriteBatch:
+    """Everything one logical operation writes, applied in a single transaction.
+
+    ``replacements`` carry the full new state of an existing memory; ``expected_updated_at``
+    guards against a concurrent writer (optimistic locking).
+    """
+
+    messages: Sequence[tuple[Message, Scope]] = ()
+    inserts: Sequence[MemoryItem] = ()
+    replacements: Sequence[tuple[MemoryItem, datetime]] = ()
+    status_changes: Sequence[StatusChange] = ()
+    history: Sequence[HistoryEvent] = ()
+    vectors: Sequence[tuple[str, Vector]] = ()  # (memory id, vector) for this batch's embedding_id
+    embedding_id: str | None = None
+
+    def is_empty(self) -> bool:
+        return not (self.messages or self.inserts or self.replacements or self.status_changes or self.vectors)
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    memories_by_status: dict[str, int]
+    memories_by_kind: dict[str, int]
+    messages: int
+    history_events: int
+    vectors: int
+    embedding_id: str | None
+    schema_version: int
+    location: str
+    size_bytes: int | None = None
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+class Store(Protocol):
+    """What the Memory facade needs from a database."""
+
+    location: str
+
+    # --- writes -------------------------------------------------------------------------
+    def write(self, batch: WriteBatch) -> None: ...
+
+    def record_access(self, scope: Scope, memory_ids: Sequence[str], at: datetime) -> None: ...
+
+    def purge(self, scope: Scope, memory_ids: Sequence[str]) -> int: ...
+
+    def reset(self) -> None: ...
+
+    # --- reads --------------------------------------------------------------------------
+    def get(self, scope: Scope, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
+
+    def list_memories(self, query: ListQuery) -> list[MemoryItem]: ...
+
+    def count(self, scope: Scope, filters: Filters) -> int: ...
+
+    def find_by_key(self, scope: Scope, key: str) -> MemoryItem | None: ...
+
+    def find_by_hash(self, scope: Scope, content_hash: str) -> list[MemoryItem]: ...
+
+    def keyword_search(self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int) -> list[ScoredId]: ...
+
+    def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]: ...
+
+    def history(self, scope: Scope, memory_id: str) -> list[HistoryEvent]: ...
+
+    def messages(self, scope: Scope, limit: int = 1000) -> list[StoredMessage]: ...
+
+    # --- embeddings ---------------------------------------------------------------------
+    def embedding_id(self) -> str | None: ...
+
+    def cached_vectors(self, embedding_id: str, text_hashes: Sequence[str]) -> dict[str, Vector]: ...
+
+    def cache_vectors(self, embedding_id: str, items: Sequence[tuple[str, Vector]]) -> None: ...
+
+    def set_embedding_id(self, embedding_id: str) -> None:
+        """Switch the store to another embedding model; vectors of the old one stop being searched."""
+        ...
+
+    def memories_needing_vectors(self, embedding_id: str, batch_size: int) -> Iterator[list[MemoryItem]]:
+        """Memories with no vector of ``embedding_id`` yet, in batches (drives reindex and repair)."""
+        ...
+
+    # --- whole-store --------------------------------------------------------------------
+    def export_all(self) -> Iterator[tuple[str, object]]: ...
+
+    def stats(self, scope: Scope | None = None) -> StoreStats: ...
+
+    def close(self) -> None: ...

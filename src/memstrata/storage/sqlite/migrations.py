@@ -1,0 +1,158 @@
+"""Numbered schema migrations for the SQLite backend, recorded in ``schema_migrations``.
+
+Append new migrations; never edit one that has shipped. Each runs in the same transaction as
+the row that records it, so a crash leaves either the old or the new schema.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Execute statements one by one: executescript() would commit the migration transaction."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            conn.execute(pending)
+            pending = ""
+    if pending.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {pending!r}")
+
+
+def _001_initial(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta (key, value) VALUES ('rev', '0'), ('index_epoch', '0');
+
+        -- Scope columns hold '' when a field is absent so equality and indexes stay simple.
+        CREATE TABLE memories (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL DEFAULT '',
+            agent_id TEXT NOT NULL DEFAULT '',
+            session_id TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            key TEXT,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            confidence REAL NOT NULL,
+            status TEXT NOT NULL,
+            event_time TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            valid_from TEXT NOT NULL,
+            valid_to TEXT,
+            last_accessed_at TEXT,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            provenance TEXT NOT NULL,
+            embedding_id TEXT,
+            content_hash TEXT NOT NULL,
+            rev INTEGER NOT NULL  -- transaction counter; the vector index syncs rows with rev > its own
+        );
+        CREATE INDEX memories_user ON memories (user_id, status, kind);
+        CREATE INDEX memories_agent ON memories (agent_id, status);
+        CREATE INDEX memories_session ON memories (session_id, status);
+        CREATE INDEX memories_rev ON memories (rev);
+        CREATE INDEX memories_hash ON memories (content_hash);
+
+        CREATE TABLE memory_vectors (
+            memory_seq INTEGER PRIMARY KEY REFERENCES memories (seq) ON DELETE CASCADE,
+            embedding_id TEXT NOT NULL,
+            vector BLOB NOT NULL
+        );
+
+        -- Pre-segmented tokens (Chinese cut by rjieba); rowid = memories.seq.
+        CREATE VIRTUAL TABLE memory_fts USING fts5 (tokens, tokenize = 'porter unicode61 remove_diacritics 2');
+
+        CREATE TABLE messages (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL DEFAULT '',
+            agent_id TEXT NOT NULL DEFAULT '',
+            session_id TEXT NOT NULL DEFAULT '',
+            role TEXT NOT NULL,
+            name TEXT,
+            content TEXT NOT NULL,
+            timestamp TEXT NOT NULL,
+            stored_at TEXT NOT NULL
+        );
+        CREATE INDEX messages_scope ON messages (user_id, agent_id, session_id, timestamp);
+
+        CREATE TABLE history (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            memory_id TEXT NOT NULL,
+            user_id TEXT NOT NULL DEFAULT '',
+            agent_id TEXT NOT NULL DEFAULT '',
+            session_id TEXT NOT NULL DEFAULT '',
+            action TEXT NOT NULL,
+            old_text TEXT,
+            new_text TEXT,
+            actor TEXT NOT NULL,
+            reason TEXT,
+            created_at TEXT NOT NULL,
+            details TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX history_memory ON history (memory_id, seq);
+
+        -- The current memory behind each namespaced key, one per exact scope.
+        CREATE TABLE kv_facts (
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            PRIMARY KEY (key, user_id, agent_id, session_id)
+        );
+
+        CREATE TABLE embedding_cache (
+            embedding_id TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (embedding_id, text_hash)
+        ) WITHOUT ROWID;
+        """,
+    )
+
+
+MIGRATIONS: list[tuple[int, str, Migration]] = [
+    (1, "initial schema", _001_initial),
+]
+
+LATEST_VERSION = MIGRATIONS[-1][0]
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the schema up to date. Safe when several processes open a new file at once."""
+    conn.execute("BEGIN IMMEDIATE")  # one migrator at a time; the others wait, then find nothing to do
+    try:
+        version = current_version(conn)
+        for number, name, apply in MIGRATIONS:
+            if number > version:
+                apply(conn)
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (number, name, datetime.now(UTC).isoformat()),
+                )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return LATEST_VERSION

@@ -1,0 +1,208 @@
+"""Public value types: what goes into memstrata and what comes out.
+
+Everything here is a frozen pydantic model, validated where it is built, so the rest of the
+code can trust its inputs. Text validation (NUL characters, broken UTF-8, size limits) lives in
+``validation.py`` because the limit is configurable.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+JsonDict = dict[str, Any]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def as_utc(value: datetime) -> datetime:
+    """Naive datetimes are taken as UTC; aware ones are converted to UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(as_utc)]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Scope(Frozen):
+    """Who a memory belongs to. Writes need at least one field; reads match every given field."""
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+
+    @field_validator("user_id", "agent_id", "session_id")
+    @classmethod
+    def _non_blank(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        if not value:
+            raise ValueError("scope ids must not be blank; leave the field out instead")
+        if len(value) > 256 or "\x00" in value:
+            raise ValueError("scope ids must be at most 256 characters without NUL")
+        return value
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> Scope:
+        if self.user_id is None and self.agent_id is None and self.session_id is None:
+            raise ValueError("a scope needs at least one of user_id, agent_id or session_id")
+        return self
+
+    def contains(self, other: Scope) -> bool:
+        """True when a record owned by ``other`` is visible to a query scoped by ``self``."""
+        return all(
+            mine is None or mine == theirs
+            for mine, theirs in (
+                (self.user_id, other.user_id),
+                (self.agent_id, other.agent_id),
+                (self.session_id, other.session_id),
+            )
+        )
+
+    def label(self) -> str:
+        parts = [f"{name}={value}" for name, value in self.model_dump().items() if value is not None]
+        return ",".join(parts)
+
+
+class MemoryKind(StrEnum):
+    """Built-in kinds. Any other lowercase identifier is accepted too (kinds are extensible)."""
+
+    FACT = "fact"
+    PREFERENCE = "preference"
+    EPISODE = "episode"
+    PROCEDURE = "procedure"
+    KNOWLEDGE = "knowledge"
+
+
+class MemoryStatus(StrEnum):
+    ACTIVE = "active"
+    PENDING = "pending"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class HistoryAction(StrEnum):
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+
+
+Role = Literal["user", "assistant", "system", "tool"]
+
+
+class Message(Frozen):
+    """One conversation turn, stored verbatim before anything else happens to it."""
+
+    role: Role
+    content: str
+    name: str | None = None
+    timestamp: UtcDatetime = Field(default_factory=utcnow)
+    id: str = Field(default_factory=new_id)
+
+
+class Provenance(Frozen):
+    """Where a memory came from: raw message ids, a document span, or the API call itself."""
+
+    source: Literal["api", "messages", "document", "import"] = "api"
+    message_ids: tuple[str, ...] = ()
+    document: str | None = None
+    span: tuple[int, int] | None = None
+
+
+class MemoryItem(Frozen):
+    id: str
+    scope: Scope
+    kind: str
+    text: str
+    key: str | None = None
+    metadata: JsonDict = Field(default_factory=dict)
+    confidence: float = 1.0
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    event_time: UtcDatetime | None = None
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    valid_from: UtcDatetime
+    valid_to: UtcDatetime | None = None
+    last_accessed_at: UtcDatetime | None = None
+    access_count: int = 0
+    provenance: Provenance = Field(default_factory=Provenance)
+    embedding_id: str | None = None  # "model:dims" of the stored vector
+
+
+class ScoreBreakdown(Frozen):
+    """Why a hit ranked where it did: every signal that went into the fused score."""
+
+    key_match: bool = False
+    keyword_rank: int | None = None
+    keyword_score: float | None = None
+    vector_rank: int | None = None
+    vector_similarity: float | None = None
+    fused: float = 0.0
+
+
+class SearchHit(Frozen):
+    memory: MemoryItem
+    score: float
+    breakdown: ScoreBreakdown
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+    @property
+    def text(self) -> str:
+        return self.memory.text
+
+    @property
+    def provenance(self) -> Provenance:
+        return self.memory.provenance
+
+
+class HistoryEvent(Frozen):
+    id: str
+    memory_id: str
+    scope: Scope
+    action: HistoryAction
+    old_text: str | None
+    new_text: str | None
+    actor: str
+    reason: str | None
+    created_at: UtcDatetime
+    details: JsonDict = Field(default_factory=dict)
+
+
+class StoredMessage(Frozen):
+    """A raw turn as kept in the store, with the scope it was recorded under."""
+
+    message: Message
+    scope: Scope
+    seq: int
+
+
+class MemoryEvent(Frozen):
+    """What one write did to one memory (mem0's result shape: id, memory text, event)."""
+
+    id: str
+    event: Literal["ADD", "UPDATE", "DELETE", "NONE"]
+    memory: str
+    previous_memory: str | None = None
+    kind: str
+
+
+class AddResult(Frozen):
+    results: tuple[MemoryEvent, ...]
+    message_ids: tuple[str, ...] = ()

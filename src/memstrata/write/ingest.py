@@ -1,0 +1,187 @@
+"""Turning ``add()`` input into records: raw turns, episode memories, text memories, history.
+
+Everything here is pure: it validates and plans, it does not touch the store or a model. The
+facade applies the plan. With ``infer=True`` (the LLM write path) the same raw turns are the
+input of extraction; this module is where both paths start.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from memstrata.errors import InvalidInputError
+from memstrata.query import looks_like_key, validate_kind
+from memstrata.types import (
+    HistoryAction,
+    HistoryEvent,
+    JsonDict,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Provenance,
+    Scope,
+    new_id,
+)
+from memstrata.validation import clean_text, describe_validation_error
+
+MessageInput = str | Mapping[str, Any] | Message
+AddInput = str | bytes | Message | Mapping[str, Any] | Sequence[MessageInput]
+
+
+@dataclass(frozen=True)
+class ParsedInput:
+    """``add()`` input split by meaning: strings are memories, messages are conversation turns."""
+
+    texts: list[str]
+    messages: list[Message]
+
+
+def parse_input(data: AddInput, *, max_chars: int, max_batch: int) -> ParsedInput:
+    if isinstance(data, str | bytes):
+        return ParsedInput(texts=[clean_text(data, max_chars=max_chars)], messages=[])
+    if isinstance(data, Message | Mapping):
+        return ParsedInput(texts=[], messages=[parse_message(data, max_chars=max_chars, position=0)])
+    if not isinstance(data, Sequence):
+        raise InvalidInputError(f"add() takes text, a message dict, or a list of them; got {type(data).__name__}")
+    if not data:
+        raise InvalidInputError("add() got an empty list; pass at least one text or message")
+    if len(data) > max_batch:
+        raise InvalidInputError(f"add() got {len(data)} items, over limits.max_batch={max_batch}; split the batch")
+    texts: list[str] = []
+    messages: list[Message] = []
+    for position, entry in enumerate(data):
+        if isinstance(entry, str | bytes):
+            texts.append(clean_text(entry, field=f"item {position}", max_chars=max_chars))
+        else:
+            messages.append(parse_message(entry, max_chars=max_chars, position=position))
+    if texts and messages:
+        raise InvalidInputError("add() got both plain strings and messages in one list; send them separately")
+    return ParsedInput(texts=texts, messages=messages)
+
+
+def parse_message(entry: object, *, max_chars: int, position: int) -> Message:
+    if isinstance(entry, Message):
+        message = entry
+    elif isinstance(entry, Mapping):
+        try:
+            message = Message.model_validate(dict(entry))
+        except ValidationError as exc:
+            raise InvalidInputError(f"invalid message {position}: {describe_validation_error(exc)}") from None
+    else:
+        raise InvalidInputError(f"message {position} must be a dict with role and content, got {type(entry).__name__}")
+    content = clean_text(message.content, field=f"message {position} content", max_chars=max_chars)
+    return message.model_copy(update={"content": content}) if content != message.content else message
+
+
+def check_metadata(metadata: Mapping[str, Any] | None) -> JsonDict:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
+    try:
+        text = json.dumps(dict(metadata), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from None
+    if "\x00" in text:
+        raise InvalidInputError("metadata contains a NUL character; remove it")
+    result: JsonDict = json.loads(text)
+    return result
+
+
+def check_kind(kind: str) -> str:
+    try:
+        return validate_kind(kind)
+    except ValueError as exc:
+        raise InvalidInputError(str(exc)) from None
+
+
+def check_key(key: str | None) -> str | None:
+    if key is None:
+        return None
+    if not isinstance(key, str) or not looks_like_key(key):
+        raise InvalidInputError(f"key {key!r} must be namespaced like 'project:category:entity' (2-8 parts, no spaces)")
+    return key
+
+
+def new_memory(
+    scope: Scope,
+    text: str,
+    *,
+    now: datetime,
+    kind: str,
+    metadata: JsonDict,
+    provenance: Provenance,
+    key: str | None = None,
+    confidence: float = 1.0,
+    event_time: datetime | None = None,
+) -> MemoryItem:
+    if not 0.0 <= confidence <= 1.0:
+        raise InvalidInputError(f"confidence must be between 0 and 1, got {confidence}")
+    return MemoryItem(
+        id=new_id(),
+        scope=scope,
+        kind=kind,
+        text=text,
+        key=key,
+        metadata=metadata,
+        confidence=confidence,
+        event_time=event_time,
+        created_at=now,
+        updated_at=now,
+        valid_from=event_time or now,
+        provenance=provenance,
+    )
+
+
+def episode_memories(messages: Sequence[Message], scope: Scope, metadata: JsonDict, now: datetime) -> list[MemoryItem]:
+    """One episode per turn: the verbatim content, pointing back at its raw message."""
+    episodes = []
+    for message in messages:
+        episode_metadata = {**metadata, "role": message.role}
+        if message.name:
+            episode_metadata["speaker"] = message.name
+        episodes.append(
+            new_memory(
+                scope,
+                message.content,
+                now=now,
+                kind=MemoryKind.EPISODE.value,
+                metadata=episode_metadata,
+                provenance=Provenance(source="messages", message_ids=(message.id,)),
+                event_time=message.timestamp,
+            )
+        )
+    return episodes
+
+
+def history_event(
+    item: MemoryItem,
+    action: HistoryAction,
+    *,
+    at: datetime,
+    actor: str,
+    old_text: str | None = None,
+    reason: str | None = None,
+    details: JsonDict | None = None,
+) -> HistoryEvent:
+    new_text = None if action == HistoryAction.DELETE else item.text
+    if action == HistoryAction.DELETE:
+        old_text = item.text
+    return HistoryEvent(
+        id=new_id(),
+        memory_id=item.id,
+        scope=item.scope,
+        action=action,
+        old_text=old_text,
+        new_text=new_text,
+        actor=actor,
+        reason=reason,
+        created_at=at,
+        details=details or {"message_ids": list(item.provenance.message_ids)},
+    )
