@@ -8,6 +8,7 @@ one of user_id / agent_id / session_id, and reads only ever see memories in thei
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -112,8 +113,16 @@ class Memory:
         return identity
 
     def _embed(self, items: list[MemoryItem]) -> list[tuple[str, Any]]:
-        vectors = embed_with_cache(self.embedder, self.store, [index_text(item) for item in items])
-        return [(item.id, vector) for item, vector in zip(items, vectors, strict=True)]
+        return list(self._vector_batch(items).vectors)
+
+    def _vector_batch(self, items: list[MemoryItem]) -> WriteBatch:
+        """Embed (through the cache) and package vectors plus new cache entries as one write."""
+        embedded = embed_with_cache(self.embedder, self.store, [index_text(item) for item in items])
+        return WriteBatch(
+            vectors=[(item.id, vector) for item, vector in zip(items, embedded.vectors, strict=True)],
+            embedding_id=embedding_identity(self.embedder),
+            cache_entries=embedded.new_cache_entries,
+        )
 
     # --- write --------------------------------------------------------------------------
     def add(
@@ -150,7 +159,7 @@ class Memory:
             raise InvalidInputError("key= applies to exactly one text memory; add keyed facts one at a time")
         if event_time is not None:
             event_time = as_utc(event_time)
-        identity = self._identity()
+        self._identity()  # refuse early if the store holds another model's vectors
         now = self._clock()
 
         if key is not None:
@@ -196,18 +205,28 @@ class Memory:
                 for text in parsed.texts
             ]
         history = [history_event(item, HistoryAction.ADD, at=now, actor=actor) for item in items]
-        self.store.write(WriteBatch(messages=[(m, scope) for m in parsed.messages], inserts=items, history=history))
-        try:
-            self.store.write(WriteBatch(vectors=self._embed(items), embedding_id=identity))
-        except ProviderError as exc:
-            raise ProviderError(
-                f"stored {len(items)} memories and {len(parsed.messages)} raw turns, but embedding failed "
-                f"({exc}); they are keyword-searchable now; run `memstrata reindex` to add their vectors"
-            ) from exc
+        records = WriteBatch(messages=[(m, scope) for m in parsed.messages], inserts=items, history=history)
+        if parsed.messages:
+            self._store_turns_then_vectors(records)
+        else:
+            # Plain texts are not conversation turns: embed first, then write all or nothing.
+            self.store.write(replace(self._vector_batch(items), inserts=items, history=history))
         return AddResult(
             results=tuple(MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind) for item in items),
             message_ids=tuple(m.id for m in parsed.messages),
         )
+
+    def _store_turns_then_vectors(self, records: WriteBatch) -> None:
+        """Raw turns are committed before any model runs; vectors follow in a second write."""
+        self.store.write(records)
+        items = list(records.inserts)
+        try:
+            self.store.write(self._vector_batch(items))
+        except ProviderError as exc:
+            raise ProviderError(
+                f"stored {len(records.messages)} raw turns as {len(items)} episodes, but embedding failed "
+                f"({exc}); they are keyword-searchable now; run `memstrata reindex` to add their vectors"
+            ) from exc
 
     def update(
         self,
@@ -236,15 +255,9 @@ class Memory:
         event = history_event(
             new, HistoryAction.UPDATE, at=new.updated_at, actor=actor, old_text=old.text, reason=reason
         )
-        vectors = self._embed([new]) if new.text != old.text or new.metadata != old.metadata else []
-        self.store.write(
-            WriteBatch(
-                replacements=[(new, old.updated_at)],
-                history=[event],
-                vectors=vectors,
-                embedding_id=self._identity() if vectors else None,
-            )
-        )
+        reindexed = index_text(new) != index_text(old)
+        vectors = self._vector_batch([new]) if reindexed else WriteBatch()
+        self.store.write(replace(vectors, replacements=[(new, old.updated_at)], history=[event]))
         return new
 
     def delete(
@@ -437,7 +450,7 @@ class Memory:
         if self.store.embedding_id() != identity:
             self.store.set_embedding_id(identity)
         for batch in self.store.memories_needing_vectors(identity, batch_size):
-            self.store.write(WriteBatch(vectors=self._embed(batch), embedding_id=identity))
+            self.store.write(self._vector_batch(batch))
             yield len(batch)
 
     def export_jsonl(self, path: str | Path) -> int:

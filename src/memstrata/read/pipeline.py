@@ -6,14 +6,18 @@ inside every retrieval query.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
+from memstrata.errors import ProviderError
 from memstrata.lexical import keyword_tokens
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery, looks_like_key
 from memstrata.read.fuse import max_rrf, rrf
 from memstrata.storage.protocol import ScoredId, Store
 from memstrata.types import MemoryItem, ScoreBreakdown, SearchHit
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,13 @@ def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
 def retrieve(store: Store, embedder: Embedder, query: SearchQuery, candidates: int) -> Retrieved:
     limit = max(candidates, query.limit)
     keyword = store.keyword_search(query.scope, keyword_tokens(query.text), query.filters, limit)
-    vector = embedder.embed_batch([query.text])[0]
+    try:
+        vector = embedder.embed_batch([query.text])[0]
+    except ProviderError as exc:
+        # An embedding outage degrades search to keyword-only instead of failing it; the log says so
+        # and every hit's breakdown shows no vector rank.
+        log.warning("dense retrieval skipped, keyword results only: %s", exc)
+        return Retrieved(keyword=keyword, dense=[])
     dense = store.vector_search(query.scope, vector, query.filters, limit)
     return Retrieved(keyword=keyword, dense=dense)
 

@@ -52,9 +52,18 @@ class WriteBatch:
     history: Sequence[HistoryEvent] = ()
     vectors: Sequence[tuple[str, Vector]] = ()  # (memory id, vector) for this batch's embedding_id
     embedding_id: str | None = None
+    cache_entries: Sequence[tuple[str, Vector]] = ()  # (text hash, vector) for the embedding cache
 
     def is_empty(self) -> bool:
-        return not (self.messages or self.inserts or self.replacements or self.status_changes or self.vectors)
+        return not (
+            self.messages
+            or self.inserts
+            or self.replacements
+            or self.status_changes
+            or self.history
+            or self.vectors
+            or self.cache_entries
+        )
 
 
 @dataclass(frozen=True)
@@ -108,8 +117,6 @@ class Store(Protocol):
     def embedding_id(self) -> str | None: ...
 
     def cached_vectors(self, embedding_id: str, text_hashes: Sequence[str]) -> dict[str, Vector]: ...
-
-    def cache_vectors(self, embedding_id: str, items: Sequence[tuple[str, Vector]]) -> None: ...
 
     def set_embedding_id(self, embedding_id: str) -> None:
         """Switch the store to another embedding model; vectors of the old one stop being searched."""

@@ -95,30 +95,43 @@ class SQLiteStore:
 
     # --- writes -------------------------------------------------------------------------
     def write(self, batch: WriteBatch) -> None:
-        if batch.is_empty() and not batch.history:
+        if batch.is_empty():
             return
+        try:
+            with self._transaction() as conn:
+                self._apply(conn, batch)
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(
+                f"the write clashes with data already in the store ({exc}); nothing was written"
+            ) from None
+
+    def _apply(self, conn: sqlite3.Connection, batch: WriteBatch) -> None:
+        rev = self._bump(conn, "rev")
+        if batch.vectors or batch.cache_entries:
+            self._check_embedding_id(conn, batch.embedding_id)
         stored_at = utcnow()
-        with self._transaction() as conn:
-            rev = self._bump(conn, "rev")
-            if batch.vectors:
-                self._check_embedding_id(conn, batch.embedding_id)
+        conn.executemany(
+            "INSERT INTO messages (id, user_id, agent_id, session_id, role, name, content, timestamp, "
+            "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [message_to_row(message, scope, stored_at) for message, scope in batch.messages],
+        )
+        for item in batch.inserts:
+            self._insert_memory(conn, item, rev)
+        for item, expected_updated_at in batch.replacements:
+            self._replace_memory(conn, item, expected_updated_at, rev)
+        for change in batch.status_changes:
+            self._change_status(conn, change, rev)
+        conn.executemany(
+            f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [history_to_row(event) for event in batch.history],
+        )
+        if batch.vectors:
+            self._put_vectors(conn, batch.vectors, str(batch.embedding_id), rev)
+        if batch.cache_entries:
             conn.executemany(
-                "INSERT INTO messages (id, user_id, agent_id, session_id, role, name, content, timestamp, "
-                "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [message_to_row(message, scope, stored_at) for message, scope in batch.messages],
+                "INSERT OR IGNORE INTO embedding_cache (embedding_id, text_hash, vector) VALUES (?, ?, ?)",
+                [(batch.embedding_id, digest, _blob(vector)) for digest, vector in batch.cache_entries],
             )
-            for item in batch.inserts:
-                self._insert_memory(conn, item, rev)
-            for item, expected_updated_at in batch.replacements:
-                self._replace_memory(conn, item, expected_updated_at, rev)
-            for change in batch.status_changes:
-                self._change_status(conn, change, rev)
-            conn.executemany(
-                f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [history_to_row(event) for event in batch.history],
-            )
-            if batch.vectors:
-                self._put_vectors(conn, batch.vectors, str(batch.embedding_id), rev)
 
     def _insert_memory(self, conn: sqlite3.Connection, item: MemoryItem, rev: int) -> None:
         row = memory_to_row(item, content_hash(item.text)) | {"rev": rev}
@@ -193,11 +206,10 @@ class SQLiteStore:
         conn: sqlite3.Connection, vectors: Sequence[tuple[str, Vector]], embedding_id: str, rev: int
     ) -> None:
         for memory_id, vector in vectors:
-            blob = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
             cursor = conn.execute(
                 "INSERT OR REPLACE INTO memory_vectors (memory_seq, embedding_id, vector) "
                 "SELECT seq, ?, ? FROM memories WHERE id = ?",
-                (embedding_id, blob, memory_id),
+                (embedding_id, _blob(vector), memory_id),
             )
             if cursor.rowcount != 1:
                 raise NotFoundError(f"cannot store a vector for unknown memory {memory_id}")
@@ -421,15 +433,6 @@ class SQLiteStore:
             found.update((digest, np.frombuffer(blob, dtype=np.float32)) for digest, blob in rows)
         return found
 
-    def cache_vectors(self, embedding_id: str, items: Sequence[tuple[str, Vector]]) -> None:
-        if not items:
-            return
-        with self._transaction() as conn:
-            conn.executemany(
-                "INSERT OR IGNORE INTO embedding_cache (embedding_id, text_hash, vector) VALUES (?, ?, ?)",
-                [(embedding_id, digest, np.asarray(v, dtype=np.float32).tobytes()) for digest, v in items],
-            )
-
     def memories_needing_vectors(self, embedding_id: str, batch_size: int) -> Iterator[list[MemoryItem]]:
         last_seq = 0
         while True:
@@ -490,3 +493,7 @@ class SQLiteStore:
             location=self.location,
             size_bytes=size,
         )
+
+
+def _blob(vector: Vector) -> bytes:
+    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()

@@ -1,0 +1,82 @@
+"""Output for people (rich tables) and for scripts (--json). No logic beyond presentation."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+
+from memstrata.types import HistoryEvent, MemoryItem, SearchHit
+
+# Off a terminal rich assumes 80 columns, which folds Chinese text badly in logs; use 120 there.
+console = Console(width=None if sys.stdout.isatty() else 120)
+err_console = Console(stderr=True)
+
+
+def to_jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [to_jsonable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: to_jsonable(item) for key, item in value.items()}
+    return value
+
+
+def print_json(value: Any) -> None:
+    # Plain print: rich would wrap long lines and break the JSON for scripts.
+    print(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2, default=str))
+
+
+def _short(text: str, width: int = 80) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def memories_table(items: Sequence[MemoryItem], title: str = "memories") -> Table:
+    table = Table(title=title, show_lines=False)
+    for column in ("id", "kind", "status", "text", "key", "updated"):
+        table.add_column(column, overflow="fold")
+    for item in items:
+        table.add_row(
+            item.id[:12], item.kind, item.status.value, _short(item.text), item.key or "",
+            item.updated_at.strftime("%Y-%m-%d %H:%M"),
+        )  # fmt: skip
+    return table
+
+
+def hits_table(hits: Sequence[SearchHit], query: str) -> Table:
+    table = Table(title=f"search: {query}")
+    for column in ("#", "score", "text", "kind", "keyword", "vector", "id"):
+        table.add_column(column, overflow="fold")
+    for rank, hit in enumerate(hits, start=1):
+        b = hit.breakdown
+        keyword = "key" if b.key_match else (f"#{b.keyword_rank}" if b.keyword_rank else "-")
+        vector = f"#{b.vector_rank} ({b.vector_similarity:.2f})" if b.vector_rank and b.vector_similarity else "-"
+        table.add_row(str(rank), f"{hit.score:.3f}", _short(hit.text), hit.memory.kind, keyword, vector, hit.id[:12])
+    return table
+
+
+def history_table(events: Sequence[HistoryEvent]) -> Table:
+    table = Table(title=f"history of {events[0].memory_id}" if events else "history")
+    for column in ("time", "action", "old", "new", "actor", "reason"):
+        table.add_column(column, overflow="fold")
+    for event in events:
+        table.add_row(
+            event.created_at.strftime("%Y-%m-%d %H:%M:%S"), event.action.value, _short(event.old_text or "", 40),
+            _short(event.new_text or "", 40), event.actor, event.reason or "",
+        )  # fmt: skip
+    return table
+
+
+def memory_detail(item: MemoryItem) -> Table:
+    table = Table(show_header=False, title=f"memory {item.id}")
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    for field, value in item.model_dump(mode="json").items():
+        table.add_row(field, json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value))
+    return table

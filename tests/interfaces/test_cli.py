@@ -1,0 +1,93 @@
+"""The CLI as a user runs it: a real subprocess, a real store, JSON output for assertions."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CLI = [sys.executable, "-m", "memstrata.cli.app"]
+
+
+def run(tmp_path: Path, *args: str, ok: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
+    env["MEMSTRATA_STORE__PATH"] = str(tmp_path / "cli.db")
+    result = subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, env=env, cwd=tmp_path, input=stdin, timeout=120
+    )
+    if ok:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def run_json(tmp_path: Path, *args: str) -> Any:
+    return json.loads(run(tmp_path, "--json", *args).stdout)
+
+
+def test_cli_round_trip(tmp_path: Path) -> None:
+    added = run_json(tmp_path, "add", "我喜欢喝乌龙茶", "I play tennis on Sundays", "--user", "u1")
+    tea_id = added["results"][0]["id"]
+    keyed = run_json(tmp_path, "add", "Postgres 17", "--user", "u1", "--key", "app:db:engine")
+    assert keyed["results"][0]["event"] == "ADD"
+    run(tmp_path, "add", "-", "--user", "u1", "--role", "user", stdin="first turn\nsecond turn\n")
+
+    hits = run_json(tmp_path, "search", "What tea do I like?", "--user", "u1", "-k", "2")
+    assert hits[0]["memory"]["id"] == tea_id
+    assert hits[0]["breakdown"]["vector_rank"] == 1
+    assert run_json(tmp_path, "search", "app:db:engine", "--user", "u1")[0]["breakdown"]["key_match"]
+    assert run_json(tmp_path, "search", "tea", "--user", "someone-else") == []
+
+    listed = run_json(tmp_path, "list", "--user", "u1", "--kind", "episode")
+    assert sorted(item["text"] for item in listed) == ["first turn", "second turn"]
+    assert run_json(tmp_path, "show", tea_id, "--user", "u1")["text"] == "我喜欢喝乌龙茶"
+
+    run(tmp_path, "update", tea_id, "我现在更喜欢喝红茶", "--user", "u1", "--reason", "taste changed")
+    run(tmp_path, "delete", tea_id, "--user", "u1")
+    actions = [e["action"] for e in run_json(tmp_path, "history", tea_id, "--user", "u1")]
+    assert actions == ["ADD", "UPDATE", "DELETE"]
+
+    stats = run_json(tmp_path, "stats")
+    assert stats["memories_by_status"] == {"active": 4, "deleted": 1} and stats["messages"] == 2
+
+    export = tmp_path / "out.jsonl"
+    run(tmp_path, "export", str(export))
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    assert run_json(fresh, "import", str(export)) == {"imported": 5}
+    assert run_json(fresh, "reindex") == {"reindexed": 0}
+
+    table = run(tmp_path, "search", "tennis", "--user", "u1").stdout
+    assert "I play tennis on Sundays" in table
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("add", "no scope given"), "at least one of user_id"),
+        (("add", "x", "--user", "u1", "--metadata", "{not json"), "--metadata must be JSON"),
+        (("search", "x", "--user", "u1", "--filters", '{"colour": 1}'), "unknown field"),
+        (("show", "does-not-exist", "--user", "u1"), "no memory does-not-exist"),
+        (("import", "/nonexistent/file.jsonl"), "is not a file"),
+    ],
+)
+def test_cli_errors_are_one_line_and_non_zero(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    result = run(tmp_path, *args, ok=False)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cli_usage_error_exits_non_zero(tmp_path: Path) -> None:
+    result = run(tmp_path, "search", ok=False)
+    assert result.returncode == 2
+
+
+def test_demo_runs(tmp_path: Path) -> None:
+    out = run(tmp_path, "demo", "--db", str(tmp_path / "demo.db")).stdout
+    assert "rock climbing" in out and "我对花生过敏" in out and "DELETE" in out

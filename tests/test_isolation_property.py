@@ -1,0 +1,75 @@
+"""Property: across random scopes and operations, no read or write crosses into another scope."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memstrata import InvalidInputError, Memory, NotFoundError, Scope
+from memstrata.config import load_settings
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.storage.sqlite.store import SQLiteStore
+
+IDS = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]))
+SCOPES = (
+    st.tuples(IDS, IDS, IDS)
+    .filter(lambda ids: any(ids))
+    .map(lambda ids: Scope(user_id=ids[0], agent_id=ids[1], session_id=ids[2]))
+)
+WORDS = st.sampled_from(["coffee", "tea", "北京", "上海", "violin", "猫", "dog", "travel"])
+OPERATIONS = st.lists(
+    st.tuples(st.sampled_from(["add", "update", "delete"]), SCOPES, st.lists(WORDS, min_size=1, max_size=4)),
+    min_size=1,
+    max_size=12,
+)
+EVERY_STATUS = {"status": ["active", "pending", "archived", "deleted"]}
+
+
+def _apply(memory: Memory, owned: dict[str, Scope], action: str, scope: Scope, words: list[str]) -> None:
+    kwargs = scope.model_dump()
+    if action == "add" or not owned:
+        for event in memory.add(" ".join(words), **kwargs).results:
+            owned[event.id] = scope
+        return
+    target = sorted(owned)[len(words) % len(owned)]
+    visible = scope.contains(owned[target])
+    try:
+        if action == "update":
+            memory.update(target, " ".join(words), **kwargs)
+        else:
+            memory.delete(target, **kwargs)
+    except NotFoundError:
+        assert not visible, "a write inside the caller's scope was refused"
+    except InvalidInputError as exc:  # updating an already deleted memory: refused, but it was in scope
+        assert visible and "deleted" in str(exc)
+    else:
+        assert visible, f"{scope} wrote to a memory owned by {owned[target]}"
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(operations=OPERATIONS, reader=SCOPES, query=WORDS)
+def test_reads_and_writes_never_cross_scopes(
+    tmp_path_factory, embedder: UniversalSentenceEncoder, operations, reader: Scope, query: str
+) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path_factory.mktemp("iso") / "m.db"
+    memory = Memory(SQLiteStore(path), embedder, settings=load_settings({"store": {"path": str(path)}}))
+    owned: dict[str, Scope] = {}
+    try:
+        for action, scope, words in operations:
+            _apply(memory, owned, action, scope, words)
+        read = reader.model_dump()
+        seen = [h.memory for h in memory.search(query, **read, limit=50, filters=EVERY_STATUS)]
+        seen += memory.get_all(**read, limit=1000, filters=EVERY_STATUS)
+        for item in seen:
+            assert reader.contains(item.scope), f"{reader} saw a memory of {item.scope}"
+        for memory_id, scope in owned.items():
+            if reader.contains(scope):
+                assert memory.get(memory_id, **read).id == memory_id
+            else:
+                try:
+                    memory.get(memory_id, **read)
+                except NotFoundError:
+                    continue
+                raise AssertionError(f"{reader} could get a memory of {scope}")
+    finally:
+        memory.close()

@@ -1,0 +1,173 @@
+"""The Memory facade end to end on the real store and the real embedder."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memstrata import (
+    ConfirmationRequiredError,
+    HistoryAction,
+    InvalidInputError,
+    Memory,
+    MemoryStatus,
+    NotFoundError,
+)
+from memstrata.types import Message
+
+
+def test_messages_are_stored_verbatim_as_raw_turns_and_episodes(memory: Memory) -> None:
+    when = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+    result = memory.add(
+        [
+            {"role": "user", "content": "  我下周去成都出差。 ", "name": "小王", "timestamp": when},
+            Message(role="assistant", content="Have a good trip to Chengdu!"),
+        ],
+        user_id="u1",
+        session_id="s1",
+        metadata={"channel": "chat"},
+    )
+    assert [event.event for event in result.results] == ["ADD", "ADD"]
+    turns = memory.messages(user_id="u1")
+    assert [turn.message.content for turn in turns] == ["我下周去成都出差。", "Have a good trip to Chengdu!"]
+    assert turns[0].message.timestamp == when
+    assert turns[0].scope.session_id == "s1"
+    episode = memory.get(result.results[0].id, user_id="u1")
+    assert episode.kind == "episode"
+    assert episode.text == "我下周去成都出差。"
+    assert episode.event_time == when
+    assert episode.metadata == {"channel": "chat", "role": "user", "speaker": "小王"}
+    assert episode.provenance.message_ids == (result.message_ids[0],)
+    assert episode.embedding_id == "use-multilingual-v3:512"
+
+
+def test_text_memories_take_kind_metadata_confidence(memory: Memory) -> None:
+    result = memory.add(
+        ["Likes window seats", "喜欢靠窗的座位"], user_id="u1", kind="preference", metadata={"src": "t"}, confidence=0.8
+    )
+    items = memory.get_all(user_id="u1", filters={"kind": "preference"})
+    assert {item.text for item in items} == {"Likes window seats", "喜欢靠窗的座位"}
+    assert all(item.confidence == 0.8 and item.metadata == {"src": "t"} for item in items)
+    assert len(result.results) == 2
+
+
+def test_search_returns_breakdown_and_records_access(memory: Memory) -> None:
+    memory.add(["My favourite editor is Neovim", "I live in Hangzhou", "我最喜欢的水果是芒果"], user_id="u1")
+    hits = memory.search("favourite editor", user_id="u1", limit=3)
+    assert hits[0].text == "My favourite editor is Neovim"
+    top = hits[0].breakdown
+    assert top.keyword_rank == 1 and top.vector_rank == 1
+    assert top.vector_similarity is not None and top.vector_similarity > 0.3
+    assert 0 < hits[0].score <= 1.0 and hits[0].score >= hits[-1].score
+    item = memory.get(hits[0].id, user_id="u1", record_access=False)
+    assert item.access_count == 1 and item.last_accessed_at is not None
+
+
+def test_search_filters_by_kind_metadata_and_time(memory: Memory) -> None:
+    old = datetime(2020, 1, 1, tzinfo=UTC)
+    memory.add("Project Alpha uses Rust", user_id="u1", kind="fact", metadata={"project": "alpha"}, event_time=old)
+    memory.add("Project Beta uses Go", user_id="u1", kind="knowledge", metadata={"project": "beta"})
+    assert [h.text for h in memory.search("uses", user_id="u1", filters={"metadata": {"project": "beta"}})] == [
+        "Project Beta uses Go"
+    ]
+    assert [h.text for h in memory.search("uses", user_id="u1", filters={"kind": ["fact"]})] == [
+        "Project Alpha uses Rust"
+    ]
+    recent = memory.search("uses", user_id="u1", filters={"event_time": {"gte": old + timedelta(days=1)}})
+    assert [h.text for h in recent] == []
+    before = memory.search("uses", user_id="u1", filters={"event_time": {"lt": old + timedelta(days=1)}})
+    assert [h.text for h in before] == ["Project Alpha uses Rust"]
+
+
+def test_threshold_drops_dissimilar_hits(memory: Memory) -> None:
+    memory.add(["I enjoy playing the violin", "The quarterly tax report is due in March"], user_id="u1")
+    hits = memory.search("violin music", user_id="u1", threshold=0.3)
+    assert [h.text for h in hits] == ["I enjoy playing the violin"]
+
+
+def test_namespaced_key_is_exact_match_first_and_updates_in_place(memory: Memory) -> None:
+    first = memory.add("PostgreSQL 16", user_id="u1", key="atlas:db:engine")
+    memory.add("Uses a lot of PostgreSQL tuning tricks", user_id="u1")
+    second = memory.add("PostgreSQL 17", user_id="u1", key="atlas:db:engine")
+    assert second.results[0].event == "UPDATE"
+    assert second.results[0].id == first.results[0].id
+    assert second.results[0].previous_memory == "PostgreSQL 16"
+    hits = memory.search("atlas:db:engine", user_id="u1", limit=3)
+    assert hits[0].breakdown.key_match and hits[0].text == "PostgreSQL 17"
+    assert len({h.id for h in hits}) == len(hits)
+    other_scope = memory.add("MySQL", user_id="u2", key="atlas:db:engine")
+    assert other_scope.results[0].event == "ADD"
+
+
+def test_update_reembeds_and_writes_history(memory: Memory) -> None:
+    added = memory.add("I drink coffee every morning", user_id="u1").results[0]
+    memory.update(added.id, "I switched to green tea in the mornings", user_id="u1", reason="changed habit")
+    hits = memory.search("green tea", user_id="u1", limit=1)
+    assert hits[0].id == added.id and hits[0].breakdown.keyword_rank == 1
+    assert memory.search("coffee", user_id="u1", limit=1)[0].breakdown.keyword_rank is None
+    events = memory.history(added.id, user_id="u1")
+    assert [e.action for e in events] == [HistoryAction.ADD, HistoryAction.UPDATE]
+    assert events[1].old_text == "I drink coffee every morning"
+    assert events[1].new_text == "I switched to green tea in the mornings"
+    assert events[1].reason == "changed habit"
+    merged = memory.update(added.id, metadata={"mood": "calm"}, user_id="u1")
+    assert merged.metadata == {"mood": "calm"} and merged.text.startswith("I switched")
+
+
+def test_delete_is_soft_and_closes_validity(memory: Memory) -> None:
+    added = memory.add("Allergic to shellfish", user_id="u1").results[0]
+    deleted = memory.delete(added.id, user_id="u1", reason="user asked")
+    assert deleted.status == MemoryStatus.DELETED and deleted.valid_to is not None
+    assert memory.search("shellfish allergy", user_id="u1") == []
+    assert memory.get_all(user_id="u1") == []
+    assert [m.id for m in memory.get_all(user_id="u1", filters={"status": "deleted"})] == [added.id]
+    events = memory.history(added.id, user_id="u1")
+    assert events[-1].action == HistoryAction.DELETE and events[-1].old_text == "Allergic to shellfish"
+
+
+def test_delete_all_purge_and_reset(memory: Memory) -> None:
+    memory.add(["a one", "b two", "c three"], user_id="u1")
+    memory.add("keep me", user_id="u2")
+    assert memory.delete_all(user_id="u1") == 3
+    assert memory.get_all(user_id="u1") == []
+    assert len(memory.get_all(user_id="u2")) == 1
+    victim = memory.get_all(user_id="u1", filters={"status": "deleted"})[0]
+    memory.purge(victim.id, user_id="u1")
+    with pytest.raises(NotFoundError):
+        memory.get(victim.id, user_id="u1")
+    with pytest.raises(NotFoundError):
+        memory.history(victim.id, user_id="u1")
+    with pytest.raises(ConfirmationRequiredError):
+        memory.reset()
+    assert len(memory.get_all(user_id="u2")) == 1
+    memory.reset(confirm=True)
+    assert memory.get_all(user_id="u2") == [] and memory.messages(user_id="u2") == []
+
+
+def test_get_all_paginates_and_orders(memory: Memory) -> None:
+    memory.add([f"note number {i}" for i in range(7)], user_id="u1")
+    first = memory.get_all(user_id="u1", limit=3, order_by="created_at", descending=False)
+    second = memory.get_all(user_id="u1", limit=3, offset=3, descending=False)
+    rest = memory.get_all(user_id="u1", limit=3, offset=6, descending=False)
+    assert [m.text for m in first + second + rest] == [f"note number {i}" for i in range(7)]
+
+
+def test_wrong_scope_cannot_touch_a_memory(memory: Memory) -> None:
+    added = memory.add("secret plan", user_id="alice").results[0]
+    for call in (
+        lambda: memory.get(added.id, user_id="bob"),
+        lambda: memory.update(added.id, "hacked", user_id="bob"),
+        lambda: memory.delete(added.id, user_id="bob"),
+        lambda: memory.history(added.id, user_id="bob"),
+        lambda: memory.purge(added.id, user_id="bob"),
+    ):
+        with pytest.raises(NotFoundError):
+            call()
+    assert memory.get(added.id, user_id="alice").text == "secret plan"
+
+
+def test_infer_true_is_refused_with_a_clear_message(memory: Memory) -> None:
+    with pytest.raises(InvalidInputError, match="infer=False"):
+        memory.add("I like tea", user_id="u1", infer=True)
+    assert memory.get_all(user_id="u1") == []

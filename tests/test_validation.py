@@ -1,0 +1,97 @@
+"""Bad input gets a clear error, and nothing is partially written."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstrata import InvalidInputError, Memory
+from memstrata.config import load_settings
+
+
+def _nothing_written(memory: Memory) -> None:
+    stats = memory.stats()
+    assert stats.memories_by_status == {} and stats.messages == 0 and stats.history_events == 0
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ("", "empty"),
+        ("   \n\t", "empty"),
+        ("nul\x00inside", "NUL"),
+        ("broken \udcff surrogate", "UTF-8"),
+        (b"\xff\xfe not utf-8", "UTF-8"),
+        (12345, "must be a string|text, a message dict"),
+        ([], "empty list"),
+        (["fine", ""], "item 1 is empty"),
+        ([{"role": "user"}], "content"),
+        ([{"role": "robot", "content": "hi"}], "role"),
+        ([{"role": "user", "content": "hi", "colour": "red"}], "unknown field"),
+        (["text", {"role": "user", "content": "hi"}], "both plain strings and messages"),
+    ],
+)
+def test_bad_add_input_is_rejected_and_nothing_is_written(memory: Memory, payload: object, message: str) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        memory.add(payload, user_id="u1")  # type: ignore[arg-type]
+    _nothing_written(memory)
+
+
+def test_missing_scope_is_rejected(memory: Memory) -> None:
+    with pytest.raises(InvalidInputError, match="at least one of user_id"):
+        memory.add("hello")
+    with pytest.raises(InvalidInputError, match="at least one of user_id"):
+        memory.search("hello")
+    with pytest.raises(InvalidInputError, match="blank"):
+        memory.add("hello", user_id="  ")
+    _nothing_written(memory)
+
+
+def test_wrong_types_and_values(memory: Memory) -> None:
+    with pytest.raises(InvalidInputError, match="metadata must be a dict"):
+        memory.add("x", user_id="u1", metadata=["a"])  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="JSON-serialisable"):
+        memory.add("x", user_id="u1", metadata={"when": object()})
+    with pytest.raises(InvalidInputError, match="lowercase identifier"):
+        memory.add("x", user_id="u1", kind="Not A Kind")
+    with pytest.raises(InvalidInputError, match="namespaced"):
+        memory.add("x", user_id="u1", key="no spaces allowed")
+    with pytest.raises(InvalidInputError, match="confidence"):
+        memory.add("x", user_id="u1", confidence=1.5)
+    with pytest.raises(InvalidInputError, match="limit"):
+        memory.search("x", user_id="u1", limit=0)
+    _nothing_written(memory)
+
+
+def test_text_over_the_configured_limit(store, embedder) -> None:  # type: ignore[no-untyped-def]
+    memory = Memory(store, embedder, settings=load_settings({"limits": {"max_text_chars": 50}}))
+    with pytest.raises(InvalidInputError, match="over the limit of 50"):
+        memory.add("x" * 51, user_id="u1")
+    with pytest.raises(InvalidInputError, match="over the limit of 50"):
+        memory.add(["short", "y" * 51], user_id="u1")
+    _nothing_written(memory)
+    memory.add("x" * 50, user_id="u1")
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [{"colour": "red"}, {"status": "sleeping"}, {"metadata": {"bad key!": 1}}, {"created_at": {"after": "2024"}}],
+)
+def test_unknown_or_invalid_filters(memory: Memory, filters: dict[str, object]) -> None:
+    with pytest.raises(InvalidInputError, match="invalid filters"):
+        memory.search("x", user_id="u1", filters=filters)
+    with pytest.raises(InvalidInputError, match="invalid filters"):
+        memory.get_all(user_id="u1", filters=filters)
+
+
+@pytest.mark.parametrize(
+    "query", ['"foo" OR', "*", 'unbalanced "quote', "NEAR(a b)", "a AND", "(", "-", "col:value", "^start"]
+)
+def test_fts_syntax_in_queries_is_treated_literally(memory: Memory, query: str) -> None:
+    memory.add(['the "foo" OR bar case', "value of col", "start here"], user_id="u1")
+    memory.search(query, user_id="u1")  # must not raise: the words are searched, the syntax is not parsed
+
+
+def test_fts_operators_do_not_act_as_operators(memory: Memory) -> None:
+    memory.add(["apples and pears", "bananas only"], user_id="u1")
+    hits = memory.search("NOT apples", user_id="u1")
+    assert hits and hits[0].text == "apples and pears"
