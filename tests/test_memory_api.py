@@ -9,7 +9,6 @@ import pytest
 from memstrata import (
     ConfirmationRequiredError,
     HistoryAction,
-    InvalidInputError,
     Memory,
     MemoryStatus,
     NotFoundError,
@@ -165,9 +164,3 @@ def test_wrong_scope_cannot_touch_a_memory(memory: Memory) -> None:
         with pytest.raises(NotFoundError):
             call()
     assert memory.get(added.id, user_id="alice").text == "secret plan"
-
-
-def test_infer_true_is_refused_with_a_clear_message(memory: Memory) -> None:
-    with pytest.raises(InvalidInputError, match="infer=False"):
-        memory.add("I like tea", user_id="u1", infer=True)
-    assert memory.get_all(user_id="u1") == []

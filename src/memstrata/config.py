@@ -56,6 +56,35 @@ class SearchSettings(Section):
     rrf_k: int = Field(default=60, ge=1)
 
 
+class LLMSettings(Section):
+    """Which model extracts and reconciles facts (infer=True).
+
+    provider "auto" resolves, in order: explicit base_url here > OpenAI-compatible settings in the
+    environment (OPENAI_API_KEY, optionally OPENAI_BASE_URL / OPENAI_MODEL) > the bundled local model
+    if ``memstrata[local]`` is installed > the rules extractor. A preset name (openai, deepseek, qwen,
+    dashscope, ollama, vllm) picks that vendor's row.
+    """
+
+    provider: str = "auto"
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_attempts: int = Field(default=3, ge=1, le=10)
+    model_path: str | None = None  # a GGUF file for provider=local; default: assembled from the wheels
+    model_dir: str | None = None  # where the assembled GGUF is cached
+    threads: int = Field(default=2, ge=1)
+    n_ctx: int = Field(default=4096, ge=512)
+
+
+class WriteSettings(Section):
+    trigger: Literal["every_turn", "every_n", "cues"] = "cues"
+    every_n: int = Field(default=4, ge=1, description="turns per model call (every_n), or most turns waiting (cues)")
+    background: bool = True
+    lease_s: float = Field(default=600.0, gt=0, description="a running job not finished by then is run again")
+    batch_jobs: int = Field(default=8, ge=1, description="jobs of one scope sent to the model together")
+
+
 class LimitSettings(Section):
     max_text_chars: int = Field(default=DEFAULT_MAX_TEXT_CHARS, ge=1)
     max_batch: int = Field(default=10_000, ge=1)
@@ -69,6 +98,8 @@ class Settings(BaseSettings):
     store: StoreSettings = Field(default_factory=StoreSettings)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    write: WriteSettings = Field(default_factory=WriteSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
 
     @classmethod

@@ -7,7 +7,8 @@ one of user_id / agent_id / session_id, and reads only ever see memories in thei
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -24,21 +25,26 @@ from memstrata.errors import (
 from memstrata.indexing import index_text
 from memstrata.providers.cache import embed_with_cache
 from memstrata.providers.factory import build_embedder
+from memstrata.providers.llm_factory import resolve_llm
 from memstrata.providers.protocol import Embedder, embedding_identity
+from memstrata.providers.rules_extractor import RulesExtractor
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
 from memstrata.read.pipeline import ReadSettings
 from memstrata.read.pipeline import search as run_search
-from memstrata.storage.protocol import StatusChange, Store, StoreStats, WriteBatch
+from memstrata.storage.protocol import JobUpdate, StatusChange, Store, StoreStats, WriteBatch
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.transfer import export_jsonl, import_jsonl
 from memstrata.types import (
     AddResult,
     HistoryAction,
     HistoryEvent,
+    Job,
+    JobStatus,
     MemoryEvent,
     MemoryItem,
     MemoryKind,
     MemoryStatus,
+    Message,
     Provenance,
     Scope,
     SearchHit,
@@ -47,8 +53,11 @@ from memstrata.types import (
     utcnow,
 )
 from memstrata.validation import clean_text, guarded, parse_model
+from memstrata.write.enqueue import plan_infer
+from memstrata.write.extract import Extractor, LLMExtractor
 from memstrata.write.ingest import (
     AddInput,
+    ParsedInput,
     check_key,
     check_kind,
     check_metadata,
@@ -57,6 +66,9 @@ from memstrata.write.ingest import (
     new_memory,
     parse_input,
 )
+from memstrata.write.pipeline import WriteDeps
+from memstrata.write.reconcile import LLMReconciler, Reconciler, RulesReconciler
+from memstrata.write.worker import BackgroundWorker, JobRunner
 
 Clock = Callable[[], datetime]
 
@@ -69,12 +81,28 @@ class Memory:
         *,
         settings: Settings | None = None,
         clock: Clock = utcnow,
+        extractor: Extractor | None = None,
+        reconciler: Reconciler | None = None,
     ) -> None:
+        """Without an extractor, infer=True uses the bilingual rules (no model)."""
         self.store = store
         self.embedder = embedder
         self.settings = settings or Settings()
         self._clock = clock
         self._read_settings = ReadSettings(candidates=self.settings.search.candidates, rrf_k=self.settings.search.rrf_k)
+        self.extractor: Extractor = extractor or RulesExtractor()
+        self.reconciler: Reconciler = reconciler or RulesReconciler()
+        deps = WriteDeps(
+            store=store,
+            embed_texts=lambda texts: embed_with_cache(self.embedder, self.store, texts),
+            embedding_id=embedding_identity(embedder),
+            extractor=self.extractor,
+            reconciler=self.reconciler,
+            clock=clock,
+        )
+        write = self.settings.write
+        self._runner = JobRunner(deps, lease_s=write.lease_s, batch_jobs=write.batch_jobs)
+        self._worker: BackgroundWorker | None = None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any] | str | Path | Settings | None = None) -> Memory:
@@ -85,9 +113,21 @@ class Memory:
             else load_settings(dict(config) if isinstance(config, Mapping) else config)
         )
         store = SQLiteStore(settings.store.path, busy_timeout_s=settings.store.busy_timeout_s)
-        return cls(store, build_embedder(settings.embedder), settings=settings)
+        llm = resolve_llm(settings.llm, os.environ)
+        extractor = LLMExtractor(llm.model) if llm.model else None
+        reconciler = LLMReconciler(llm.model) if llm.model else None
+        memory = cls(
+            store, build_embedder(settings.embedder), settings=settings, extractor=extractor, reconciler=reconciler
+        )
+        memory.llm_reason = llm.reason
+        return memory
+
+    llm_reason = "rules extractor (no model passed to Memory)"
 
     def close(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -139,20 +179,22 @@ class Memory:
         confidence: float = 1.0,
         event_time: datetime | None = None,
         actor: str = "api",
+        wait: bool = False,
     ) -> AddResult:
         """Store text as memories, or conversation turns as raw messages plus episode memories.
 
         Raw turns and memories are committed before any model runs; vectors follow in a second
         transaction. If the embedder fails, nothing the user said is lost: the error says so and
         ``reindex()`` completes the vectors later.
+
+        With ``infer=True`` the input is treated as conversation turns (strings as user turns): the
+        turns are stored and a background job extracts and reconciles facts; the call returns at
+        once with the job id. ``wait=True`` (or ``flush()``) waits for the result.
         """
-        if infer:
-            raise InvalidInputError(
-                "infer=True needs the LLM write path (extraction and reconcile), which this build does "
-                "not include yet; pass infer=False to store the input as given"
-            )
         scope = self._scope(user_id, agent_id, session_id)
         parsed = parse_input(messages, max_chars=self._max_chars(), max_batch=self.settings.limits.max_batch)
+        if infer:
+            return self._add_for_inference(parsed, scope, check_metadata(metadata), actor=actor, wait=wait)
         clean_metadata = check_metadata(metadata)
         kind, key = check_kind(kind), check_key(key)
         if key is not None and len(parsed.texts) != 1:
@@ -215,6 +257,80 @@ class Memory:
             results=tuple(MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind) for item in items),
             message_ids=tuple(m.id for m in parsed.messages),
         )
+
+    def _add_for_inference(
+        self, parsed: ParsedInput, scope: Scope, metadata: dict[str, Any], *, actor: str, wait: bool
+    ) -> AddResult:
+        turns = parsed.messages or [Message(role="user", content=text) for text in parsed.texts]
+        now = self._clock()
+        episodes = episode_memories(turns, scope, metadata, now)
+        batch, job = plan_infer(self.store, scope, turns, episodes, settings=self.settings.write, now=now, actor=actor)
+        self.store.write(batch)
+        if wait:
+            self.flush(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id)
+        elif job.status == JobStatus.QUEUED and self.settings.write.background:
+            self._wake_worker()
+        return AddResult(
+            results=tuple(MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind) for item in episodes),
+            message_ids=tuple(turn.id for turn in turns),
+            job_id=job.id,
+        )
+
+    def _wake_worker(self) -> None:
+        if self._worker is None:
+            self._worker = BackgroundWorker(self._runner)
+        self._worker.wake()
+
+    def flush(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        timeout_s: float | None = None,
+    ) -> list[Job]:
+        """Run every pending extraction job now (waiting ones too) and return the jobs of the scope.
+
+        Without a scope, every scope's jobs are flushed. Failed jobs are returned, not raised:
+        look at ``job.error`` and ``job.raw_output``, and ``retry_job`` them.
+        """
+        any_scope = user_id or agent_id or session_id
+        scope = self._scope(user_id, agent_id, session_id) if any_scope else None
+        waiting = self.store.list_jobs(scope, [JobStatus.WAITING], limit=10_000)
+        if waiting:
+            self.store.write(WriteBatch(release_waiting=list({job.scope: None for job in waiting})))
+        self._runner.drain(scope=scope, timeout_s=timeout_s)
+        return self.store.list_jobs(scope, list(JobStatus), limit=10_000)
+
+    def list_jobs(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        status: Sequence[str] = (),
+        limit: int = 100,
+    ) -> list[Job]:
+        any_scope = user_id or agent_id or session_id
+        scope = self._scope(user_id, agent_id, session_id) if any_scope else None
+        try:
+            statuses = [JobStatus(value) for value in status]
+        except ValueError:
+            raise InvalidInputError(
+                f"unknown job status in {list(status)}; use {', '.join(s.value for s in JobStatus)}"
+            ) from None
+        return self.store.list_jobs(scope, statuses, limit)
+
+    def retry_job(self, job_id: str) -> Job:
+        """Queue a failed job again (its turns are still stored) and wake the worker."""
+        failed = [job for job in self.store.list_jobs(None, [JobStatus.FAILED], limit=100_000) if job.id == job_id]
+        if not failed:
+            raise NotFoundError(f"no failed job {job_id}; `memstrata jobs --status failed` lists them")
+        update = JobUpdate(job_id, JobStatus.QUEUED, self._clock(), error=None, raw_output=None)
+        self.store.write(WriteBatch(job_updates=[update]))
+        if self.settings.write.background:
+            self._wake_worker()
+        return failed[0].model_copy(update={"status": JobStatus.QUEUED})
 
     def _store_turns_then_vectors(self, records: WriteBatch) -> None:
         """Raw turns are committed before any model runs; vectors follow in a second write."""
@@ -416,11 +532,19 @@ class Memory:
         agent_id: str | None = None,
         session_id: str | None = None,
     ) -> list[HistoryEvent]:
+        """Every change to a memory, oldest first, including the versions it superseded."""
         scope = self._scope(user_id, agent_id, session_id)
         events = self.store.history(scope, memory_id)
         if not events:
             raise NotFoundError(f"no history for memory {memory_id} in scope {scope.label()}")
-        return events
+        seen = {memory_id}
+        superseded = events[0].details.get("supersedes")
+        while isinstance(superseded, str) and superseded not in seen:  # walk back through older versions
+            seen.add(superseded)
+            older = self.store.history(scope, superseded)
+            events = older + events
+            superseded = older[0].details.get("supersedes") if older else None
+        return list({event.id: event for event in events}.values())
 
     def messages(
         self,

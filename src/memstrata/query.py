@@ -35,6 +35,7 @@ class Filters(Frozen):
     """
 
     kind: tuple[str, ...] | None = None
+    exclude_kind: tuple[str, ...] = ()
     status: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE,)
     key_prefix: str | None = None
     metadata: dict[str, MetadataValue] = Field(default_factory=dict)
@@ -42,12 +43,12 @@ class Filters(Frozen):
     updated_at: TimeRange | None = None
     event_time: TimeRange | None = None
 
-    @field_validator("kind", "status", mode="before")
+    @field_validator("kind", "exclude_kind", "status", mode="before")
     @classmethod
     def _one_or_many(cls, value: object) -> object:
         return (value,) if isinstance(value, str) else value
 
-    @field_validator("kind")
+    @field_validator("kind", "exclude_kind")
     @classmethod
     def _kinds_are_identifiers(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
         for kind in value or ():

@@ -93,6 +93,7 @@ class MemoryStatus(StrEnum):
     PENDING = "pending"
     ARCHIVED = "archived"
     DELETED = "deleted"
+    SUPERSEDED = "superseded"  # replaced by a newer version (valid_to closed); kept for history
 
 
 class HistoryAction(StrEnum):
@@ -206,3 +207,29 @@ class MemoryEvent(Frozen):
 class AddResult(Frozen):
     results: tuple[MemoryEvent, ...]
     message_ids: tuple[str, ...] = ()
+    job_id: str | None = None  # with infer=True: the background job that extracts facts from the turns
+
+
+class JobStatus(StrEnum):
+    WAITING = "waiting"  # stored, waiting for the trigger policy (more turns, a cue, or flush)
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Job(Frozen):
+    """One unit of background work of the LLM write path: extract and reconcile some raw turns."""
+
+    id: str
+    kind: str
+    scope: Scope
+    status: JobStatus
+    message_ids: tuple[str, ...]
+    attempts: int = 0
+    lease_until: UtcDatetime | None = None
+    error: str | None = None
+    raw_output: str | None = None
+    result: JsonDict = Field(default_factory=dict)
+    created_at: UtcDatetime
+    updated_at: UtcDatetime

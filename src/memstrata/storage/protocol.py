@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memstrata.query import Filters, ListQuery
-from memstrata.types import HistoryEvent, MemoryItem, MemoryStatus, Message, Scope, StoredMessage
+from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Message, Scope, StoredMessage
 
 Vector = npt.NDArray[np.float32]
 
@@ -38,6 +38,20 @@ class StatusChange:
 
 
 @dataclass(frozen=True)
+class JobUpdate:
+    """A job state change. ``expected_attempts`` guards completion: a worker whose lease ran out and
+    whose job was claimed again cannot also commit its results."""
+
+    job_id: str
+    status: JobStatus
+    at: datetime
+    error: str | None = None
+    raw_output: str | None = None
+    result: dict[str, object] | None = None
+    expected_attempts: int | None = None
+
+
+@dataclass(frozen=True)
 class WriteBatch:
     """Everything one logical operation writes, applied in a single transaction.
 
@@ -53,6 +67,9 @@ class WriteBatch:
     vectors: Sequence[tuple[str, Vector]] = ()  # (memory id, vector) for this batch's embedding_id
     embedding_id: str | None = None
     cache_entries: Sequence[tuple[str, Vector]] = ()  # (text hash, vector) for the embedding cache
+    jobs: Sequence[Job] = ()
+    job_updates: Sequence[JobUpdate] = ()
+    release_waiting: Sequence[Scope] = ()  # waiting jobs of these exact scopes become queued
 
     def is_empty(self) -> bool:
         return not (
@@ -63,6 +80,9 @@ class WriteBatch:
             or self.history
             or self.vectors
             or self.cache_entries
+            or self.jobs
+            or self.job_updates
+            or self.release_waiting
         )
 
 
@@ -112,6 +132,15 @@ class Store(Protocol):
     def history(self, scope: Scope, memory_id: str) -> list[HistoryEvent]: ...
 
     def messages(self, scope: Scope, limit: int = 1000) -> list[StoredMessage]: ...
+
+    def messages_by_id(self, scope: Scope, message_ids: Sequence[str]) -> list[StoredMessage]: ...
+
+    # --- jobs ---------------------------------------------------------------------------
+    def claim_jobs(self, now: datetime, lease_until: datetime, limit: int) -> list[Job]:
+        """Atomically claim queued jobs (or running ones whose lease expired) of one scope, oldest first."""
+        ...
+
+    def list_jobs(self, scope: Scope | None, statuses: Sequence[JobStatus], limit: int) -> list[Job]: ...
 
     # --- embeddings ---------------------------------------------------------------------
     def embedding_id(self) -> str | None: ...

@@ -55,6 +55,7 @@ class IndexFilter:
     session_id: str | None
     statuses: Sequence[str]
     kinds: Sequence[str] | None
+    excluded_kinds: Sequence[str] = ()
     allowed_seqs: npt.NDArray[np.int64] | None = None  # from a SQL pre-filter on other columns
 
 
@@ -130,6 +131,9 @@ class VectorIndex:
         mask &= np.isin(self._attr["status"][:n], status_codes)
         if where.kinds is not None:
             mask &= np.isin(self._attr["kind"][:n], [self._codes["kind"].lookup(k) for k in where.kinds])
+        if where.excluded_kinds:
+            excluded = [self._codes["kind"].lookup(k) for k in where.excluded_kinds]
+            mask &= ~np.isin(self._attr["kind"][:n], excluded)
         if where.allowed_seqs is not None:
             mask &= np.isin(self._seqs[:n], where.allowed_seqs)
         return mask

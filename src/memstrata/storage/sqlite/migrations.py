@@ -123,8 +123,39 @@ def _001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
+def _002_jobs(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        -- The durable queue of the LLM write path. A job survives a crash: a running job whose lease
+        -- expired is claimed again, and its decisions are applied in the same transaction that marks
+        -- it done, so nothing is applied twice.
+        CREATE TABLE jobs (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            user_id TEXT NOT NULL DEFAULT '',
+            agent_id TEXT NOT NULL DEFAULT '',
+            session_id TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL,              -- waiting | queued | running | done | failed
+            message_ids TEXT NOT NULL,         -- JSON list: the raw turns this job reads
+            attempts INTEGER NOT NULL DEFAULT 0,
+            lease_until TEXT,
+            error TEXT,
+            raw_output TEXT,
+            result TEXT,                       -- JSON: decisions, model calls, tokens, timings
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX jobs_status ON jobs (status, seq);
+        CREATE INDEX jobs_scope ON jobs (user_id, agent_id, session_id, status);
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _001_initial),
+    (2, "durable job queue", _002_jobs),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -10,6 +10,8 @@ from typing import Any
 from memstrata.types import (
     HistoryAction,
     HistoryEvent,
+    Job,
+    JobStatus,
     MemoryItem,
     MemoryStatus,
     Message,
@@ -205,4 +207,60 @@ def row_to_message(row: tuple[Any, ...]) -> StoredMessage:
         ),
         scope=scope_from(user_id, agent_id, session_id),
         seq=seq,
+    )
+
+
+JOB_COLUMNS = (
+    "id, kind, user_id, agent_id, session_id, status, message_ids, attempts, lease_until, error, raw_output, "
+    "result, created_at, updated_at"
+)
+
+
+def job_to_row(job: Job) -> tuple[Any, ...]:
+    return (
+        job.id,
+        job.kind,
+        *scope_columns(job.scope),
+        job.status.value,
+        json.dumps(list(job.message_ids)),
+        job.attempts,
+        ts(job.lease_until),
+        job.error,
+        job.raw_output,
+        json.dumps(job.result, ensure_ascii=False),
+        ts(job.created_at),
+        ts(job.updated_at),
+    )
+
+
+def row_to_job(row: tuple[Any, ...]) -> Job:
+    (
+        job_id,
+        kind,
+        user_id,
+        agent_id,
+        session_id,
+        status,
+        message_ids,
+        attempts,
+        lease_until,
+        error,
+        raw_output,
+        result,
+        created_at,
+        updated_at,
+    ) = row
+    return Job(
+        id=job_id,
+        kind=kind,
+        scope=scope_from(user_id, agent_id, session_id),
+        status=JobStatus(status),
+        message_ids=tuple(json.loads(message_ids)),
+        attempts=attempts,
+        lease_until=parse_ts(lease_until),
+        error=error,
+        raw_output=raw_output,
+        result=json.loads(result or "{}"),
+        created_at=parse_required_ts(created_at),
+        updated_at=parse_required_ts(updated_at),
     )

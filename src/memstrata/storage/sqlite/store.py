@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -16,17 +17,20 @@ from memstrata.errors import ConflictError, EmbeddingMismatchError, NotFoundErro
 from memstrata.indexing import content_hash, index_text
 from memstrata.lexical import index_document
 from memstrata.query import Filters, ListQuery
-from memstrata.storage.protocol import ScoredId, StatusChange, StoreStats, Vector, WriteBatch
+from memstrata.storage.protocol import JobUpdate, ScoredId, StatusChange, StoreStats, Vector, WriteBatch
 from memstrata.storage.sqlite.connection import connect, retry_locked
 from memstrata.storage.sqlite.migrations import migrate
 from memstrata.storage.sqlite.rows import (
     HISTORY_COLUMNS,
+    JOB_COLUMNS,
     MEMORY_COLUMNS,
     MESSAGE_COLUMNS,
     history_to_row,
+    job_to_row,
     memory_to_row,
     message_to_row,
     row_to_history,
+    row_to_job,
     row_to_memory,
     row_to_message,
     scope_columns,
@@ -34,7 +38,7 @@ from memstrata.storage.sqlite.rows import (
 )
 from memstrata.storage.sqlite.where import Where, memory_where, scope_where
 from memstrata.storage.vector_index import IndexFilter, IndexRow, VectorIndex
-from memstrata.types import HistoryEvent, MemoryItem, MemoryStatus, Scope, StoredMessage, utcnow
+from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Scope, StoredMessage, utcnow
 
 _INSERT_MEMORY = (
     "INSERT INTO memories (id, user_id, agent_id, session_id, kind, text, key, metadata, confidence, status, "
@@ -131,6 +135,42 @@ class SQLiteStore:
             conn.executemany(
                 "INSERT OR IGNORE INTO embedding_cache (embedding_id, text_hash, vector) VALUES (?, ?, ?)",
                 [(batch.embedding_id, digest, _blob(vector)) for digest, vector in batch.cache_entries],
+            )
+        conn.executemany(
+            f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [job_to_row(job) for job in batch.jobs],
+        )
+        for update in batch.job_updates:
+            self._update_job(conn, update)
+        for scope in batch.release_waiting:
+            conn.execute(
+                "UPDATE jobs SET status = 'queued', updated_at = ? WHERE status = 'waiting' "
+                "AND user_id = ? AND agent_id = ? AND session_id = ?",
+                (ts(stored_at), *scope_columns(scope)),
+            )
+
+    @staticmethod
+    def _update_job(conn: sqlite3.Connection, update: JobUpdate) -> None:
+        guard, params = "", []
+        if update.expected_attempts is not None:
+            guard, params = " AND status = 'running' AND attempts = ?", [update.expected_attempts]
+        cursor = conn.execute(
+            "UPDATE jobs SET status = ?, error = ?, raw_output = ?, result = COALESCE(?, result), updated_at = ?, "
+            f"lease_until = NULL WHERE id = ?{guard}",
+            (
+                update.status.value,
+                update.error,
+                update.raw_output,
+                None if update.result is None else json.dumps(update.result, ensure_ascii=False),
+                ts(update.at),
+                update.job_id,
+                *params,
+            ),
+        )
+        if cursor.rowcount != 1:
+            raise ConflictError(
+                f"job {update.job_id} was claimed again by another worker (its lease expired); "
+                "its results were not applied twice"
             )
 
     def _insert_memory(self, conn: sqlite3.Connection, item: MemoryItem, rev: int) -> None:
@@ -257,6 +297,7 @@ class SQLiteStore:
                 "messages",
                 "memories",
                 "embedding_cache",
+                "jobs",
             ):
                 conn.execute(f"DELETE FROM {table}")
             conn.execute("DELETE FROM meta WHERE key = 'embedding_id'")
@@ -339,6 +380,7 @@ class SQLiteStore:
                     session_id=scope.session_id,
                     statuses=[status.value for status in filters.status],
                     kinds=filters.kind,
+                    excluded_kinds=filters.exclude_kind,
                     allowed_seqs=allowed,
                 ),
                 limit,
@@ -395,11 +437,51 @@ class SQLiteStore:
                     fresh.append(IndexRow(seq, user_id, agent_id, session_id, status, kind, vector))
             index.upsert(fresh)
 
+    def messages_by_id(self, scope: Scope, message_ids: Sequence[str]) -> list[StoredMessage]:
+        if not message_ids:
+            return []
+        where = scope_where(scope, alias="t")
+        marks = ",".join("?" * len(message_ids))
+        rows = self._read(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages t WHERE t.id IN ({marks}) AND {where.sql()} "
+            "ORDER BY t.timestamp, t.seq",
+            (*message_ids, *where.params),
+        )
+        return [row_to_message(tuple(row)) for row in rows]
+
+    # --- jobs ---------------------------------------------------------------------------
+    def claim_jobs(self, now: datetime, lease_until: datetime, limit: int) -> list[Job]:
+        claimable = "(status = 'queued' OR (status = 'running' AND lease_until < ?))"
+        with self._transaction() as conn:
+            first = conn.execute(
+                f"SELECT user_id, agent_id, session_id FROM jobs WHERE {claimable} ORDER BY seq LIMIT 1", (ts(now),)
+            ).fetchone()
+            if first is None:
+                return []
+            # Jobs of one scope are claimed together so their turns share one model call.
+            rows = conn.execute(
+                f"UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? "
+                f"WHERE seq IN (SELECT seq FROM jobs WHERE {claimable} AND user_id = ? AND agent_id = ? "
+                f"AND session_id = ? ORDER BY seq LIMIT ?) RETURNING {JOB_COLUMNS}",
+                (ts(lease_until), ts(now), ts(now), *first, limit),
+            ).fetchall()
+        return sorted((row_to_job(tuple(row)) for row in rows), key=lambda job: job.created_at)
+
+    def list_jobs(self, scope: Scope | None, statuses: Sequence[JobStatus], limit: int) -> list[Job]:
+        where = scope_where(scope, alias="j") if scope else Where()
+        if statuses:
+            where.add(f"j.status IN ({','.join('?' * len(statuses))})", *[s.value for s in statuses])
+        rows = self._read(
+            f"SELECT {JOB_COLUMNS} FROM jobs j WHERE {where.sql()} ORDER BY j.seq LIMIT ?", (*where.params, limit)
+        )
+        return [row_to_job(tuple(row)) for row in rows]
+
     def history(self, scope: Scope, memory_id: str) -> list[HistoryEvent]:
         where = scope_where(scope, alias="h")
         rows = self._read(
-            f"SELECT {HISTORY_COLUMNS} FROM history h WHERE h.memory_id = ? AND {where.sql()} ORDER BY h.seq",
-            (memory_id, *where.params),
+            f"SELECT {HISTORY_COLUMNS} FROM history h WHERE (h.memory_id = ? "
+            f"OR json_extract(h.details, '$.supersedes') = ?) AND {where.sql()} ORDER BY h.seq",
+            (memory_id, memory_id, *where.params),
         )
         return [row_to_history(tuple(row)) for row in rows]
 

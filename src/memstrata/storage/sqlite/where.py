@@ -55,6 +55,8 @@ def memory_where(scope: Scope, filters: Filters, alias: str = "m") -> Where:
         where.add(f"{alias}.status IN ({_placeholders(len(filters.status))})", *[s.value for s in filters.status])
     if filters.kind:
         where.add(f"{alias}.kind IN ({_placeholders(len(filters.kind))})", *filters.kind)
+    if filters.exclude_kind:
+        where.add(f"{alias}.kind NOT IN ({_placeholders(len(filters.exclude_kind))})", *filters.exclude_kind)
     if filters.key_prefix:
         where.add(f"substr({alias}.key, 1, ?) = ?", len(filters.key_prefix), filters.key_prefix)
     for name, value in filters.metadata.items():

@@ -1,0 +1,1 @@
+"""Prompts, one module each: the prompt function sits beside the response model it expects."""

@@ -1,0 +1,83 @@
+"""Extraction without a model: bilingual patterns. The last fallback, honest about its limits.
+
+It recognises explicit self-descriptions, preferences, plans, corrections and "remember that ..." /
+"记住 ..." in Chinese and English, and keeps the matching sentence verbatim as the fact. It does not
+understand paraphrase, negation scope, third parties or implied facts, and it never merges or
+rewrites: a model does that far better. Confidence is set low (0.6) except for explicit requests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from memstrata.types import Message
+from memstrata.write.decisions import NewFact
+
+if TYPE_CHECKING:
+    from memstrata.write.extract import CallStats
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
+
+# (kind, confidence, pattern). Order matters: the first match decides the kind of a sentence.
+_RULES: list[tuple[str, float, re.Pattern[str]]] = [
+    ("fact", 0.9, re.compile(r"^(请)?(帮我)?记住|^(please )?remember( that)?\b|^note that\b", re.I)),
+    (
+        "preference",
+        0.6,
+        re.compile(
+            r"我(最|很|特别|比较|更|也|还|一直|现在|不太?)?(喜欢|爱|讨厌|偏好|不喜欢|受不了|想要)"
+            r"|\bI (really |also |still |now |no longer |don't |do not )?"
+            r"(like|love|prefer|enjoy|hate|dislike|can't stand)\b"
+            r"|\bmy favou?rite\b|我最喜欢的",
+            re.I,
+        ),
+    ),
+    (
+        "plan",
+        0.6,
+        re.compile(
+            r"我(打算|计划|准备|将要|要去|下周|明天|明年|想去)|\bI(?:'m| am) (going to|planning|about to)\b"
+            r"|\bI (plan|intend|will|'ll)\b",
+            re.I,
+        ),
+    ),
+    (
+        "fact",
+        0.6,
+        re.compile(
+            r"我(叫|是|住在|来自|在.{1,12}(工作|上班|上学|读书)|对.{1,10}过敏|有一?(个|只|条|位)|的(名字|生日|工作))"
+            r"|\b(my name is|I am|I'm|I live|I work|I grew up|I was born|I have|I've got|I'm allergic|my \w+ is)\b",
+            re.I,
+        ),
+    ),
+    ("fact", 0.6, re.compile(r"^(其实|更正|不对|纠正一下)|^(actually|correction|to correct)\b", re.I)),
+]
+
+_QUESTION = re.compile(r"[?？]\s*$|^(do|does|did|can|could|would|what|why|how|where|when|who|is|are)\b|吗[?？]?$", re.I)
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip(" ,，") for s in _SENTENCE_END.split(text) if len(s.strip()) >= 3]
+
+
+class RulesExtractor:
+    name = "rules"
+
+    def extract(
+        self, turns: Sequence[Message], *, role: str, today: datetime, stats: CallStats | None = None
+    ) -> list[NewFact]:
+        if role != "user":
+            return []  # assistant turns need judgement that patterns cannot give
+        facts: list[NewFact] = []
+        for turn in turns:
+            for sentence in _sentences(turn.content):
+                if _QUESTION.search(sentence):
+                    continue
+                for kind, confidence, pattern in _RULES:
+                    if pattern.search(sentence):
+                        facts.append(NewFact(sentence, kind, confidence, (turn.id,)))
+                        break
+        return facts

@@ -1,0 +1,76 @@
+"""Running queued jobs: in the caller's thread (flush) or in one background thread per Memory.
+
+Jobs live in the store, so any process can run them and a crash loses nothing: a claimed job
+carries a lease, and a job whose lease ran out is claimed again by whoever looks next.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import timedelta
+
+from memstrata.types import JobStatus, Scope
+from memstrata.write.pipeline import WriteDeps, process_jobs
+
+log = logging.getLogger(__name__)
+
+
+class JobRunner:
+    def __init__(self, deps: WriteDeps, *, lease_s: float, batch_jobs: int) -> None:
+        self.deps = deps
+        self.lease_s = lease_s
+        self.batch_jobs = batch_jobs
+
+    def run_once(self) -> int:
+        """Claim and process one batch of jobs (one scope). Returns how many jobs it handled."""
+        now = self.deps.clock()
+        jobs = self.deps.store.claim_jobs(now, now + timedelta(seconds=self.lease_s), self.batch_jobs)
+        if jobs:
+            process_jobs(self.deps, jobs)
+        return len(jobs)
+
+    def drain(self, *, scope: Scope | None = None, timeout_s: float | None = None) -> None:
+        """Process until nothing is queued, then wait for jobs other workers are still running."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            if self.run_once():
+                continue
+            busy = self.deps.store.list_jobs(scope, [JobStatus.QUEUED, JobStatus.RUNNING], limit=1)
+            if not busy:
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"jobs still running after {timeout_s} s; call flush() again to keep waiting")
+            time.sleep(0.05)
+
+
+class BackgroundWorker:
+    """One daemon thread that runs jobs as they are queued; wake() nudges it, stop() ends it."""
+
+    def __init__(self, runner: JobRunner, *, idle_poll_s: float = 1.0) -> None:
+        self._runner = runner
+        self._idle_poll_s = idle_poll_s
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="memstrata-write-worker", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout_s)  # a job cut short keeps its lease and is resumed later
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                handled = self._runner.run_once()
+            except Exception:
+                log.exception("background job batch failed; it will be retried when its lease expires")
+                handled = 0
+            if not handled:
+                self._wake.wait(self._idle_poll_s)
+                self._wake.clear()

@@ -1,0 +1,74 @@
+"""infer=True without a model: the rules extractor, the durable queue, trigger policy, exact duplicates.
+
+The Memory here has no extractor configured, so it uses the bilingual rules (the documented last
+fallback). Model-driven behaviour is tested against a scripted HTTP server and the real local model.
+"""
+
+from __future__ import annotations
+
+import time
+
+from memstrata import Memory
+from memstrata.types import JobStatus
+
+
+def _facts(memory: Memory, user: str) -> list[str]:
+    return sorted(m.text for m in memory.get_all(user_id=user, filters={"exclude_kind": ["episode"]}))
+
+
+def test_add_returns_at_once_and_flush_extracts(memory: Memory) -> None:
+    memory.settings.write.background = False  # this test drives the queue itself
+    started = time.perf_counter()
+    result = memory.add(
+        [{"role": "user", "content": "我叫李明，住在杭州。我对花生过敏。今天天气不错。"}], user_id="u1", infer=True
+    )
+    assert time.perf_counter() - started < 0.5  # no model, no embedding on the caller's path
+    assert result.job_id is not None and len(result.message_ids) == 1
+    assert memory.messages(user_id="u1")[0].message.content == "我叫李明，住在杭州。我对花生过敏。今天天气不错。"
+    assert memory.search("花生", user_id="u1")[0].memory.kind == "episode"  # raw turn searchable at once
+
+    jobs = memory.flush(user_id="u1")
+    assert [job.status for job in jobs] == [JobStatus.DONE]
+    assert _facts(memory, "u1") == ["我叫李明，住在杭州。", "我对花生过敏。"]  # Chinese stays Chinese
+    assert jobs[0].result["model_calls"] == 0 and jobs[0].result["extractor"] == "rules"
+    fact = next(m for m in memory.get_all(user_id="u1") if m.text == "我对花生过敏。")
+    assert fact.provenance.message_ids == result.message_ids  # provenance back to the raw turn
+    assert memory.history(fact.id, user_id="u1")[0].actor == "rules"
+
+
+def test_small_talk_gives_no_facts(memory: Memory) -> None:
+    memory.settings.write.background = False
+    memory.add(["今天天气不错", "nice weather today", "How are you?"], user_id="u1", infer=True)
+    memory.flush(user_id="u1")
+    assert _facts(memory, "u1") == []
+
+
+def test_cue_policy_waits_for_a_cue_then_extracts_the_batch(memory: Memory) -> None:
+    memory.settings.write.background = False
+    first = memory.add("The meeting room is on the third floor.", user_id="u1", session_id="s", infer=True)
+    assert memory.list_jobs(user_id="u1", status=["waiting"])[0].id == first.job_id
+    memory.add("I love jazz and I'm planning a trip to New Orleans.", user_id="u1", session_id="s", infer=True)
+    assert memory.list_jobs(user_id="u1", status=["waiting"]) == []
+    memory._runner.drain()
+    assert _facts(memory, "u1") == ["I love jazz and I'm planning a trip to New Orleans."]
+    assert {job.status for job in memory.list_jobs(user_id="u1")} == {JobStatus.DONE}
+
+
+def test_exact_duplicates_short_circuit_to_none(memory: Memory) -> None:
+    memory.settings.write.background = False
+    memory.add("I like green tea.", user_id="u1", infer=True, wait=True)
+    jobs = memory.add("I like green tea.", user_id="u1", infer=True, wait=True)
+    assert _facts(memory, "u1") == ["I like green tea."]
+    last = memory.list_jobs(user_id="u1")[-1]
+    assert last.id == jobs.job_id
+    assert [d["action"] for d in last.result["decisions"]] == ["NONE"]
+
+
+def test_background_worker_processes_without_flush(memory: Memory) -> None:
+    memory.settings.write.background = True
+    memory.add("Remember that my locker code is 4512.", user_id="u1", infer=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not _facts(memory, "u1"):
+        time.sleep(0.05)
+    assert _facts(memory, "u1") == ["Remember that my locker code is 4512."]
+    memory.close()
