@@ -18,6 +18,7 @@ from memstrata.cli.render import (
     err_console,
     history_table,
     hits_table,
+    jobs_table,
     memories_table,
     memory_detail,
     print_json,
@@ -99,18 +100,27 @@ def add(
     key: Annotated[str | None, typer.Option(help="namespaced key, e.g. project:db:engine")] = None,
     metadata: Annotated[str | None, typer.Option(help="JSON object")] = None,
     role: Annotated[str | None, typer.Option(help="store as conversation turns with this role instead")] = None,
+    infer: Annotated[bool, typer.Option(help="extract facts with the configured model (see `doctor`)")] = False,
+    wait: Annotated[bool, typer.Option(help="with --infer: wait for extraction and show its decisions")] = True,
 ) -> None:
-    """Add memories (or, with --role, raw conversation turns stored as episodes)."""
+    """Add memories; with --role, raw conversation turns; with --infer, extract facts from the turns."""
     texts = [line for line in sys.stdin.read().splitlines() if line.strip()] if text == ["-"] else text
     payload: Any = [{"role": role, "content": t} for t in texts] if role else (texts[0] if len(texts) == 1 else texts)
-    result = state.memory().add(
-        payload, **_scope(user, agent, session), kind=kind, key=key, metadata=_parse_json_option(metadata, "metadata")
+    memory = state.memory()
+    options: dict[str, Any] = {"infer": True, "wait": wait} if infer else {"kind": kind, "key": key}
+    result = memory.add(
+        payload, **_scope(user, agent, session), metadata=_parse_json_option(metadata, "metadata"), **options
     )
+    jobs = [job for job in memory.list_jobs(**_scope(user, agent, session)) if job.id == result.job_id]
     if state.json:
-        print_json(result)
+        print_json({"add": result, "jobs": jobs})
         return
     for event in result.results:
         console.print(f"[green]{event.event}[/green] {event.id}  {event.memory}")
+    for job in jobs:
+        console.print(jobs_table([job]))
+        for decision in job.result.get("decisions", []):
+            console.print(f"  [cyan]{decision['action']}[/cyan] {decision.get('text') or decision.get('old')}")
 
 
 @app.command()
@@ -199,9 +209,13 @@ def update(
 ) -> None:
     """Change a memory's text and/or metadata; history keeps the old text."""
     item = state.memory().update(
-        memory_id, text, metadata=_parse_json_option(metadata, "metadata"), reason=reason,
-        **_scope(user, agent, session), actor="cli",
-    )  # fmt: skip
+        memory_id,
+        text,
+        metadata=_parse_json_option(metadata, "metadata"),
+        reason=reason,
+        **_scope(user, agent, session),
+        actor="cli",
+    )
     print_json(item) if state.json else console.print(f"[yellow]UPDATE[/yellow] {item.id}  {item.text}")
 
 
@@ -256,6 +270,47 @@ def reindex(batch_size: int = 256) -> None:
     """Embed every memory that lacks a vector of the configured embedding model."""
     total = sum(state.memory().reindex(batch_size=batch_size))
     print_json({"reindexed": total}) if state.json else console.print(f"re-embedded {total} memories")
+
+
+@app.command()
+def jobs(
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    status: Annotated[list[str] | None, typer.Option(help="waiting, queued, running, done, failed")] = None,
+    retry: Annotated[str | None, typer.Option(help="queue this failed job again")] = None,
+    flush: Annotated[bool, typer.Option(help="run every pending job now")] = False,
+    limit: int = 50,
+) -> None:
+    """The extraction queue: status, failures (with the model's raw output), retry, flush."""
+    memory = state.memory()
+    if retry:
+        memory.retry_job(retry)
+    if flush or retry:
+        memory.flush(**_scope(user, agent, session))
+    found = memory.list_jobs(**_scope(user, agent, session), status=status or (), limit=limit)
+    print_json(found) if state.json else console.print(jobs_table(found))
+
+
+@app.command()
+def doctor() -> None:
+    """Which store, embedder and model are in use, and why."""
+    memory = state.memory()
+    report = {
+        "store": memory.store.location,
+        "schema_version": memory.stats().schema_version,
+        "embedder": f"{memory.embedder.model_id}:{memory.embedder.dims}",
+        "stored_embedding": memory.store.embedding_id() or "(no vectors yet)",
+        "extractor": memory.extractor.name,
+        "reconciler": memory.reconciler.name,
+        "why": memory.llm_reason,
+        "trigger": memory.settings.write.trigger,
+    }
+    if state.json:
+        print_json(report)
+        return
+    for field, value in report.items():
+        console.print(f"{field:>17}: {value}", markup=False, highlight=False)
 
 
 @app.command()

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
-from memstrata.types import HistoryEvent, MemoryItem, SearchHit
+from memstrata.types import HistoryEvent, Job, MemoryItem, SearchHit
 
 # Off a terminal rich assumes 80 columns, which folds Chinese text badly in logs; use 120 there.
 console = Console(width=None if sys.stdout.isatty() else 120)
@@ -43,9 +43,13 @@ def memories_table(items: Sequence[MemoryItem], title: str = "memories") -> Tabl
         table.add_column(column, overflow="fold")
     for item in items:
         table.add_row(
-            item.id[:12], item.kind, item.status.value, _short(item.text), item.key or "",
+            item.id[:12],
+            item.kind,
+            item.status.value,
+            _short(item.text),
+            item.key or "",
             item.updated_at.strftime("%Y-%m-%d %H:%M"),
-        )  # fmt: skip
+        )
     return table
 
 
@@ -67,9 +71,13 @@ def history_table(events: Sequence[HistoryEvent]) -> Table:
         table.add_column(column, overflow="fold")
     for event in events:
         table.add_row(
-            event.created_at.strftime("%Y-%m-%d %H:%M:%S"), event.action.value, _short(event.old_text or "", 40),
-            _short(event.new_text or "", 40), event.actor, event.reason or "",
-        )  # fmt: skip
+            event.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            event.action.value,
+            _short(event.old_text or "", 40),
+            _short(event.new_text or "", 40),
+            event.actor,
+            event.reason or "",
+        )
     return table
 
 
@@ -79,4 +87,24 @@ def memory_detail(item: MemoryItem) -> Table:
     table.add_column("value", overflow="fold")
     for field, value in item.model_dump(mode="json").items():
         table.add_row(field, json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value))
+    return table
+
+
+def jobs_table(jobs: Sequence[Job]) -> Table:
+    table = Table(title="jobs")
+    for column in ("id", "status", "turns", "attempts", "decisions", "model calls", "seconds", "error"):
+        table.add_column(column, overflow="fold")
+    for job in jobs:
+        decisions = job.result.get("decisions", [])
+        actions = ", ".join(f"{d['action']}" for d in decisions) if decisions else "-"
+        table.add_row(
+            job.id[:12],
+            job.status.value,
+            str(len(job.message_ids)),
+            str(job.attempts),
+            actions,
+            str(job.result.get("model_calls", "-")),
+            str(job.result.get("seconds", "-")),
+            _short(job.error or "", 60),
+        )
     return table

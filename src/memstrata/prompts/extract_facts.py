@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from memstrata.lexical import has_han
 from memstrata.providers.llm import ChatMessage
 from memstrata.types import Message
 
@@ -33,45 +34,65 @@ class FactList(BaseModel):
     facts: list[ExtractedFact]
 
 
-_USER_SYSTEM = """You extract long-term memories about the USER from a conversation.
-Rules:
-- Output JSON: {"facts": [{"text": ..., "kind": ..., "confidence": ..., "sources": [...]}]}.
-- Keep each fact in the SAME LANGUAGE as the turn it comes from. Never translate. Chinese stays Chinese.
-- One self-contained fact per item; write "用户..." in Chinese or "User ..." in English.
-- kind: preference (likes, dislikes, wants), fact (identity, job, health, places), plan (intentions, schedule),
-  event (something that happened), relationship (people in the user's life), procedure (how the user does things).
-- confidence: 0.9 for explicit statements, 0.6 for implied ones.
-- Small talk, greetings, questions and weather give NO facts: {"facts": []}.
+_FORMAT = (
+    'Output JSON: {"facts": [{"text": ..., "kind": ..., "confidence": ..., "sources": [turn numbers]}]}.\n'
+    "kind: preference | fact | plan | event | relationship | procedure. confidence: 0.9 explicit, 0.6 implied."
+)
+
+_USER_EN = f"""You extract long-term memories about the USER from an English conversation.
+Write every fact in ENGLISH, as "User ...". Do not translate names or places.
+One self-contained fact per item. Small talk, greetings, questions and weather give NO facts.
+{_FORMAT}
 
 Example 1
-[1] user: 我叫王芳，在杭州做产品经理。我对花生过敏。
-{"facts": [{"text": "用户叫王芳", "kind": "fact", "confidence": 0.9, "sources": [1]},
- {"text": "用户在杭州做产品经理", "kind": "fact", "confidence": 0.9, "sources": [1]},
- {"text": "用户对花生过敏", "kind": "fact", "confidence": 0.9, "sources": [1]}]}
+[1] user: I've switched from coffee to green tea, and I'm flying to Berlin next Monday.
+{{"facts": [{{"text": "User prefers green tea over coffee", "kind": "preference", "confidence": 0.9, "sources": [1]}},
+ {{"text": "User is flying to Berlin next Monday", "kind": "plan", "confidence": 0.9, "sources": [1]}}]}}
 
 Example 2
-[1] user: I've switched from coffee to green tea, and I'm flying to Berlin next Monday.
-{"facts": [{"text": "User prefers green tea over coffee", "kind": "preference", "confidence": 0.9, "sources": [1]},
- {"text": "User is flying to Berlin next Monday", "kind": "plan", "confidence": 0.9, "sources": [1]}]}
+[1] user: My daughter Mia just started violin lessons.
+{{"facts": [{{"text": "User has a daughter named Mia", "kind": "relationship", "confidence": 0.9, "sources": [1]}},
+ {{"text": "User's daughter Mia started violin lessons", "kind": "event", "confidence": 0.9, "sources": [1]}}]}}
 
 Example 3
-[1] user: 今天天气不错。
-[2] user: hi, how are you?
-{"facts": []}"""
+[1] user: nice weather today, how are you?
+{{"facts": []}}"""
 
-_ASSISTANT_SYSTEM = """You extract long-term memories from the ASSISTANT's turns of a conversation.
-Only keep what the assistant committed to, decided, or recorded about the user (reminders, agreed plans,
-confirmed settings). Explanations, advice, greetings and questions give NO facts.
-Output JSON: {"facts": [{"text": ..., "kind": ..., "confidence": ..., "sources": [...]}]}.
-Keep each fact in the SAME LANGUAGE as its turn. Never translate.
+_USER_ZH = f"""你从对话中提取关于用户的长期记忆。
+用中文写每条记忆，以"用户"开头；对话里原本是英文的句子，记忆保持英文，绝不翻译。
+每条只写一个完整的事实。寒暄、问候、提问、天气不产生记忆。
+{_FORMAT}
+
+示例 1
+[1] user: 我叫王芳，在杭州做产品经理。我对花生过敏。
+{{"facts": [{{"text": "用户叫王芳", "kind": "fact", "confidence": 0.9, "sources": [1]}},
+ {{"text": "用户在杭州做产品经理", "kind": "fact", "confidence": 0.9, "sources": [1]}},
+ {{"text": "用户对花生过敏", "kind": "fact", "confidence": 0.9, "sources": [1]}}]}}
+
+示例 2
+[1] user: 下个月我要搬到深圳，以后改喝美式了。
+{{"facts": [{{"text": "用户下个月要搬到深圳", "kind": "plan", "confidence": 0.9, "sources": [1]}},
+ {{"text": "用户现在喝美式咖啡", "kind": "preference", "confidence": 0.8, "sources": [1]}}]}}
+
+示例 3
+[1] user: 今天天气不错。
+[2] user: 你好呀
+{{"facts": []}}"""
+
+_ASSISTANT = f"""You extract long-term memories from the ASSISTANT's turns of a conversation.
+Keep only concrete commitments, decisions or settings the assistant recorded for the user, with their content.
+A bare acknowledgement ("OK, noted", "好的，我记住了"), explanations, advice, greetings and questions give NO facts.
+Write each fact in the language of its turn; never translate.
+{_FORMAT}
 
 Example 1
-[1] assistant: 好的，我记住了：以后订餐避开花生。
-{"facts": [{"text": "助手承诺订餐时避开花生", "kind": "procedure", "confidence": 0.8, "sources": [1]}]}
+[1] assistant: 好的，以后订餐我会避开花生。
+{{"facts": [{{"text": "助手承诺订餐时避开花生", "kind": "procedure", "confidence": 0.8, "sources": [1]}}]}}
 
 Example 2
-[1] assistant: Python lists are mutable, tuples are not.
-{"facts": []}"""
+[1] assistant: Got it, noted!
+[2] assistant: Python lists are mutable, tuples are not.
+{{"facts": []}}"""
 
 
 def render_turns(turns: Sequence[Message]) -> str:
@@ -83,6 +104,11 @@ def render_turns(turns: Sequence[Message]) -> str:
 
 
 def extraction_prompt(turns: Sequence[Message], *, role: str, today: datetime) -> list[ChatMessage]:
-    system = _USER_SYSTEM if role == "user" else _ASSISTANT_SYSTEM
+    """The prompt's own language follows the turns': small models answer in the language they are
+    instructed in, so a Chinese instruction over English turns would translate the facts."""
+    if role != "user":
+        system = _ASSISTANT
+    else:
+        system = _USER_ZH if any(has_han(turn.content) for turn in turns) else _USER_EN
     user = f"Date of the conversation: {today.date().isoformat()}\n{render_turns(turns)}"
     return [ChatMessage("system", system), ChatMessage("user", user)]

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from memstrata.lexical import has_han
 from memstrata.prompts.extract_facts import FactList, extraction_prompt
-from memstrata.providers.llm import ChatModel, StructuredResult
+from memstrata.providers.llm import ChatMessage, ChatModel, StructuredResult
 from memstrata.types import Message
 from memstrata.write.decisions import NewFact
 
@@ -54,10 +55,18 @@ class LLMExtractor:
     def extract(self, turns: Sequence[Message], *, role: str, today: datetime, stats: CallStats) -> list[NewFact]:
         if not turns:
             return []
-        result = self.model.complete_structured(
-            extraction_prompt(turns, role=role, today=today), FactList, max_tokens=self._max_tokens
-        )
+        messages = extraction_prompt(turns, role=role, today=today)
+        result = self.model.complete_structured(messages, FactList, max_tokens=self._max_tokens)
         stats.record(result)
+        translated = _translated(result.data, turns)
+        if translated:
+            # Small models sometimes translate. Ask once to restore the original language; if the second
+            # answer is no better, keep the first: a translated fact is still better than a lost one.
+            retry = [*messages, ChatMessage("assistant", result.raw), _language_note(translated)]
+            second = self.model.complete_structured(retry, FactList, max_tokens=self._max_tokens)
+            stats.record(second)
+            if len(_translated(second.data, turns)) < len(translated):
+                result = second
         facts = []
         for fact in result.data.facts:
             text = _clean(fact.text)
@@ -75,3 +84,22 @@ class LLMExtractor:
                 )
             )
         return facts
+
+
+def _translated(facts: FactList, turns: Sequence[Message]) -> list[int]:
+    """Indexes of facts written in Chinese although none of their source turns contains Chinese."""
+    flagged = []
+    for index, fact in enumerate(facts.facts):
+        sources = [turns[i - 1] for i in fact.sources if 1 <= i <= len(turns)] or list(turns)
+        if has_han(fact.text) and not any(has_han(turn.content) for turn in sources):
+            flagged.append(index)
+    return flagged
+
+
+def _language_note(indexes: list[int]) -> ChatMessage:
+    numbers = ", ".join(str(i) for i in indexes)
+    return ChatMessage(
+        "user",
+        f"Facts {numbers} are not in the language of the conversation. Answer again with the same facts, "
+        "each written in the language its turn was said in. Never translate.",
+    )
