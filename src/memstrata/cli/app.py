@@ -22,6 +22,7 @@ from memstrata.cli.render import (
     memories_table,
     memory_detail,
     print_json,
+    to_jsonable,
 )
 from memstrata.config import load_settings
 from memstrata.errors import InvalidInputError, MemstrataError
@@ -113,7 +114,7 @@ def add(
     )
     jobs = [job for job in memory.list_jobs(**_scope(user, agent, session)) if job.id == result.job_id]
     if state.json:
-        print_json({"add": result, "jobs": jobs})
+        print_json({**result.model_dump(mode="json"), "jobs": to_jsonable(jobs)})
         return
     for event in result.results:
         console.print(f"[green]{event.event}[/green] {event.id}  {event.memory}")

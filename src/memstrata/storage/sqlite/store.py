@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -13,11 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.errors import ConflictError, EmbeddingMismatchError, NotFoundError
-from memstrata.indexing import content_hash, index_text
-from memstrata.lexical import index_document
+from memstrata.errors import ConflictError
 from memstrata.query import Filters, ListQuery
-from memstrata.storage.protocol import JobUpdate, ScoredId, StatusChange, StoreStats, Vector, WriteBatch
+from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
 from memstrata.storage.sqlite.connection import connect, retry_locked
 from memstrata.storage.sqlite.migrations import migrate
 from memstrata.storage.sqlite.rows import (
@@ -25,35 +22,16 @@ from memstrata.storage.sqlite.rows import (
     JOB_COLUMNS,
     MEMORY_COLUMNS,
     MESSAGE_COLUMNS,
-    history_to_row,
-    job_to_row,
-    memory_to_row,
-    message_to_row,
     row_to_history,
     row_to_job,
     row_to_memory,
     row_to_message,
-    scope_columns,
     ts,
 )
 from memstrata.storage.sqlite.where import Where, memory_where, scope_where
+from memstrata.storage.sqlite.writes import apply_batch, bump
 from memstrata.storage.vector_index import IndexFilter, IndexRow, VectorIndex
-from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Scope, StoredMessage, utcnow
-
-_INSERT_MEMORY = (
-    "INSERT INTO memories (id, user_id, agent_id, session_id, kind, text, key, metadata, confidence, status, "
-    "event_time, created_at, updated_at, valid_from, valid_to, last_accessed_at, access_count, provenance, "
-    "embedding_id, content_hash, rev) VALUES (:id, :user_id, :agent_id, :session_id, :kind, :text, :key, "
-    ":metadata, :confidence, :status, :event_time, :created_at, :updated_at, :valid_from, :valid_to, "
-    ":last_accessed_at, :access_count, :provenance, :embedding_id, :content_hash, :rev)"
-)
-_REPLACE_MEMORY = (
-    "UPDATE memories SET kind = :kind, text = :text, key = :key, metadata = :metadata, confidence = :confidence, "
-    "status = :status, event_time = :event_time, updated_at = :updated_at, valid_from = :valid_from, "
-    "valid_to = :valid_to, provenance = :provenance, content_hash = :content_hash, rev = :rev "
-    "WHERE id = :id AND user_id = :user_id AND agent_id = :agent_id AND session_id = :session_id "
-    "AND updated_at = :expected_updated_at"
-)
+from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, Scope, StoredMessage
 
 
 class SQLiteStore:
@@ -86,13 +64,6 @@ class SQLiteStore:
         with self._lock:
             return retry_locked(lambda: self._conn.execute(sql, params).fetchall(), timeout_s=self._timeout)
 
-    @staticmethod
-    def _bump(conn: sqlite3.Connection, key: str) -> int:
-        row = conn.execute(
-            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = ? RETURNING value", (key,)
-        ).fetchone()
-        return int(row[0])
-
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -103,160 +74,11 @@ class SQLiteStore:
             return
         try:
             with self._transaction() as conn:
-                self._apply(conn, batch)
+                apply_batch(conn, batch)
         except sqlite3.IntegrityError as exc:
             raise ConflictError(
                 f"the write clashes with data already in the store ({exc}); nothing was written"
             ) from None
-
-    def _apply(self, conn: sqlite3.Connection, batch: WriteBatch) -> None:
-        rev = self._bump(conn, "rev")
-        if batch.vectors or batch.cache_entries:
-            self._check_embedding_id(conn, batch.embedding_id)
-        stored_at = utcnow()
-        conn.executemany(
-            "INSERT INTO messages (id, user_id, agent_id, session_id, role, name, content, timestamp, "
-            "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [message_to_row(message, scope, stored_at) for message, scope in batch.messages],
-        )
-        for item in batch.inserts:
-            self._insert_memory(conn, item, rev)
-        for item, expected_updated_at in batch.replacements:
-            self._replace_memory(conn, item, expected_updated_at, rev)
-        for change in batch.status_changes:
-            self._change_status(conn, change, rev)
-        conn.executemany(
-            f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [history_to_row(event) for event in batch.history],
-        )
-        if batch.vectors:
-            self._put_vectors(conn, batch.vectors, str(batch.embedding_id), rev)
-        if batch.cache_entries:
-            conn.executemany(
-                "INSERT OR IGNORE INTO embedding_cache (embedding_id, text_hash, vector) VALUES (?, ?, ?)",
-                [(batch.embedding_id, digest, _blob(vector)) for digest, vector in batch.cache_entries],
-            )
-        conn.executemany(
-            f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [job_to_row(job) for job in batch.jobs],
-        )
-        for update in batch.job_updates:
-            self._update_job(conn, update)
-        for scope in batch.release_waiting:
-            conn.execute(
-                "UPDATE jobs SET status = 'queued', updated_at = ? WHERE status = 'waiting' "
-                "AND user_id = ? AND agent_id = ? AND session_id = ?",
-                (ts(stored_at), *scope_columns(scope)),
-            )
-
-    @staticmethod
-    def _update_job(conn: sqlite3.Connection, update: JobUpdate) -> None:
-        guard, params = "", []
-        if update.expected_attempts is not None:
-            guard, params = " AND status = 'running' AND attempts = ?", [update.expected_attempts]
-        cursor = conn.execute(
-            "UPDATE jobs SET status = ?, error = ?, raw_output = ?, result = COALESCE(?, result), updated_at = ?, "
-            f"lease_until = NULL WHERE id = ?{guard}",
-            (
-                update.status.value,
-                update.error,
-                update.raw_output,
-                None if update.result is None else json.dumps(update.result, ensure_ascii=False),
-                ts(update.at),
-                update.job_id,
-                *params,
-            ),
-        )
-        if cursor.rowcount != 1:
-            raise ConflictError(
-                f"job {update.job_id} was claimed again by another worker (its lease expired); "
-                "its results were not applied twice"
-            )
-
-    def _insert_memory(self, conn: sqlite3.Connection, item: MemoryItem, rev: int) -> None:
-        row = memory_to_row(item, content_hash(item.text)) | {"rev": rev}
-        try:
-            seq = conn.execute(_INSERT_MEMORY, row).lastrowid
-        except sqlite3.IntegrityError:
-            raise ConflictError(f"a memory with id {item.id} already exists") from None
-        conn.execute("INSERT INTO memory_fts (rowid, tokens) VALUES (?, ?)", (seq, index_document(index_text(item))))
-        self._sync_key(conn, item)
-
-    def _replace_memory(
-        self, conn: sqlite3.Connection, item: MemoryItem, expected_updated_at: datetime, rev: int
-    ) -> None:
-        row = memory_to_row(item, content_hash(item.text)) | {
-            "rev": rev,
-            "expected_updated_at": ts(expected_updated_at),
-        }
-        if conn.execute(_REPLACE_MEMORY, row).rowcount != 1:
-            self._raise_missing_or_changed(conn, item.id, item.scope)
-        seq = conn.execute("SELECT seq FROM memories WHERE id = ?", (item.id,)).fetchone()[0]
-        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (seq,))
-        conn.execute("INSERT INTO memory_fts (rowid, tokens) VALUES (?, ?)", (seq, index_document(index_text(item))))
-        conn.execute("DELETE FROM kv_facts WHERE memory_id = ?", (item.id,))
-        self._sync_key(conn, item)
-
-    @staticmethod
-    def _sync_key(conn: sqlite3.Connection, item: MemoryItem) -> None:
-        if item.key and item.status == MemoryStatus.ACTIVE:
-            conn.execute(
-                "INSERT OR REPLACE INTO kv_facts (user_id, agent_id, session_id, key, memory_id) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (*scope_columns(item.scope), item.key, item.id),
-            )
-
-    def _change_status(self, conn: sqlite3.Connection, change: StatusChange, rev: int) -> None:
-        where = scope_where(change.scope, alias="memories")
-        valid_to = ts(change.at) if change.close_validity else None
-        cursor = conn.execute(
-            f"UPDATE memories SET status = ?, updated_at = ?, valid_to = ?, rev = ? WHERE id = ? AND {where.sql()}",
-            (change.status.value, ts(change.at), valid_to, rev, change.memory_id, *where.params),
-        )
-        if cursor.rowcount != 1:
-            self._raise_missing_or_changed(conn, change.memory_id, change.scope)
-        conn.execute("DELETE FROM kv_facts WHERE memory_id = ?", (change.memory_id,))
-        if change.status == MemoryStatus.ACTIVE:
-            row = conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (change.memory_id,)
-            ).fetchone()
-            self._sync_key(conn, row_to_memory(row))
-
-    @staticmethod
-    def _raise_missing_or_changed(conn: sqlite3.Connection, memory_id: str, scope: Scope) -> None:
-        where = scope_where(scope, alias="memories")
-        exists = conn.execute(
-            f"SELECT 1 FROM memories WHERE id = ? AND {where.sql()}", (memory_id, *where.params)
-        ).fetchone()
-        if exists is None:
-            raise NotFoundError(f"no memory {memory_id} in scope {scope.label()}")
-        raise ConflictError(f"memory {memory_id} was changed by another writer; read it again and retry")
-
-    def _check_embedding_id(self, conn: sqlite3.Connection, embedding_id: str | None) -> None:
-        if embedding_id is None:
-            raise ValueError("a batch with vectors must name their embedding_id")
-        row = conn.execute("SELECT value FROM meta WHERE key = 'embedding_id'").fetchone()
-        if row is None:
-            conn.execute("INSERT INTO meta (key, value) VALUES ('embedding_id', ?)", (embedding_id,))
-        elif row[0] != embedding_id:
-            raise EmbeddingMismatchError(stored=row[0], configured=embedding_id)
-
-    @staticmethod
-    def _put_vectors(
-        conn: sqlite3.Connection, vectors: Sequence[tuple[str, Vector]], embedding_id: str, rev: int
-    ) -> None:
-        for memory_id, vector in vectors:
-            cursor = conn.execute(
-                "INSERT OR REPLACE INTO memory_vectors (memory_seq, embedding_id, vector) "
-                "SELECT seq, ?, ? FROM memories WHERE id = ?",
-                (embedding_id, _blob(vector), memory_id),
-            )
-            if cursor.rowcount != 1:
-                raise NotFoundError(f"cannot store a vector for unknown memory {memory_id}")
-        conn.executemany(
-            "UPDATE memories SET embedding_id = ?, rev = ? WHERE id = ?",
-            [(embedding_id, rev, memory_id) for memory_id, _ in vectors],
-        )
 
     def record_access(self, scope: Scope, memory_ids: Sequence[str], at: datetime) -> None:
         if not memory_ids:
@@ -284,7 +106,7 @@ class SQLiteStore:
                 conn.execute("DELETE FROM history WHERE memory_id = ?", (memory_id,))
                 conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))  # vectors cascade
             if rows:
-                self._bump(conn, "index_epoch")
+                bump(conn, "index_epoch")
         return len(rows)
 
     def reset(self) -> None:
@@ -301,7 +123,7 @@ class SQLiteStore:
             ):
                 conn.execute(f"DELETE FROM {table}")
             conn.execute("DELETE FROM meta WHERE key = 'embedding_id'")
-            self._bump(conn, "index_epoch")
+            bump(conn, "index_epoch")
 
     # --- reads --------------------------------------------------------------------------
     def get(self, scope: Scope, memory_ids: Sequence[str]) -> list[MemoryItem]:
@@ -575,7 +397,3 @@ class SQLiteStore:
             location=self.location,
             size_bytes=size,
         )
-
-
-def _blob(vector: Vector) -> bytes:
-    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
