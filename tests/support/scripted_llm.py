@@ -24,21 +24,22 @@ class Reply:
     respond: Callable[[dict[str, Any]], Reply] | None = None  # computes the reply from the request
 
 
-def completion(content: str | dict[str, Any], prompt_tokens: int = 11, completion_tokens: int = 5) -> Reply:
+def completion(
+    content: str | dict[str, Any], prompt_tokens: int | None = 7, completion_tokens: int | None = 3
+) -> Reply:
+    """A chat completion reply; ``prompt_tokens=None`` leaves usage out, as some servers do."""
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    return Reply(
-        200,
-        {
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
-        },
-    )
+    body: dict[str, Any] = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+    if prompt_tokens is not None:
+        body["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+    return Reply(200, body)
 
 
 class ScriptedServer:
     def __init__(self) -> None:
         self.replies: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         self.released = threading.Event()  # ends slow replies early at teardown
         self._lock = threading.Lock()
         script = self
@@ -48,6 +49,7 @@ class ScriptedServer:
                 length = int(self.headers.get("Content-Length", 0))
                 with script._lock:
                     script.requests.append({"path": self.path, **json.loads(self.rfile.read(length))})
+                    script.headers.append(dict(self.headers))
                     request = script.requests[-1]
                     reply = script.replies.pop(0) if script.replies else Reply(500, "script exhausted")
                 if reply.respond is not None:
@@ -68,6 +70,8 @@ class ScriptedServer:
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._server.block_on_close = False
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
