@@ -1,4 +1,4 @@
-"""Property: across random scopes and operations, no read or write crosses into another scope."""
+"""Property: across random tenants, scopes and operations, no read or write crosses into another scope."""
 
 from __future__ import annotations
 
@@ -11,11 +11,18 @@ from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.sqlite.store import SQLiteStore
 
 IDS = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]))
+TENANTS = st.sampled_from([None, "acme", "globex"])
 SCOPES = (
-    st.tuples(IDS, IDS, IDS)
-    .filter(lambda ids: any(ids))
-    .map(lambda ids: Scope(user_id=ids[0], agent_id=ids[1], session_id=ids[2]))
+    st.tuples(IDS, IDS, IDS, TENANTS)
+    .filter(lambda ids: any(ids[:3]))
+    .map(lambda ids: Scope(user_id=ids[0], agent_id=ids[1], session_id=ids[2], tenant_id=ids[3]))
 )
+
+
+def _kwargs(scope: Scope) -> dict[str, str | None]:
+    return {"user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": scope.session_id}
+
+
 WORDS = st.sampled_from(["coffee", "tea", "北京", "上海", "violin", "猫", "dog", "travel"])
 OPERATIONS = st.lists(
     st.tuples(st.sampled_from(["add", "update", "delete"]), SCOPES, st.lists(WORDS, min_size=1, max_size=4)),
@@ -25,8 +32,8 @@ OPERATIONS = st.lists(
 EVERY_STATUS = {"status": ["active", "pending", "archived", "deleted"]}
 
 
-def _apply(memory: Memory, owned: dict[str, Scope], action: str, scope: Scope, words: list[str]) -> None:
-    kwargs = scope.model_dump()
+def _apply(root: Memory, owned: dict[str, Scope], action: str, scope: Scope, words: list[str]) -> None:
+    memory, kwargs = root.for_tenant(scope.tenant_id), _kwargs(scope)
     if action == "add" or not owned:
         for event in memory.add(" ".join(words), **kwargs).results:
             owned[event.id] = scope
@@ -57,17 +64,18 @@ def test_reads_and_writes_never_cross_scopes(
     try:
         for action, scope, words in operations:
             _apply(memory, owned, action, scope, words)
-        read = reader.model_dump()
-        seen = [h.memory for h in memory.search(query, **read, limit=50, filters=EVERY_STATUS)]
-        seen += memory.get_all(**read, limit=1000, filters=EVERY_STATUS)
+        read = _kwargs(reader)
+        view = memory.for_tenant(reader.tenant_id)
+        seen = [h.memory for h in view.search(query, **read, limit=50, filters=EVERY_STATUS)]
+        seen += view.get_all(**read, limit=1000, filters=EVERY_STATUS)
         for item in seen:
             assert reader.contains(item.scope), f"{reader} saw a memory of {item.scope}"
         for memory_id, scope in owned.items():
             if reader.contains(scope):
-                assert memory.get(memory_id, **read).id == memory_id
+                assert view.get(memory_id, **read).id == memory_id
             else:
                 try:
-                    memory.get(memory_id, **read)
+                    view.get(memory_id, **read)
                 except NotFoundError:
                     continue
                 raise AssertionError(f"{reader} could get a memory of {scope}")

@@ -7,6 +7,7 @@ one of user_id / agent_id / session_id, and reads only ever see memories in thei
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -123,6 +124,16 @@ class Memory:
         return memory
 
     llm_reason = "rules extractor (no model passed to Memory)"
+    _tenant: str | None = None
+
+    def for_tenant(self, tenant_id: str | None) -> Memory:
+        """A view of this Memory bound to one tenant: every call it makes is scoped to that tenant.
+
+        Views share the store, embedder and worker; close the Memory they came from, not the view.
+        """
+        view = copy.copy(self)
+        view._tenant = guarded(lambda: Scope(user_id="-", tenant_id=tenant_id), what="tenant").tenant_id
+        return view
 
     def close(self) -> None:
         if self._worker is not None:
@@ -137,9 +148,17 @@ class Memory:
         self.close()
 
     # --- helpers ------------------------------------------------------------------------
-    @staticmethod
-    def _scope(user_id: str | None, agent_id: str | None, session_id: str | None) -> Scope:
-        return guarded(lambda: Scope(user_id=user_id, agent_id=agent_id, session_id=session_id), what="scope")
+    def _scope(self, user_id: str | None, agent_id: str | None, session_id: str | None) -> Scope:
+        return guarded(
+            lambda: Scope(user_id=user_id, agent_id=agent_id, session_id=session_id, tenant_id=self._tenant),
+            what="scope",
+        )
+
+    def _optional_scope(self, user_id: str | None, agent_id: str | None, session_id: str | None) -> Scope | None:
+        """Admin calls (flush, list_jobs, stats) may omit the scope, but never inside a tenant view."""
+        if user_id or agent_id or session_id or self._tenant is not None:
+            return self._scope(user_id, agent_id, session_id)
+        return None
 
     def _max_chars(self) -> int:
         return self.settings.limits.max_text_chars
@@ -294,8 +313,7 @@ class Memory:
         Without a scope, every scope's jobs are flushed. Failed jobs are returned, not raised:
         look at ``job.error`` and ``job.raw_output``, and ``retry_job`` them.
         """
-        any_scope = user_id or agent_id or session_id
-        scope = self._scope(user_id, agent_id, session_id) if any_scope else None
+        scope = self._optional_scope(user_id, agent_id, session_id)
         waiting = self.store.list_jobs(scope, [JobStatus.WAITING], limit=10_000)
         if waiting:
             self.store.write(WriteBatch(release_waiting=list({job.scope: None for job in waiting})))
@@ -311,8 +329,7 @@ class Memory:
         status: Sequence[str] = (),
         limit: int = 100,
     ) -> list[Job]:
-        any_scope = user_id or agent_id or session_id
-        scope = self._scope(user_id, agent_id, session_id) if any_scope else None
+        scope = self._optional_scope(user_id, agent_id, session_id)
         try:
             statuses = [JobStatus(value) for value in status]
         except ValueError:
@@ -323,7 +340,11 @@ class Memory:
 
     def retry_job(self, job_id: str) -> Job:
         """Queue a failed job again (its turns are still stored) and wake the worker."""
-        failed = [job for job in self.store.list_jobs(None, [JobStatus.FAILED], limit=100_000) if job.id == job_id]
+        failed = [
+            job
+            for job in self.store.list_jobs(None, [JobStatus.FAILED], limit=100_000)
+            if job.id == job_id and job.scope.tenant_id == self._tenant
+        ]
         if not failed:
             raise NotFoundError(f"no failed job {job_id}; `memstrata jobs --status failed` lists them")
         update = JobUpdate(job_id, JobStatus.QUEUED, self._clock(), error=None, raw_output=None)
@@ -560,8 +581,7 @@ class Memory:
     def stats(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
     ) -> StoreStats:
-        any_scope = user_id or agent_id or session_id
-        return self.store.stats(self._scope(user_id, agent_id, session_id) if any_scope else None)
+        return self.store.stats(self._optional_scope(user_id, agent_id, session_id))
 
     # --- maintenance --------------------------------------------------------------------
     def reindex(self, *, batch_size: int = 256) -> Iterator[int]:

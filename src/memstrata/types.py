@@ -38,13 +38,16 @@ class Frozen(BaseModel):
 
 
 class Scope(Frozen):
-    """Who a memory belongs to. Writes need at least one field; reads match every given field."""
+    """Who a memory belongs to. Writes need at least one of user/agent/session; reads match every given
+    field. ``tenant_id`` separates organisations on a shared server: it always matches exactly (None is
+    the default tenant), so no query ever crosses tenants."""
 
     user_id: str | None = None
     agent_id: str | None = None
     session_id: str | None = None
+    tenant_id: str | None = None
 
-    @field_validator("user_id", "agent_id", "session_id")
+    @field_validator("user_id", "agent_id", "session_id", "tenant_id")
     @classmethod
     def _non_blank(cls, value: str | None) -> str | None:
         if value is None:
@@ -64,7 +67,7 @@ class Scope(Frozen):
 
     def contains(self, other: Scope) -> bool:
         """True when a record owned by ``other`` is visible to a query scoped by ``self``."""
-        return all(
+        return self.tenant_id == other.tenant_id and all(
             mine is None or mine == theirs
             for mine, theirs in (
                 (self.user_id, other.user_id),

@@ -38,6 +38,7 @@ class _Codes:
 @dataclass(frozen=True)
 class IndexRow:
     seq: int
+    tenant_id: str
     user_id: str
     agent_id: str
     session_id: str
@@ -48,8 +49,9 @@ class IndexRow:
 
 @dataclass(frozen=True)
 class IndexFilter:
-    """Equality on scope columns (None = any) plus allowed statuses and kinds (None = any)."""
+    """Equality on scope columns (None = any; tenant always exact) plus allowed statuses and kinds."""
 
+    tenant_id: str
     user_id: str | None
     agent_id: str | None
     session_id: str | None
@@ -59,7 +61,7 @@ class IndexFilter:
     allowed_seqs: npt.NDArray[np.int64] | None = None  # from a SQL pre-filter on other columns
 
 
-_ATTRS = ("user_id", "agent_id", "session_id", "status", "kind")
+_ATTRS = ("tenant_id", "user_id", "agent_id", "session_id", "status", "kind")
 
 
 class VectorIndex:
@@ -122,7 +124,7 @@ class VectorIndex:
 
     def _mask(self, where: IndexFilter) -> npt.NDArray[np.bool_]:
         n = self._size
-        mask = np.ones(n, dtype=bool)
+        mask: npt.NDArray[np.bool_] = self._attr["tenant_id"][:n] == self._codes["tenant_id"].lookup(where.tenant_id)
         for name in ("user_id", "agent_id", "session_id"):
             value = getattr(where, name)
             if value is not None:

@@ -36,6 +36,7 @@ def _001_initial(conn: sqlite3.Connection) -> None:
         CREATE TABLE memories (
             seq INTEGER PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,
+            tenant_id TEXT NOT NULL DEFAULT '',
             user_id TEXT NOT NULL DEFAULT '',
             agent_id TEXT NOT NULL DEFAULT '',
             session_id TEXT NOT NULL DEFAULT '',
@@ -57,9 +58,9 @@ def _001_initial(conn: sqlite3.Connection) -> None:
             content_hash TEXT NOT NULL,
             rev INTEGER NOT NULL  -- transaction counter; the vector index syncs rows with rev > its own
         );
-        CREATE INDEX memories_user ON memories (user_id, status, kind);
-        CREATE INDEX memories_agent ON memories (agent_id, status);
-        CREATE INDEX memories_session ON memories (session_id, status);
+        CREATE INDEX memories_user ON memories (tenant_id, user_id, status, kind);
+        CREATE INDEX memories_agent ON memories (tenant_id, agent_id, status);
+        CREATE INDEX memories_session ON memories (tenant_id, session_id, status);
         CREATE INDEX memories_rev ON memories (rev);
         CREATE INDEX memories_hash ON memories (content_hash);
 
@@ -75,6 +76,7 @@ def _001_initial(conn: sqlite3.Connection) -> None:
         CREATE TABLE messages (
             seq INTEGER PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,
+            tenant_id TEXT NOT NULL DEFAULT '',
             user_id TEXT NOT NULL DEFAULT '',
             agent_id TEXT NOT NULL DEFAULT '',
             session_id TEXT NOT NULL DEFAULT '',
@@ -84,12 +86,13 @@ def _001_initial(conn: sqlite3.Connection) -> None:
             timestamp TEXT NOT NULL,
             stored_at TEXT NOT NULL
         );
-        CREATE INDEX messages_scope ON messages (user_id, agent_id, session_id, timestamp);
+        CREATE INDEX messages_scope ON messages (tenant_id, user_id, agent_id, session_id, timestamp);
 
         CREATE TABLE history (
             seq INTEGER PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,
             memory_id TEXT NOT NULL,
+            tenant_id TEXT NOT NULL DEFAULT '',
             user_id TEXT NOT NULL DEFAULT '',
             agent_id TEXT NOT NULL DEFAULT '',
             session_id TEXT NOT NULL DEFAULT '',
@@ -105,12 +108,13 @@ def _001_initial(conn: sqlite3.Connection) -> None:
 
         -- The current memory behind each namespaced key, one per exact scope.
         CREATE TABLE kv_facts (
+            tenant_id TEXT NOT NULL,
             user_id TEXT NOT NULL,
             agent_id TEXT NOT NULL,
             session_id TEXT NOT NULL,
             key TEXT NOT NULL,
             memory_id TEXT NOT NULL,
-            PRIMARY KEY (key, user_id, agent_id, session_id)
+            PRIMARY KEY (key, tenant_id, user_id, agent_id, session_id)
         );
 
         CREATE TABLE embedding_cache (
@@ -134,6 +138,7 @@ def _002_jobs(conn: sqlite3.Connection) -> None:
             seq INTEGER PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,
             kind TEXT NOT NULL,
+            tenant_id TEXT NOT NULL DEFAULT '',
             user_id TEXT NOT NULL DEFAULT '',
             agent_id TEXT NOT NULL DEFAULT '',
             session_id TEXT NOT NULL DEFAULT '',
@@ -148,7 +153,7 @@ def _002_jobs(conn: sqlite3.Connection) -> None:
             updated_at TEXT NOT NULL
         );
         CREATE INDEX jobs_status ON jobs (status, seq);
-        CREATE INDEX jobs_scope ON jobs (user_id, agent_id, session_id, status);
+        CREATE INDEX jobs_scope ON jobs (tenant_id, user_id, agent_id, session_id, status);
         """,
     )
 

@@ -23,6 +23,7 @@ from memstrata.types import (
 
 _MEMORY_FIELDS = [
     "id",
+    "tenant_id",
     "user_id",
     "agent_id",
     "session_id",
@@ -58,18 +59,22 @@ def parse_required_ts(value: str) -> datetime:
     return datetime.fromisoformat(value)
 
 
-def scope_columns(scope: Scope) -> tuple[str, str, str]:
-    return (scope.user_id or "", scope.agent_id or "", scope.session_id or "")
+def scope_columns(scope: Scope) -> tuple[str, str, str, str]:
+    """(tenant_id, user_id, agent_id, session_id), '' for an absent field."""
+    return (scope.tenant_id or "", scope.user_id or "", scope.agent_id or "", scope.session_id or "")
 
 
-def scope_from(user_id: str, agent_id: str, session_id: str) -> Scope:
-    return Scope(user_id=user_id or None, agent_id=agent_id or None, session_id=session_id or None)
+def scope_from(tenant_id: str, user_id: str, agent_id: str, session_id: str) -> Scope:
+    return Scope(
+        tenant_id=tenant_id or None, user_id=user_id or None, agent_id=agent_id or None, session_id=session_id or None
+    )
 
 
 def memory_to_row(item: MemoryItem, content_hash: str) -> dict[str, Any]:
-    user_id, agent_id, session_id = scope_columns(item.scope)
+    tenant_id, user_id, agent_id, session_id = scope_columns(item.scope)
     return {
         "id": item.id,
+        "tenant_id": tenant_id,
         "user_id": user_id,
         "agent_id": agent_id,
         "session_id": session_id,
@@ -95,6 +100,7 @@ def memory_to_row(item: MemoryItem, content_hash: str) -> dict[str, Any]:
 def row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> MemoryItem:
     (
         memory_id,
+        tenant_id,
         user_id,
         agent_id,
         session_id,
@@ -116,7 +122,7 @@ def row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> MemoryItem:
     ) = tuple(row)
     return MemoryItem.model_construct(  # rows were validated on the way in
         id=memory_id,
-        scope=scope_from(user_id, agent_id, session_id),
+        scope=scope_from(tenant_id, user_id, agent_id, session_id),
         kind=kind,
         text=text,
         key=key,
@@ -135,9 +141,7 @@ def row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> MemoryItem:
     )
 
 
-HISTORY_COLUMNS = (
-    "id, memory_id, user_id, agent_id, session_id, action, old_text, new_text, actor, reason, created_at, details"
-)
+HISTORY_COLUMNS = "id, memory_id, tenant_id, user_id, agent_id, session_id, action, old_text, new_text, actor, reason, created_at, details"
 
 
 def history_to_row(event: HistoryEvent) -> tuple[Any, ...]:
@@ -159,6 +163,7 @@ def row_to_history(row: tuple[Any, ...]) -> HistoryEvent:
     (
         event_id,
         memory_id,
+        tenant_id,
         user_id,
         agent_id,
         session_id,
@@ -173,7 +178,7 @@ def row_to_history(row: tuple[Any, ...]) -> HistoryEvent:
     return HistoryEvent(
         id=event_id,
         memory_id=memory_id,
-        scope=scope_from(user_id, agent_id, session_id),
+        scope=scope_from(tenant_id, user_id, agent_id, session_id),
         action=HistoryAction(action),
         old_text=old_text,
         new_text=new_text,
@@ -184,7 +189,7 @@ def row_to_history(row: tuple[Any, ...]) -> HistoryEvent:
     )
 
 
-MESSAGE_COLUMNS = "seq, id, user_id, agent_id, session_id, role, name, content, timestamp"
+MESSAGE_COLUMNS = "seq, id, tenant_id, user_id, agent_id, session_id, role, name, content, timestamp"
 
 
 def message_to_row(message: Message, scope: Scope, stored_at: datetime) -> tuple[Any, ...]:
@@ -200,18 +205,18 @@ def message_to_row(message: Message, scope: Scope, stored_at: datetime) -> tuple
 
 
 def row_to_message(row: tuple[Any, ...]) -> StoredMessage:
-    seq, message_id, user_id, agent_id, session_id, role, name, content, timestamp = row
+    seq, message_id, tenant_id, user_id, agent_id, session_id, role, name, content, timestamp = row
     return StoredMessage(
         message=Message(
             id=message_id, role=role, name=name, content=content, timestamp=datetime.fromisoformat(timestamp)
         ),
-        scope=scope_from(user_id, agent_id, session_id),
+        scope=scope_from(tenant_id, user_id, agent_id, session_id),
         seq=seq,
     )
 
 
 JOB_COLUMNS = (
-    "id, kind, user_id, agent_id, session_id, status, message_ids, attempts, lease_until, error, raw_output, "
+    "id, kind, tenant_id, user_id, agent_id, session_id, status, message_ids, attempts, lease_until, error, raw_output, "
     "result, created_at, updated_at"
 )
 
@@ -237,6 +242,7 @@ def row_to_job(row: tuple[Any, ...]) -> Job:
     (
         job_id,
         kind,
+        tenant_id,
         user_id,
         agent_id,
         session_id,
@@ -253,7 +259,7 @@ def row_to_job(row: tuple[Any, ...]) -> Job:
     return Job(
         id=job_id,
         kind=kind,
-        scope=scope_from(user_id, agent_id, session_id),
+        scope=scope_from(tenant_id, user_id, agent_id, session_id),
         status=JobStatus(status),
         message_ids=tuple(json.loads(message_ids)),
         attempts=attempts,

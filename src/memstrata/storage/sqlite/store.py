@@ -197,6 +197,7 @@ class SQLiteStore:
             found = index.search(
                 np.asarray(vector, dtype=np.float32),
                 IndexFilter(
+                    tenant_id=scope.tenant_id or "",
                     user_id=scope.user_id,
                     agent_id=scope.agent_id,
                     session_id=scope.session_id,
@@ -245,18 +246,19 @@ class SQLiteStore:
 
     def _apply_changes(self, index: VectorIndex, embedding_id: str) -> None:
         cursor = self._conn.execute(
-            "SELECT m.seq, m.user_id, m.agent_id, m.session_id, m.status, m.kind, v.vector FROM memories m "
+            "SELECT m.seq, m.tenant_id, m.user_id, m.agent_id, m.session_id, m.status, m.kind, v.vector "
+            "FROM memories m "
             "LEFT JOIN memory_vectors v ON v.memory_seq = m.seq AND v.embedding_id = ? WHERE m.rev > ?",
             (embedding_id, self._index_rev),
         )
         while chunk := cursor.fetchmany(50_000):
             fresh = []
-            for seq, user_id, agent_id, session_id, status, kind, blob in chunk:
+            for seq, tenant_id, user_id, agent_id, session_id, status, kind, blob in chunk:
                 if blob is None:
                     index.update_attributes(seq, status=status, kind=kind)
                 else:
                     vector = np.frombuffer(blob, dtype=np.float32)
-                    fresh.append(IndexRow(seq, user_id, agent_id, session_id, status, kind, vector))
+                    fresh.append(IndexRow(seq, tenant_id, user_id, agent_id, session_id, status, kind, vector))
             index.upsert(fresh)
 
     def messages_by_id(self, scope: Scope, message_ids: Sequence[str]) -> list[StoredMessage]:
@@ -276,14 +278,15 @@ class SQLiteStore:
         claimable = "(status = 'queued' OR (status = 'running' AND lease_until < ?))"
         with self._transaction() as conn:
             first = conn.execute(
-                f"SELECT user_id, agent_id, session_id FROM jobs WHERE {claimable} ORDER BY seq LIMIT 1", (ts(now),)
+                f"SELECT tenant_id, user_id, agent_id, session_id FROM jobs WHERE {claimable} ORDER BY seq LIMIT 1",
+                (ts(now),),
             ).fetchone()
             if first is None:
                 return []
             # Jobs of one scope are claimed together so their turns share one model call.
             rows = conn.execute(
                 f"UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? "
-                f"WHERE seq IN (SELECT seq FROM jobs WHERE {claimable} AND user_id = ? AND agent_id = ? "
+                f"WHERE seq IN (SELECT seq FROM jobs WHERE {claimable} AND tenant_id = ? AND user_id = ? AND agent_id = ? "
                 f"AND session_id = ? ORDER BY seq LIMIT ?) RETURNING {JOB_COLUMNS}",
                 (ts(lease_until), ts(now), ts(now), *first, limit),
             ).fetchall()

@@ -26,6 +26,7 @@ class Where:
 
 def scope_where(scope: Scope, alias: str = "m", where: Where | None = None) -> Where:
     where = where or Where()
+    where.add(f"{alias}.tenant_id = ?", scope.tenant_id or "")  # always: tenants never mix
     for column, value in (
         ("user_id", scope.user_id),
         ("agent_id", scope.agent_id),

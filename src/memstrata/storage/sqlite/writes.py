@@ -32,9 +32,9 @@ from memstrata.storage.sqlite.where import scope_where
 from memstrata.types import MemoryItem, MemoryStatus, Scope, utcnow
 
 _INSERT_MEMORY = (
-    "INSERT INTO memories (id, user_id, agent_id, session_id, kind, text, key, metadata, confidence, status, "
+    "INSERT INTO memories (id, tenant_id, user_id, agent_id, session_id, kind, text, key, metadata, confidence, status, "
     "event_time, created_at, updated_at, valid_from, valid_to, last_accessed_at, access_count, provenance, "
-    "embedding_id, content_hash, rev) VALUES (:id, :user_id, :agent_id, :session_id, :kind, :text, :key, "
+    "embedding_id, content_hash, rev) VALUES (:id, :tenant_id, :user_id, :agent_id, :session_id, :kind, :text, :key, "
     ":metadata, :confidence, :status, :event_time, :created_at, :updated_at, :valid_from, :valid_to, "
     ":last_accessed_at, :access_count, :provenance, :embedding_id, :content_hash, :rev)"
 )
@@ -42,7 +42,7 @@ _REPLACE_MEMORY = (
     "UPDATE memories SET kind = :kind, text = :text, key = :key, metadata = :metadata, confidence = :confidence, "
     "status = :status, event_time = :event_time, updated_at = :updated_at, valid_from = :valid_from, "
     "valid_to = :valid_to, provenance = :provenance, content_hash = :content_hash, rev = :rev "
-    "WHERE id = :id AND user_id = :user_id AND agent_id = :agent_id AND session_id = :session_id "
+    "WHERE id = :id AND tenant_id = :tenant_id AND user_id = :user_id AND agent_id = :agent_id AND session_id = :session_id "
     "AND updated_at = :expected_updated_at"
 )
 
@@ -55,6 +55,10 @@ def bump(conn: sqlite3.Connection, key: str) -> int:
     return int(row[0])
 
 
+def placeholders(columns: str) -> str:
+    return ", ".join("?" * len(columns.split(",")))
+
+
 def blob(vector: Vector) -> bytes:
     return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
 
@@ -65,8 +69,8 @@ def apply_batch(conn: sqlite3.Connection, batch: WriteBatch) -> None:
         _check_embedding_id(conn, batch.embedding_id)
     stored_at = utcnow()
     conn.executemany(
-        "INSERT INTO messages (id, user_id, agent_id, session_id, role, name, content, timestamp, "
-        "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO messages (id, tenant_id, user_id, agent_id, session_id, role, name, content, timestamp, "
+        "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [message_to_row(message, scope, stored_at) for message, scope in batch.messages],
     )
     for item in batch.inserts:
@@ -76,7 +80,7 @@ def apply_batch(conn: sqlite3.Connection, batch: WriteBatch) -> None:
     for change in batch.status_changes:
         _change_status(conn, change, rev)
     conn.executemany(
-        f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({placeholders(HISTORY_COLUMNS)})",
         [history_to_row(event) for event in batch.history],
     )
     if batch.vectors:
@@ -87,7 +91,7 @@ def apply_batch(conn: sqlite3.Connection, batch: WriteBatch) -> None:
             [(batch.embedding_id, digest, blob(vector)) for digest, vector in batch.cache_entries],
         )
     conn.executemany(
-        f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES ({placeholders(JOB_COLUMNS)})",
         [job_to_row(job) for job in batch.jobs],
     )
     for update in batch.job_updates:
@@ -95,7 +99,7 @@ def apply_batch(conn: sqlite3.Connection, batch: WriteBatch) -> None:
     for scope in batch.release_waiting:
         conn.execute(
             "UPDATE jobs SET status = 'queued', updated_at = ? WHERE status = 'waiting' "
-            "AND user_id = ? AND agent_id = ? AND session_id = ?",
+            "AND tenant_id = ? AND user_id = ? AND agent_id = ? AND session_id = ?",
             (ts(stored_at), *scope_columns(scope)),
         )
 
@@ -151,7 +155,8 @@ def _replace_memory(conn: sqlite3.Connection, item: MemoryItem, expected_updated
 def _sync_key(conn: sqlite3.Connection, item: MemoryItem) -> None:
     if item.key and item.status == MemoryStatus.ACTIVE:
         conn.execute(
-            "INSERT OR REPLACE INTO kv_facts (user_id, agent_id, session_id, key, memory_id) VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO kv_facts (tenant_id, user_id, agent_id, session_id, key, memory_id) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
             (*scope_columns(item.scope), item.key, item.id),
         )
 

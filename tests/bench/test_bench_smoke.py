@@ -1,0 +1,119 @@
+"""A tiny end-to-end run of the benchmark harness, so it cannot rot unnoticed.
+
+Quality: a few LoCoMo questions over two sessions of one conversation, three MADial dialogues,
+and a generated LongMemEval-format file. Speed: a 200-memory scale point (memstrata, chromadb,
+qdrant local), a small throughput run and a two-process concurrency run. It checks that the
+output files exist, the metric keys are there and every metric lies in [0, 1]. It asserts
+nothing about speed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.concurrency import run_concurrency  # noqa: E402  (the repo root must be importable first)
+from bench.datasets import (  # noqa: E402
+    DATA_DIR,
+    Conversation,
+    MadialSet,
+    load_locomo,
+    load_longmemeval,
+    load_madial,
+    write_tiny_longmemeval,
+)
+from bench.embedders import CachedEmbedder, HashEmbedder  # noqa: E402
+from bench.machine import machine_facts  # noqa: E402
+from bench.quality import build_systems, run_locomo, run_longmemeval, run_madial  # noqa: E402
+from bench.report import write as write_results  # noqa: E402
+from bench.scale import ensure_query_vectors, run_scale  # noqa: E402
+from bench.speed import real_turns, short_facts  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not (DATA_DIR / "locomo10.json").exists(), reason="benchmark data not present")
+
+
+def _metrics(tree: Any, prefix: str = "") -> Iterator[tuple[str, float]]:
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            if isinstance(value, int | float) and key.split("@")[0] in {
+                "recall", "hit_any", "ndcg", "ndcg_madial", "recall_any", "recall_all", "ndcg_any"
+            }:  # fmt: skip
+                yield f"{prefix}{key}", float(value)
+            else:
+                yield from _metrics(value, f"{prefix}{key}.")
+
+
+def _small_locomo() -> Conversation:
+    conv = load_locomo()[0]
+    turns = tuple(t for t in conv.turns if t.session <= 2)
+    ids = {t.dia_id for t in turns}
+    questions = tuple(q for q in conv.questions if q.evidence and set(q.evidence) <= ids)[:6]
+    return Conversation(conv.sample_id, turns, questions)
+
+
+def test_bench_smoke(tmp_path: Path, embedder: Any) -> None:
+    cached = CachedEmbedder(inner=embedder, path=tmp_path / "vectors.sqlite")
+    quality: dict[str, Any] = {}
+    systems, quality["skipped"] = build_systems(cached, tmp_path / "locomo", reference_bm25=True)
+    quality["locomo"] = run_locomo([_small_locomo()], systems, progress=False)
+    zh = load_madial("zh")
+    small = MadialSet(
+        "zh", tuple(m for m in zh.memories if m.user_id == "1"), tuple(q for q in zh.queries if q.user_id == "1")[:3]
+    )
+    systems, _ = build_systems(cached, tmp_path / "madial")
+    quality["madial-zh"] = run_madial(small, systems, progress=False)
+    instances, dropped = load_longmemeval(write_tiny_longmemeval(tmp_path / "lme.json"))
+    assert dropped == 1 and len(instances) == 2
+    quality["longmemeval"] = run_longmemeval(
+        instances, lambda work: build_systems(cached, work)[0], dropped=dropped, progress=False
+    )
+
+    query_vectors = ensure_query_vectors(20, HashEmbedder(), tmp_path / "queries.npy")
+    scale = run_scale(
+        ["memstrata", "chromadb", "qdrant-local"],
+        [200],
+        baseline_max_n=200,
+        real_vectors=0,
+        queries=20,
+        budget_s={},
+        model_id=HashEmbedder.model_id,
+        query_vectors=query_vectors,
+        workdir=tmp_path / "scale",
+        progress=False,
+    )
+    throughput = {
+        "real_turns": real_turns(load_locomo()[:1], 20, embedder, progress=False),
+        "short_facts": [short_facts(40, 20, embedder, progress=False)],
+    }
+    speed = {"scale": scale, "concurrency": run_concurrency(2, 10, prepopulate=50)}
+    result = {"machine": machine_facts(), "quality": quality, "speed": speed}
+    written = write_results(result, "smoke", tmp_path / "results")
+
+    names = {p.name.split("-smoke")[-1] for p in written}
+    assert {".json", ".md", "-locomo.png", "-scale.png", "-locomo-details.json"} <= names
+    saved = json.loads(next(p for p in written if p.name.endswith("-smoke.json")).read_text())
+    for name in ("bm25-whitespace", "bm25", "dense", "memstrata-hybrid"):
+        overall = saved["quality"]["locomo"]["systems"][name]["overall"]
+        assert {f"{m}@{k}" for m in ("recall", "hit_any", "ndcg") for k in (5, 10, 25, 50)} <= set(overall)
+    assert "memstrata-infer" in saved["quality"]["skipped"]
+    lme = saved["quality"]["longmemeval"]["turn_granularity"]["memstrata-hybrid"]
+    assert {f"{m}@{k}" for m in ("recall_any", "recall_all", "ndcg_any") for k in (1, 3, 5, 10, 30, 50)} <= set(
+        lme["turn"]
+    )
+    found = dict(_metrics(saved["quality"]))
+    assert len(found) > 100
+    assert all(0.0 <= v <= 1.0 for v in found.values()), {k: v for k, v in found.items() if not 0 <= v <= 1}
+    for store in ("memstrata", "chromadb", "qdrant-local"):
+        points = saved["speed"]["scale"]["stores"][store]["points"]
+        assert points and points[0]["n"] == 200 and points[0]["search"]["p95_ms"] > 0
+    assert saved["speed"]["concurrency"]["errors"] == 0
+    assert throughput["real_turns"]["turns"] >= 20 and throughput["short_facts"][0]["add_per_s"] > 0
