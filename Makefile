@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench,local]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench,local,postgres,server]'
 	touch $(STAMP)
 
 # The main job: the bilingual walkthrough on the embedded SQLite default.

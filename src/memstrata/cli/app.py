@@ -324,6 +324,10 @@ def demo(
     run_demo(db)
 
 
+# Command groups that live in their own modules register themselves on `app` when imported.
+from memstrata.cli import service_cmds, storage_cmds  # noqa: E402, F401
+
+
 def main() -> None:
     try:
         app(standalone_mode=False)
