@@ -7,9 +7,8 @@ one of user_id / agent_id / session_id, and reads only ever see memories in thei
 
 from __future__ import annotations
 
-import copy
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -17,48 +16,36 @@ from typing import Any
 
 from memstrata.config import Settings, load_settings
 from memstrata.errors import (
-    ConfirmationRequiredError,
-    EmbeddingMismatchError,
     InvalidInputError,
     NotFoundError,
     ProviderError,
 )
 from memstrata.indexing import index_text
-from memstrata.providers.cache import embed_with_cache
+from memstrata.memory_admin import AdminMixin
+from memstrata.memory_jobs import JobsMixin
 from memstrata.providers.factory import build_embedder
 from memstrata.providers.llm_factory import resolve_llm
-from memstrata.providers.protocol import Embedder, embedding_identity
-from memstrata.providers.rules_extractor import RulesExtractor
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
-from memstrata.read.pipeline import ReadSettings
 from memstrata.read.pipeline import search as run_search
-from memstrata.storage.protocol import JobUpdate, StatusChange, Store, StoreStats, WriteBatch
+from memstrata.storage.protocol import StatusChange, WriteBatch
 from memstrata.storage.sqlite.store import SQLiteStore
-from memstrata.transfer import export_jsonl, import_jsonl
 from memstrata.types import (
     AddResult,
     HistoryAction,
     HistoryEvent,
-    Job,
-    JobStatus,
     MemoryEvent,
     MemoryItem,
     MemoryKind,
     MemoryStatus,
-    Message,
     Provenance,
-    Scope,
     SearchHit,
     StoredMessage,
     as_utc,
-    utcnow,
 )
-from memstrata.validation import clean_text, guarded, parse_model
-from memstrata.write.enqueue import plan_infer
-from memstrata.write.extract import Extractor, LLMExtractor
+from memstrata.validation import clean_text, parse_model
+from memstrata.write.extract import LLMExtractor
 from memstrata.write.ingest import (
     AddInput,
-    ParsedInput,
     check_key,
     check_kind,
     check_metadata,
@@ -67,43 +54,11 @@ from memstrata.write.ingest import (
     new_memory,
     parse_input,
 )
-from memstrata.write.pipeline import WriteDeps
-from memstrata.write.reconcile import LLMReconciler, Reconciler, RulesReconciler
-from memstrata.write.worker import BackgroundWorker, JobRunner
-
-Clock = Callable[[], datetime]
+from memstrata.write.reconcile import LLMReconciler
 
 
-class Memory:
-    def __init__(
-        self,
-        store: Store,
-        embedder: Embedder,
-        *,
-        settings: Settings | None = None,
-        clock: Clock = utcnow,
-        extractor: Extractor | None = None,
-        reconciler: Reconciler | None = None,
-    ) -> None:
-        """Without an extractor, infer=True uses the bilingual rules (no model)."""
-        self.store = store
-        self.embedder = embedder
-        self.settings = settings or Settings()
-        self._clock = clock
-        self._read_settings = ReadSettings(candidates=self.settings.search.candidates, rrf_k=self.settings.search.rrf_k)
-        self.extractor: Extractor = extractor or RulesExtractor()
-        self.reconciler: Reconciler = reconciler or RulesReconciler()
-        deps = WriteDeps(
-            store=store,
-            embed_texts=lambda texts: embed_with_cache(self.embedder, self.store, texts),
-            embedding_id=embedding_identity(embedder),
-            extractor=self.extractor,
-            reconciler=self.reconciler,
-            clock=clock,
-        )
-        write = self.settings.write
-        self._runner = JobRunner(deps, lease_s=write.lease_s, batch_jobs=write.batch_jobs)
-        self._worker: BackgroundWorker | None = None
+class Memory(JobsMixin, AdminMixin):
+    """Layered long-term memory: add, search, update, delete, history; see the mixins for the rest."""
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any] | str | Path | Settings | None = None) -> Memory:
@@ -123,67 +78,6 @@ class Memory:
         memory.llm_reason = llm.reason
         return memory
 
-    llm_reason = "rules extractor (no model passed to Memory)"
-    _tenant: str | None = None
-
-    def for_tenant(self, tenant_id: str | None) -> Memory:
-        """A view of this Memory bound to one tenant: every call it makes is scoped to that tenant.
-
-        Views share the store, embedder and worker; close the Memory they came from, not the view.
-        """
-        view = copy.copy(self)
-        view._tenant = guarded(lambda: Scope(user_id="-", tenant_id=tenant_id), what="tenant").tenant_id
-        return view
-
-    def close(self) -> None:
-        if self._worker is not None:
-            self._worker.stop()
-            self._worker = None
-        self.store.close()
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # --- helpers ------------------------------------------------------------------------
-    def _scope(self, user_id: str | None, agent_id: str | None, session_id: str | None) -> Scope:
-        return guarded(
-            lambda: Scope(user_id=user_id, agent_id=agent_id, session_id=session_id, tenant_id=self._tenant),
-            what="scope",
-        )
-
-    def _optional_scope(self, user_id: str | None, agent_id: str | None, session_id: str | None) -> Scope | None:
-        """Admin calls (flush, list_jobs, stats) may omit the scope, but never inside a tenant view."""
-        if user_id or agent_id or session_id or self._tenant is not None:
-            return self._scope(user_id, agent_id, session_id)
-        return None
-
-    def _max_chars(self) -> int:
-        return self.settings.limits.max_text_chars
-
-    def _identity(self) -> str:
-        """The configured embedding identity, refused early if the store holds another one."""
-        identity = embedding_identity(self.embedder)
-        stored = self.store.embedding_id()
-        if stored is not None and stored != identity:
-            raise EmbeddingMismatchError(stored=stored, configured=identity)
-        return identity
-
-    def _embed(self, items: list[MemoryItem]) -> list[tuple[str, Any]]:
-        return list(self._vector_batch(items).vectors)
-
-    def _vector_batch(self, items: list[MemoryItem]) -> WriteBatch:
-        """Embed (through the cache) and package vectors plus new cache entries as one write."""
-        embedded = embed_with_cache(self.embedder, self.store, [index_text(item) for item in items])
-        return WriteBatch(
-            vectors=[(item.id, vector) for item, vector in zip(items, embedded.vectors, strict=True)],
-            embedding_id=embedding_identity(self.embedder),
-            cache_entries=embedded.new_cache_entries,
-        )
-
-    # --- write --------------------------------------------------------------------------
     def add(
         self,
         messages: AddInput,
@@ -276,82 +170,6 @@ class Memory:
             results=tuple(MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind) for item in items),
             message_ids=tuple(m.id for m in parsed.messages),
         )
-
-    def _add_for_inference(
-        self, parsed: ParsedInput, scope: Scope, metadata: dict[str, Any], *, actor: str, wait: bool
-    ) -> AddResult:
-        turns = parsed.messages or [Message(role="user", content=text) for text in parsed.texts]
-        now = self._clock()
-        episodes = episode_memories(turns, scope, metadata, now)
-        batch, job = plan_infer(self.store, scope, turns, episodes, settings=self.settings.write, now=now, actor=actor)
-        self.store.write(batch)
-        if wait:
-            self.flush(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id)
-        elif job.status == JobStatus.QUEUED and self.settings.write.background:
-            self._wake_worker()
-        return AddResult(
-            results=tuple(MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind) for item in episodes),
-            message_ids=tuple(turn.id for turn in turns),
-            job_id=job.id,
-        )
-
-    def _wake_worker(self) -> None:
-        if self._worker is None:
-            self._worker = BackgroundWorker(self._runner)
-        self._worker.wake()
-
-    def flush(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        timeout_s: float | None = None,
-    ) -> list[Job]:
-        """Run every pending extraction job now (waiting ones too) and return the jobs of the scope.
-
-        Without a scope, every scope's jobs are flushed. Failed jobs are returned, not raised:
-        look at ``job.error`` and ``job.raw_output``, and ``retry_job`` them.
-        """
-        scope = self._optional_scope(user_id, agent_id, session_id)
-        waiting = self.store.list_jobs(scope, [JobStatus.WAITING], limit=10_000)
-        if waiting:
-            self.store.write(WriteBatch(release_waiting=list({job.scope: None for job in waiting})))
-        self._runner.drain(scope=scope, timeout_s=timeout_s)
-        return self.store.list_jobs(scope, list(JobStatus), limit=10_000)
-
-    def list_jobs(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        status: Sequence[str] = (),
-        limit: int = 100,
-    ) -> list[Job]:
-        scope = self._optional_scope(user_id, agent_id, session_id)
-        try:
-            statuses = [JobStatus(value) for value in status]
-        except ValueError:
-            raise InvalidInputError(
-                f"unknown job status in {list(status)}; use {', '.join(s.value for s in JobStatus)}"
-            ) from None
-        return self.store.list_jobs(scope, statuses, limit)
-
-    def retry_job(self, job_id: str) -> Job:
-        """Queue a failed job again (its turns are still stored) and wake the worker."""
-        failed = [
-            job
-            for job in self.store.list_jobs(None, [JobStatus.FAILED], limit=100_000)
-            if job.id == job_id and job.scope.tenant_id == self._tenant
-        ]
-        if not failed:
-            raise NotFoundError(f"no failed job {job_id}; `memstrata jobs --status failed` lists them")
-        update = JobUpdate(job_id, JobStatus.QUEUED, self._clock(), error=None, raw_output=None)
-        self.store.write(WriteBatch(job_updates=[update]))
-        if self.settings.write.background:
-            self._wake_worker()
-        return failed[0].model_copy(update={"status": JobStatus.QUEUED})
 
     def _store_turns_then_vectors(self, records: WriteBatch) -> None:
         """Raw turns are committed before any model runs; vectors follow in a second write."""
@@ -446,28 +264,6 @@ class Memory:
             self._set_status(items, MemoryStatus.DELETED, actor=actor, reason=reason or "delete_all")
         return len(items)
 
-    def purge(
-        self,
-        memory_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> None:
-        """Hard delete one memory: its row, vector, keyword entry and history are removed."""
-        scope = self._scope(user_id, agent_id, session_id)
-        if self.store.purge(scope, [memory_id]) == 0:
-            raise NotFoundError(f"no memory {memory_id} in scope {scope.label()}")
-
-    def reset(self, *, confirm: bool = False) -> None:
-        """Remove everything in the store, every scope. Needs ``confirm=True``."""
-        if not confirm:
-            raise ConfirmationRequiredError(
-                "reset() deletes every memory, message and history row of every user; call reset(confirm=True)"
-            )
-        self.store.reset()
-
-    # --- read ---------------------------------------------------------------------------
     def search(
         self,
         query: str,
@@ -577,30 +373,3 @@ class Memory:
     ) -> list[StoredMessage]:
         """The raw turns stored for a scope, oldest first: the provenance behind every memory."""
         return self.store.messages(self._scope(user_id, agent_id, session_id), limit=limit)
-
-    def stats(
-        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
-    ) -> StoreStats:
-        return self.store.stats(self._optional_scope(user_id, agent_id, session_id))
-
-    # --- maintenance --------------------------------------------------------------------
-    def reindex(self, *, batch_size: int = 256) -> Iterator[int]:
-        """Embed every memory lacking a vector of the configured model; yields progress counts.
-
-        Switching models first points the store at the new identity, so new writes use it and
-        an interrupted reindex resumes where it stopped.
-        """
-        identity = embedding_identity(self.embedder)
-        if self.store.embedding_id() != identity:
-            self.store.set_embedding_id(identity)
-        for batch in self.store.memories_needing_vectors(identity, batch_size):
-            self.store.write(self._vector_batch(batch))
-            yield len(batch)
-
-    def export_jsonl(self, path: str | Path) -> int:
-        """Write every memory, vector, history event and raw turn to a JSONL file. Returns lines."""
-        return export_jsonl(self.store, Path(path))
-
-    def import_jsonl(self, path: str | Path) -> int:
-        """Load an export into this store in one transaction. Returns the number of memories."""
-        return import_jsonl(self.store, Path(path), self._embed, self._identity())
