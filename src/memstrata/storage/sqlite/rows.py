@@ -141,7 +141,10 @@ def row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> MemoryItem:
     )
 
 
-HISTORY_COLUMNS = "id, memory_id, tenant_id, user_id, agent_id, session_id, action, old_text, new_text, actor, reason, created_at, details"
+HISTORY_COLUMNS = (
+    "id, memory_id, tenant_id, user_id, agent_id, session_id, action, old_text, new_text, actor, reason, "
+    "created_at, details"
+)
 
 
 def history_to_row(event: HistoryEvent) -> tuple[Any, ...]:
@@ -216,8 +219,8 @@ def row_to_message(row: tuple[Any, ...]) -> StoredMessage:
 
 
 JOB_COLUMNS = (
-    "id, kind, tenant_id, user_id, agent_id, session_id, status, message_ids, attempts, lease_until, error, raw_output, "
-    "result, created_at, updated_at"
+    "id, kind, tenant_id, user_id, agent_id, session_id, status, message_ids, attempts, lease_until, error, "
+    "raw_output, result, created_at, updated_at"
 )
 
 

@@ -286,8 +286,8 @@ class SQLiteStore:
             # Jobs of one scope are claimed together so their turns share one model call.
             rows = conn.execute(
                 f"UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? "
-                f"WHERE seq IN (SELECT seq FROM jobs WHERE {claimable} AND tenant_id = ? AND user_id = ? AND agent_id = ? "
-                f"AND session_id = ? ORDER BY seq LIMIT ?) RETURNING {JOB_COLUMNS}",
+                f"WHERE seq IN (SELECT seq FROM jobs WHERE {claimable} AND tenant_id = ? AND user_id = ? "
+                f"AND agent_id = ? AND session_id = ? ORDER BY seq LIMIT ?) RETURNING {JOB_COLUMNS}",
                 (ts(lease_until), ts(now), ts(now), *first, limit),
             ).fetchall()
         return sorted((row_to_job(tuple(row)) for row in rows), key=lambda job: job.created_at)

@@ -32,8 +32,8 @@ from memstrata.storage.sqlite.where import scope_where
 from memstrata.types import MemoryItem, MemoryStatus, Scope, utcnow
 
 _INSERT_MEMORY = (
-    "INSERT INTO memories (id, tenant_id, user_id, agent_id, session_id, kind, text, key, metadata, confidence, status, "
-    "event_time, created_at, updated_at, valid_from, valid_to, last_accessed_at, access_count, provenance, "
+    "INSERT INTO memories (id, tenant_id, user_id, agent_id, session_id, kind, text, key, metadata, confidence, "
+    "status, event_time, created_at, updated_at, valid_from, valid_to, last_accessed_at, access_count, provenance, "
     "embedding_id, content_hash, rev) VALUES (:id, :tenant_id, :user_id, :agent_id, :session_id, :kind, :text, :key, "
     ":metadata, :confidence, :status, :event_time, :created_at, :updated_at, :valid_from, :valid_to, "
     ":last_accessed_at, :access_count, :provenance, :embedding_id, :content_hash, :rev)"
@@ -42,8 +42,8 @@ _REPLACE_MEMORY = (
     "UPDATE memories SET kind = :kind, text = :text, key = :key, metadata = :metadata, confidence = :confidence, "
     "status = :status, event_time = :event_time, updated_at = :updated_at, valid_from = :valid_from, "
     "valid_to = :valid_to, provenance = :provenance, content_hash = :content_hash, rev = :rev "
-    "WHERE id = :id AND tenant_id = :tenant_id AND user_id = :user_id AND agent_id = :agent_id AND session_id = :session_id "
-    "AND updated_at = :expected_updated_at"
+    "WHERE id = :id AND tenant_id = :tenant_id AND user_id = :user_id AND agent_id = :agent_id "
+    "AND session_id = :session_id AND updated_at = :expected_updated_at"
 )
 
 
