@@ -85,9 +85,62 @@ class WriteSettings(Section):
     batch_jobs: int = Field(default=8, ge=1, description="jobs of one scope sent to the model together")
 
 
+def _default_half_lives() -> dict[str, float]:
+    return {
+        "preference": 730.0,
+        "fact": 365.0,
+        "relationship": 365.0,
+        "knowledge": 365.0,
+        "procedure": 365.0,
+        "plan": 30.0,
+        "event": 180.0,
+        "episode": 90.0,
+        "task": 3.0,
+    }
+
+
+class LifecycleSettings(Section):
+    """How memories age. Half-lives and archive ages are in days, per kind ("*" is the fallback)."""
+
+    half_life_days: dict[str, float] = Field(default_factory=_default_half_lives)
+    default_half_life_days: float = Field(default=180.0, gt=0)
+    recency_half_days: float = Field(default=30.0, gt=0, description="days unaccessed at which recency is 0.5")
+    recency_at_90_days: float = Field(default=0.2, gt=0, lt=0.5)
+    reinforcement: float = Field(default=0.25, ge=0, description="boost per log(1 + access count)")
+    max_reinforcement: float = Field(default=2.0, ge=1)
+    weight: float = Field(default=0.3, ge=0, le=1, description="share of the score lifecycle signals may move")
+    pending_below: float = Field(default=0.5, ge=0, le=1, description="extracted facts below this go pending")
+    promote_step: float = Field(default=0.2, ge=0, le=1, description="confidence gained when a fact repeats")
+    pending_ttl_days: float = Field(default=30.0, gt=0)
+    archive_after_days: dict[str, float] = Field(default_factory=lambda: {"*": 180.0})
+    session_ttl_minutes: float = Field(default=30.0, gt=0)
+    time_boost: float = Field(default=0.5, ge=0, description="extra weight for hits inside a time range in the query")
+
+    def half_life(self, kind: str) -> float:
+        return self.half_life_days.get(kind, self.default_half_life_days)
+
+    def archive_after(self, kind: str) -> float:
+        return self.archive_after_days.get(kind, self.archive_after_days.get("*", 180.0))
+
+
 class LimitSettings(Section):
     max_text_chars: int = Field(default=DEFAULT_MAX_TEXT_CHARS, ge=1)
     max_batch: int = Field(default=10_000, ge=1)
+
+
+class ServerSettings(Section):
+    """``memstrata serve``: where it listens, where API keys live, what it accepts."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    keys_path: str | None = Field(default=None, description="API-key SQLite file (default: keys.db beside the store)")
+    max_request_bytes: int = Field(default=1_048_576, ge=1024, description="larger request bodies get 413")
+    allow_anonymous_loopback: bool = Field(
+        default=False, description="accept requests without a key, only on a loopback host, as the default tenant"
+    )
+
+    def keys_file(self, store_path: str) -> Path:
+        return Path(self.keys_path).expanduser() if self.keys_path else Path(store_path).expanduser().parent / "keys.db"
 
 
 class Settings(BaseSettings):
@@ -100,7 +153,9 @@ class Settings(BaseSettings):
     search: SearchSettings = Field(default_factory=SearchSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     write: WriteSettings = Field(default_factory=WriteSettings)
+    lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     @classmethod
     def settings_customise_sources(

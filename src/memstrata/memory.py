@@ -275,10 +275,26 @@ class Memory(JobsMixin, AdminMixin):
         filters: Filters | Mapping[str, Any] | None = None,
         threshold: float | None = None,
         record_access: bool = True,
+        as_of: datetime | None = None,
+        include_archived: bool = False,
+        lifecycle: bool = True,
+        understand_time: bool = True,
     ) -> list[SearchHit]:
-        """Hybrid search: exact key lookup, then keyword + dense candidates fused by RRF."""
+        """Hybrid search: exact key lookup, then keyword + dense (+ time range) candidates fused by RRF,
+        then lifecycle-aware ranking (decay, recency, reinforcement, confidence).
+
+        ``as_of`` answers from the memory as it stood then (superseded and deleted versions included if
+        they were valid at that moment). ``include_archived`` also searches cold storage.
+        """
         scope = self._scope(user_id, agent_id, session_id)
         text = clean_text(query, field="query", max_chars=self._max_chars())
+        parsed_filters = parse_model(Filters, filters or {}, what="filters")
+        statuses = set(parsed_filters.status)
+        if include_archived:
+            statuses.add(MemoryStatus.ARCHIVED)
+        if as_of is not None:  # every version that may have been valid then; validity decides
+            statuses |= {MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.DELETED, MemoryStatus.ARCHIVED}
+        parsed_filters = parsed_filters.model_copy(update={"status": tuple(sorted(statuses)), "valid_at": as_of})
         search_query = parse_model(
             SearchQuery,
             {
@@ -287,7 +303,10 @@ class Memory(JobsMixin, AdminMixin):
                 "limit": limit,
                 "threshold": threshold,
                 "record_access": record_access,
-                "filters": parse_model(Filters, filters or {}, what="filters"),
+                "filters": parsed_filters,
+                "now": as_of or self._clock(),
+                "lifecycle": lifecycle,
+                "understand_time": understand_time,
             },
             what="search",
         )

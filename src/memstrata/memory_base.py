@@ -47,7 +47,11 @@ class MemoryBase:
         self.embedder = embedder
         self.settings = settings or Settings()
         self._clock = clock
-        self._read_settings = ReadSettings(candidates=self.settings.search.candidates, rrf_k=self.settings.search.rrf_k)
+        self._read_settings = ReadSettings(
+            candidates=self.settings.search.candidates,
+            rrf_k=self.settings.search.rrf_k,
+            lifecycle=self.settings.lifecycle,
+        )
         self.extractor: Extractor = extractor or RulesExtractor()
         self.reconciler: Reconciler = reconciler or RulesReconciler()
         deps = WriteDeps(

@@ -42,6 +42,7 @@ class Filters(Frozen):
     created_at: TimeRange | None = None
     updated_at: TimeRange | None = None
     event_time: TimeRange | None = None
+    valid_at: UtcDatetime | None = None  # only versions valid at this instant (time travel)
 
     @field_validator("kind", "exclude_kind", "status", mode="before")
     @classmethod
@@ -65,7 +66,9 @@ class Filters(Frozen):
 
     def needs_row_filter(self) -> bool:
         """True when the filter uses columns beyond scope, status and kind."""
-        return bool(self.key_prefix or self.metadata or self.created_at or self.updated_at or self.event_time)
+        return bool(
+            self.key_prefix or self.metadata or self.created_at or self.updated_at or self.event_time or self.valid_at
+        )
 
 
 def validate_kind(kind: str) -> str:
@@ -98,3 +101,6 @@ class SearchQuery(Frozen):
     filters: Filters = Field(default_factory=Filters)
     threshold: float | None = Field(default=None, ge=-1.0, le=1.0)
     record_access: bool = True
+    now: UtcDatetime  # the facade's clock: lifecycle scoring and relative time in the query use it
+    lifecycle: bool = True  # rank with decay, recency, reinforcement and confidence
+    understand_time: bool = True  # "last week" / "上个月" in the query becomes a time range

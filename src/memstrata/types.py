@@ -147,15 +147,29 @@ class MemoryItem(Frozen):
     embedding_id: str | None = None  # "model:dims" of the stored vector
 
 
+class LifecycleFactors(Frozen):
+    """The lifecycle signals of one memory at query time (see lifecycle/decay.py)."""
+
+    decay: float
+    recency: float
+    reinforcement: float
+    confidence: float
+    lifecycle: float  # the product of the four
+
+
 class ScoreBreakdown(Frozen):
-    """Why a hit ranked where it did: every signal that went into the fused score."""
+    """Why a hit ranked where it did: every signal that went into its score."""
 
     key_match: bool = False
     keyword_rank: int | None = None
     keyword_score: float | None = None
     vector_rank: int | None = None
     vector_similarity: float | None = None
-    fused: float = 0.0
+    time_rank: int | None = None  # rank among memories inside the query's time range, if it named one
+    fused: float = 0.0  # reciprocal rank fusion, scaled to [0, 1]
+    lifecycle: LifecycleFactors | None = None
+    time_boost: float = 1.0
+    final: float = 0.0
 
 
 class SearchHit(Frozen):

@@ -68,7 +68,7 @@ def test_every_decision_type_is_applied_through_integer_ids(scripted_memory: Mem
     assert sorted(d["action"] for d in job.result["decisions"]) == ["ADD", "DELETE", "NONE", "NONE", "UPDATE"]
     assert job.result["model_calls"] == 2 and job.result["prompt_tokens"] == 14
 
-    tea = memory.search("tea", user_id="u1", limit=1)[0].memory
+    tea = memory.search("tea", user_id="u1", limit=1, filters={"exclude_kind": ["episode"]})[0].memory
     assert tea.metadata["supersedes"] and tea.provenance.message_ids == result.message_ids  # source turn kept
     history = memory.history(tea.id, user_id="u1")
     assert [(e.action.value, e.old_text, e.new_text) for e in history] == [

@@ -1,4 +1,4 @@
-"""The read path: route -> retrieve (key, keyword, dense) -> fuse -> hydrate -> threshold.
+"""The read path: route -> retrieve (key, keyword, dense, time) -> fuse -> hydrate -> lifecycle -> cut.
 
 Each step is a small function over a :class:`SearchQuery`; the store applies scope and filters
 inside every retrieval query.
@@ -7,14 +7,17 @@ inside every retrieval query.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from memstrata.config import LifecycleSettings
 from memstrata.errors import ProviderError
 from memstrata.lexical import keyword_tokens
+from memstrata.lifecycle.decay import adjusted_score, lifecycle_factors
+from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
 from memstrata.providers.protocol import Embedder
-from memstrata.query import SearchQuery, looks_like_key
+from memstrata.query import SearchQuery, TimeRange, looks_like_key
 from memstrata.read.fuse import max_rrf, rrf
-from memstrata.storage.protocol import ScoredId, Store
+from memstrata.storage.protocol import ScoredId, Store, Vector
 from memstrata.types import MemoryItem, ScoreBreakdown, SearchHit
 
 log = logging.getLogger(__name__)
@@ -24,12 +27,14 @@ log = logging.getLogger(__name__)
 class Retrieved:
     keyword: list[ScoredId]
     dense: list[ScoredId]
+    in_time_range: list[ScoredId] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class ReadSettings:
     candidates: int = 50
     rrf_k: int = 60
+    lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
 
 
 def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
@@ -44,47 +49,61 @@ def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
     return item
 
 
-def retrieve(store: Store, embedder: Embedder, query: SearchQuery, candidates: int) -> Retrieved:
-    limit = max(candidates, query.limit)
-    keyword = store.keyword_search(query.scope, keyword_tokens(query.text), query.filters, limit)
+def query_time_span(query: SearchQuery) -> TimeSpan | None:
+    return find_time_span(query.text, query.now) if query.understand_time else None
+
+
+def _embed_query(embedder: Embedder, text: str) -> Vector | None:
     try:
-        vector = embedder.embed_batch([query.text])[0]
+        vector: Vector = embedder.embed_batch([text])[0]
+        return vector
     except ProviderError as exc:
         # An embedding outage degrades search to keyword-only instead of failing it; the log says so
         # and every hit's breakdown shows no vector rank.
         log.warning("dense retrieval skipped, keyword results only: %s", exc)
+        return None
+
+
+def retrieve(store: Store, embedder: Embedder, query: SearchQuery, candidates: int, span: TimeSpan | None) -> Retrieved:
+    limit = max(candidates, query.limit)
+    keyword = store.keyword_search(query.scope, keyword_tokens(query.text), query.filters, limit)
+    vector = _embed_query(embedder, query.text)
+    if vector is None:
         return Retrieved(keyword=keyword, dense=[])
     dense = store.vector_search(query.scope, vector, query.filters, limit)
-    return Retrieved(keyword=keyword, dense=dense)
+    in_range: list[ScoredId] = []
+    if span is not None:  # a third list: the most similar memories whose event lies in the named range
+        timed = query.filters.model_copy(update={"event_time": TimeRange(gte=span.start, lt=span.end)})
+        in_range = store.vector_search(query.scope, vector, timed, limit)
+    return Retrieved(keyword=keyword, dense=dense, in_time_range=in_range)
 
 
 def fuse(retrieved: Retrieved, rrf_k: int) -> list[tuple[str, ScoreBreakdown]]:
-    fused = rrf(
-        {
-            "keyword": [hit.memory_id for hit in retrieved.keyword],
-            "dense": [hit.memory_id for hit in retrieved.dense],
-        },
-        k=rrf_k,
-    )
+    lists = {
+        "keyword": [hit.memory_id for hit in retrieved.keyword],
+        "dense": [hit.memory_id for hit in retrieved.dense],
+    }
+    if retrieved.in_time_range:
+        lists["time"] = [hit.memory_id for hit in retrieved.in_time_range]
+    fused = rrf(lists, k=rrf_k)
     keyword = {hit.memory_id: (rank, hit.score) for rank, hit in enumerate(retrieved.keyword, start=1)}
     dense = {hit.memory_id: (rank, hit.score) for rank, hit in enumerate(retrieved.dense, start=1)}
-    scale = max_rrf(2, rrf_k)
+    timed = {hit.memory_id: rank for rank, hit in enumerate(retrieved.in_time_range, start=1)}
+    scale = max_rrf(2, rrf_k)  # the time list is a bonus on top: scores may exceed 1 inside a named range
     ranked = []
     for memory_id, score in fused.items():
         keyword_rank, keyword_score = keyword.get(memory_id, (None, None))
         vector_rank, similarity = dense.get(memory_id, (None, None))
-        ranked.append(
-            (
-                memory_id,
-                ScoreBreakdown(
-                    keyword_rank=keyword_rank,
-                    keyword_score=keyword_score,
-                    vector_rank=vector_rank,
-                    vector_similarity=similarity,
-                    fused=score / scale,
-                ),
-            )
+        breakdown = ScoreBreakdown(
+            keyword_rank=keyword_rank,
+            keyword_score=keyword_score,
+            vector_rank=vector_rank,
+            vector_similarity=similarity,
+            time_rank=timed.get(memory_id),
+            fused=score / scale,
+            final=score / scale,
         )
+        ranked.append((memory_id, breakdown))
     return ranked
 
 
@@ -95,20 +114,37 @@ def passes_threshold(breakdown: ScoreBreakdown, threshold: float | None) -> bool
     return breakdown.vector_similarity is not None and breakdown.vector_similarity >= threshold
 
 
+def _rescore(item: MemoryItem, breakdown: ScoreBreakdown, query: SearchQuery, settings: LifecycleSettings,
+             span: TimeSpan | None) -> ScoreBreakdown:  # fmt: skip
+    """Lifecycle and time adjustments on top of relevance; every factor stays visible in the breakdown."""
+    factors = lifecycle_factors(item, query.now, settings) if query.lifecycle else None
+    score = adjusted_score(breakdown.fused, factors, settings.weight) if factors else breakdown.fused
+    boost = 1.0
+    if span is not None and item.event_time is not None and span.start <= item.event_time < span.end:
+        boost = 1.0 + settings.time_boost
+    return breakdown.model_copy(update={"lifecycle": factors, "time_boost": boost, "final": score * boost})
+
+
 def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> list[SearchHit]:
     hits: list[SearchHit] = []
     key_item = exact_key_hit(store, query)
     if key_item is not None:
-        hits.append(SearchHit(memory=key_item, score=1.0, breakdown=ScoreBreakdown(key_match=True, fused=1.0)))
+        breakdown = ScoreBreakdown(key_match=True, fused=1.0, final=1.0)
+        hits.append(SearchHit(memory=key_item, score=1.0, breakdown=breakdown))
+    span = query_time_span(query)
     ranked = [
         (memory_id, breakdown)
-        for memory_id, breakdown in fuse(retrieve(store, embedder, query, settings.candidates), settings.rrf_k)
+        for memory_id, breakdown in fuse(retrieve(store, embedder, query, settings.candidates, span), settings.rrf_k)
         if passes_threshold(breakdown, query.threshold) and (key_item is None or memory_id != key_item.id)
-    ][: query.limit - len(hits)]
-    items = {item.id: item for item in store.get(query.scope, [memory_id for memory_id, _ in ranked])}
-    hits.extend(
-        SearchHit(memory=items[memory_id], score=breakdown.fused, breakdown=breakdown)
-        for memory_id, breakdown in ranked
+    ]
+    # Lifecycle can reorder, so rescore a few more candidates than will be returned.
+    pool = ranked[: max(query.limit * 3, 30)]
+    items = {item.id: item for item in store.get(query.scope, [memory_id for memory_id, _ in pool])}
+    rescored = [
+        SearchHit(memory=items[memory_id], score=final.final, breakdown=final)
+        for memory_id, breakdown in pool
         if memory_id in items
-    )
-    return hits
+        for final in [_rescore(items[memory_id], breakdown, query, settings.lifecycle, span)]
+    ]
+    rescored.sort(key=lambda hit: hit.score, reverse=True)
+    return hits + rescored[: query.limit - len(hits)]

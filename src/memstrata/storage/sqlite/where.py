@@ -71,4 +71,9 @@ def memory_where(scope: Scope, filters: Filters, alias: str = "m") -> Where:
     _time_range(where, f"{alias}.created_at", filters.created_at)
     _time_range(where, f"{alias}.updated_at", filters.updated_at)
     _time_range(where, f"{alias}.event_time", filters.event_time)
+    if filters.valid_at is not None:
+        moment = ts(filters.valid_at)
+        where.add(f"{alias}.created_at <= ?", moment)
+        where.add(f"{alias}.valid_from <= ?", moment)
+        where.add(f"({alias}.valid_to IS NULL OR {alias}.valid_to > ?)", moment)
     return where

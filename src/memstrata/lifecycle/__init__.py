@@ -1,0 +1,1 @@
+"""Memory lifecycles: decay and reinforcement, pending facts, validity, time, archive, forget, consolidate."""

@@ -1,0 +1,57 @@
+"""Lifecycle-aware ranking: relevance adjusted by age, recency of access, reinforcement and confidence.
+
+- age decay: 0.5 ** (age / half-life of the kind): a preference lasts years, a task state days.
+- recency: 1 / (1 + (days unaccessed / h) ** p), with h and p chosen so recency is 0.5 after 30 days
+  and 0.2 after 90 — a smooth curve, never a cliff.
+- reinforcement: 1 + r * ln(1 + access count), capped: recalled often = stronger, like a synapse.
+- confidence: as recorded.
+The product moves at most ``weight`` of the final score, so lifecycle reorders close calls but never
+buries a clearly relevant memory. All functions take ``now`` explicitly (the facade's clock).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from memstrata.config import LifecycleSettings
+from memstrata.types import LifecycleFactors, MemoryItem
+
+_DAY = 86_400.0
+
+
+def _days(later: datetime, earlier: datetime) -> float:
+    return max(0.0, (later - earlier).total_seconds() / _DAY)
+
+
+def age_decay(age_days: float, half_life_days: float) -> float:
+    return float(0.5 ** (age_days / half_life_days))
+
+
+def recency(idle_days: float, settings: LifecycleSettings) -> float:
+    half = settings.recency_half_days
+    # Solve 1 / (1 + (90/half) ** p) = recency_at_90_days for p, so both anchors hold exactly.
+    power = math.log(1 / settings.recency_at_90_days - 1) / math.log(90 / half)
+    return float(1.0 / (1.0 + (idle_days / half) ** power))
+
+
+def reinforcement(access_count: int, settings: LifecycleSettings) -> float:
+    return min(settings.max_reinforcement, 1.0 + settings.reinforcement * math.log1p(max(0, access_count)))
+
+
+def lifecycle_factors(item: MemoryItem, now: datetime, settings: LifecycleSettings) -> LifecycleFactors:
+    decay = age_decay(_days(now, item.created_at), settings.half_life(item.kind))
+    fresh = recency(_days(now, item.last_accessed_at or item.created_at), settings)
+    boost = reinforcement(item.access_count, settings)
+    confidence = min(1.0, max(0.0, item.confidence))
+    return LifecycleFactors(
+        decay=decay,
+        recency=fresh,
+        reinforcement=boost,
+        confidence=confidence,
+        lifecycle=decay * fresh * boost * confidence,
+    )
+
+
+def adjusted_score(relevance: float, factors: LifecycleFactors, weight: float) -> float:
+    return relevance * ((1.0 - weight) + weight * factors.lifecycle)

@@ -1,0 +1,179 @@
+"""Relative time in Chinese and English, resolved against a reference time into a date range.
+
+"yesterday" / "昨天", "three days ago" / "三天前", "last Friday" / "上周五", "last month" / "上个月",
+"last March" / "去年三月", ... become a half-open range [start, end) of whole days in the reference's
+timezone. Used twice: an extracted fact gets an event time from its source turn's timestamp, and a
+query like "what did I do last week?" becomes a time range for retrieval.
+
+Convention: weeks start on Monday, and "last <weekday>" means that weekday of the previous calendar
+week, the same as 上周X — so "last Friday" and "上周五" always name the same day.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_EN_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "few": 3,
+}  # fmt: skip
+_EN_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_CN_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_EN_MONTHS = [m.lower() for m in calendar.month_name[1:]]
+_EN_MONTH = "|".join(_EN_MONTHS + [m[:3] for m in _EN_MONTHS])
+
+
+@dataclass(frozen=True)
+class TimeSpan:
+    start: datetime
+    end: datetime
+    expression: str
+
+
+def cn_number(text: str) -> int:
+    """一 .. 九十九 and plain digits."""
+    if text.isdigit():
+        return int(text)
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (_CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0)
+    return _CN_DIGITS[text]
+
+
+def _en_number(text: str) -> int:
+    return int(text) if text.isdigit() else _EN_NUMBERS[text]
+
+
+def _day(ref: datetime, offset_days: int = 0) -> tuple[datetime, datetime]:
+    start = ref.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=offset_days)
+    return start, start + timedelta(days=1)
+
+
+def _week(ref: datetime, offset_weeks: int) -> tuple[datetime, datetime]:
+    monday, _ = _day(ref, -ref.weekday() + 7 * offset_weeks)
+    return monday, monday + timedelta(days=7)
+
+
+def _weekday(ref: datetime, offset_weeks: int, weekday: int) -> tuple[datetime, datetime]:
+    monday, _ = _week(ref, offset_weeks)
+    return _day(monday, weekday)
+
+
+def _month(year: int, month: int, ref: datetime) -> tuple[datetime, datetime]:
+    year += (month - 1) // 12
+    month = (month - 1) % 12 + 1
+    start = ref.replace(year=year, month=month, day=1, hour=0, minute=0, second=0, microsecond=0)
+    following = start.replace(year=year + month // 12, month=month % 12 + 1)
+    return start, following
+
+
+def _year(year: int, ref: datetime) -> tuple[datetime, datetime]:
+    start = ref.replace(year=year, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
+    return start, start.replace(year=year + 1)
+
+
+def _ago(ref: datetime, amount: int, unit: str) -> tuple[datetime, datetime]:
+    if unit in ("day", "天"):
+        return _day(ref, -amount)
+    if unit in ("week", "周", "星期", "个星期"):
+        return _week(ref, -amount)
+    if unit in ("month", "个月", "月"):
+        return _month(ref.year, ref.month - amount, ref)
+    return _year(ref.year - amount, ref)
+
+
+_RELATIVE_WORD = {"last": -1, "previous": -1, "this": 0, "next": 1, "上": -1, "这": 0, "本": 0, "下": 1, "": 0}
+
+Handler = Callable[[re.Match[str], datetime], tuple[datetime, datetime]]
+
+_RULES: list[tuple[re.Pattern[str], Handler]] = [
+    (re.compile(r"大前天"), lambda m, r: _day(r, -3)),
+    (re.compile(r"前天|the day before yesterday", re.I), lambda m, r: _day(r, -2)),
+    (re.compile(r"后天|the day after tomorrow", re.I), lambda m, r: _day(r, 2)),
+    (re.compile(r"昨天|昨日|昨晚|\byesterday\b|\blast night\b", re.I), lambda m, r: _day(r, -1)),
+    (re.compile(r"今天|今日|今晚|\btoday\b|\btonight\b", re.I), lambda m, r: _day(r)),
+    (re.compile(r"明天|明日|\btomorrow\b", re.I), lambda m, r: _day(r, 1)),
+    (
+        re.compile(r"([一二两三四五六七八九十\d]+)\s*(天|个星期|星期|周|个月|年)(?:以)?前"),
+        lambda m, r: _ago(r, cn_number(m[1]), m[2]),
+    ),
+    (
+        re.compile(
+            r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few)\s+"
+            r"(day|week|month|year)s?\s+ago\b",
+            re.I,
+        ),
+        lambda m, r: _ago(r, _en_number(m[1].lower()), m[2].lower()),
+    ),
+    (
+        re.compile(r"(上|这|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
+        lambda m, r: _weekday(r, _RELATIVE_WORD[m[1] or ""], _CN_WEEKDAYS[m[2]]),
+    ),
+    (
+        re.compile(rf"\b(last|previous|this|next)\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
+        lambda m, r: _weekday(r, _RELATIVE_WORD[m[1].lower()], _EN_WEEKDAYS.index(m[2].lower())),
+    ),
+    (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: _week(r, _RELATIVE_WORD[m[1]])),
+    (re.compile(r"\b(last|previous|this|next)\s+week\b", re.I), lambda m, r: _week(r, _RELATIVE_WORD[m[1].lower()])),
+    (
+        re.compile(r"(去年|今年|明年|前年)\s*([一二三四五六七八九十\d]{1,3})\s*月"),
+        lambda m, r: _month(r.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[m[1]], cn_number(m[2]), r),
+    ),
+    (
+        re.compile(r"(上|这|本|下)个?月"),
+        lambda m, r: _month(r.year, r.month + _RELATIVE_WORD[m[1]], r),
+    ),
+    (
+        re.compile(r"\b(last|previous|this|next)\s+month\b", re.I),
+        lambda m, r: _month(r.year, r.month + _RELATIVE_WORD[m[1].lower()], r),
+    ),
+    (
+        re.compile(rf"\b(last|this|next)\s+({_EN_MONTH})\b", re.I),
+        lambda m, r: _month(r.year + _RELATIVE_WORD[m[1].lower()], _month_number(m[2]), r),
+    ),
+    (
+        re.compile(r"(前年|去年|今年|明年)"),
+        lambda m, r: _year(r.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[m[1]], r),
+    ),
+    (
+        re.compile(r"\b(last|this|next)\s+year\b", re.I),
+        lambda m, r: _year(r.year + _RELATIVE_WORD[m[1].lower()], r),
+    ),
+    (
+        re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"),
+        lambda m, r: _day(r.replace(month=cn_number(m[1]), day=cn_number(m[2]))),
+    ),
+    (
+        re.compile(rf"\b({_EN_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
+        lambda m, r: _day(r.replace(year=int(m[3] or r.year), month=_month_number(m[1]), day=int(m[2]))),
+    ),
+    (re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月份?"), lambda m, r: _month(r.year, cn_number(m[1]), r)),
+    (
+        re.compile(rf"\bin\s+({_EN_MONTH})\b", re.I),
+        lambda m, r: _month(r.year, _month_number(m[1]), r),
+    ),
+]
+
+
+def _month_number(name: str) -> int:
+    name = name.lower()
+    return next(i for i, month in enumerate(_EN_MONTHS, start=1) if month.startswith(name[:3]))
+
+
+def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
+    """The first time expression in ``text``, resolved against ``reference``; None if there is none."""
+    for pattern, handler in _RULES:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        try:
+            start, end = handler(match, reference)
+        except (ValueError, KeyError, StopIteration):
+            continue  # "2月30日" and the like: not a date, keep looking
+        return TimeSpan(start, end, match.group())
+    return None
