@@ -23,6 +23,7 @@ from memstrata.errors import (
 from memstrata.indexing import index_text
 from memstrata.memory_admin import AdminMixin
 from memstrata.memory_jobs import JobsMixin
+from memstrata.memory_lifecycle import LifecycleMixin
 from memstrata.providers.factory import build_embedder
 from memstrata.providers.llm_factory import resolve_llm
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
@@ -57,7 +58,7 @@ from memstrata.write.ingest import (
 from memstrata.write.reconcile import LLMReconciler
 
 
-class Memory(JobsMixin, AdminMixin):
+class Memory(JobsMixin, AdminMixin, LifecycleMixin):
     """Layered long-term memory: add, search, update, delete, history; see the mixins for the rest."""
 
     @classmethod

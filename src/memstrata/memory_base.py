@@ -23,6 +23,7 @@ from memstrata.types import (
     utcnow,
 )
 from memstrata.validation import guarded
+from memstrata.write.apply import Gate
 from memstrata.write.extract import Extractor
 from memstrata.write.pipeline import WriteDeps
 from memstrata.write.reconcile import Reconciler, RulesReconciler
@@ -61,6 +62,7 @@ class MemoryBase:
             extractor=self.extractor,
             reconciler=self.reconciler,
             clock=clock,
+            gate=Gate(self.settings.lifecycle.pending_below, self.settings.lifecycle.promote_step),
         )
         write = self.settings.write
         self._runner = JobRunner(deps, lease_s=write.lease_s, batch_jobs=write.batch_jobs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -40,3 +41,17 @@ class FailingEmbedder(HashingEmbedder):
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         raise ProviderError("embedding service unavailable (FailingEmbedder)")
+
+
+class ManualClock:
+    """An injectable clock that only moves when told to: ``Memory(..., clock=clock)``."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now

@@ -103,6 +103,9 @@ class HistoryAction(StrEnum):
     ADD = "ADD"
     UPDATE = "UPDATE"
     DELETE = "DELETE"
+    CONFIRM = "CONFIRM"  # a pending memory became active (repeated, or confirmed by a person)
+    ARCHIVE = "ARCHIVE"  # moved to cold storage
+    RESTORE = "RESTORE"  # back from cold storage
 
 
 Role = Literal["user", "assistant", "system", "tool"]

@@ -15,12 +15,6 @@ from support.scripted_llm import ScriptedServer
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer().running() as running:
-        yield running
-
-
-@pytest.fixture
 def scripted_memory(store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer) -> Iterator[Memory]:
     """A Memory whose model is the scripted server; the queue is driven by the test (no background thread)."""
     chat = OpenAICompatibleChat(server.base_url, "scripted", timeout_s=1.0, max_attempts=2, transport_retries=0)

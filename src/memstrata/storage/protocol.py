@@ -114,12 +114,26 @@ class Store(Protocol):
 
     def reset(self) -> None: ...
 
+    def erase_scope(self, scope: Scope) -> dict[str, int]:
+        """Delete every row about ``scope`` (memories, vectors, keyword entries, raw turns, history, jobs,
+        key-value facts) and the cached embeddings of its texts. Returns rows deleted per table."""
+        ...
+
+    def count_scope_rows(self, scope: Scope) -> dict[str, int]:
+        """Rows per table that still mention ``scope``: the proof that an erase left nothing."""
+        ...
+
     # --- reads --------------------------------------------------------------------------
     def get(self, scope: Scope, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
 
     def list_memories(self, query: ListQuery) -> list[MemoryItem]: ...
 
     def count(self, scope: Scope, filters: Filters) -> int: ...
+
+    def scan_memories(self, filters: Filters, after: int, limit: int) -> list[tuple[int, MemoryItem]]:
+        """Every tenant and scope, in storage order after the cursor ``after`` (0 to start): for
+        maintenance jobs, never for user-facing reads. Returns (cursor, memory) pairs."""
+        ...
 
     def find_by_key(self, scope: Scope, key: str) -> MemoryItem | None: ...
 

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from memstrata.errors import ProviderError
 from memstrata.indexing import content_hash, index_text
+from memstrata.lifecycle.timeparse import find_time_span
 from memstrata.providers.cache import Embedded
 from memstrata.query import Filters
 from memstrata.storage.protocol import JobUpdate, Store, Vector, WriteBatch
-from memstrata.types import Job, JobStatus, MemoryItem, MemoryKind, Message, Scope
-from memstrata.write.apply import plan_writes
+from memstrata.types import Job, JobStatus, MemoryItem, MemoryKind, MemoryStatus, Message, Scope
+from memstrata.write.apply import Gate, plan_writes
 from memstrata.write.decisions import NewFact
 from memstrata.write.extract import CallStats, Extractor
 from memstrata.write.reconcile import Reconciler, split_exact_duplicates
@@ -36,6 +37,7 @@ class WriteDeps:
     extractor: Extractor
     reconciler: Reconciler
     clock: Callable[[], datetime]
+    gate: Gate = field(default_factory=Gate)
     neighbours_per_fact: int = 5
     max_neighbours: int = 20
 
@@ -49,11 +51,12 @@ def process_jobs(deps: WriteDeps, jobs: Sequence[Job]) -> None:
         turns = [stored.message for stored in deps.store.messages_by_id(scope, _message_ids(jobs))]
         _embed_pending_episodes(deps, jobs)
         facts = _extract(deps, turns, stats)
-        resolved, fresh = split_exact_duplicates(facts, _live_duplicates(deps.store, scope, facts))
+        home = long_term_scope(scope)
+        resolved, fresh = split_exact_duplicates(facts, _live_duplicates(deps.store, home, facts))
         vectors = _TextVectors(deps)
-        existing = _neighbours(deps, scope, [vectors.get(fact.text) for fact in fresh])
+        existing = _neighbours(deps, home, [vectors.get(fact.text) for fact in fresh])
         resolved += deps.reconciler.reconcile(fresh, existing, stats)
-        planned = plan_writes(resolved, scope, deps.clock(), actor=deps.extractor.name)
+        planned = plan_writes(resolved, home, deps.clock(), actor=deps.extractor.name, gate=deps.gate)
         result = {
             "decisions": planned.summary,
             "turns": len(turns),
@@ -110,6 +113,14 @@ def _update(job: Job, status: JobStatus, at: datetime, **fields: object) -> JobU
     return JobUpdate(job.id, status, at, expected_attempts=job.attempts, **fields)  # type: ignore[arg-type]
 
 
+def long_term_scope(scope: Scope) -> Scope:
+    """Facts outlive the session they were said in: with a user or agent to own them, they are stored
+    (and reconciled) without the session id; the episodes keep it as provenance."""
+    if scope.session_id is None or (scope.user_id is None and scope.agent_id is None):
+        return scope
+    return scope.model_copy(update={"session_id": None})
+
+
 def _message_ids(jobs: Sequence[Job]) -> list[str]:
     return [message_id for job in jobs for message_id in job.message_ids]
 
@@ -129,7 +140,22 @@ def _extract(deps: WriteDeps, turns: Sequence[Message], stats: CallStats) -> lis
     for role in ("user", "assistant"):  # different prompts: users describe themselves, assistants commit
         said = [turn for turn in turns if turn.role == role]
         facts += deps.extractor.extract(said, role=role, today=today, stats=stats)
-    return facts
+    by_id = {turn.id: turn for turn in turns}
+    return [_with_event_time(fact, by_id) for fact in facts]
+
+
+def _with_event_time(fact: NewFact, turns: dict[str, Message]) -> NewFact:
+    """Resolve "yesterday" / "上周五" against the timestamp of the turn that said it (event vs record time)."""
+    if fact.event_time:
+        return fact
+    for message_id in fact.message_ids:
+        turn = turns.get(message_id)
+        if turn is None:
+            continue
+        span = find_time_span(fact.text, turn.timestamp) or find_time_span(turn.content, turn.timestamp)
+        if span is not None:
+            return replace(fact, event_time=span.start.isoformat())
+    return fact
 
 
 def _live_duplicates(store: Store, scope: Scope, facts: Sequence[NewFact]) -> dict[str, MemoryItem]:
@@ -144,7 +170,8 @@ def _live_duplicates(store: Store, scope: Scope, facts: Sequence[NewFact]) -> di
 
 def _neighbours(deps: WriteDeps, scope: Scope, fact_vectors: Sequence[Vector]) -> list[MemoryItem]:
     """Similar live memories (not episodes) for all facts, best first, deduplicated, capped."""
-    filters = Filters(exclude_kind=(MemoryKind.EPISODE.value,))
+    # Pending memories are neighbours too: saying a pending fact again is what promotes it.
+    filters = Filters(exclude_kind=(MemoryKind.EPISODE.value,), status=(MemoryStatus.ACTIVE, MemoryStatus.PENDING))
     ranked: dict[str, float] = {}
     for vector in fact_vectors:
         for hit in deps.store.vector_search(scope, vector, filters, deps.neighbours_per_fact):

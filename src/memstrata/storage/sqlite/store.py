@@ -16,6 +16,7 @@ from memstrata.errors import ConflictError
 from memstrata.query import Filters, ListQuery
 from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
 from memstrata.storage.sqlite.connection import connect, retry_locked
+from memstrata.storage.sqlite.erase import count_scope_rows, erase_scope_rows
 from memstrata.storage.sqlite.migrations import migrate
 from memstrata.storage.sqlite.rows import (
     HISTORY_COLUMNS,
@@ -28,7 +29,7 @@ from memstrata.storage.sqlite.rows import (
     row_to_message,
     ts,
 )
-from memstrata.storage.sqlite.where import Where, memory_where, scope_where
+from memstrata.storage.sqlite.where import Where, memory_where, memory_where_unscoped, scope_where
 from memstrata.storage.sqlite.writes import apply_batch, bump
 from memstrata.storage.vector_index import IndexFilter, IndexRow, VectorIndex
 from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, Scope, StoredMessage
@@ -151,6 +152,24 @@ class SQLiteStore:
     def count(self, scope: Scope, filters: Filters) -> int:
         where = memory_where(scope, filters)
         return int(self._read(f"SELECT COUNT(*) FROM memories m WHERE {where.sql()}", where.params)[0][0])
+
+    def scan_memories(self, filters: Filters, after: int, limit: int) -> list[tuple[int, MemoryItem]]:
+        where = memory_where_unscoped(filters)
+        rows = self._read(
+            f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE m.seq > ? AND {where.sql()} ORDER BY m.seq LIMIT ?",
+            (after, *where.params, limit),
+        )
+        return [(row[0], row_to_memory(tuple(row)[1:])) for row in rows]
+
+    def erase_scope(self, scope: Scope) -> dict[str, int]:
+        with self._transaction() as conn:
+            deleted = erase_scope_rows(conn, scope)
+            bump(conn, "index_epoch")
+        return deleted
+
+    def count_scope_rows(self, scope: Scope) -> dict[str, int]:
+        with self._lock:
+            return count_scope_rows(self._conn, scope)
 
     def find_by_key(self, scope: Scope, key: str) -> MemoryItem | None:
         where = scope_where(scope, alias="k")

@@ -51,7 +51,12 @@ def _placeholders(count: int) -> str:
 
 
 def memory_where(scope: Scope, filters: Filters, alias: str = "m") -> Where:
-    where = scope_where(scope, alias)
+    return memory_where_unscoped(filters, alias, scope_where(scope, alias))
+
+
+def memory_where_unscoped(filters: Filters, alias: str = "m", where: Where | None = None) -> Where:
+    """Filter conditions only. Unscoped use is for maintenance scans, never for user-facing reads."""
+    where = where or Where()
     if filters.status:
         where.add(f"{alias}.status IN ({_placeholders(len(filters.status))})", *[s.value for s in filters.status])
     if filters.kind:

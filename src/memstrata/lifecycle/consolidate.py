@@ -1,0 +1,75 @@
+"""Consolidation: near-duplicate memories of one scope and kind merge into one, provenance kept.
+
+Rules, no model: two memories of the same kind whose vectors are at least ``threshold`` similar
+form a cluster; the most confident (then most recent) survives and takes every source turn of the
+others, which are closed as superseded with a pointer to the survivor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memstrata.storage.protocol import StatusChange, Vector, WriteBatch
+from memstrata.types import HistoryAction, MemoryItem, MemoryStatus
+from memstrata.write.ingest import history_event
+
+
+@dataclass(frozen=True)
+class Cluster:
+    survivor: MemoryItem
+    merged: list[MemoryItem]
+
+
+def clusters(items: Sequence[MemoryItem], vectors: Sequence[Vector], threshold: float) -> list[Cluster]:
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            if items[i].kind == items[j].kind and float(vectors[i] @ vectors[j]) >= threshold:
+                parent[root(j)] = root(i)
+    groups: dict[int, list[MemoryItem]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault(root(i), []).append(item)
+    found = []
+    for members in groups.values():
+        if len(members) > 1:
+            ordered = sorted(members, key=lambda m: (m.confidence, m.updated_at), reverse=True)
+            found.append(Cluster(ordered[0], ordered[1:]))
+    return found
+
+
+def merge_batch(cluster: Cluster, now: datetime, actor: str = "consolidation") -> WriteBatch:
+    survivor = cluster.survivor
+    sources = list(survivor.provenance.message_ids)
+    for item in cluster.merged:
+        sources += [m for m in item.provenance.message_ids if m not in sources]
+    merged_ids = [item.id for item in cluster.merged]
+    updated = survivor.model_copy(
+        update={
+            "updated_at": now,
+            "provenance": survivor.provenance.model_copy(update={"message_ids": tuple(sources)}),
+            "metadata": {**survivor.metadata, "merged_from": [*survivor.metadata.get("merged_from", []), *merged_ids]},
+        }
+    )
+    history = [
+        history_event(updated, HistoryAction.UPDATE, at=now, actor=actor, old_text=survivor.text,
+                      reason=f"consolidated {len(merged_ids)} near-duplicates", details={"merged": merged_ids})
+    ]  # fmt: skip
+    history += [
+        history_event(item, HistoryAction.UPDATE, at=now, actor=actor, old_text=item.text,
+                      reason=f"merged into {survivor.id}", details={"merged_into": survivor.id})
+        for item in cluster.merged
+    ]  # fmt: skip
+    return WriteBatch(
+        replacements=[(updated, survivor.updated_at)],
+        status_changes=[StatusChange(i.id, i.scope, MemoryStatus.SUPERSEDED, now) for i in cluster.merged],
+        history=history,
+    )

@@ -1,0 +1,97 @@
+"""Maintenance: expire stale pending facts, archive idle memories, hand idle sessions to the write path.
+
+Every step scans in storage order and writes in small batches, each its own transaction, so a run
+killed halfway leaves a consistent store and simply running it again finishes the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from memstrata.config import LifecycleSettings
+from memstrata.query import Filters
+from memstrata.storage.protocol import StatusChange, Store, WriteBatch
+from memstrata.types import HistoryAction, JobStatus, MemoryItem, MemoryStatus
+from memstrata.write.ingest import history_event
+
+ACTOR = "maintenance"
+BATCH = 200
+
+
+@dataclass(frozen=True)
+class MaintenanceReport:
+    expired_pending: int
+    archived: int
+    sessions_released: int
+
+
+def _scan(store: Store, filters: Filters) -> Iterator[list[MemoryItem]]:
+    cursor = 0
+    while page := store.scan_memories(filters, cursor, BATCH):
+        cursor = page[-1][0]
+        yield [item for _, item in page]
+
+
+def _idle_days(item: MemoryItem, now: datetime) -> float:
+    return (now - (item.last_accessed_at or item.created_at)).total_seconds() / 86_400
+
+
+def move(
+    store: Store, items: list[MemoryItem], status: MemoryStatus, action: HistoryAction, now: datetime, reason: str
+) -> None:
+    """One transaction: the status changes and their history rows, all or nothing."""
+    close = status == MemoryStatus.DELETED  # archive keeps validity open: cold, not untrue
+    store.write(
+        WriteBatch(
+            status_changes=[StatusChange(i.id, i.scope, status, now, close_validity=close) for i in items],
+            history=[history_event(i, action, at=now, actor=ACTOR, reason=reason) for i in items],
+        )
+    )
+
+
+def expire_pending(store: Store, now: datetime, settings: LifecycleSettings, stop: Callable[[], bool]) -> int:
+    cutoff = now - timedelta(days=settings.pending_ttl_days)
+    done = 0
+    for page in _scan(store, Filters(status=(MemoryStatus.PENDING,))):
+        stale = [item for item in page if item.created_at < cutoff]
+        if stale:
+            reason = f"pending for over {settings.pending_ttl_days:g} days without confirmation"
+            move(store, stale, MemoryStatus.DELETED, HistoryAction.DELETE, now, reason)
+            done += len(stale)
+        if stop():
+            break
+    return done
+
+
+def archive_idle(store: Store, now: datetime, settings: LifecycleSettings, stop: Callable[[], bool]) -> int:
+    done = 0
+    for page in _scan(store, Filters(status=(MemoryStatus.ACTIVE,))):
+        idle = [item for item in page if _idle_days(item, now) >= settings.archive_after(item.kind)]
+        if idle:
+            move(store, idle, MemoryStatus.ARCHIVED, HistoryAction.ARCHIVE, now, "not accessed for a long time")
+            done += len(idle)
+        if stop():
+            break
+    return done
+
+
+def release_idle_sessions(store: Store, now: datetime, settings: LifecycleSettings) -> int:
+    """Turns still waiting for the trigger policy are handed to the write path once a session goes quiet."""
+    cutoff = now - timedelta(minutes=settings.session_ttl_minutes)
+    waiting = store.list_jobs(None, [JobStatus.WAITING], limit=100_000)
+    scopes = {job.scope for job in waiting if job.updated_at < cutoff}
+    if scopes:
+        store.write(WriteBatch(release_waiting=sorted(scopes, key=lambda s: s.label())))
+    return len(scopes)
+
+
+def run_maintenance(
+    store: Store, now: datetime, settings: LifecycleSettings, stop: Callable[[], bool] = lambda: False
+) -> MaintenanceReport:
+    """``stop`` is polled between batches (a deadline, a signal): stopping early is always safe."""
+    expired = expire_pending(store, now, settings, stop)
+    archived = 0 if stop() else archive_idle(store, now, settings, stop)
+    released = 0 if stop() else release_idle_sessions(store, now, settings)
+    return MaintenanceReport(expired_pending=expired, archived=archived, sessions_released=released)

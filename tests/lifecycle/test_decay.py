@@ -1,0 +1,76 @@
+"""Lifecycle-aware ranking: decay is monotone in age and access; the breakdown shows every factor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstrata import Memory, Scope
+from memstrata.config import LifecycleSettings
+from memstrata.lifecycle.decay import lifecycle_factors, recency
+from memstrata.testing import ManualClock
+from memstrata.types import MemoryItem
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+SETTINGS = LifecycleSettings()
+
+
+def _item(kind: str, age_days: float, idle_days: float, accesses: int) -> MemoryItem:
+    created = NOW - timedelta(days=age_days)
+    return MemoryItem(
+        id="x", scope=Scope(user_id="u"), kind=kind, text="t", created_at=created, updated_at=created,
+        valid_from=created, last_accessed_at=NOW - timedelta(days=min(idle_days, age_days)), access_count=accesses,
+    )  # fmt: skip
+
+
+KINDS = st.sampled_from(["preference", "fact", "episode", "task", "custom_kind"])
+DAYS = st.floats(min_value=0, max_value=3000, allow_nan=False)
+
+
+@given(kind=KINDS, age=DAYS, extra=DAYS, idle=DAYS, accesses=st.integers(0, 10_000), more=st.integers(0, 10_000))
+def test_lifecycle_is_monotone_in_age_and_access(
+    kind: str, age: float, extra: float, idle: float, accesses: int, more: int
+) -> None:
+    base = lifecycle_factors(_item(kind, age, idle, accesses), NOW, SETTINGS)
+    older = lifecycle_factors(_item(kind, age + extra, idle, accesses), NOW, SETTINGS)
+    more_idle = lifecycle_factors(_item(kind, age + extra, idle + extra, accesses), NOW, SETTINGS)
+    recalled = lifecycle_factors(_item(kind, age, idle, accesses + more), NOW, SETTINGS)
+    assert older.decay <= base.decay
+    assert more_idle.recency <= older.recency
+    assert recalled.reinforcement >= base.reinforcement
+    assert 0 < base.lifecycle <= SETTINGS.max_reinforcement
+
+
+def test_recency_anchors_and_half_lives() -> None:
+    assert recency(30, SETTINGS) == pytest.approx(0.5)
+    assert recency(90, SETTINGS) == pytest.approx(0.2)
+    assert recency(0, SETTINGS) == 1.0
+    year_old = {
+        kind: lifecycle_factors(_item(kind, 365, 0, 0), NOW, SETTINGS).decay for kind in SETTINGS.half_life_days
+    }
+    assert year_old["preference"] == pytest.approx(2**-0.5, rel=1e-3)
+    assert year_old["fact"] == pytest.approx(0.5, rel=1e-3)
+    assert year_old["episode"] < 0.1 and year_old["task"] < 1e-10
+
+
+def test_recalled_memory_outranks_an_equal_forgotten_one(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    memory = clocked_memory()
+    a = memory.add("The team offsite is in Lisbon", user_id="u1").results[0].id
+    b = memory.add("The team offsite is in Lisbon!", user_id="u1").results[0].id
+    clock.advance(days=60)
+    for _ in range(5):
+        memory.get(b, user_id="u1")  # b is recalled often, a is left alone
+    hits = memory.search("team offsite Lisbon", user_id="u1", limit=2)
+    assert [hit.id for hit in hits] == [b, a]
+    factors = hits[0].breakdown.lifecycle
+    assert factors is not None and factors.reinforcement > 1 and factors.recency == 1.0
+    assert hits[1].breakdown.lifecycle is not None and hits[1].breakdown.lifecycle.recency < 0.35
+    assert hits[0].breakdown.final == hits[0].score
+    plain = memory.search("team offsite Lisbon", user_id="u1", limit=2, lifecycle=False)
+    assert plain[0].breakdown.lifecycle is None

@@ -1,0 +1,115 @@
+"""Confidence gating, archive and restore, maintenance (also interrupted), forget and erase_user."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from memstrata import ConfirmationRequiredError, Memory
+from memstrata.lifecycle import maintain
+from memstrata.testing import ManualClock
+from memstrata.types import HistoryAction, MemoryStatus
+
+GATED = {"lifecycle": {"pending_below": 0.7}}  # the rules extractor records 0.6: below the gate
+
+
+def test_low_confidence_fact_waits_then_is_promoted_by_repetition(clocked_memory: Callable[..., Memory]) -> None:
+    memory = clocked_memory(**GATED)
+    memory.add("I love sourdough bread.", user_id="u1", infer=True, wait=True)
+    [pending] = memory.review_queue(user_id="u1")
+    assert pending.status == MemoryStatus.PENDING and pending.confidence == 0.6
+    assert all(hit.memory.kind == "episode" for hit in memory.search("sourdough", user_id="u1"))  # invisible
+
+    memory.add("I love sourdough bread.", user_id="u1", session_id="later", infer=True, wait=True)
+    promoted = memory.get(pending.id, user_id="u1")
+    assert promoted.status == MemoryStatus.ACTIVE and promoted.confidence == pytest.approx(0.8)
+    assert len(promoted.provenance.message_ids) == 2  # both times it was said
+    assert memory.history(pending.id, user_id="u1")[-1].action == HistoryAction.CONFIRM
+    assert memory.review_queue(user_id="u1") == []
+
+
+def test_pending_expires_unless_confirmed(clocked_memory: Callable[..., Memory], clock: ManualClock) -> None:
+    memory = clocked_memory(**GATED)
+    memory.add(["I like jazz.", "I like opera."], user_id="u1", infer=True, wait=True)
+    jazz, opera = sorted(memory.review_queue(user_id="u1"), key=lambda m: m.text)
+    assert memory.confirm(jazz.id, user_id="u1").status == MemoryStatus.ACTIVE
+    clock.advance(days=31)
+    report = memory.maintain()
+    assert report.expired_pending == 1
+    assert memory.get(opera.id, user_id="u1").status == MemoryStatus.DELETED
+    assert "pending for over 30 days" in (memory.history(opera.id, user_id="u1")[-1].reason or "")
+    assert memory.get(jazz.id, user_id="u1").status == MemoryStatus.ACTIVE
+
+
+def test_reject_deletes_a_pending_fact(clocked_memory: Callable[..., Memory]) -> None:
+    memory = clocked_memory(**GATED)
+    memory.add("I hate mornings.", user_id="u1", infer=True, wait=True)
+    [pending] = memory.review_queue(user_id="u1")
+    assert memory.reject(pending.id, user_id="u1").status == MemoryStatus.DELETED
+
+
+def test_archive_restore_round_trip(clocked_memory: Callable[..., Memory], clock: ManualClock) -> None:
+    memory = clocked_memory()
+    kept = memory.add("Passport number ends in 4411", user_id="u1").results[0].id
+    idle = memory.add("Favourite ramen shop is Ichiran", user_id="u1").results[0].id
+    clock.advance(days=100)
+    memory.get(kept, user_id="u1")  # accessed: stays warm
+    clock.advance(days=100)
+    assert memory.maintain().archived == 1
+    assert memory.get(idle, user_id="u1", record_access=False).status == MemoryStatus.ARCHIVED
+    assert idle not in [h.id for h in memory.search("ramen shop", user_id="u1")]
+    assert idle in [h.id for h in memory.search("ramen shop", user_id="u1", include_archived=True)]
+    restored = memory.restore(idle, user_id="u1")
+    assert restored.status == MemoryStatus.ACTIVE and restored.valid_to is None
+    actions = [e.action for e in memory.history(idle, user_id="u1")]
+    assert actions == [HistoryAction.ADD, HistoryAction.ARCHIVE, HistoryAction.RESTORE]
+    assert memory.search("ramen shop", user_id="u1")[0].id == idle
+
+
+def test_interrupted_maintenance_is_consistent_and_can_be_rerun(
+    clocked_memory: Callable[..., Memory], clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = clocked_memory()
+    ids = [event.id for event in memory.add([f"old note {i}" for i in range(7)], user_id="u1").results]
+    clock.advance(days=400)
+    monkeypatch.setattr(maintain, "BATCH", 2)
+    calls = iter(range(100))
+    first = memory.maintain(stop=lambda: next(calls) >= 1)  # "killed" after the first batch
+    assert first.archived == 2
+    for memory_id in ids:  # every archived memory has its history row, every other one is untouched
+        item = memory.get(memory_id, user_id="u1", record_access=False)
+        archived_events = [e for e in memory.history(memory_id, user_id="u1") if e.action == HistoryAction.ARCHIVE]
+        assert (item.status == MemoryStatus.ARCHIVED) == (len(archived_events) == 1)
+    assert memory.maintain().archived == 5
+    assert memory.maintain().archived == 0
+
+
+def test_forget_previews_then_deletes_with_the_reason(clocked_memory: Callable[..., Memory]) -> None:
+    memory = clocked_memory()
+    memory.add(["My ex-partner is called Alex", "Alex and I broke up last year", "I work as a pharmacist"],
+               user_id="u1")  # fmt: skip
+    preview = memory.forget("what I said about Alex", user_id="u1")
+    assert not preview.deleted and {m.text for m in preview.matched} >= {"My ex-partner is called Alex"}
+    assert "I work as a pharmacist" not in {m.text for m in preview.matched}
+    assert len(memory.get_all(user_id="u1")) == 3
+    done = memory.forget("what I said about Alex", user_id="u1", confirm=True)
+    assert done.deleted
+    assert [m.text for m in memory.get_all(user_id="u1")] == ["I work as a pharmacist"]
+    gone = done.matched[0]
+    assert memory.history(gone.id, user_id="u1")[-1].reason == "forget: what I said about Alex"
+
+
+def test_erase_user_leaves_nothing(clocked_memory: Callable[..., Memory]) -> None:
+    memory = clocked_memory()
+    memory.add([{"role": "user", "content": "我住在成都，喜欢火锅"}], user_id="gone", infer=True, wait=True)
+    memory.add("Secret project codename Falcon", user_id="gone", agent_id="a1")
+    memory.add("Secret project codename Falcon", user_id="stays")
+    with pytest.raises(ConfirmationRequiredError):
+        memory.erase_user("gone")
+    report = memory.erase_user("gone", confirm=True)
+    assert report.deleted["memories"] >= 3 and report.deleted["messages"] == 1
+    assert set(report.remaining.values()) == {0}
+    assert memory.search("Falcon", user_id="gone") == []
+    assert [h.text for h in memory.search("Falcon", user_id="stays")] == ["Secret project codename Falcon"]
+    assert memory.stats(user_id="gone").memories_by_status == {}

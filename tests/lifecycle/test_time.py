@@ -1,0 +1,140 @@
+"""Temporal validity, time travel, event time vs record time, time in queries, working memory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from memstrata import Memory
+from memstrata.config import load_settings
+from memstrata.lifecycle.timeparse import find_time_span
+from memstrata.providers.openai_chat import OpenAICompatibleChat
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.storage.protocol import Store
+from memstrata.testing import ManualClock
+from memstrata.types import MemoryStatus
+from memstrata.write.extract import LLMExtractor
+from memstrata.write.reconcile import LLMReconciler
+from support.scripted_llm import Reply, ScriptedServer, completion
+
+from .conftest import START
+
+
+def _scripted(store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer, clock: ManualClock) -> Memory:
+    chat = OpenAICompatibleChat(server.base_url, "scripted", timeout_s=2, max_attempts=1, transport_retries=0)
+    settings = load_settings({"store": {"path": store.location}, "write": {"background": False}})
+    return Memory(store, embedder, settings=settings, clock=clock, extractor=LLMExtractor(chat),
+                  reconciler=LLMReconciler(chat))  # fmt: skip
+
+
+def _fact(text: str, event_time: str | None = None) -> Reply:
+    return completion({"facts": [{"text": text, "kind": "preference", "sources": [1], "event_time": event_time}]})
+
+
+def _update_first_existing(request: dict[str, Any]) -> Reply:
+    return completion({"decisions": [{"fact": 0, "action": "UPDATE", "target": 0,
+                                      "text": request["messages"][-1]["content"].split("NEW:\n0: ")[1]}]})  # fmt: skip
+
+
+def test_last_friday_and_shang_zhou_wu_are_the_same_day() -> None:
+    for day in range(7):
+        reference = START + timedelta(days=day, hours=5)
+        english, chinese = find_time_span("last Friday", reference), find_time_span("上周五", reference)
+        assert english is not None and chinese is not None and english.start == chinese.start
+        assert english.start.weekday() == 4 and english.start < reference
+    three = find_time_span("三天前", START)
+    assert three is not None and three.start == find_time_span("three days ago", START).start  # type: ignore[union-attr]
+    march = find_time_span("去年三月", START)
+    assert march is not None and (march.start.year, march.start.month) == (START.year - 1, 3)
+
+
+def test_as_of_answers_from_the_old_version(
+    store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer, clock: ManualClock
+) -> None:
+    memory = _scripted(store, embedder, server, clock)
+    server.enqueue(_fact("User likes coffee"))
+    memory.add("I like coffee", user_id="u1", infer=True, wait=True)
+    before_change = clock.advance(days=10)
+    clock.advance(days=10)
+    server.enqueue(_fact("User prefers tea now"), Reply(respond=_update_first_existing))
+    memory.add("I prefer tea now", user_id="u1", infer=True, wait=True)
+    exclude = {"exclude_kind": ["episode"]}
+    assert [h.text for h in memory.search("drink", user_id="u1", filters=exclude)] == ["User prefers tea now"]
+    then = memory.search("drink", user_id="u1", filters=exclude, as_of=before_change)
+    assert [h.text for h in then] == ["User likes coffee"]
+    assert then[0].memory.status == MemoryStatus.SUPERSEDED
+
+
+def test_coriander_conflict_resolves_to_the_newer_event_in_either_order(
+    store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer, clock: ManualClock
+) -> None:
+    memory = _scripted(store, embedder, server, clock)
+    exclude = {"exclude_kind": ["episode"]}
+    for user, order in (("in-order", ("2023-05-01", "2024-05-01")), ("reversed", ("2024-05-01", "2023-05-01"))):
+        texts = {"2023-05-01": "User hates coriander", "2024-05-01": "User likes coriander"}
+        server.enqueue(_fact(texts[order[0]], order[0]))
+        memory.add(f"{order[0]}: coriander", user_id=user, infer=True, wait=True)
+        server.enqueue(_fact(texts[order[1]], order[1]), Reply(respond=_update_first_existing))
+        memory.add(f"{order[1]}: coriander", user_id=user, infer=True, wait=True)
+        current = [h.text for h in memory.search("coriander", user_id=user, filters=exclude)]
+        assert current == ["User likes coriander"], (user, current)
+        history = memory.get_all(user_id=user, filters={**exclude, "status": ["superseded"]})
+        assert [item.text for item in history] == ["User hates coriander"]
+
+
+def test_relative_time_becomes_event_time_of_the_fact(
+    store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer, clock: ManualClock
+) -> None:
+    memory = _scripted(store, embedder, server, clock)
+    said_at = datetime(2026, 3, 4, 20, 0, tzinfo=UTC)  # a Wednesday
+    server.enqueue(completion({"facts": [{"text": "用户上周五去了医院", "kind": "event", "sources": [1]}]}))
+    memory.add(
+        [{"role": "user", "content": "我上周五去了医院", "timestamp": said_at}], user_id="u1", infer=True, wait=True
+    )
+    [fact] = memory.get_all(user_id="u1", filters={"kind": ["event"]})
+    assert fact.event_time == datetime(2026, 2, 27, tzinfo=UTC)  # the Friday of the previous week
+    assert fact.created_at == clock.now  # record time stays the time it was stored
+
+
+def test_time_in_the_query_prefers_memories_from_that_range(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    memory = clocked_memory()
+    last_week = clock.now - timedelta(days=5)
+    memory.add(
+        "Read a paper on retrieval-augmented generation", user_id="u1", event_time=clock.now - timedelta(days=60)
+    )
+    recent = memory.add("Read a paper on retrieval-augmented generation and memory", user_id="u1", event_time=last_week)
+    hits = memory.search("我上周读了什么论文？", user_id="u1", limit=2)
+    assert hits[0].id == recent.results[0].id
+    assert hits[0].breakdown.time_boost > 1 and hits[1].breakdown.time_boost == 1
+
+
+def test_session_context_keeps_the_newest_turns_within_budget(clocked_memory: Callable[..., Memory]) -> None:
+    memory = clocked_memory()
+    turns = [{"role": "user", "content": f"第{i}轮：" + "很长的内容" * 10} for i in range(20)]
+    memory.add(turns, user_id="u1", session_id="s1")
+    window = memory.session_context("s1", user_id="u1", budget_tokens=200)
+    assert 0 < len(window) < 20 and window[-1].content.startswith("第19轮")
+    assert [t.content for t in window] == [t["content"] for t in turns[-len(window) :]]
+
+
+def test_idle_session_is_handed_to_the_write_path(clocked_memory: Callable[..., Memory], clock: ManualClock) -> None:
+    memory = clocked_memory(write={"background": False, "trigger": "cues", "every_n": 50})
+    memory.add("The meeting room is on the third floor.", user_id="u1", session_id="s1", infer=True)
+    assert [job.status.value for job in memory.list_jobs(user_id="u1")] == ["waiting"]
+    clock.advance(minutes=45)
+    assert memory.maintain().sessions_released == 1
+    assert [job.status.value for job in memory.list_jobs(user_id="u1")] == ["queued"]
+
+
+def test_consolidation_merges_near_duplicates_and_keeps_provenance(clocked_memory: Callable[..., Memory]) -> None:
+    memory = clocked_memory()
+    memory.add(["User is allergic to peanuts", "User is allergic to peanuts."], user_id="u1", confidence=0.9)
+    memory.add("User lives in Chengdu", user_id="u1")
+    assert memory.consolidate(user_id="u1") == 1
+    live = sorted(m.text for m in memory.get_all(user_id="u1"))
+    assert len(live) == 2 and "User lives in Chengdu" in live
+    merged = memory.get_all(user_id="u1", filters={"status": ["superseded"]})
+    assert len(merged) == 1 and merged[0].valid_to is not None
