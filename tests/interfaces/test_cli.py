@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-CLI = [sys.executable, "-m", "memstrata.cli.app"]
+CLI = [sys.executable, "-m", "memstrata"]
 
 
 def run(tmp_path: Path, *args: str, ok: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -91,3 +91,20 @@ def test_cli_usage_error_exits_non_zero(tmp_path: Path) -> None:
 def test_demo_runs(tmp_path: Path) -> None:
     out = run(tmp_path, "demo", "--db", str(tmp_path / "demo.db")).stdout
     assert "rock climbing" in out and "我对花生过敏" in out and "DELETE" in out
+
+
+def test_cli_lifecycle_commands(tmp_path: Path) -> None:
+    note = run_json(tmp_path, "add", "My old locker code was 1234", "--user", "u1")["results"][0]["id"]
+    run(tmp_path, "add", "I work as a pharmacist", "--user", "u1")
+    archived = run_json(tmp_path, "archive", note, "--user", "u1")
+    assert archived["status"] == "archived"
+    assert run_json(tmp_path, "restore", note, "--user", "u1")["status"] == "active"
+    preview = run_json(tmp_path, "forget", "locker code", "--user", "u1")
+    assert not preview["deleted"] and [m["id"] for m in preview["matched"]] == [note]
+    assert run_json(tmp_path, "forget", "locker code", "--user", "u1", "--yes")["deleted"]
+    assert run_json(tmp_path, "review", "--user", "u1") == []
+    assert set(run_json(tmp_path, "maintain")) == {"expired_pending", "archived", "sessions_released"}
+    refused = run(tmp_path, "erase-user", "u1", ok=False)
+    assert refused.returncode != 0 and "confirm=True" in refused.stderr
+    erased = run_json(tmp_path, "erase-user", "u1", "--yes")
+    assert set(erased["remaining"].values()) == {0}

@@ -78,7 +78,7 @@ class ScopeArgs(TypedDict):
     session_id: str | None
 
 
-def _scope(user: str | None, agent: str | None, session: str | None) -> ScopeArgs:
+def scope_args(user: str | None, agent: str | None, session: str | None) -> ScopeArgs:
     return {"user_id": user, "agent_id": agent, "session_id": session}
 
 
@@ -110,9 +110,9 @@ def add(
     memory = state.memory()
     options: dict[str, Any] = {"infer": True, "wait": wait} if infer else {"kind": kind, "key": key}
     result = memory.add(
-        payload, **_scope(user, agent, session), metadata=_parse_json_option(metadata, "metadata"), **options
+        payload, **scope_args(user, agent, session), metadata=_parse_json_option(metadata, "metadata"), **options
     )
-    jobs = [job for job in memory.list_jobs(**_scope(user, agent, session)) if job.id == result.job_id]
+    jobs = [job for job in memory.list_jobs(**scope_args(user, agent, session)) if job.id == result.job_id]
     if state.json:
         print_json({**result.model_dump(mode="json"), "jobs": to_jsonable(jobs)})
         return
@@ -140,7 +140,7 @@ def search(
     if kind:
         parsed["kind"] = kind
     hits = state.memory().search(
-        query, **_scope(user, agent, session), limit=limit, filters=parsed, threshold=threshold
+        query, **scope_args(user, agent, session), limit=limit, filters=parsed, threshold=threshold
     )
     if state.json:
         print_json(hits)
@@ -166,7 +166,7 @@ def list_(
     if status:
         filters["status"] = status
     items = state.memory().get_all(
-        **_scope(user, agent, session),
+        **scope_args(user, agent, session),
         filters=filters,
         limit=limit,
         offset=offset,
@@ -181,7 +181,7 @@ def list_(
 @app.command()
 def show(memory_id: str, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
     """Show one memory with every field."""
-    item = state.memory().get(memory_id, **_scope(user, agent, session))
+    item = state.memory().get(memory_id, **scope_args(user, agent, session))
     if state.json:
         print_json(item)
     else:
@@ -191,7 +191,7 @@ def show(memory_id: str, user: UserOpt = None, agent: AgentOpt = None, session: 
 @app.command()
 def history(memory_id: str, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
     """Every change made to a memory: ADD, UPDATE, DELETE with old and new text."""
-    events = state.memory().history(memory_id, **_scope(user, agent, session))
+    events = state.memory().history(memory_id, **scope_args(user, agent, session))
     if state.json:
         print_json(events)
     else:
@@ -214,7 +214,7 @@ def update(
         text,
         metadata=_parse_json_option(metadata, "metadata"),
         reason=reason,
-        **_scope(user, agent, session),
+        **scope_args(user, agent, session),
         actor="cli",
     )
     print_json(item) if state.json else console.print(f"[yellow]UPDATE[/yellow] {item.id}  {item.text}")
@@ -232,10 +232,10 @@ def delete(
     """Soft-delete a memory (or --purge it)."""
     memory = state.memory()
     if purge:
-        memory.purge(memory_id, **_scope(user, agent, session))
+        memory.purge(memory_id, **scope_args(user, agent, session))
         print_json({"purged": memory_id}) if state.json else console.print(f"[red]PURGED[/red] {memory_id}")
         return
-    item = memory.delete(memory_id, **_scope(user, agent, session), actor="cli", reason=reason)
+    item = memory.delete(memory_id, **scope_args(user, agent, session), actor="cli", reason=reason)
     print_json(item) if state.json else console.print(f"[red]DELETE[/red] {item.id}  {item.text}")
 
 
@@ -258,7 +258,7 @@ def import_(path: Path) -> None:
 @app.command()
 def stats(user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
     """Counts by status and kind, raw turns, history, vectors, file size."""
-    result = state.memory().stats(**_scope(user, agent, session))
+    result = state.memory().stats(**scope_args(user, agent, session))
     if state.json:
         print_json(vars(result))
         return
@@ -288,8 +288,8 @@ def jobs(
     if retry:
         memory.retry_job(retry)
     if flush or retry:
-        memory.flush(**_scope(user, agent, session))
-    found = memory.list_jobs(**_scope(user, agent, session), status=status or (), limit=limit)
+        memory.flush(**scope_args(user, agent, session))
+    found = memory.list_jobs(**scope_args(user, agent, session), status=status or (), limit=limit)
     print_json(found) if state.json else console.print(jobs_table(found))
 
 
@@ -325,7 +325,7 @@ def demo(
 
 
 # Command groups that live in their own modules register themselves on `app` when imported.
-from memstrata.cli import service_cmds, storage_cmds  # noqa: E402, F401
+from memstrata.cli import lifecycle_cmds, service_cmds, storage_cmds  # noqa: E402, F401
 
 
 def main() -> None:
@@ -344,6 +344,3 @@ def main() -> None:
             sys.exit(code)
         raise
 
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,5 @@
+"""``python -m memstrata`` runs the CLI."""
+
+from memstrata.cli.app import main
+
+main()
