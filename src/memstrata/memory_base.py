@@ -51,6 +51,8 @@ class MemoryBase:
         self._read_settings = ReadSettings(
             candidates=self.settings.search.candidates,
             rrf_k=self.settings.search.rrf_k,
+            keyword_weight=self.settings.search.keyword_weight,
+            dense_weight=self.settings.search.dense_weight,
             lifecycle=self.settings.lifecycle,
         )
         self.extractor: Extractor = extractor or RulesExtractor()

@@ -32,8 +32,10 @@ class Retrieved:
 
 @dataclass(frozen=True)
 class ReadSettings:
-    candidates: int = 50
-    rrf_k: int = 60
+    candidates: int = 100
+    rrf_k: int = 20
+    keyword_weight: float = 1.0
+    dense_weight: float = 0.5
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
 
 
@@ -78,18 +80,21 @@ def retrieve(store: Store, embedder: Embedder, query: SearchQuery, candidates: i
     return Retrieved(keyword=keyword, dense=dense, in_time_range=in_range)
 
 
-def fuse(retrieved: Retrieved, rrf_k: int) -> list[tuple[str, ScoreBreakdown]]:
+def fuse(retrieved: Retrieved, settings: ReadSettings) -> list[tuple[str, ScoreBreakdown]]:
     lists = {
         "keyword": [hit.memory_id for hit in retrieved.keyword],
         "dense": [hit.memory_id for hit in retrieved.dense],
     }
     if retrieved.in_time_range:
         lists["time"] = [hit.memory_id for hit in retrieved.in_time_range]
-    fused = rrf(lists, k=rrf_k)
+    weights = {"keyword": settings.keyword_weight, "dense": settings.dense_weight, "time": settings.dense_weight}
+    fused = rrf(lists, k=settings.rrf_k, weights=weights)
     keyword = {hit.memory_id: (rank, hit.score) for rank, hit in enumerate(retrieved.keyword, start=1)}
     dense = {hit.memory_id: (rank, hit.score) for rank, hit in enumerate(retrieved.dense, start=1)}
     timed = {hit.memory_id: rank for rank, hit in enumerate(retrieved.in_time_range, start=1)}
-    scale = max_rrf(2, rrf_k)  # the time list is a bonus on top: scores may exceed 1 inside a named range
+    scale = max_rrf(
+        settings.keyword_weight + settings.dense_weight, settings.rrf_k
+    )  # the time list is a bonus on top: scores may exceed 1 inside a named range
     ranked = []
     for memory_id, score in fused.items():
         keyword_rank, keyword_score = keyword.get(memory_id, (None, None))
@@ -134,7 +139,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     span = query_time_span(query)
     ranked = [
         (memory_id, breakdown)
-        for memory_id, breakdown in fuse(retrieve(store, embedder, query, settings.candidates, span), settings.rrf_k)
+        for memory_id, breakdown in fuse(retrieve(store, embedder, query, settings.candidates, span), settings)
         if passes_threshold(breakdown, query.threshold) and (key_item is None or memory_id != key_item.id)
     ]
     # Lifecycle can reorder, so rescore a few more candidates than will be returned.
