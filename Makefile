@@ -12,11 +12,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench,local,postgres,server]'
 	touch $(STAMP)
 
-# The main job: the bilingual walkthrough on the embedded SQLite default.
+# The main job: the memory service (REST /v1, MCP /mcp) on the embedded SQLite default, 127.0.0.1:8765.
+# Requests need an API key (`memstrata keys create --tenant NAME`); for keyless local use:
+#   make run SERVE_ARGS=--allow-anonymous-loopback
+# One OpenBLAS thread: the server embeds in many request threads at once, and a BLAS pool per call
+# oversubscribes the cores (p99 latency ~10x worse under load; see bench/service_load.py).
+SERVE_ARGS ?=
 run: $(STAMP)
-	$(BIN)/memstrata demo
+	OPENBLAS_NUM_THREADS=$${OPENBLAS_NUM_THREADS:-1} $(BIN)/memstrata serve $(SERVE_ARGS)
 
-demo: run
+# The bilingual walkthrough (add, cross-lingual search, update, delete, history) on a temporary store.
+demo: $(STAMP)
+	$(BIN)/memstrata demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

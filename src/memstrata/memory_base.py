@@ -68,7 +68,8 @@ class MemoryBase:
         )
         write = self.settings.write
         self._runner = JobRunner(deps, lease_s=write.lease_s, batch_jobs=write.batch_jobs)
-        self._worker: BackgroundWorker | None = None
+        # One slot shared by every tenant view (views are shallow copies): one worker thread per Memory.
+        self._worker_slot: list[BackgroundWorker] = []
 
     llm_reason = "rules extractor (no model passed to Memory)"
     _tenant: str | None = None
@@ -83,9 +84,8 @@ class MemoryBase:
         return view
 
     def close(self) -> None:
-        if self._worker is not None:
-            self._worker.stop()
-            self._worker = None
+        while self._worker_slot:
+            self._worker_slot.pop().stop()
         self.store.close()
 
     def __enter__(self) -> Self:
@@ -133,6 +133,6 @@ class MemoryBase:
     # --- write --------------------------------------------------------------------------
 
     def _wake_worker(self) -> None:
-        if self._worker is None:
-            self._worker = BackgroundWorker(self._runner)
-        self._worker.wake()
+        if not self._worker_slot:
+            self._worker_slot.append(BackgroundWorker(self._runner))
+        self._worker_slot[0].wake()

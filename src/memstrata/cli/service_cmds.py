@@ -1,3 +1,194 @@
-"""CLI commands that run memstrata as a service (registered on the main app when imported)."""
+"""CLI commands that run memstrata as a service (registered on the main app when imported).
+
+``serve`` (REST + MCP over HTTP), ``mcp`` (MCP over stdio) and ``keys create|list|revoke``. The
+server packages are imported inside the commands, so the rest of the CLI works without the
+``server`` extra.
+"""
 
 from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from memstrata.cli.app import app, state
+from memstrata.cli.render import console, err_console, print_json
+from memstrata.config import Settings, load_settings
+from memstrata.errors import InvalidInputError
+
+keys_app = typer.Typer(help="API keys of the service: each bound to a tenant and to allowed user / agent ids.")
+app.add_typer(keys_app, name="keys")
+
+
+def _settings() -> Settings:
+    """The same settings `state.memory()` uses, without opening the store or loading a model."""
+    settings = load_settings(state.config) if state.config else load_settings()
+    if state.db is not None:
+        data = settings.model_dump()
+        data["store"]["path"] = str(state.db)
+        settings = load_settings(data)
+    return settings
+
+
+def _need_server_extra() -> None:
+    try:
+        import fastapi  # noqa: F401
+        import mcp  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        raise InvalidInputError(
+            f"the service needs the server extra ({exc.name} is missing): pip install 'memstrata[server]'"
+        ) from None
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="interface to bind (default: server.host, 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port (default: server.port, 8765)")] = None,
+    allow_anonymous_loopback: Annotated[
+        bool | None,
+        typer.Option(
+            "--allow-anonymous-loopback/--require-keys",
+            help="accept requests without a key from this machine (loopback host only)",
+        ),
+    ] = None,
+) -> None:
+    """Serve the REST API (/v1, docs at /docs) and MCP over streamable HTTP (/mcp) on the configured store."""
+    _need_server_extra()
+    import uvicorn
+
+    from memstrata.api.app import create_app
+    from memstrata.api.keys import KeyStore
+
+    memory = state.memory()
+    overrides = {"host": host, "port": port, "allow_anonymous_loopback": allow_anonymous_loopback}
+    server = memory.settings.server.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    keys = KeyStore(server.keys_file(memory.settings.store.path))
+    try:
+        application = create_app(memory, server, keys=keys)
+        active = len(keys.list_keys())
+        err_console.print(
+            f"memstrata on http://{server.host}:{server.port}  (REST /v1, docs /docs, MCP /mcp)\n"
+            f"store {memory.store.location}; {active} API keys in {keys.path}"
+            + ("; anonymous loopback access ON" if server.allow_anonymous_loopback else ""),
+            highlight=False,
+        )
+        if "OPENBLAS_NUM_THREADS" not in os.environ:
+            err_console.print(
+                "[yellow]tip:[/yellow] start with OPENBLAS_NUM_THREADS=1 (as `make run` does): concurrent requests "
+                "then do not fight over BLAS threads, and tail latency under load drops about tenfold"
+            )
+        if active == 0 and not server.allow_anonymous_loopback:
+            err_console.print("[yellow]no API keys yet:[/yellow] `memstrata keys create --tenant NAME` makes one")
+        # Keep-alive longer than clients' idle expiry (httpx: 5 s, like uvicorn's default): with equal timeouts a
+        # client may reuse a connection the server is closing, and its request fails with a read error.
+        uvicorn.run(application, host=server.host, port=server.port, log_level="info", timeout_keep_alive=30)
+    finally:
+        keys.close()
+        memory.close()
+
+
+@app.command("mcp")
+def mcp_stdio(
+    tenant: Annotated[
+        str | None, typer.Option(help="act inside this tenant (default: the local default tenant)")
+    ] = None,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="the only user_id the tools may use")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", "-a", help="the only agent_id the tools may use")] = None,
+) -> None:
+    """Serve MCP over stdio, for Claude Desktop, Cursor and other local MCP clients."""
+    _need_server_extra()
+    from memstrata.api.principal import Principal
+    from memstrata.mcp_server.server import run_stdio
+
+    principal = Principal(
+        tenant_id=tenant,
+        user_ids=frozenset([user]) if user else None,
+        agent_ids=frozenset([agent]) if agent else None,
+    )
+    memory = state.memory()
+    try:
+        run_stdio(memory, principal)
+    finally:
+        memory.close()
+
+
+@keys_app.command("create")
+def keys_create(
+    tenant: Annotated[str, typer.Option(help="the tenant this key acts in; it can reach nothing else")],
+    user: Annotated[
+        list[str] | None, typer.Option("--user", "-u", help="allowed user_id (repeat; default all)")
+    ] = None,
+    agent: Annotated[
+        list[str] | None, typer.Option("--agent", "-a", help="allowed agent_id (repeat; default all)")
+    ] = None,
+    name: Annotated[str, typer.Option(help="a label, e.g. who holds the key")] = "",
+) -> None:
+    """Create an API key. The token is printed once; only its hash is stored."""
+    from memstrata.api.keys import KeyStore
+
+    settings = _settings()
+    keys = KeyStore(settings.server.keys_file(settings.store.path))
+    try:
+        key, token = keys.create(tenant, user_ids=user or None, agent_ids=agent or None, name=name)
+    finally:
+        keys.close()
+    if state.json:
+        print_json({**key.model_dump(mode="json"), "token": token})
+        return
+    console.print(f"created key [bold]{key.id}[/bold] for tenant {key.tenant_id}", highlight=False)
+    console.print(f"users: {_ids(key.user_ids)}   agents: {_ids(key.agent_ids)}", highlight=False)
+    console.print("token (shown only now; send it as 'Authorization: Bearer <token>'):", highlight=False)
+    print(token)
+
+
+@keys_app.command("list")
+def keys_list(all_: Annotated[bool, typer.Option("--all", help="include revoked keys")] = False) -> None:
+    """List API keys (never their secrets)."""
+    from rich.table import Table
+
+    from memstrata.api.keys import KeyStore
+
+    settings = _settings()
+    keys = KeyStore(settings.server.keys_file(settings.store.path))
+    try:
+        found = keys.list_keys(include_revoked=all_)
+    finally:
+        keys.close()
+    if state.json:
+        print_json(found)
+        return
+    table = Table(title=f"API keys ({keys.path})")
+    for column in ("id", "name", "tenant", "users", "agents", "created", "revoked"):
+        table.add_column(column, overflow="fold")
+    for key in found:
+        revoked = key.revoked_at.strftime("%Y-%m-%d %H:%M") if key.revoked_at else ""
+        table.add_row(
+            key.id,
+            key.name,
+            key.tenant_id,
+            _ids(key.user_ids),
+            _ids(key.agent_ids),
+            key.created_at.strftime("%Y-%m-%d %H:%M"),
+            revoked,
+        )
+    console.print(table)
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: str) -> None:
+    """Revoke an API key; a running server refuses it from the next request on."""
+    from memstrata.api.keys import KeyStore
+
+    settings = _settings()
+    keys = KeyStore(settings.server.keys_file(settings.store.path))
+    try:
+        key = keys.revoke(key_id)
+    finally:
+        keys.close()
+    print_json(key) if state.json else console.print(f"revoked {key.id} (tenant {key.tenant_id})", highlight=False)
+
+
+def _ids(ids: tuple[str, ...] | None) -> str:
+    return "all" if ids is None else ", ".join(ids)

@@ -1,0 +1,205 @@
+"""Load on the memory service: N concurrent clients × M requests (mixed add / search) over loopback HTTP.
+
+``python -m bench.service_load [--clients 50] [--requests 200] [--add-ratio 0.3] [--time-limit 600]``
+
+The server is the real thing, started as its own process (``memstrata serve``) on a fresh SQLite
+store with the bundled embedder and an API key, so the load generator does not share its GIL. Each
+client is one user: it first stores ``--seed-facts`` facts in one request (not measured), then sends
+its requests one after another (adds of one fact, searches with limit 10). The server runs with one
+OpenBLAS thread (``--blas-threads``), as ``make run`` starts it: with the default (a thread per core)
+every request thread's tiny matrix products fight over the cores and tail latency grows tenfold. The run stops at
+``--time-limit`` seconds whatever is left. Writes JSON and a Markdown table to bench/results/.
+On a 2-core machine the generator and the server share the cores: the numbers are a floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench import facts
+from bench.machine import machine_facts, machine_line
+from bench.metrics import percentiles
+from memstrata.api.keys import KeyStore
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(directory: Path, blas_threads: int) -> tuple[subprocess.Popen[bytes], str, str]:
+    """A `memstrata serve` process on a fresh store; returns it, its URL and an API key."""
+    keys = KeyStore(directory / "keys.db")  # the default place: beside the store
+    token = keys.create("bench", name="service-load")[1]
+    keys.close()
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
+    if blas_threads:  # as `make run` does: one BLAS thread per request thread, no oversubscription
+        env["OPENBLAS_NUM_THREADS"] = str(blas_threads)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memstrata", "--db", str(directory / "memstrata.db"), "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"memstrata serve exited with {server.returncode}")
+        try:
+            if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
+                return server, url, token
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    server.kill()
+    raise RuntimeError("memstrata serve did not become ready in 120 s")
+
+
+async def seed(http: httpx.AsyncClient, number: int, args: argparse.Namespace) -> None:
+    first = 10_000_000 + number * args.seed_facts
+    body = {"user_id": f"user{number}", "text": facts.facts(first, args.seed_facts)}
+    (await http.post("/v1/memories", json=body)).raise_for_status()
+
+
+async def client(
+    http: httpx.AsyncClient, number: int, args: argparse.Namespace, deadline: float, samples: list[dict[str, Any]]
+) -> None:
+    rng = random.Random(number)
+    user = f"user{number}"
+    seed_start = number * args.requests
+    questions = facts.queries(50, seed=number)
+    for i in range(args.requests):
+        if time.monotonic() >= deadline:
+            return
+        op = "add" if rng.random() < args.add_ratio else "search"
+        if op == "add":
+            body: dict[str, Any] = {"user_id": user, "text": facts.fact(20_000_000 + seed_start + i)}
+            path = "/v1/memories"
+        else:
+            body = {"user_id": user, "query": questions[i % len(questions)], "limit": 10}
+            path = "/v1/memories/search"
+        began = time.perf_counter()
+        try:
+            response = await http.post(path, json=body)
+            status, error = response.status_code, None if response.status_code < 400 else response.text[:200]
+        except httpx.HTTPError as exc:
+            status, error = 0, f"{type(exc).__name__}: {exc}"
+        samples.append({"op": op, "ms": (time.perf_counter() - began) * 1000, "status": status, "error": error})
+
+
+async def run_load(url: str, token: str, args: argparse.Namespace) -> dict[str, Any]:
+    samples: list[dict[str, Any]] = []
+    limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=120) as http:
+        await asyncio.gather(*(seed(http, n, args) for n in range(args.clients)))  # not measured
+        started = time.monotonic()
+        deadline = started + args.time_limit
+        tasks = [asyncio.create_task(client(http, n, args, deadline, samples)) for n in range(args.clients)]
+        done, pending = await asyncio.wait(tasks, timeout=args.time_limit + 60)
+        for task in pending:
+            task.cancel()
+        elapsed = time.monotonic() - started
+    failures = [str(task.exception()) for task in done if task.exception() is not None]
+    return summarise(samples, elapsed, args, failures, timed_out=len(pending) > 0 or elapsed >= args.time_limit)
+
+
+def summarise(
+    samples: list[dict[str, Any]], elapsed: float, args: argparse.Namespace, failures: list[str], *, timed_out: bool
+) -> dict[str, Any]:
+    errors = [s for s in samples if s["error"] is not None]
+    by_op = {
+        op: {"requests": len(ms), **percentiles(ms)}
+        for op in ("add", "search")
+        if (ms := [s["ms"] for s in samples if s["op"] == op])
+    }
+    return {
+        "config": {k: v for k, v in vars(args).items() if k != "out"},
+        "planned_requests": args.clients * args.requests,
+        "completed_requests": len(samples),
+        "errors": len(errors) + len(failures),
+        "error_examples": [e["error"] for e in errors[:5]] + failures[:5],
+        "status_counts": dict(Counter(str(s["status"]) for s in samples)),
+        "elapsed_s": round(elapsed, 2),
+        "throughput_rps": round(len(samples) / elapsed, 1) if elapsed else 0.0,
+        "timed_out": timed_out,
+        "latency_ms": {"all": percentiles([s["ms"] for s in samples]), **by_op},
+    }
+
+
+def markdown(result: dict[str, Any]) -> str:
+    cfg = result["config"]
+    lines = [
+        f"# Service load: {cfg['clients']} clients × {cfg['requests']} requests "
+        f"({cfg['add_ratio']:.0%} add / {1 - cfg['add_ratio']:.0%} search)",
+        "",
+        f"Machine: {machine_line(result['machine'])}",
+        "",
+        f"Completed {result['completed_requests']} of {result['planned_requests']} requests in "
+        f"{result['elapsed_s']} s: **{result['throughput_rps']} requests/s**, **{result['errors']} errors**"
+        f"{' (stopped at the time limit)' if result['timed_out'] else ''}.",
+        "",
+        "| operation | requests | p50 ms | p95 ms | p99 ms | mean ms |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for op, stats in result["latency_ms"].items():
+        count = stats.get("requests", result["completed_requests"])
+        lines.append(
+            f"| {op} | {count} | {stats['p50_ms']:.1f} | {stats['p95_ms']:.1f} | "
+            f"{stats['p99_ms']:.1f} | {stats['mean_ms']:.1f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--requests", type=int, default=200, help="per client")
+    parser.add_argument("--add-ratio", type=float, default=0.3)
+    parser.add_argument("--seed-facts", type=int, default=20, help="facts stored per user before measuring")
+    parser.add_argument("--time-limit", type=float, default=600.0, help="seconds; the run stops there")
+    parser.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS of the server; 0: unset")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+
+    machine = machine_facts()
+    with tempfile.TemporaryDirectory(prefix="memstrata-load-") as tmp:
+        server, url, token = start_server(Path(tmp), args.blas_threads)
+        try:
+            result = asyncio.run(run_load(url, token, args))
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    result["machine"] = machine
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / f"{datetime.now(UTC):%Y-%m-%d}-service-load"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    stem.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
+    print(markdown(result))
+    print(f"wrote {stem}.json and {stem}.md")
+    return 0 if result["errors"] == 0 and not result["timed_out"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The service: one ASGI app with the REST API under /v1, MCP at /mcp, health, readiness and /docs.
+
+``create_app`` takes a ready Memory (tests inject one; ``memstrata serve`` builds it from the
+configuration) and does not own it: whoever made the Memory closes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+
+from fastapi import FastAPI, Request
+from starlette.routing import Route
+
+from memstrata.api import lifecycle_routes, problems, routes
+from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
+from memstrata.api.keys import KeyStore
+from memstrata.api.limits import BodySizeLimit
+from memstrata.api.models import Health, Readiness
+from memstrata.config import ServerSettings
+from memstrata.errors import EmbeddingMismatchError, InvalidInputError
+from memstrata.mcp_server.server import build_server
+from memstrata.memory import Memory
+from memstrata.providers.protocol import embedding_identity
+
+DESCRIPTION = """\
+Long-term memory for LLM agents. Every request needs `Authorization: Bearer <API key>`
+(`memstrata keys create --tenant NAME`); a key reaches only its tenant's memories, and only the
+user / agent ids it was created for. Errors are RFC 9457 problem details with a `detail` that says what
+to do and a stable `code`. MCP (streamable HTTP) is served at `/mcp` with the same keys.
+"""
+
+
+def _version() -> str:
+    try:
+        return version("memstrata")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        return "0"
+
+
+def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: KeyStore | None = None) -> FastAPI:
+    """Build the service around ``memory``. ``keys`` may be None only for anonymous loopback use."""
+    server = server or memory.settings.server
+    if server.allow_anonymous_loopback and not is_loopback(server.host):
+        raise InvalidInputError(
+            f"server.allow_anonymous_loopback needs a loopback host, not {server.host!r}; "
+            "bind to 127.0.0.1, or turn it off and use API keys"
+        )
+    if keys is None and not server.allow_anonymous_loopback:
+        raise InvalidInputError("the server needs a KeyStore, unless server.allow_anonymous_loopback is on")
+    auth = Authenticator(keys, allow_anonymous_loopback=server.allow_anonymous_loopback)
+    mcp = build_server(memory)
+    # Stateless JSON mode: no per-client session lives in this process, so any replica can answer any
+    # request and nothing needs expiring; the memory tools never push notifications anyway.
+    mcp_app = mcp.streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        max_request_body_size=server.max_request_bytes,
+        host=server.host,  # on loopback the SDK also checks Host / Origin against DNS rebinding
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp.session_manager.run():
+            yield
+
+    app = FastAPI(title="memstrata", version=_version(), description=DESCRIPTION, lifespan=lifespan)
+    app.state.memory = memory
+    app.state.auth = auth
+    problems.install(app)
+    app.include_router(routes.router)
+    app.include_router(lifecycle_routes.router)
+
+    @app.get("/health", response_model=Health, tags=["service"])
+    def health() -> Health:
+        """Liveness: the process answers. No key needed."""
+        return Health(status="ok")
+
+    @app.get("/ready", response_model=Readiness, tags=["service"], responses=routes.ERRORS)
+    def ready(request: Request) -> Readiness:
+        """Readiness: the store answers a query and the embedder matches the stored vectors. No key needed."""
+        ready_memory: Memory = request.app.state.memory
+        stored = ready_memory.store.embedding_id()  # a StoreError here answers 503
+        configured = embedding_identity(ready_memory.embedder)
+        if stored is not None and stored != configured:
+            raise EmbeddingMismatchError(stored=stored, configured=configured)  # 503 with what to do
+        return Readiness(status="ready", embedder=configured, stored_embedding=stored)
+
+    for route in mcp_app.routes:
+        assert isinstance(route, Route)
+        app.router.routes.append(Route(route.path, endpoint=McpAuthGuard(route.app, auth), include_in_schema=False))
+    app.add_middleware(BodySizeLimit, max_bytes=server.max_request_bytes)
+    return app

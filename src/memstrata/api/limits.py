@@ -1,0 +1,61 @@
+"""Request size limit, as pure ASGI middleware so it covers REST and MCP alike.
+
+A declared Content-Length over the limit is refused before the body is read. A chunked body (no
+length) is counted as it streams in and cut off at the limit, so a client cannot get around the
+limit by leaving the header out.
+"""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memstrata.api.problems import RequestTooLarge, problem_response
+
+
+class BodySizeLimit:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None:
+            if not declared.isdigit():
+                response = problem_response(400, "Content-Length must be a whole number of bytes", "bad_length")
+                await response(scope, receive, send)
+                return
+            if int(declared) > self.max_bytes:
+                await self._too_large(scope, receive, send)
+                return
+
+        received = 0
+        started = False
+
+        async def counted_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise RequestTooLarge(self.max_bytes)
+            return message
+
+        async def tracked_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, tracked_send)
+        except RequestTooLarge:
+            if started:  # too late for a clean answer; let the server drop the connection
+                raise
+            await self._too_large(scope, receive, send)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        exc = RequestTooLarge(self.max_bytes)
+        response = problem_response(413, str(exc.detail), "too_large", instance=scope.get("path"))
+        await response(scope, receive, send)

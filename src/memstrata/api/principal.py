@@ -1,0 +1,79 @@
+"""Who is calling and what they may touch: a tenant plus the user / agent ids a key allows.
+
+Both the REST API and MCP resolve every request to a :class:`Principal` and ask it for the scope
+to pass to ``Memory``. The tenant is enforced by the store (``Memory.for_tenant``); the allowed
+user / agent ids are checked here, before Memory is called, because the store only knows scopes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass
+from typing import TypedDict
+
+from memstrata.memory import Memory
+
+
+class Unauthenticated(Exception):
+    """No credentials, or credentials that do not match a live key (HTTP 401)."""
+
+
+class AccessDenied(Exception):
+    """A valid key asked for a scope outside the ones it allows (HTTP 403)."""
+
+
+class ScopeArgs(TypedDict):
+    user_id: str | None
+    agent_id: str | None
+    session_id: str | None
+
+
+@dataclass(frozen=True)
+class Principal:
+    """A resolved caller. ``None`` id sets mean "every id of this tenant"."""
+
+    tenant_id: str | None
+    user_ids: frozenset[str] | None = None
+    agent_ids: frozenset[str] | None = None
+    key_id: str | None = None  # None: anonymous loopback, or a local stdio process
+
+    @property
+    def restricted(self) -> bool:
+        return self.user_ids is not None or self.agent_ids is not None
+
+    def memory(self, memory: Memory) -> Memory:
+        """The Memory view this caller works through: every store query carries its tenant."""
+        return memory.for_tenant(self.tenant_id)
+
+    def scope(self, user_id: str | None, agent_id: str | None, session_id: str | None) -> ScopeArgs:
+        """The scope a request may use. A key bound to exactly one user (or agent) fills it in when omitted.
+
+        A restricted dimension must be given and allowed: a key for user ``alice`` that asked only for
+        ``agent_id=bot`` would otherwise read every user's memories of that agent.
+        """
+        user_id = _checked("user_id", user_id, self.user_ids)
+        agent_id = _checked("agent_id", agent_id, self.agent_ids)
+        return {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "key_id": self.key_id,
+            "tenant_id": self.tenant_id,
+            "user_ids": sorted(self.user_ids) if self.user_ids is not None else "all",
+            "agent_ids": sorted(self.agent_ids) if self.agent_ids is not None else "all",
+        }
+
+
+def _checked(field: str, value: str | None, allowed: Set[str] | None) -> str | None:
+    if allowed is None:
+        return value
+    if value is None and len(allowed) == 1:
+        return next(iter(allowed))
+    if value is None:
+        raise AccessDenied(f"this API key is limited to {field} in {sorted(allowed)}; pass one of them as {field}")
+    if value not in allowed:
+        raise AccessDenied(
+            f"this API key may not use {field}={value!r}; it is limited to {sorted(allowed)}. "
+            "Use one of those, or a key created for this id (`memstrata keys create`)"
+        )
+    return value

@@ -1,0 +1,157 @@
+"""Errors as RFC 9457 problem details (``application/problem+json``), with a ``detail`` that says what to do.
+
+``type`` stays ``about:blank`` (so ``title`` is the HTTP status phrase); the machine-readable kind of
+error is the ``code`` extension member, e.g. ``not_found`` or ``scope_denied``.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from memstrata.api.principal import AccessDenied, Unauthenticated
+from memstrata.errors import (
+    ConfirmationRequiredError,
+    ConflictError,
+    EmbeddingMismatchError,
+    InvalidInputError,
+    MemstrataError,
+    NotFoundError,
+    ProviderError,
+    StoreError,
+)
+
+MEDIA_TYPE = "application/problem+json"
+logger = logging.getLogger("memstrata.api")
+
+# Most specific first: EmbeddingMismatchError is a server configuration problem, not the caller's.
+STATUS: list[tuple[type[Exception], int, str]] = [
+    (Unauthenticated, 401, "unauthenticated"),
+    (AccessDenied, 403, "scope_denied"),
+    (InvalidInputError, 422, "invalid_input"),
+    (NotFoundError, 404, "not_found"),
+    (ConflictError, 409, "conflict"),
+    (ConfirmationRequiredError, 409, "confirmation_required"),
+    (EmbeddingMismatchError, 503, "embedding_mismatch"),
+    (StoreError, 503, "store_unavailable"),
+    (ProviderError, 502, "provider_failed"),
+    (MemstrataError, 500, "internal"),
+]
+
+
+class FieldProblem(BaseModel):
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details plus ``code`` (stable, machine-readable) and, for 422s, the bad fields."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    code: str
+    instance: str | None = None
+    errors: list[FieldProblem] | None = Field(default=None, description="one entry per invalid request field")
+
+
+class RequestTooLarge(StarletteHTTPException):
+    """Raised while a body is read; a StarletteHTTPException so FastAPI's body parsing re-raises it as is."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            413,
+            f"the request body is over the limit of {limit} bytes; send less per request (split batches), "
+            "or raise server.max_request_bytes in the configuration",
+        )
+
+
+def problem_response(
+    status: int,
+    detail: str,
+    code: str,
+    *,
+    instance: str | None = None,
+    errors: list[FieldProblem] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    body = Problem(
+        title=HTTPStatus(status).phrase, status=status, detail=detail, code=code, instance=instance, errors=errors
+    )
+    return JSONResponse(
+        body.model_dump(mode="json", exclude_none=True), status_code=status, media_type=MEDIA_TYPE, headers=headers
+    )
+
+
+def classify(exc: Exception) -> tuple[int, str]:
+    for kind, status, code in STATUS:
+        if isinstance(exc, kind):
+            return status, code
+    return 500, "internal"
+
+
+def auth_headers(status: int) -> dict[str, str] | None:
+    return {"WWW-Authenticate": 'Bearer realm="memstrata"'} if status == 401 else None
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every error into a problem response."""
+
+    async def on_known(request: Request, exc: Exception) -> JSONResponse:
+        status, code = classify(exc)
+        if status >= 500:
+            logger.error("%s on %s %s: %s", code, request.method, request.url.path, exc)
+        return problem_response(status, str(exc), code, instance=request.url.path, headers=auth_headers(status))
+
+    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        errors = [_field_problem(err) for err in exc.errors()]
+        fields = "; ".join(f"{'.'.join(map(str, e.loc))}: {e.msg}" for e in errors)
+        detail = f"the request does not match the schema ({fields}); see /docs for the expected shape"
+        return problem_response(422, detail, "invalid_request", instance=request.url.path, errors=errors)
+
+    async def on_http(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        status = exc.status_code
+        detail = str(exc.detail) if exc.detail and exc.detail != HTTPStatus(status).phrase else ""
+        detail = _HINTS.get(detail, _HINTS.get(status, detail))
+        headers = dict(exc.headers or {}) | (auth_headers(status) or {})
+        code = _HTTP_CODES.get(status, HTTPStatus(status).phrase.lower().replace(" ", "_"))
+        return problem_response(
+            status, detail or HTTPStatus(status).phrase, code, instance=request.url.path, headers=headers or None
+        )
+
+    async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unexpected error on %s %s", request.method, request.url.path)
+        return problem_response(
+            500, "an unexpected server error; the server log has the details. Retry, or report it", "internal"
+        )
+
+    for kind, _, _ in STATUS:
+        app.add_exception_handler(kind, on_known)
+    app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(StarletteHTTPException, on_http)
+    app.add_exception_handler(Exception, on_unexpected)
+
+
+_HINTS: dict[int | str, str] = {
+    # FastAPI's words when a body is not JSON at all (or undecodable), with what to do about it added.
+    "There was an error parsing the body": "the body could not be read as JSON; send UTF-8 JSON with "
+    "Content-Type: application/json, shaped as /docs shows",
+    404: "no such endpoint; GET /docs lists them",
+    405: "this endpoint does not accept that method; GET /docs lists the methods",
+}
+_HTTP_CODES = {404: "no_route", 405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type"}
+
+
+def _field_problem(err: Any) -> FieldProblem:
+    return FieldProblem(loc=list(err.get("loc", ())), msg=str(err.get("msg", "")), type=str(err.get("type", "")))

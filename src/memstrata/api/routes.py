@@ -1,0 +1,218 @@
+"""REST endpoints: each translates the request, checks the key's scopes, and calls the Memory facade.
+
+Handlers are plain ``def``: Memory is synchronous (SQLite, the embedder), so FastAPI runs them in
+its worker threads and the event loop stays free. Scope ids come in the body for add and search
+(as in the Python API's keyword arguments) and in the query string everywhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from memstrata.api.models import (
+    AddRequest,
+    DeletedCount,
+    MemoryPage,
+    ScopeBody,
+    SearchRequest,
+    Stats,
+    UpdateRequest,
+    WhoAmI,
+)
+from memstrata.api.principal import Principal, ScopeArgs
+from memstrata.api.problems import Problem
+from memstrata.errors import NotFoundError
+from memstrata.memory import Memory
+from memstrata.query import OrderField
+from memstrata.types import AddResult, HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, SearchHit, StoredMessage
+
+bearer = HTTPBearer(auto_error=False, description="an API key from `memstrata keys create`")
+ERRORS: dict[int | str, dict[str, object]] = {
+    status: {"model": Problem, "content": {"application/problem+json": {}}} for status in (401, 403, 404, 413, 422)
+}
+router = APIRouter(prefix="/v1", responses=ERRORS)
+
+
+@dataclass(frozen=True)
+class Caller:
+    principal: Principal
+    memory: Memory  # the tenant view: every store query carries the key's tenant
+
+    @property
+    def actor(self) -> str:
+        return f"rest:{self.principal.key_id or 'local'}"
+
+    def scope(self, ids: ScopeBody) -> ScopeArgs:
+        return self.principal.scope(ids.user_id, ids.agent_id, ids.session_id)
+
+
+def caller(request: Request, _credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)]) -> Caller:
+    # The raw header, not `_credentials`: HTTPBearer hides malformed headers, and we want to say what is wrong.
+    client = request.client.host if request.client else None
+    principal: Principal = request.app.state.auth.resolve(request.headers.get("authorization"), client)
+    return Caller(principal, principal.memory(request.app.state.memory))
+
+
+def scope_query(
+    user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+    agent_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+    session_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+) -> ScopeBody:
+    return ScopeBody(user_id=user_id, agent_id=agent_id, session_id=session_id)
+
+
+CallerDep = Annotated[Caller, Depends(caller)]
+ScopeDep = Annotated[ScopeBody, Depends(scope_query)]
+MemoryId = Annotated[str, Path(min_length=1, max_length=128)]
+
+
+@router.post("/memories", status_code=201, response_model=AddResult, tags=["memories"])
+def add_memories(body: AddRequest, call: CallerDep) -> AddResult:
+    """Store text as memories, or conversation turns (``messages``) as raw turns plus episode memories.
+
+    With ``infer``, a background job extracts facts from the turns; ``job_id`` names it (see /v1/jobs).
+    """
+    return call.memory.add(
+        body.payload(),
+        **call.scope(body),
+        metadata=body.metadata,
+        infer=body.infer,
+        wait=body.wait,
+        kind=body.kind,
+        key=body.key,
+        confidence=body.confidence,
+        event_time=body.event_time,
+        actor=call.actor,
+    )
+
+
+@router.post("/memories/search", response_model=list[SearchHit], tags=["memories"])
+def search_memories(body: SearchRequest, call: CallerDep) -> list[SearchHit]:
+    """Hybrid keyword + vector search within a scope; each hit says why it ranked (``breakdown``)."""
+    return call.memory.search(
+        body.query,
+        **call.scope(body),
+        limit=body.limit,
+        filters=body.filters,
+        threshold=body.threshold,
+        as_of=body.as_of,
+        include_archived=body.include_archived,
+    )
+
+
+@router.get("/memories", response_model=MemoryPage, tags=["memories"])
+def list_memories(
+    call: CallerDep,
+    ids: ScopeDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    kind: Annotated[list[str] | None, Query(description="only these kinds")] = None,
+    status: Annotated[list[MemoryStatus] | None, Query(description="default: active only")] = None,
+    order_by: OrderField = "created_at",
+    descending: bool = True,
+) -> MemoryPage:
+    """Memories of a scope, a page at a time (newest first by default)."""
+    filters: dict[str, object] = {}
+    if kind:
+        filters["kind"] = kind
+    if status:
+        filters["status"] = status
+    items = call.memory.get_all(
+        **call.scope(ids), filters=filters, limit=limit, offset=offset, order_by=order_by, descending=descending
+    )
+    next_offset = offset + len(items) if len(items) == limit else None
+    return MemoryPage(items=items, limit=limit, offset=offset, next_offset=next_offset)
+
+
+@router.delete("/memories", response_model=DeletedCount, tags=["memories"])
+def delete_all_memories(call: CallerDep, ids: ScopeDep, reason: str | None = None) -> DeletedCount:
+    """Soft-delete every live memory of the scope in one transaction; history keeps them."""
+    return DeletedCount(deleted=call.memory.delete_all(**call.scope(ids), actor=call.actor, reason=reason))
+
+
+@router.get("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
+def get_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
+    return call.memory.get(memory_id, **call.scope(ids))
+
+
+@router.patch("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
+def update_memory(memory_id: MemoryId, body: UpdateRequest, call: CallerDep, ids: ScopeDep) -> MemoryItem:
+    """Change text and/or metadata (merged); the old text stays in the history."""
+    return call.memory.update(
+        memory_id, body.text, metadata=body.metadata, reason=body.reason, **call.scope(ids), actor=call.actor
+    )
+
+
+@router.delete("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
+def delete_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep, reason: str | None = None) -> MemoryItem:
+    """Soft delete: the memory leaves search; its history keeps the text. Use /purge to remove it for good."""
+    return call.memory.delete(memory_id, **call.scope(ids), actor=call.actor, reason=reason)
+
+
+@router.post("/memories/{memory_id}/purge", status_code=204, tags=["memories"])
+def purge_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> Response:
+    """Hard delete: the row, its vector, keyword entry and history are removed. Cannot be undone."""
+    call.memory.purge(memory_id, **call.scope(ids))
+    return Response(status_code=204)
+
+
+@router.get("/memories/{memory_id}/history", response_model=list[HistoryEvent], tags=["memories"])
+def memory_history(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> list[HistoryEvent]:
+    """Every change to a memory, oldest first, including the versions it superseded."""
+    return call.memory.history(memory_id, **call.scope(ids))
+
+
+@router.get("/messages", response_model=list[StoredMessage], tags=["messages"])
+def list_messages(
+    call: CallerDep, ids: ScopeDep, limit: Annotated[int, Query(ge=1, le=10_000)] = 1000
+) -> list[StoredMessage]:
+    """The raw turns stored for a scope, oldest first: the provenance behind every memory."""
+    return call.memory.messages(**call.scope(ids), limit=limit)
+
+
+@router.get("/jobs", response_model=list[Job], tags=["jobs"])
+def list_jobs(
+    call: CallerDep,
+    ids: ScopeDep,
+    status: Annotated[list[JobStatus] | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+) -> list[Job]:
+    """Background extraction jobs (``infer``): status, errors, the model's raw output."""
+    return call.memory.list_jobs(**call.scope(ids), status=[s.value for s in status or ()], limit=limit)
+
+
+@router.post("/jobs/flush", response_model=list[Job], tags=["jobs"])
+def flush_jobs(
+    call: CallerDep, ids: ScopeDep, timeout_s: Annotated[float | None, Query(gt=0, le=600)] = None
+) -> list[Job]:
+    """Run every pending extraction job of the scope now and return its jobs."""
+    return call.memory.flush(**call.scope(ids), timeout_s=timeout_s)
+
+
+@router.post("/jobs/{job_id}/retry", response_model=Job, tags=["jobs"])
+def retry_job(job_id: Annotated[str, Path(min_length=1, max_length=128)], call: CallerDep, ids: ScopeDep) -> Job:
+    """Queue a failed job again (its turns are still stored)."""
+    scope = call.scope(ids)
+    # Memory checks the tenant; a key limited to some users or agents must also own the job's scope.
+    if call.principal.restricted or any(scope.values()):
+        failed = call.memory.list_jobs(**scope, status=[JobStatus.FAILED.value], limit=10_000)
+        if job_id not in {job.id for job in failed}:
+            raise NotFoundError(f"no failed job {job_id} in this scope; GET /v1/jobs?status=failed lists them")
+    return call.memory.retry_job(job_id)
+
+
+@router.get("/stats", response_model=Stats, tags=["admin"])
+def stats(call: CallerDep, ids: ScopeDep) -> Stats:
+    """Counts by status and kind, raw turns, history events and vectors for the scope."""
+    found = call.memory.stats(**call.scope(ids))
+    return Stats.model_validate(vars(found))  # location and file size stay private to the server
+
+
+@router.get("/whoami", response_model=WhoAmI, tags=["admin"])
+def whoami(call: CallerDep) -> WhoAmI:
+    """The tenant and scopes this request's key grants."""
+    return WhoAmI.model_validate(call.principal.describe())

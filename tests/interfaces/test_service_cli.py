@@ -1,0 +1,84 @@
+"""`memstrata keys ...` and `memstrata serve` as a user runs them: real processes, a real port."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the service tests need the server extra: pip install -e '.[server]'")
+
+import httpx
+from service_support import free_port
+
+# The console script's entry point (see test_service_mcp.CLI_ARGS for why not `-m memstrata.cli.app`).
+CLI = [sys.executable, "-m", "memstrata"]
+
+
+def cli(tmp_path: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
+    result = subprocess.run(
+        [*CLI, "--db", str(tmp_path / "svc.db"), *args], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert (result.returncode == 0) == ok, result.stderr
+    return result
+
+
+def cli_json(tmp_path: Path, *args: str) -> Any:
+    return json.loads(cli(tmp_path, "--json", *args).stdout)
+
+
+def test_keys_commands(tmp_path: Path) -> None:
+    created = cli_json(tmp_path, "keys", "create", "--tenant", "acme", "--user", "ann", "--user", "bob", "--name", "ci")
+    assert created["token"].startswith(f"msk_{created['id']}_") and created["user_ids"] == ["ann", "bob"]
+    assert (tmp_path / "keys.db").is_file()  # beside the store by default
+
+    listed = cli_json(tmp_path, "keys", "list")
+    assert [key["id"] for key in listed] == [created["id"]] and "token" not in listed[0]
+    table = cli(tmp_path, "keys", "list").stdout
+    assert created["id"] in table and created["token"] not in table
+
+    # Each CLI start costs seconds, so the error paths are covered on KeyStore itself (test_service_tenancy).
+    assert cli_json(tmp_path, "keys", "revoke", created["id"])["revoked_at"]
+
+
+def test_serve_answers_with_keys_and_stops_cleanly(tmp_path: Path) -> None:
+    token = cli_json(tmp_path, "keys", "create", "--tenant", "acme")["token"]
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
+    server = subprocess.Popen(
+        [*CLI, "--db", str(tmp_path / "svc.db"), "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert server.poll() is None, server.stdout.read() if server.stdout else ""
+            try:
+                if httpx.get(f"{url}/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "serve did not come up"
+            time.sleep(0.2)
+        assert httpx.get(f"{url}/v1/whoami").status_code == 401
+        auth = {"Authorization": f"Bearer {token}"}
+        added = httpx.post(f"{url}/v1/memories", json={"user_id": "u", "text": "served"}, headers=auth, timeout=60)
+        assert added.status_code == 201
+    finally:
+        server.send_signal(signal.SIGINT)
+        output, _ = server.communicate(timeout=30)
+    assert server.returncode == 0, output
+    assert "memstrata on http://127.0.0.1" in output and token not in output

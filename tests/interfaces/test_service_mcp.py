@@ -1,0 +1,103 @@
+"""MCP through the SDK's own client: over streamable HTTP (with API keys) and over stdio (`memstrata mcp`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp", reason="the service tests need the server extra: pip install -e '.[server]'")
+
+import httpx
+from mcp import Client, StdioServerParameters
+from service_support import Service, run, structured
+
+# Not `-m memstrata.cli.app`: run as __main__, that module is a second copy of the app that the command
+# modules (service_cmds) do not register on. `-m memstrata` runs the same entry point as the script.
+CLI_ARGS = ["-m", "memstrata"]
+TOOLS = {
+    "add_memory", "search_memory", "get_memory", "list_memories", "update_memory", "delete_memory", "memory_history",
+    "forget_memories", "review_pending", "confirm_memory", "reject_memory", "archive_memory", "restore_memory",
+    "session_context",
+}  # fmt: skip
+
+
+async def add_then_search(client: Client, **scope: str) -> dict[str, Any]:
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    added = structured(await client.call_tool("add_memory", {"text": "我对花生过敏", **scope}))
+    hits = structured(await client.call_tool("search_memory", {"query": "peanut allergy", "limit": 3, **scope}))
+    return {"tools": tools, "added": added, "hits": hits}
+
+
+def test_tools_are_described_typed_and_annotated(svc: Service) -> None:
+    token = svc.token("acme", users=["mcp-user"])
+    out = run(lambda c: add_then_search(c), f"{svc.url}/mcp", headers=svc.auth(token))
+    tools = out["tools"]
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 30
+        assert tool.input_schema["type"] == "object" and "ctx" not in tool.input_schema["properties"]
+    assert tools["search_memory"].input_schema["required"] == ["query"]
+    for name in ("search_memory", "get_memory", "list_memories", "memory_history", "review_pending", "session_context"):
+        assert tools[name].annotations.read_only_hint is True
+    for name in ("delete_memory", "update_memory", "forget_memories", "reject_memory"):
+        assert tools[name].annotations.destructive_hint is True
+    assert tools["add_memory"].annotations.destructive_hint is False
+
+    # The key names one user, so the tools act for it without being told; the memory is in the key's tenant.
+    memory_id = out["added"]["results"][0]["id"]
+    assert out["hits"][0]["memory"]["id"] == memory_id
+    assert svc.memory.for_tenant("acme").get(memory_id, user_id="mcp-user").text == "我对花生过敏"
+
+
+def test_mcp_over_http_honours_keys_and_tenants(svc: Service) -> None:
+    url = f"{svc.url}/mcp"
+    refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert refused.status_code == 401 and refused.json()["code"] == "unauthenticated"
+
+    acme = svc.token("acme")
+    added = run(lambda c: add_then_search(c, user_id="shared-id"), url, headers=svc.auth(acme))
+    memory_id = added["added"]["results"][0]["id"]
+
+    async def probe(client: Client) -> dict[str, Any]:
+        scope = {"user_id": "shared-id"}
+        return {
+            "search": structured(await client.call_tool("search_memory", {"query": "花生", **scope})),
+            "get": await client.call_tool("get_memory", {"memory_id": memory_id, **scope}),
+            "delete": await client.call_tool("delete_memory", {"memory_id": memory_id, **scope}),
+            "other_user": await client.call_tool("search_memory", {"query": "x", "user_id": "someone"}),
+        }
+
+    globex = run(probe, url, headers=svc.auth(svc.token("globex", users=["shared-id"])))
+    assert globex["search"] == []
+    assert globex["get"].is_error and "no memory" in globex["get"].content[0].text
+    assert globex["delete"].is_error
+    assert globex["other_user"].is_error and "limited to" in globex["other_user"].content[0].text
+    assert svc.memory.for_tenant("acme").get(memory_id, user_id="shared-id").status.value == "active"
+
+
+def test_mcp_over_stdio(tmp_path: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[*CLI_ARGS, "--db", str(tmp_path / "stdio.db"), "mcp", "--user", "desk"],
+        cwd=str(tmp_path),
+    )
+
+    async def session(client: Client) -> dict[str, Any]:
+        out = await add_then_search(client)
+        memory_id = out["added"]["results"][0]["id"]
+        update = {"memory_id": memory_id, "text": "我对花生和腰果过敏", "reason": "more detail"}
+        out["updated"] = structured(await client.call_tool("update_memory", update))
+        out["history"] = structured(await client.call_tool("memory_history", {"memory_id": memory_id}))
+        out["listed"] = structured(await client.call_tool("list_memories", {}))
+        out["bad"] = await client.call_tool("get_memory", {"memory_id": "nope"})
+        return out
+
+    out = run(session, params)
+    assert set(out["tools"]) == TOOLS
+    assert out["hits"][0]["memory"]["text"] == "我对花生过敏" and out["hits"][0]["memory"]["scope"]["user_id"] == "desk"
+    assert [event["action"] for event in out["history"]] == ["ADD", "UPDATE"]
+    assert [item["text"] for item in out["listed"]] == ["我对花生和腰果过敏"]
+    assert out["bad"].is_error and "no memory nope" in out["bad"].content[0].text

@@ -1,0 +1,173 @@
+"""The REST API over real HTTP: every endpoint, the problem+json error shape, size limits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the service tests need the server extra: pip install -e '.[server]'")
+
+import httpx
+from service_support import Service
+
+PROBLEM = "application/problem+json"
+
+
+@pytest.fixture(scope="module")
+def client(svc: Service) -> Iterator[httpx.Client]:
+    token = svc.token("acme")
+    with httpx.Client(base_url=svc.url, headers=svc.auth(token), timeout=30) as http:
+        yield http
+
+
+def assert_problem(response: httpx.Response, status: int, code: str, *, mentions: str = "") -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body: dict[str, Any] = response.json()
+    assert body["status"] == status and body["code"] == code and body["type"] == "about:blank"
+    assert body["title"] and body["detail"]
+    assert mentions in body["detail"]
+    return body
+
+
+def test_health_ready_and_docs_need_no_key(svc: Service) -> None:
+    assert httpx.get(f"{svc.url}/health").json() == {"status": "ok"}
+    ready = httpx.get(f"{svc.url}/ready").json()
+    assert ready["status"] == "ready" and ready["embedder"] == "use-multilingual-v3:512"
+    assert "swagger" in httpx.get(f"{svc.url}/docs").text.lower()
+    spec = httpx.get(f"{svc.url}/openapi.json").json()
+    assert {"/v1/memories", "/v1/memories/search", "/v1/memories/{memory_id}/history", "/v1/jobs"} <= set(spec["paths"])
+    assert "HTTPBearer" in spec["components"]["securitySchemes"]
+
+
+def test_memory_lifecycle_over_http(client: httpx.Client) -> None:
+    scope = {"user_id": "u-life"}
+    added = client.post("/v1/memories", json={**scope, "text": ["我喜欢喝乌龙茶", "I play tennis on Sundays"]})
+    assert added.status_code == 201
+    tea_id, tennis_id = (event["id"] for event in added.json()["results"])
+
+    hits = client.post("/v1/memories/search", json={**scope, "query": "What tea do I like?", "limit": 2}).json()
+    assert hits[0]["memory"]["id"] == tea_id and hits[0]["breakdown"]["vector_rank"] == 1
+    filtered = client.post("/v1/memories/search", json={**scope, "query": "tea", "filters": {"kind": "preference"}})
+    assert filtered.json() == []
+
+    item = client.get(f"/v1/memories/{tea_id}", params=scope).json()
+    assert item["text"] == "我喜欢喝乌龙茶" and item["scope"]["tenant_id"] == "acme"
+
+    updated = client.patch(
+        f"/v1/memories/{tea_id}", params=scope, json={"text": "我现在更喜欢红茶", "reason": "taste changed"}
+    )
+    assert updated.status_code == 200 and updated.json()["text"] == "我现在更喜欢红茶"
+    deleted = client.delete(f"/v1/memories/{tea_id}", params={**scope, "reason": "asked to forget"})
+    assert deleted.json()["status"] == "deleted"
+    history = client.get(f"/v1/memories/{tea_id}/history", params=scope).json()
+    assert [event["action"] for event in history] == ["ADD", "UPDATE", "DELETE"]
+
+    assert client.post(f"/v1/memories/{tennis_id}/purge", params=scope).status_code == 204
+    assert_problem(client.get(f"/v1/memories/{tennis_id}", params=scope), 404, "not_found", mentions=tennis_id)
+
+
+def test_list_pages_through_every_memory(client: httpx.Client) -> None:
+    scope = {"user_id": "u-pages"}
+    texts = [f"fact number {i}" for i in range(7)]
+    client.post("/v1/memories", json={**scope, "text": texts, "kind": "knowledge"}).raise_for_status()
+    seen: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = client.get("/v1/memories", params={**scope, "limit": 3, "offset": offset, "kind": "knowledge"}).json()
+        seen += [item["text"] for item in page["items"]]
+        offset = page["next_offset"]
+    assert sorted(seen) == sorted(texts)
+    oldest_first = client.get("/v1/memories", params={**scope, "descending": "false", "limit": 1}).json()
+    assert oldest_first["items"][0]["text"] in texts
+
+    assert client.request("DELETE", "/v1/memories", params=scope).json() == {"deleted": 7}
+    assert client.get("/v1/memories", params=scope).json()["items"] == []
+    gone = client.get("/v1/memories", params={**scope, "status": "deleted"}).json()["items"]
+    assert len(gone) == 7
+
+
+def test_messages_jobs_stats_and_whoami(client: httpx.Client) -> None:
+    scope = {"user_id": "u-turns", "session_id": "s1"}
+    turns = [
+        {"role": "user", "content": "I'm allergic to peanuts, remember that."},
+        {"role": "assistant", "content": "Noted."},
+    ]
+    added = client.post("/v1/memories", json={**scope, "messages": turns, "infer": True, "wait": True}).json()
+    assert added["job_id"] and len(added["message_ids"]) == 2
+    stored = client.get("/v1/messages", params=scope).json()
+    assert [m["message"]["content"] for m in stored] == [t["content"] for t in turns]
+
+    jobs = client.get("/v1/jobs", params={**scope, "status": "done"}).json()
+    assert [job["id"] for job in jobs] == [added["job_id"]]
+    assert client.post("/v1/jobs/flush", params=scope).json()[0]["status"] == "done"
+    assert_problem(client.post("/v1/jobs/nope/retry", params=scope), 404, "not_found", mentions="no failed job")
+
+    stats = client.get("/v1/stats", params=scope).json()
+    assert stats["messages"] == 2 and "location" not in stats
+    assert client.get("/v1/whoami").json()["tenant_id"] == "acme"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "status", "code", "mentions"),
+    [
+        ("POST", "/v1/memories", {"json": {"text": "no scope"}}, 422, "invalid_input", "at least one of user_id"),
+        ("POST", "/v1/memories", {"json": {"user_id": "u"}}, 422, "invalid_request", "either text or messages"),
+        (
+            "POST",
+            "/v1/memories",
+            {"json": {"user_id": "u", "text": "x", "colour": 1}},
+            422,
+            "invalid_request",
+            "colour",
+        ),
+        ("POST", "/v1/memories", {"json": {"user_id": "u", "text": "a\x00b"}}, 422, "invalid_input", "NUL"),
+        (
+            "POST",
+            "/v1/memories",
+            {"content": b"{not json", "headers": {"content-type": "application/json"}},
+            422,
+            "invalid_request",
+            "JSON",
+        ),
+        (
+            "POST",
+            "/v1/memories/search",
+            {"json": {"user_id": "u", "query": "q", "limit": 0}},
+            422,
+            "invalid_request",
+            "limit",
+        ),
+        ("GET", "/v1/memories", {"params": {"user_id": "u", "order_by": "colour"}}, 422, "invalid_request", ""),
+        ("PATCH", "/v1/memories/x", {"params": {"user_id": "u"}, "json": {}}, 422, "invalid_request", "new text"),
+        ("GET", "/v1/memories/x/history", {"params": {"user_id": "u"}}, 404, "not_found", "no history"),
+        ("GET", "/v1/jobs", {"params": {"user_id": "u", "status": "sleepy"}}, 422, "invalid_request", "status"),
+        ("GET", "/v2/nothing", {}, 404, "no_route", "/docs"),
+        ("PUT", "/v1/memories", {}, 405, "method_not_allowed", "method"),
+    ],
+)
+def test_errors_are_problem_details(
+    client: httpx.Client, method: str, path: str, kwargs: dict[str, Any], status: int, code: str, mentions: str
+) -> None:
+    body = assert_problem(client.request(method, path, **kwargs), status, code, mentions=mentions)
+    if code == "invalid_request":
+        assert body["errors"] and all("loc" in error for error in body["errors"])
+
+
+def test_request_size_limit(client: httpx.Client) -> None:
+    big = {"user_id": "u-big", "text": "x" * 70_000}
+    assert_problem(client.post("/v1/memories", json=big), 413, "too_large", mentions="max_request_bytes")
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the limit must hold while streaming too
+        yield b'{"user_id": "u-big", "text": "'
+        for _ in range(20):
+            yield b"y" * 8192
+        yield b'"}'
+
+    streamed = client.post("/v1/memories", content=chunks(), headers={"content-type": "application/json"})
+    assert_problem(streamed, 413, "too_large")
+    under = client.post("/v1/memories", json={"user_id": "u-big", "text": "z" * 10_000})
+    assert under.status_code == 201
+    assert client.get("/v1/memories", params={"user_id": "u-big"}).json()["items"][0]["text"] == "z" * 10_000
