@@ -140,3 +140,28 @@ def test_a_fact_without_a_decision_is_kept(scripted_memory: Memory, server: Scri
     decisions = scripted_memory.list_jobs(user_id="u1")[0].result["decisions"]
     assert {d["text"]: d["defaulted"] for d in decisions} == {"User likes blues": False, "User plays piano": True}
     assert _live(scripted_memory)["User plays piano"] == "active"
+
+
+def test_decisions_about_facts_that_do_not_exist_are_ignored(scripted_memory: Memory, server: ScriptedServer) -> None:
+    scripted_memory.add("User likes jazz", user_id="u1", kind="preference")
+    server.enqueue(
+        _facts("User likes blues"),
+        completion({"decisions": [{"fact": 0, "action": "ADD"}, {"fact": 7, "action": "DELETE", "target": 0}]}),
+    )
+    scripted_memory.add("Blues too.", user_id="u1", infer=True, wait=True)
+    assert scripted_memory.list_jobs(user_id="u1")[0].status == JobStatus.DONE
+    assert _live(scripted_memory) == {"User likes jazz": "active", "User likes blues": "active"}
+
+
+def test_small_talk_turns_never_reach_the_model(scripted_memory: Memory, server: ScriptedServer) -> None:
+    scripted_memory.add(["今天天气真不错。", "Thanks, you too!", "好的，谢谢！"], user_id="u1", infer=True, wait=True)
+    assert server.requests == []
+    assert scripted_memory.list_jobs(user_id="u1")[0].result["model_calls"] == 0
+
+
+def test_mixed_language_turns_are_extracted_per_language(scripted_memory: Memory, server: ScriptedServer) -> None:
+    server.enqueue(_facts("用户住在杭州"), _facts("User is a nurse"))
+    scripted_memory.add(["我住在杭州。", "I work as a nurse."], user_id="u1", infer=True, wait=True)
+    prompts = server.user_prompts()
+    assert len(prompts) == 2 and "杭州" in prompts[0] and "nurse" not in prompts[0] and "nurse" in prompts[1]
+    assert set(_live(scripted_memory)) == {"用户住在杭州", "User is a nurse"}

@@ -65,7 +65,7 @@ def resolve_decisions(
     touched: set[int] = set()
     for decision in decisions:
         if not 0 <= decision.fact < len(facts):
-            raise InvalidDecisionsError(f"fact {decision.fact} does not exist (there are {len(facts)})")
+            continue  # a decision about a fact that does not exist changes nothing; every real fact is decided below
         if decision.fact in by_fact:
             raise InvalidDecisionsError(f"fact {decision.fact} has two decisions")
         if decision.action in ("UPDATE", "DELETE"):

@@ -12,6 +12,7 @@ from memstrata.prompts.extract_facts import FactList, extraction_prompt
 from memstrata.providers.llm import ChatMessage, ChatModel, StructuredResult
 from memstrata.types import Message
 from memstrata.write.decisions import NewFact
+from memstrata.write.smalltalk import is_small_talk
 
 
 @dataclass
@@ -53,8 +54,14 @@ class LLMExtractor:
         self._max_tokens = max_tokens
 
     def extract(self, turns: Sequence[Message], *, role: str, today: datetime, stats: CallStats) -> list[NewFact]:
-        if not turns:
-            return []
+        """One call per language present: a small model given Chinese and English turns together tends to
+        write every fact in one language, so each language gets its own prompt and keeps its own words."""
+        worth = [turn for turn in turns if not is_small_talk(turn.content)]
+        chinese = [turn for turn in worth if has_han(turn.content)]
+        other = [turn for turn in worth if not has_han(turn.content)]
+        return [fact for group in (chinese, other) if group for fact in self._extract(group, role, today, stats)]
+
+    def _extract(self, turns: Sequence[Message], role: str, today: datetime, stats: CallStats) -> list[NewFact]:
         messages = extraction_prompt(turns, role=role, today=today)
         result = self.model.complete_structured(messages, FactList, max_tokens=self._max_tokens)
         stats.record(result)
