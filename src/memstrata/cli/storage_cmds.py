@@ -1,3 +1,64 @@
 """CLI commands about storage backends (registered on the main app when imported)."""
 
 from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memstrata.cli.app import app, state
+from memstrata.cli.render import console, err_console, print_json
+from memstrata.errors import StoreError
+from memstrata.storage.transfer_backends import TransferReport, transfer, verify
+
+FromOpt = Annotated[str, typer.Option("--from", help="source store: a SQLite file or a postgresql:// URL")]
+ToOpt = Annotated[str, typer.Option("--to", help="target store: a postgresql:// URL or a SQLite file")]
+
+
+@app.command()
+def migrate(
+    source: FromOpt,
+    target: ToOpt,
+    chunk_size: Annotated[int, typer.Option(min=1, max=100_000, help="rows per target transaction")] = 1000,
+    check_only: Annotated[bool, typer.Option("--verify-only", help="compare the two stores, copy nothing")] = False,
+) -> None:
+    """Copy every row between backends (SQLite <-> PostgreSQL), then verify counts and checksums.
+
+    Interrupted? Run the same command again: rows already in the target are skipped. Do not write
+    to the source while it is copied.
+    """
+    if check_only:
+        report = verify(source, target, chunk_size=chunk_size)
+    else:
+
+        def progress(table: str, copied: int, skipped: int) -> None:
+            if not state.json:
+                err_console.print(f"  {table}: {copied} copied, {skipped} already there", end="\r", highlight=False)
+
+        report = transfer(source, target, chunk_size=chunk_size, progress=progress)
+    _show(report)
+    if not report.verified:
+        bad = ", ".join(table.table for table in report.tables if not table.matches)
+        raise StoreError(f"the stores differ in: {bad}; run `memstrata migrate` again to finish the copy")
+
+
+def _show(report: TransferReport) -> None:
+    if state.json:
+        print_json(
+            {
+                "source": report.source,
+                "target": report.target,
+                "verified": report.verified,
+                "tables": [vars(table) | {"matches": table.matches} for table in report.tables],
+            }
+        )
+        return
+    table = Table(title=f"{report.source} -> {report.target}")
+    for column in ("table", "source rows", "target rows", "copied", "skipped", "checksum"):
+        table.add_column(column, justify="left" if column in ("table", "checksum") else "right")
+    for row in report.tables:
+        verdict = "[green]match[/green]" if row.matches else "[red]DIFFERS[/red]"
+        table.add_row(row.table, str(row.source_rows), str(row.target_rows), str(row.copied), str(row.skipped), verdict)
+    console.print(table)
+    console.print("verified: counts and checksums match" if report.verified else "[red]not verified[/red]")

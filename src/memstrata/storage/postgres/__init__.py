@@ -1,0 +1,1 @@
+"""PostgreSQL + pgvector backend (``pip install 'memstrata[postgres]'``), selected by a postgresql:// URL."""

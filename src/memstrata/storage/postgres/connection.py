@@ -1,0 +1,196 @@
+"""Connecting to PostgreSQL: URL handling, the connection pool, vector adapters, error translation.
+
+psycopg errors never reach the caller: :func:`translated` turns them into memstrata errors whose
+message says what to do. Transactions that lose a deadlock or a serialization race are retried
+(:func:`retrying`), since PostgreSQL, unlike SQLite, lets writers run side by side.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+import psycopg
+from psycopg import errors as pgerrors
+from psycopg.abc import Buffer
+from psycopg.adapt import Dumper, Loader
+from psycopg.pq import Format
+from psycopg.types import TypeInfo
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from memstrata.errors import ConflictError, InvalidInputError, MemstrataError, StoreError
+
+T = TypeVar("T")
+
+# Session settings of every pooled connection. Scope filters sit in the same WHERE as the vector
+# ORDER BY, so an HNSW scan may find too few rows that pass them: iterative scans keep walking the
+# graph until LIMIT rows pass (pgvector >= 0.8), instead of silently returning fewer.
+SESSION_SETTINGS = {
+    "TimeZone": "UTC",
+    "hnsw.ef_search": "100",
+    "hnsw.iterative_scan": "relaxed_order",
+    "hnsw.max_scan_tuples": "50000",
+}
+
+
+def masked(url: str) -> str:
+    """The URL without its password, for logs, stats and error messages."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = (parts.username or "") + ":***"
+    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+
+
+# --- numpy <-> pgvector, binary on the wire ----------------------------------------------------
+class _VectorBinaryDumper(Dumper):
+    format = Format.BINARY
+
+    def dump(self, obj: Any) -> Buffer:
+        values = np.asarray(obj, dtype=">f4")
+        return struct.pack(">HH", values.shape[0], 0) + values.tobytes()
+
+
+class _VectorTextDumper(Dumper):
+    def dump(self, obj: Any) -> Buffer:
+        return ("[" + ",".join(repr(float(v)) for v in np.asarray(obj, dtype=np.float32)) + "]").encode()
+
+
+class _VectorBinaryLoader(Loader):
+    format = Format.BINARY
+
+    def load(self, data: Buffer) -> Any:
+        return np.frombuffer(bytes(data), dtype=">f4", offset=4).astype(np.float32)
+
+
+class _VectorTextLoader(Loader):
+    def load(self, data: Buffer) -> Any:
+        text = bytes(data).decode("ascii").strip("[]")
+        return np.array(text.split(","), dtype=np.float32) if text else np.zeros(0, dtype=np.float32)
+
+
+def register_vector(conn: psycopg.Connection[Any], oid: int) -> None:
+    """numpy float32 arrays are sent and read as pgvector ``vector`` values."""
+    adapters = conn.adapters
+    adapters.register_dumper(np.ndarray, type("VectorBinaryDumper", (_VectorBinaryDumper,), {"oid": oid}))
+    adapters.register_dumper(np.ndarray, type("VectorTextDumper", (_VectorTextDumper,), {"oid": oid}))
+    adapters.register_loader(oid, _VectorTextLoader)
+    adapters.register_loader(oid, _VectorBinaryLoader)
+
+
+def vector_oid(conn: psycopg.Connection[Any]) -> int:
+    info = TypeInfo.fetch(conn, "vector")
+    if info is None:
+        raise StoreError("the pgvector extension is missing in this database; run CREATE EXTENSION vector as an admin")
+    return info.oid
+
+
+# --- pool ----------------------------------------------------------------------------------
+def connect(url: str, *, timeout_s: float) -> psycopg.Connection[Any]:
+    """One plain autocommit connection (migrations, admin work)."""
+    try:
+        return psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout_s)))
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"cannot connect to PostgreSQL at {masked(url)}: {_first_line(exc)}; check store.path and that the "
+            "server is running"
+        ) from None
+
+
+def open_pool(url: str, *, oid: int, size: int, timeout_s: float) -> ConnectionPool:
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        register_vector(conn, oid)
+        for name, value in SESSION_SETTINGS.items():
+            conn.execute("SELECT set_config(%s, %s, false)", (name, value))
+        conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{int(timeout_s * 1000)}ms",))
+
+    pool = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=max(1, size),
+        kwargs={"autocommit": True},  # reads are single statements; writes open explicit transactions
+        configure=configure,
+        timeout=timeout_s,
+        open=False,
+        name="memstrata",
+    )
+    try:
+        pool.open(wait=True, timeout=timeout_s)
+    except PoolTimeout:
+        pool.close()
+        raise StoreError(f"cannot open a connection pool to PostgreSQL at {masked(url)} within {timeout_s:.0f} s; "
+                         "check that the server is running and accepts connections") from None  # fmt: skip
+    return pool
+
+
+# --- errors --------------------------------------------------------------------------------
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+_UNIQUE_MESSAGES = {
+    "memories_id_key": "a memory with this id already exists",
+    "messages_id_key": "a message with this id already exists",
+    "history_id_key": "a history event with this id already exists",
+    "jobs_id_key": "a job with this id already exists",
+}
+
+
+@contextmanager
+def translated(location: str) -> Iterator[None]:
+    """Turn psycopg and pool errors into memstrata errors that say what to do."""
+    try:
+        yield
+    except MemstrataError:
+        raise
+    except pgerrors.UniqueViolation as exc:
+        what = _UNIQUE_MESSAGES.get(exc.diag.constraint_name or "", "the write clashes with data already in the store")
+        detail = exc.diag.message_detail or ""
+        raise ConflictError(f"{what} ({detail.strip()}); nothing was written") from None
+    except (pgerrors.UntranslatableCharacter, pgerrors.CharacterNotInRepertoire) as exc:
+        raise InvalidInputError(
+            f"PostgreSQL cannot store this text ({_first_line(exc)}); remove NUL characters"
+        ) from None
+    except pgerrors.LockNotAvailable:
+        raise StoreError(
+            "a row stayed locked by another transaction for longer than store.busy_timeout_s; retry, "
+            "or raise store.busy_timeout_s"
+        ) from None
+    except PoolTimeout:
+        raise StoreError(
+            f"no free database connection to {location}; every pooled connection is busy: raise store.pool_size, "
+            "or the server's max_connections (or put pgbouncer in front)"
+        ) from None
+    except psycopg.OperationalError as exc:
+        raise StoreError(
+            f"lost the connection to PostgreSQL at {location}: {_first_line(exc)}; check the server and retry"
+        ) from None
+    except psycopg.Error as exc:
+        raise StoreError(f"PostgreSQL error at {location}: {_first_line(exc)}") from None
+
+
+RETRYABLE = (pgerrors.DeadlockDetected, pgerrors.SerializationFailure)
+
+
+def retrying(action: Callable[[], T], *, attempts: int = 6) -> T:
+    """Run a whole transaction again when PostgreSQL aborted it to break a deadlock or a race.
+
+    The aborted transaction was rolled back entirely, so running it again cannot apply it twice.
+    """
+    delay = 0.005
+    for attempt in range(1, attempts + 1):
+        try:
+            return action()
+        except RETRYABLE:
+            if attempt == attempts:
+                raise
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 0.2)
+    raise AssertionError("unreachable")

@@ -1,0 +1,216 @@
+"""Numbered schema migrations for the PostgreSQL backend, recorded in ``schema_migrations``.
+
+Append new migrations; never edit one that has shipped. All pending migrations run in one
+transaction under an advisory lock, so several processes opening a fresh database at once
+queue up: the first migrates, the others find nothing left to do.
+
+The HNSW index is not a migration: its vector dimension is known only when the first vector of
+an embedding model arrives, so :func:`ensure_vector_index` creates one partial index per
+dimension then (vectors are derived state, rebuilt by ``memstrata reindex``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import errors as pgerrors
+
+from memstrata.errors import StoreError
+
+MIGRATION_LOCK = 0x6D656D7374726174  # "memstrat": pg_advisory_xact_lock key for migrations
+INDEX_LOCK = MIGRATION_LOCK + 1  # creating a vector index for a new dimension
+HNSW_MAX_DIMS = 2000  # pgvector indexes vector up to 2,000 dims and halfvec up to 4,000
+HALFVEC_MAX_DIMS = 4000
+
+_001_INITIAL = """
+CREATE EXTENSION IF NOT EXISTS vector;
+
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+-- Scope columns hold '' when a field is absent so equality and indexes stay simple.
+-- fillfactor leaves room on each page so access-count updates stay HOT (no index churn).
+CREATE TABLE memories (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    key TEXT,
+    metadata JSONB NOT NULL DEFAULT '{}',
+    confidence DOUBLE PRECISION NOT NULL,
+    status TEXT NOT NULL,
+    event_time TIMESTAMPTZ,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    valid_from TIMESTAMPTZ NOT NULL,
+    valid_to TIMESTAMPTZ,
+    last_accessed_at TIMESTAMPTZ,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    provenance JSONB NOT NULL,
+    embedding_id TEXT,
+    content_hash TEXT NOT NULL,
+    tokens TSVECTOR NOT NULL DEFAULT ''  -- pre-segmented keyword tokens, the same ones SQLite's FTS5 gets
+) WITH (fillfactor = 90);
+CREATE INDEX memories_user ON memories (tenant_id, user_id, status, kind);
+CREATE INDEX memories_agent ON memories (tenant_id, agent_id, status);
+CREATE INDEX memories_session ON memories (tenant_id, session_id, status);
+CREATE INDEX memories_hash ON memories (content_hash);
+-- fastupdate off: a growing GIN pending list is scanned by every search (8x slower keyword search at
+-- 10k memories until autovacuum flushes it); inserting into the tree directly costs writes little.
+CREATE INDEX memories_tokens ON memories USING GIN (tokens) WITH (fastupdate = off);
+CREATE INDEX memories_metadata ON memories USING GIN (metadata jsonb_path_ops) WITH (fastupdate = off);
+
+-- One vector per memory; dims vary by model, so the column is untyped and each dimension gets
+-- its own partial HNSW expression index (see ensure_vector_index).
+CREATE TABLE memory_vectors (
+    memory_seq BIGINT PRIMARY KEY REFERENCES memories (seq) ON DELETE CASCADE,
+    embedding_id TEXT NOT NULL,
+    embedding vector NOT NULL
+);
+-- Keep vectors in the row (out of line only when too big for a page): an exact scan then reads
+-- no TOAST, about 8x faster at 512 dims.
+ALTER TABLE memory_vectors ALTER COLUMN embedding SET STORAGE MAIN;
+
+CREATE TABLE messages (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    role TEXT NOT NULL,
+    name TEXT,
+    content TEXT NOT NULL,
+    timestamp TIMESTAMPTZ NOT NULL,
+    stored_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX messages_scope ON messages (tenant_id, user_id, agent_id, session_id, timestamp);
+
+CREATE TABLE history (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    memory_id TEXT NOT NULL,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    action TEXT NOT NULL,
+    old_text TEXT,
+    new_text TEXT,
+    actor TEXT NOT NULL,
+    reason TEXT,
+    created_at TIMESTAMPTZ NOT NULL,
+    details JSONB NOT NULL DEFAULT '{}'
+);
+CREATE INDEX history_memory ON history (memory_id, seq);
+CREATE INDEX history_supersedes ON history ((details ->> 'supersedes'));
+
+-- The current memory behind each namespaced key, one per exact scope.
+CREATE TABLE kv_facts (
+    tenant_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    PRIMARY KEY (key, tenant_id, user_id, agent_id, session_id)
+);
+CREATE INDEX kv_facts_memory ON kv_facts (memory_id);
+
+CREATE TABLE embedding_cache (
+    embedding_id TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    vector BYTEA NOT NULL,  -- float32, little-endian: a cache, never searched
+    PRIMARY KEY (embedding_id, text_hash)
+);
+"""
+
+_002_JOBS = """
+-- The durable queue of the LLM write path. A job survives a crash: a running job whose lease
+-- expired is claimed again, and its decisions are applied in the same transaction that marks
+-- it done, so nothing is applied twice.
+CREATE TABLE jobs (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL,
+    message_ids JSONB NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    lease_until TIMESTAMPTZ,
+    error TEXT,
+    raw_output TEXT,
+    result JSONB,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX jobs_status ON jobs (status, seq);
+CREATE INDEX jobs_scope ON jobs (tenant_id, user_id, agent_id, session_id, status);
+"""
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "initial schema", _001_INITIAL),
+    (2, "durable job queue", _002_JOBS),
+]
+LATEST_VERSION = MIGRATIONS[-1][0]
+
+
+def migrate(conn: psycopg.Connection[Any]) -> int:
+    """Bring the schema up to date on an autocommit connection; returns the schema version."""
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            )
+            row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
+            version = int(row[0]) if row else 0
+            if version > LATEST_VERSION:
+                raise StoreError(
+                    f"this database has schema version {version}, newer than this memstrata ({LATEST_VERSION}); "
+                    "upgrade memstrata"
+                )
+            for number, name, script in MIGRATIONS:
+                if number > version:
+                    conn.execute(script.encode())  # several statements in one simple-protocol call
+                    conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (number, name))
+    except pgerrors.InsufficientPrivilege as exc:
+        raise StoreError(
+            f"cannot create memstrata's tables or the vector extension ({str(exc).strip()}); run "
+            "`CREATE EXTENSION vector` as a superuser, and grant this user CREATE on the database"
+        ) from None
+    return LATEST_VERSION
+
+
+def vector_expression(dims: int, column: str = "embedding") -> str | None:
+    """The indexed expression for vectors of ``dims`` dimensions, or None above pgvector's limits."""
+    if dims <= HNSW_MAX_DIMS:
+        return f"({column}::vector({dims}))"
+    if dims <= HALFVEC_MAX_DIMS:
+        return f"({column}::halfvec({dims}))"
+    return None
+
+
+def ensure_vector_index(conn: psycopg.Connection[Any], dims: int) -> None:
+    """Create the HNSW (cosine) index for vectors of ``dims`` dimensions, inside the caller's transaction."""
+    expression = vector_expression(int(dims))
+    if expression is None:
+        return  # above 4,000 dims pgvector has no index; search stays exact
+    name = f"memory_vectors_hnsw_{int(dims)}"
+    exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
+    if exists and exists[0]:
+        return
+    ops = "vector_cosine_ops" if int(dims) <= HNSW_MAX_DIMS else "halfvec_cosine_ops"
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (INDEX_LOCK,))  # two first writers must not race
+    conn.execute(
+        f"CREATE INDEX IF NOT EXISTS {name} ON memory_vectors USING hnsw ({expression} {ops}) "
+        f"WHERE vector_dims(embedding) = {int(dims)}"
+    )
