@@ -117,3 +117,21 @@ def test_bench_smoke(tmp_path: Path, embedder: Any) -> None:
         assert points and points[0]["n"] == 200 and points[0]["search"]["p95_ms"] > 0
     assert saved["speed"]["concurrency"]["errors"] == 0
     assert throughput["real_turns"]["turns"] >= 20 and throughput["short_facts"][0]["add_per_s"] > 0
+
+
+def test_metric_definitions() -> None:
+    """Pin the official definitions, including LongMemEval's DCG (ranks 1 and 2 both undiscounted)."""
+    from bench import metrics
+
+    assert metrics.recall_at_k(["a", "b"], ["a", "x", "b"], 2) == 0.5
+    assert metrics.recall_at_k([], ["x"], 5) == 1.0  # LoCoMo: no evidence scores 1
+    assert metrics.hit_any_at_k(["a", "b"], ["x", "b"], 2) == 1.0
+    assert metrics.ndcg_at_k(["a"], ["x", "a"], 2) == pytest.approx(1 / 1.584962500721156)
+    assert metrics.ndcg_madial(["a"], ["x", "a"], 2) == pytest.approx(1 / 1.584962500721156)
+    assert metrics.ndcg_madial(["a", "b", "c"], ["a", "x"], 2) == 1.0  # ideal = best re-ordering of the retrieved
+    corpus = ["s1_1", "s1_3", "s2_1", "s3_1"]
+    assert metrics.lme_evaluate([1, 0], {"s1_1"}, corpus, 2)["ndcg_any@2"] == 1.0
+    scores = metrics.lme_evaluate([2, 0, 1], {"s1_1", "s1_3"}, corpus, 2)
+    assert scores == {"recall_any@2": 1.0, "recall_all@2": 0.0, "ndcg_any@2": pytest.approx(0.5)}
+    # turn -> session: k widens until 2 distinct sessions are covered (s1 twice, then s2)
+    assert metrics.lme_turn_to_session([0, 1, 2], {"s2_1"}, corpus, 2)["recall_any@2"] == 1.0
