@@ -343,4 +343,3 @@ def main() -> None:
             show()
             sys.exit(code)
         raise
-
