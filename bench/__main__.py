@@ -1,4 +1,4 @@
-"""``python -m bench {all,quality,speed,longmemeval,concurrency,write-path} [--quick]``: see bench/README.md."""
+"""``python -m bench {all,quality,speed,longmemeval,concurrency,write-path,graph} [--quick]``: see bench/README.md."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def run_longmemeval(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description="memstrata benchmarks")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("all", "quality", "speed", "longmemeval", "concurrency", "write-path"):
+    for name in ("all", "quality", "speed", "longmemeval", "concurrency", "write-path", "graph"):
         cmd = sub.add_parser(name)
         cmd.add_argument("--quick", action="store_true", help="a few minutes: subsets, scale stops at 10k")
         cmd.add_argument("--out", type=Path, default=None, help="results folder (default bench/results)")
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             "--with-llm", action="store_true", help="also run the LLM write path (infer=True recipes, write-path suite)"
         )
         cmd.add_argument("--max-questions", type=int, default=None)
-        cmd.add_argument("--datasets", default="locomo,madial-zh,madial-en,time-sensitive")
+        cmd.add_argument("--datasets", default="locomo,madial-zh,madial-en,time-sensitive,graph")
         cmd.add_argument("--stores", default=",".join(STORES))
         cmd.add_argument("--points", default=None, help="comma-separated N for the scale suite")
         cmd.add_argument("--baseline-max-n", type=int, default=None)
@@ -182,6 +182,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench.write_path import run_write_path
 
         result.setdefault("speed", {})["write_path"] = run_write_path(args.quick)
+    if args.command == "graph" or (args.command == "all" and "graph" in args.datasets):
+        from bench.graph_bench import run_graph
+
+        result.setdefault("quality", {})["graph"] = run_graph(args.quick, with_llm=args.with_llm)
     if args.command == "concurrency":
         from bench.concurrency import run_concurrency
 

@@ -113,6 +113,10 @@ def quality_markdown(quality: dict[str, Any]) -> list[str]:
         from bench.lifecycle_bench import markdown as time_sensitive_markdown
 
         out.append(time_sensitive_markdown(quality["time-sensitive"]))
+    if "graph" in quality:
+        from bench.graph_bench import markdown as graph_markdown
+
+        out.append(graph_markdown(quality["graph"]))
     if quality.get("skipped"):
         out += ["Skipped configurations:", ""] + [f"- `{k}`: {v}" for k, v in quality["skipped"].items()] + [""]
     return out

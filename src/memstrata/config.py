@@ -135,6 +135,18 @@ class LifecycleSettings(Section):
         return self.archive_after_days.get(kind, self.archive_after_days.get("*", 180.0))
 
 
+class GraphSettings(Section):
+    """Graph memory: entities and relations extracted on the write path, walked on the read path."""
+
+    enabled: bool = Field(default=True, description="extract entities and relations, and use them in search")
+    resolution_threshold: float = Field(
+        default=0.7, ge=0, le=1, description="name-embedding similarity at which a new name may join an entity"
+    )
+    hops: int = Field(default=2, ge=1, le=4, description="neighbourhood depth walked from entities in a query")
+    weight: float = Field(default=1.0, ge=0, description="weight of the graph list in rank fusion")
+    max_relations: int = Field(default=50, ge=1, le=1000, description="most relations a query's walk may return")
+
+
 class LimitSettings(Section):
     max_text_chars: int = Field(default=DEFAULT_MAX_TEXT_CHARS, ge=1)
     max_batch: int = Field(default=10_000, ge=1)
@@ -166,6 +178,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     write: WriteSettings = Field(default_factory=WriteSettings)
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
+    graph: GraphSettings = Field(default_factory=GraphSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
 

@@ -22,6 +22,7 @@ from memstrata.errors import (
 )
 from memstrata.indexing import index_text
 from memstrata.memory_admin import AdminMixin
+from memstrata.memory_graph import GraphMixin
 from memstrata.memory_jobs import JobsMixin
 from memstrata.memory_lifecycle import LifecycleMixin
 from memstrata.providers.factory import build_embedder
@@ -58,7 +59,7 @@ from memstrata.write.ingest import (
 from memstrata.write.reconcile import LLMReconciler
 
 
-class Memory(JobsMixin, AdminMixin, LifecycleMixin):
+class Memory(JobsMixin, AdminMixin, LifecycleMixin, GraphMixin):
     """Layered long-term memory: add, search, update, delete, history; see the mixins for the rest."""
 
     @classmethod
@@ -71,7 +72,7 @@ class Memory(JobsMixin, AdminMixin, LifecycleMixin):
         )
         store = open_store(settings.store)
         llm = resolve_llm(settings.llm, os.environ)
-        extractor = LLMExtractor(llm.model) if llm.model else None
+        extractor = LLMExtractor(llm.model, graph=settings.graph.enabled) if llm.model else None
         reconciler = LLMReconciler(llm.model) if llm.model else None
         memory = cls(
             store, build_embedder(settings.embedder), settings=settings, extractor=extractor, reconciler=reconciler
@@ -280,12 +281,14 @@ class Memory(JobsMixin, AdminMixin, LifecycleMixin):
         include_archived: bool = False,
         lifecycle: bool = True,
         understand_time: bool = True,
+        graph: bool = True,
     ) -> list[SearchHit]:
         """Hybrid search: exact key lookup, then keyword + dense (+ time range) candidates fused by RRF,
         then lifecycle-aware ranking (decay, recency, reinforcement, confidence).
 
         ``as_of`` answers from the memory as it stood then (superseded and deleted versions included if
-        they were valid at that moment). ``include_archived`` also searches cold storage.
+        they were valid at that moment). ``include_archived`` also searches cold storage. ``graph=False``
+        leaves out the graph list (memories reached through entities the query names).
         """
         scope = self._scope(user_id, agent_id, session_id)
         text = clean_text(query, field="query", max_chars=self._max_chars())
@@ -308,6 +311,7 @@ class Memory(JobsMixin, AdminMixin, LifecycleMixin):
                 "now": as_of or self._clock(),
                 "lifecycle": lifecycle,
                 "understand_time": understand_time,
+                "graph": graph,
             },
             what="search",
         )

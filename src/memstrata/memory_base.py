@@ -54,6 +54,7 @@ class MemoryBase:
             keyword_weight=self.settings.search.keyword_weight,
             dense_weight=self.settings.search.dense_weight,
             lifecycle=self.settings.lifecycle,
+            graph=self.settings.graph,
         )
         self.extractor: Extractor = extractor or RulesExtractor()
         self.reconciler: Reconciler = reconciler or RulesReconciler()
@@ -65,6 +66,7 @@ class MemoryBase:
             reconciler=self.reconciler,
             clock=clock,
             gate=Gate(self.settings.lifecycle.pending_below, self.settings.lifecycle.promote_step),
+            graph=self.settings.graph,
         )
         write = self.settings.write
         self._runner = JobRunner(deps, lease_s=write.lease_s, batch_jobs=write.batch_jobs)

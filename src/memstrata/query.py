@@ -104,3 +104,4 @@ class SearchQuery(Frozen):
     now: UtcDatetime  # the facade's clock: lifecycle scoring and relative time in the query use it
     lifecycle: bool = True  # rank with decay, recency, reinforcement and confidence
     understand_time: bool = True  # "last week" / "上个月" in the query becomes a time range
+    graph: bool = True  # add the graph list: memories reached through entities the query names

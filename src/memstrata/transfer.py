@@ -2,7 +2,8 @@
 
 Line shapes: ``{"type": "memory", ...MemoryItem}``, ``{"type": "vector", "id", "embedding_id",
 "vector": base64 float32}``, ``{"type": "history", ...HistoryEvent}``, ``{"type": "message",
-"scope", "message"}``. The first line is a header with the format version.
+"scope", "message"}``, ``{"type": "entity" | "relation", ...}`` (graph).
+The first line is a header with the format version.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from memstrata.errors import InvalidInputError
+from memstrata.graph.model import Entity, Relation
 from memstrata.storage.protocol import Store, Vector, WriteBatch
 from memstrata.types import HistoryEvent, MemoryItem, Message, Scope, StoredMessage
 from memstrata.validation import describe_validation_error
@@ -44,6 +47,8 @@ def _lines(store: Store) -> Iterator[dict[str, Any]]:
                 "scope": record.scope.model_dump(mode="json"),
                 "message": record.message.model_dump(mode="json"),
             }
+        elif kind in ("entity", "relation") and isinstance(record, Entity | Relation):
+            yield {"type": kind, **record.model_dump(mode="json")}
 
 
 def export_jsonl(store: Store, path: Path) -> int:
@@ -58,57 +63,64 @@ def export_jsonl(store: Store, path: Path) -> int:
 
 
 def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> int:
-    """All-or-nothing import. Vectors of another model are dropped and re-embedded."""
-    memories: list[MemoryItem] = []
-    history: list[HistoryEvent] = []
-    messages: list[tuple[Message, Scope]] = []
-    vectors: dict[str, Vector] = {}
+    """All-or-nothing import. Vectors of another model are dropped and re-embedded. Graph entities come
+    without name vectors: resolution matches them by name and alias until they are mentioned again."""
+    records = _Records()
     try:
         with path.open(encoding="utf-8") as source:
             for number, raw in enumerate(source, start=1):
                 if raw.strip():
-                    _parse_line(number, json.loads(raw), memories, history, messages, vectors, embedding_id)
+                    _parse_line(number, json.loads(raw), records, embedding_id)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInputError(f"cannot read export {path}: {exc}") from None
+    memories, vectors = records.memories, records.vectors
     missing = [item for item in memories if item.id not in vectors]
     batch_vectors = [(item.id, vectors[item.id]) for item in memories if item.id in vectors]
     if missing:
         batch_vectors.extend(embed(missing))
     store.write(
         WriteBatch(
-            messages=messages,
+            messages=records.messages,
             inserts=memories,
-            history=history,
+            history=records.history,
             vectors=batch_vectors,
             embedding_id=embedding_id if batch_vectors else None,
+            entities=records.entities,
+            relations=records.relations,
         )
     )
     return len(memories)
 
 
-def _parse_line(
-    number: int,
-    line: dict[str, Any],
-    memories: list[MemoryItem],
-    history: list[HistoryEvent],
-    messages: list[tuple[Message, Scope]],
-    vectors: dict[str, Vector],
-    embedding_id: str,
-) -> None:
+@dataclass
+class _Records:
+    memories: list[MemoryItem] = field(default_factory=list)
+    history: list[HistoryEvent] = field(default_factory=list)
+    messages: list[tuple[Message, Scope]] = field(default_factory=list)
+    vectors: dict[str, Vector] = field(default_factory=dict)
+    entities: list[Entity] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+
+def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_id: str) -> None:
     kind = line.pop("type", None)
     try:
         if kind == "header":
             if line.get("format") != FORMAT or line.get("version") != VERSION:
                 raise InvalidInputError(f"line {number}: not a {FORMAT} v{VERSION} file")
         elif kind == "memory":
-            memories.append(MemoryItem.model_validate(line))
+            records.memories.append(MemoryItem.model_validate(line))
         elif kind == "history":
-            history.append(HistoryEvent.model_validate(line))
+            records.history.append(HistoryEvent.model_validate(line))
         elif kind == "message":
-            messages.append((Message.model_validate(line["message"]), Scope.model_validate(line["scope"])))
+            records.messages.append((Message.model_validate(line["message"]), Scope.model_validate(line["scope"])))
+        elif kind == "entity":
+            records.entities.append(Entity.model_validate(line))
+        elif kind == "relation":
+            records.relations.append(Relation.model_validate(line))
         elif kind == "vector":
             if line["embedding_id"] == embedding_id:
-                vectors[line["id"]] = np.frombuffer(base64.b64decode(line["vector"]), dtype=np.float32)
+                records.vectors[line["id"]] = np.frombuffer(base64.b64decode(line["vector"]), dtype=np.float32)
         else:
             raise InvalidInputError(f"line {number}: unknown record type {kind!r}")
     except ValidationError as exc:

@@ -106,6 +106,8 @@ class HistoryAction(StrEnum):
     CONFIRM = "CONFIRM"  # a pending memory became active (repeated, or confirmed by a person)
     ARCHIVE = "ARCHIVE"  # moved to cold storage
     RESTORE = "RESTORE"  # back from cold storage
+    CLOSE = "CLOSE"  # a graph relation stopped being true (valid_to set); it stays as history
+    MERGE = "MERGE"  # a graph entity gained an alias, or another entity was merged into it
 
 
 Role = Literal["user", "assistant", "system", "tool"]
@@ -169,6 +171,9 @@ class ScoreBreakdown(Frozen):
     vector_rank: int | None = None
     vector_similarity: float | None = None
     time_rank: int | None = None  # rank among memories inside the query's time range, if it named one
+    graph_rank: int | None = None  # rank in the graph list: reached through an entity the query names
+    graph_hop: int | None = None
+    graph_relation: str | None = None  # the edge that reached it, e.g. "王总 likes 红酒"
     fused: float = 0.0  # reciprocal rank fusion, scaled to [0, 1]
     lifecycle: LifecycleFactors | None = None
     time_boost: float = 1.0

@@ -22,7 +22,7 @@ from memstrata.testing import HashingEmbedder
 
 TABLES = {
     "schema_migrations", "meta", "memories", "memory_vectors", "messages", "history", "kv_facts", "embedding_cache",
-    "jobs",
+    "jobs", "entities", "relations",
 }  # fmt: skip
 
 
@@ -42,6 +42,11 @@ def test_blank_database_gets_every_table_once(pg_url: str) -> None:
     assert versions == [number for number, _, _ in MIGRATIONS]
     indexes = {row[0] for row in _query(pg_url, "SELECT indexname FROM pg_indexes WHERE tablename = 'memories'")}
     assert {"memories_tokens", "memories_metadata", "memories_user"} <= indexes
+    graph = {
+        row[0]
+        for row in _query(pg_url, "SELECT indexname FROM pg_indexes WHERE tablename IN ('entities', 'relations')")
+    }
+    assert {"entities_scope", "relations_source", "relations_target", "relations_scope"} <= graph
     assert _query(pg_url, "SELECT extversion >= '0.8' FROM pg_extension WHERE extname = 'vector'") == [(True,)]
 
 

@@ -7,16 +7,21 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from memstrata import Memory
 from memstrata.config import StoreSettings, load_settings
+from memstrata.graph.model import Entity, Relation
 from memstrata.storage.factory import open_store
+from memstrata.storage.protocol import WriteBatch
 from memstrata.storage.transfer_backends import TABLES, transfer, verify
 from memstrata.testing import HashingEmbedder
+from memstrata.types import Scope
 
 EVERYTHING = {"status": ["active", "pending", "archived", "deleted", "superseded"]}
 
@@ -112,3 +117,60 @@ def test_migrate_command(tmp_path: Path, pg_url: str) -> None:
     assert differs.returncode == 1 and "run `memstrata migrate` again" in differs.stderr
     missing = cli("migrate", "--from", str(tmp_path / "nope.db"), "--to", pg_url)
     assert missing.returncode == 1 and "no SQLite store at" in missing.stderr
+
+
+def _fill_graph(location: str) -> None:
+    """Entities (one merged, two with name vectors, one in another tenant) and relations, one closed."""
+    t0 = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)
+    stamps = {"created_at": t0, "updated_at": t0}
+    alice, acme = Scope(user_id="u1"), Scope(tenant_id="acme", user_id="u1")
+    people = [
+        Entity(
+            id="e1", scope=alice, name="字节跳动", type="organization", aliases=("字节",), metadata={"k": 1}, **stamps
+        ),
+        Entity(id="e2", scope=alice, name="王总", type="person", message_ids=("m1", "m2"), **stamps),
+        Entity(id="e3", scope=alice, name="王先生", type="person", merged_into="e2", **stamps),
+        Entity(id="e4", scope=acme, name="Atlas", type="project", **stamps),
+    ]
+    edges = [
+        Relation(id="r1", scope=alice, source_id="e2", relation="works_at", target_id="e1", confidence=0.9,
+                 valid_from=t0, memory_ids=("mem1",), **stamps),
+        Relation(id="r2", scope=alice, source_id="e2", relation="lives_in", target_id="e1", valid_from=t0,
+                 valid_to=t0 + timedelta(days=2), event_time=t0, metadata={"why": "moved"}, **stamps),
+    ]  # fmt: skip
+    vectors = [("e1", np.linspace(0, 1, 16, dtype=np.float32)), ("e2", np.full(16, 0.25, dtype=np.float32))]
+    store = open_store(StoreSettings(path=location))
+    try:
+        store.write(WriteBatch(entities=people, entity_vectors=vectors, relations=edges, embedding_id="hash:16"))
+    finally:
+        store.close()
+
+
+def _graph_snapshot(location: str) -> dict[str, Any]:
+    store = open_store(StoreSettings(path=location))
+    try:
+        alice = Scope(user_id="u1")
+        vectors = store.entity_vectors(alice, "hash:16")
+        return {
+            "entities": store.graph_entities(alice, ["e1", "e2", "e3"]),
+            "acme": store.graph_entities(Scope(tenant_id="acme", user_id="u1")),
+            "relations": store.graph_relations(alice, include_closed=True),
+            "walk": store.graph_walk(alice, ["e1"], 2, include_closed=True),
+            "vectors": {entity_id: vector.tolist() for entity_id, vector in vectors.items()},
+            "stats": store.stats().extra,
+        }
+    finally:
+        store.close()
+
+
+def test_migration_copies_the_graph_with_entity_vectors(tmp_path: Path, pg_url: str) -> None:
+    source, back = str(tmp_path / "graph.db"), str(tmp_path / "graph-back.db")
+    _fill_graph(source)
+    there = transfer(source, pg_url, chunk_size=2)
+    tables = {t.table: t for t in there.tables}
+    assert there.verified and tables["entities"].copied == 4 and tables["relations"].copied == 2
+    assert transfer(pg_url, back, chunk_size=2).verified and verify(source, back).verified
+    expected = _graph_snapshot(source)
+    assert sorted(expected["vectors"]) == ["e1", "e2"] and expected["stats"]["closed_relations"] == 1
+    assert _graph_snapshot(pg_url) == expected
+    assert _graph_snapshot(back) == expected

@@ -325,7 +325,7 @@ def demo(
 
 
 # Command groups that live in their own modules register themselves on `app` when imported.
-from memstrata.cli import lifecycle_cmds, service_cmds, storage_cmds  # noqa: E402, F401
+from memstrata.cli import graph_cmds, lifecycle_cmds, service_cmds, storage_cmds  # noqa: E402, F401
 
 
 def main() -> None:

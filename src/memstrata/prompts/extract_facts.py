@@ -34,6 +34,27 @@ class FactList(BaseModel):
     facts: list[ExtractedFact]
 
 
+EntityType = Literal[
+    "person", "organization", "location", "profession", "project", "paper", "concept", "product", "event", "thing"
+]
+
+
+class ExtractedRelation(BaseModel):
+    subject: str = Field(min_length=1, max_length=200, description="entity name as said; '我' / 'I' for the user")
+    subject_type: EntityType = "thing"
+    relation: str = Field(min_length=1, max_length=64, description="snake_case, e.g. works_at, lives_in, likes")
+    object: str = Field(min_length=1, max_length=200)
+    object_type: EntityType = "thing"
+    sources: list[int] = Field(default_factory=list)
+    ended: bool = Field(default=False, description="true when the turn says the relation is no longer true")
+
+
+class FactsAndRelations(FactList):
+    """Facts and graph triples from the same call: one prompt, one decode."""
+
+    relations: list[ExtractedRelation] = Field(default_factory=list)
+
+
 _FORMAT = (
     'Output JSON: {"facts": [{"text": ..., "kind": ..., "confidence": ..., "sources": [turn numbers]}]}.\n'
     "kind: preference | fact | plan | event | relationship | procedure. confidence: 0.9 explicit, 0.6 implied."
@@ -95,6 +116,44 @@ Example 2
 {{"facts": []}}"""
 
 
+_GRAPH_ZH = """
+同时提取实体之间的关系 relations（名称保持原文，用户本人写"我"）：
+{"relations": [{"subject": ..., "subject_type": ..., "relation": ..., "object": ..., "object_type": ...,
+ "sources": [...]}]}
+relation 用英文 snake_case：spouse_of, works_at, lives_in, likes, depends_on, responsible_for, has_profession ...
+type: person | organization | location | profession | project | concept | product | event | thing。
+不再成立的关系（"我从腾讯离职了"）写 "ended": true。
+
+示例
+[1] user: 王总的太太是李女士，王总喜欢红酒。我在阿里工作。
+{"facts": [{"text": "王总的太太是李女士", "kind": "relationship", "confidence": 0.9, "sources": [1]},
+ {"text": "王总喜欢红酒", "kind": "fact", "confidence": 0.9, "sources": [1]},
+ {"text": "用户在阿里工作", "kind": "fact", "confidence": 0.9, "sources": [1]}],
+ "relations": [{"subject": "王总", "subject_type": "person", "relation": "spouse_of", "object": "李女士",
+ "object_type": "person", "sources": [1]},
+ {"subject": "王总", "subject_type": "person", "relation": "likes", "object": "红酒", "object_type": "product",
+ "sources": [1]},
+ {"subject": "我", "subject_type": "person", "relation": "works_at", "object": "阿里", "object_type": "organization",
+ "sources": [1]}]}"""
+
+_GRAPH_EN = """
+Also extract relations between entities (names as said; the user is "I"):
+{"relations": [{"subject": ..., "subject_type": ..., "relation": ..., "object": ..., "object_type": ...,
+ "sources": [...]}]}
+relation in snake_case: spouse_of, works_at, lives_in, likes, depends_on, responsible_for, has_profession ...
+type: person | organization | location | profession | project | concept | product | event | thing.
+A relation the turn says is over ("I left Google") gets "ended": true.
+
+Example
+[1] user: The checkout service depends on the payments API, and Dana owns the payments API.
+{"facts": [{"text": "The checkout service depends on the payments API", "kind": "fact", "confidence": 0.9,
+ "sources": [1]}, {"text": "Dana owns the payments API", "kind": "fact", "confidence": 0.9, "sources": [1]}],
+ "relations": [{"subject": "checkout service", "subject_type": "project", "relation": "depends_on",
+ "object": "payments API", "object_type": "project", "sources": [1]},
+ {"subject": "Dana", "subject_type": "person", "relation": "responsible_for", "object": "payments API",
+ "object_type": "project", "sources": [1]}]}"""
+
+
 def render_turns(turns: Sequence[Message]) -> str:
     lines = []
     for number, turn in enumerate(turns, start=1):
@@ -103,12 +162,18 @@ def render_turns(turns: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
-def extraction_prompt(turns: Sequence[Message], *, role: str, today: datetime) -> list[ChatMessage]:
+def extraction_prompt(
+    turns: Sequence[Message], *, role: str, today: datetime, graph: bool = False
+) -> list[ChatMessage]:
     """The prompt's own language follows the turns': small models answer in the language they are
-    instructed in, so a Chinese instruction over English turns would translate the facts."""
+    instructed in, so a Chinese instruction over English turns would translate the facts. With ``graph``
+    the same call also returns relation triples (user turns only: assistants rarely state them)."""
+    chinese = any(has_han(turn.content) for turn in turns)
     if role != "user":
         system = _ASSISTANT
     else:
-        system = _USER_ZH if any(has_han(turn.content) for turn in turns) else _USER_EN
+        system = _USER_ZH if chinese else _USER_EN
+        if graph:
+            system += _GRAPH_ZH if chinese else _GRAPH_EN
     user = f"Date of the conversation: {today.date().isoformat()}\n{render_turns(turns)}"
     return [ChatMessage("system", system), ChatMessage("user", user)]

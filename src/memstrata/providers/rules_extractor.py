@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memstrata.types import Message
-from memstrata.write.decisions import NewFact
+from memstrata.write.decisions import Extraction, NewFact
 
 if TYPE_CHECKING:
     from memstrata.write.extract import CallStats
@@ -68,9 +68,9 @@ class RulesExtractor:
 
     def extract(
         self, turns: Sequence[Message], *, role: str, today: datetime, stats: CallStats | None = None
-    ) -> list[NewFact]:
+    ) -> Extraction:
         if role != "user":
-            return []  # assistant turns need judgement that patterns cannot give
+            return Extraction()  # assistant turns need judgement that patterns cannot give
         facts: list[NewFact] = []
         for turn in turns:
             for sentence in _sentences(turn.content):
@@ -80,4 +80,4 @@ class RulesExtractor:
                     if pattern.search(sentence):
                         facts.append(NewFact(sentence, kind, confidence, (turn.id,)))
                         break
-        return facts
+        return Extraction(facts)

@@ -14,6 +14,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from memstrata.graph.model import Entity, Relation
 from memstrata.query import Filters, ListQuery
 from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Message, Scope, StoredMessage
 
@@ -70,6 +71,9 @@ class WriteBatch:
     jobs: Sequence[Job] = ()
     job_updates: Sequence[JobUpdate] = ()
     release_waiting: Sequence[Scope] = ()  # waiting jobs of these exact scopes become queued
+    entities: Sequence[Entity] = ()  # graph nodes, inserted or replaced whole (same id, same scope)
+    entity_vectors: Sequence[tuple[str, Vector]] = ()  # (entity id, vector of its name) for embedding_id
+    relations: Sequence[Relation] = ()  # graph edges, inserted or replaced whole
 
     def is_empty(self) -> bool:
         return not (
@@ -83,6 +87,9 @@ class WriteBatch:
             or self.jobs
             or self.job_updates
             or self.release_waiting
+            or self.entities
+            or self.entity_vectors
+            or self.relations
         )
 
 
@@ -148,6 +155,32 @@ class Store(Protocol):
     def messages(self, scope: Scope, limit: int = 1000) -> list[StoredMessage]: ...
 
     def messages_by_id(self, scope: Scope, message_ids: Sequence[str]) -> list[StoredMessage]: ...
+
+    # --- graph --------------------------------------------------------------------------
+    def graph_entities(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> list[Entity]:
+        """Entities visible to ``scope``: all live ones, or those with the given ids (merged ones included)."""
+        ...
+
+    def entity_vectors(self, scope: Scope, embedding_id: str) -> dict[str, Vector]: ...
+
+    def graph_relations(
+        self,
+        scope: Scope,
+        *,
+        entity_ids: Sequence[str] | None = None,
+        relation_ids: Sequence[str] | None = None,
+        include_closed: bool = False,
+    ) -> list[Relation]:
+        """Relations visible to ``scope`` touching any of ``entity_ids`` (either end), or with the given ids,
+        or all; current ones only unless ``include_closed``."""
+        ...
+
+    def graph_walk(
+        self, scope: Scope, start_ids: Sequence[str], hops: int, *, include_closed: bool = False
+    ) -> list[tuple[Relation, int]]:
+        """Every relation within ``hops`` of the start entities, walking edges in both directions, with the hop
+        (1 = touches a start entity) at which it is first reached. One recursive query in the database."""
+        ...
 
     # --- jobs ---------------------------------------------------------------------------
     def claim_jobs(self, now: datetime, lease_until: datetime, limit: int) -> list[Job]:

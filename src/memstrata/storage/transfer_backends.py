@@ -2,7 +2,8 @@
 
 Unlike the JSONL export (memories, current vectors, history, raw turns), this copies every table
 row for row: memories with their counters, vectors of every model, history, raw turns with
-their stored_at, jobs, key-value facts, the embedding cache and the embedding identity.
+their stored_at, jobs, key-value facts, the embedding cache, the embedding identity, and the graph
+(entities with their name vectors, relations open and closed).
 
 * **Resumable.** Each table is copied in chunks, in the source's storage order (so ordering
   ties, such as history of one memory, stay in the same order), one target transaction per
@@ -100,6 +101,14 @@ JOB_COLUMNS = (
     "id", "kind", *_SCOPE, "status", "message_ids", "attempts", "lease_until", "error", "raw_output", "result",
     "created_at", "updated_at",
 )  # fmt: skip
+ENTITY_COLUMNS = (
+    "id", *_SCOPE, "name", "type", "aliases", "message_ids", "metadata", "merged_into", "embedding_id", "vector",
+    "created_at", "updated_at",
+)  # fmt: skip
+RELATION_COLUMNS = (
+    "id", *_SCOPE, "source_id", "relation", "target_id", "confidence", "event_time", "valid_from", "valid_to",
+    "message_ids", "memory_ids", "metadata", "created_at", "updated_at",
+)  # fmt: skip
 _VECTORS_FROM = "memory_vectors v JOIN memories m ON m.seq = v.memory_seq"
 
 # In copy order: the embedding identity first (the target must agree), memories before what refers to them.
@@ -131,6 +140,17 @@ TABLES = (
     TableSpec(
         "embedding_cache", ("embedding_id", "text_hash", "vector"), ("embedding_id", "text_hash"),
         "embedding_cache", ("embedding_id", "text_hash"), lookup=1, binary=frozenset({"vector"}),
+    ),
+    # Entity name vectors are columns of the entity row on both backends (float32 bytes), so they travel with it.
+    TableSpec(
+        "entities", ENTITY_COLUMNS, ("id",), "entities", ("seq",),
+        timestamps=frozenset({"created_at", "updated_at"}),
+        json_columns=frozenset({"aliases", "message_ids", "metadata"}), binary=frozenset({"vector"}),
+    ),
+    TableSpec(
+        "relations", RELATION_COLUMNS, ("id",), "relations", ("seq",),
+        timestamps=frozenset({"event_time", "valid_from", "valid_to", "created_at", "updated_at"}),
+        json_columns=frozenset({"message_ids", "memory_ids", "metadata"}),
     ),
 )  # fmt: skip
 

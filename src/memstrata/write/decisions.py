@@ -8,9 +8,10 @@ missing text. A fact the model forgot to decide is *added*, never dropped, and m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memstrata.errors import ProviderError
+from memstrata.graph.extracted import Triple
 from memstrata.prompts.reconcile_memories import Decision
 from memstrata.types import MemoryItem
 
@@ -27,6 +28,18 @@ class NewFact:
     message_ids: tuple[str, ...]
     key: str | None = None
     event_time: str | None = None
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What one extractor call found: facts, and relation triples for the graph (models only; the
+    pattern-based graph extractor runs in the pipeline for every extractor)."""
+
+    facts: list[NewFact] = field(default_factory=list)
+    relations: list[Triple] = field(default_factory=list)
+
+    def __add__(self, other: Extraction) -> Extraction:
+        return Extraction(self.facts + other.facts, self.relations + other.relations)
 
 
 @dataclass(frozen=True)

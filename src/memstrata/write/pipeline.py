@@ -14,7 +14,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from memstrata.config import GraphSettings
 from memstrata.errors import ProviderError
+from memstrata.graph.plan import GraphPlan
 from memstrata.indexing import content_hash, index_text
 from memstrata.lifecycle.timeparse import find_time_span
 from memstrata.providers.cache import Embedded
@@ -22,8 +24,9 @@ from memstrata.query import Filters
 from memstrata.storage.protocol import JobUpdate, Store, Vector, WriteBatch
 from memstrata.types import Job, JobStatus, MemoryItem, MemoryKind, MemoryStatus, Message, Scope
 from memstrata.write.apply import Gate, plan_writes
-from memstrata.write.decisions import NewFact
+from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.extract import CallStats, Extractor
+from memstrata.write.graph_step import plan_graph_step
 from memstrata.write.reconcile import Reconciler, split_exact_duplicates
 
 EmbedTexts = Callable[[Sequence[str]], Embedded]
@@ -38,6 +41,7 @@ class WriteDeps:
     reconciler: Reconciler
     clock: Callable[[], datetime]
     gate: Gate = field(default_factory=Gate)
+    graph: GraphSettings = field(default_factory=GraphSettings)
     neighbours_per_fact: int = 5
     max_neighbours: int = 20
 
@@ -49,14 +53,16 @@ def process_jobs(deps: WriteDeps, jobs: Sequence[Job]) -> None:
     stats = CallStats()
     try:
         turns = [stored.message for stored in deps.store.messages_by_id(scope, _message_ids(jobs))]
-        _embed_pending_episodes(deps, jobs)
-        facts = _extract(deps, turns, stats)
+        episodes = _embed_pending_episodes(deps, jobs)
+        extraction = _extract(deps, turns, stats)
+        facts = extraction.facts
         home = long_term_scope(scope)
         resolved, fresh = split_exact_duplicates(facts, _live_duplicates(deps.store, home, facts))
         vectors = _TextVectors(deps)
         existing = _neighbours(deps, home, [vectors.get(fact.text) for fact in fresh])
         resolved += deps.reconciler.reconcile(fresh, existing, stats)
         planned = plan_writes(resolved, home, deps.clock(), actor=deps.extractor.name, gate=deps.gate)
+        graph = _plan_graph(deps, home, extraction, turns, [*planned.new_items, *episodes], vectors)
         result = {
             "decisions": planned.summary,
             "turns": len(turns),
@@ -68,10 +74,19 @@ def process_jobs(deps: WriteDeps, jobs: Sequence[Job]) -> None:
             "prompt_tokens": stats.prompt_tokens,
             "completion_tokens": stats.completion_tokens,
             "model_seconds": round(stats.seconds, 3),
+            "graph": graph.summary,
             "seconds": round(time.perf_counter() - started, 3),
         }
         done = [_update(job, JobStatus.DONE, deps.clock(), result=result) for job in jobs]
-        deps.store.write(replace(planned.batch, job_updates=done, **vectors.batch_fields(planned.new_items)))
+        batch = replace(
+            planned.batch,
+            job_updates=done,
+            history=[*planned.batch.history, *graph.history],
+            entities=graph.entities,
+            entity_vectors=graph.entity_vectors,
+            relations=graph.relations,
+        )
+        deps.store.write(replace(batch, **vectors.batch_fields(planned.new_items)))
     except ProviderError as exc:
         raw = getattr(exc, "raw_outputs", None) or stats.raw_outputs
         failed = [
@@ -100,6 +115,10 @@ class _TextVectors:
         self._ensure([text])
         return self._vectors[text]
 
+    def many(self, texts: Sequence[str]) -> list[Vector]:
+        self._ensure(texts)
+        return [self._vectors[text] for text in texts]
+
     def batch_fields(self, items: Sequence[MemoryItem]) -> dict[str, Any]:
         self._ensure([index_text(item) for item in items])
         return {
@@ -125,23 +144,47 @@ def _message_ids(jobs: Sequence[Job]) -> list[str]:
     return [message_id for job in jobs for message_id in job.message_ids]
 
 
-def _embed_pending_episodes(deps: WriteDeps, jobs: Sequence[Job]) -> None:
+def _embed_pending_episodes(deps: WriteDeps, jobs: Sequence[Job]) -> list[MemoryItem]:
     """Episodes of infer=True turns were stored without vectors so add() could return at once."""
     episode_ids = [str(i) for job in jobs for i in job.result.get("episode_ids", [])]
-    episodes = [item for item in deps.store.get(jobs[0].scope, episode_ids) if item.embedding_id is None]
-    if episodes:
+    episodes = deps.store.get(jobs[0].scope, episode_ids)
+    missing = [item for item in episodes if item.embedding_id is None]
+    if missing:
         vectors = _TextVectors(deps)
-        deps.store.write(WriteBatch(**vectors.batch_fields(episodes)))
+        deps.store.write(WriteBatch(**vectors.batch_fields(missing)))
+    return episodes
 
 
-def _extract(deps: WriteDeps, turns: Sequence[Message], stats: CallStats) -> list[NewFact]:
+def _extract(deps: WriteDeps, turns: Sequence[Message], stats: CallStats) -> Extraction:
     today = turns[-1].timestamp if turns else deps.clock()
-    facts: list[NewFact] = []
+    found = Extraction()
     for role in ("user", "assistant"):  # different prompts: users describe themselves, assistants commit
         said = [turn for turn in turns if turn.role == role]
-        facts += deps.extractor.extract(said, role=role, today=today, stats=stats)
+        found += deps.extractor.extract(said, role=role, today=today, stats=stats)
     by_id = {turn.id: turn for turn in turns}
-    return [_with_event_time(fact, by_id) for fact in facts]
+    return Extraction([_with_event_time(fact, by_id) for fact in found.facts], found.relations)
+
+
+def _plan_graph(
+    deps: WriteDeps,
+    home: Scope,
+    extraction: Extraction,
+    turns: Sequence[Message],
+    memories: Sequence[MemoryItem],
+    vectors: _TextVectors,
+) -> GraphPlan:
+    return plan_graph_step(
+        store=deps.store,
+        settings=deps.graph,
+        scope=home,
+        triples=extraction.relations,
+        turns=turns,
+        memories=memories,
+        embed=vectors.many,
+        embedding_id=deps.embedding_id,
+        now=deps.clock(),
+        actor=deps.extractor.name,
+    )
 
 
 def _with_event_time(fact: NewFact, turns: dict[str, Message]) -> NewFact:

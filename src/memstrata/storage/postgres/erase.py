@@ -13,7 +13,7 @@ from memstrata.types import Scope
 
 # Tables holding scope columns directly; memory_vectors hangs off memories.seq, and the keyword
 # tokens live in the memories row itself, so they go with it.
-_SCOPED_TABLES = ("messages", "history", "jobs", "kv_facts")
+_SCOPED_TABLES = ("messages", "history", "jobs", "kv_facts", "entities", "relations")
 
 
 def erase_scope_rows(conn: psycopg.Connection[Any], scope: Scope) -> dict[str, int]:

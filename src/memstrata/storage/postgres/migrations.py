@@ -155,9 +155,61 @@ CREATE INDEX jobs_status ON jobs (status, seq);
 CREATE INDEX jobs_scope ON jobs (tenant_id, user_id, agent_id, session_id, status);
 """
 
+_003_GRAPH = """
+-- Graph memory. Entities and relations carry scope columns like memories; relations are closed
+-- (valid_to) when they stop being true, never deleted.
+CREATE TABLE entities (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    name TEXT NOT NULL,
+    type TEXT NOT NULL,
+    aliases JSONB NOT NULL DEFAULT '[]',
+    message_ids JSONB NOT NULL DEFAULT '[]',  -- provenance: the raw turns that mention it
+    metadata JSONB NOT NULL DEFAULT '{}',
+    merged_into TEXT,
+    embedding_id TEXT,
+    -- The name's embedding (float32, little-endian), for entity resolution. Read whole per scope, never
+    -- searched in SQL, so BYTEA like embedding_cache: no pgvector index to keep per dimension.
+    vector BYTEA,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX entities_scope ON entities (tenant_id, user_id, agent_id, session_id);
+
+CREATE TABLE relations (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    source_id TEXT NOT NULL,
+    relation TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    confidence DOUBLE PRECISION NOT NULL,
+    event_time TIMESTAMPTZ,
+    valid_from TIMESTAMPTZ NOT NULL,
+    valid_to TIMESTAMPTZ,
+    message_ids JSONB NOT NULL DEFAULT '[]',
+    memory_ids JSONB NOT NULL DEFAULT '[]',
+    metadata JSONB NOT NULL DEFAULT '{}',
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL
+);
+-- The walk joins on either end, one index per direction.
+CREATE INDEX relations_source ON relations (source_id, valid_to);
+CREATE INDEX relations_target ON relations (target_id, valid_to);
+CREATE INDEX relations_scope ON relations (tenant_id, user_id, agent_id, session_id);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", _001_INITIAL),
     (2, "durable job queue", _002_JOBS),
+    (3, "graph memory: entities and relations", _003_GRAPH),
 ]
 LATEST_VERSION = MIGRATIONS[-1][0]
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from memstrata.graph.model import Entity, Relation
 from memstrata.indexing import content_hash, index_text
 from memstrata.lexical import index_document
 from memstrata.types import (
@@ -54,6 +55,14 @@ MESSAGE_COLUMNS = "seq, id, tenant_id, user_id, agent_id, session_id, role, name
 JOB_COLUMNS = (
     "id, kind, tenant_id, user_id, agent_id, session_id, status, message_ids, attempts, lease_until, error, "
     "raw_output, result, created_at, updated_at"
+)
+ENTITY_COLUMNS = (
+    "id, tenant_id, user_id, agent_id, session_id, name, type, aliases, message_ids, metadata, merged_into, "
+    "created_at, updated_at"
+)
+RELATION_COLUMNS = (
+    "id, tenant_id, user_id, agent_id, session_id, source_id, relation, target_id, confidence, event_time, "
+    "valid_from, valid_to, message_ids, memory_ids, metadata, created_at, updated_at"
 )
 
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL's limit for one tsvector lexeme
@@ -270,4 +279,81 @@ def row_to_job(row: tuple[Any, ...]) -> Job:
         result=result or {},
         created_at=created_at,
         updated_at=updated_at,
+    )
+
+
+# Graph rows come from model output, like job results: NUL is scrubbed rather than refused.
+def entity_params(entity: Entity) -> tuple[Any, ...]:
+    return (
+        entity.id,
+        *scope_columns(entity.scope),
+        no_nul(entity.name),
+        entity.type,
+        Jsonb(scrubbed(entity.aliases)),
+        Jsonb(scrubbed(entity.message_ids)),
+        Jsonb(scrubbed(entity.metadata)),
+        entity.merged_into,
+        entity.created_at,
+        entity.updated_at,
+    )
+
+
+def row_to_entity(row: tuple[Any, ...]) -> Entity:
+    (
+        entity_id, tenant_id, user_id, agent_id, session_id, name, kind, aliases, message_ids, metadata, merged_into,
+        created_at, updated_at,
+    ) = row  # fmt: skip
+    return Entity.model_construct(  # validated on the way in
+        id=entity_id,
+        scope=scope_from(tenant_id, user_id, agent_id, session_id),
+        name=name,
+        type=kind,
+        aliases=tuple(aliases),
+        message_ids=tuple(message_ids),
+        metadata=metadata,
+        merged_into=merged_into,
+        created_at=utc_required(created_at),
+        updated_at=utc_required(updated_at),
+    )
+
+
+def relation_params(relation: Relation) -> tuple[Any, ...]:
+    return (
+        relation.id,
+        *scope_columns(relation.scope),
+        relation.source_id,
+        relation.relation,
+        relation.target_id,
+        relation.confidence,
+        relation.event_time,
+        relation.valid_from,
+        relation.valid_to,
+        Jsonb(scrubbed(relation.message_ids)),
+        Jsonb(scrubbed(relation.memory_ids)),
+        Jsonb(scrubbed(relation.metadata)),
+        relation.created_at,
+        relation.updated_at,
+    )
+
+
+def row_to_relation(row: tuple[Any, ...]) -> Relation:
+    (
+        relation_id, tenant_id, user_id, agent_id, session_id, source_id, name, target_id, confidence, event_time,
+        valid_from, valid_to, message_ids, memory_ids, metadata, created_at, updated_at,
+    ) = row  # fmt: skip
+    return Relation.model_construct(
+        id=relation_id,
+        scope=scope_from(tenant_id, user_id, agent_id, session_id),
+        source_id=source_id,
+        relation=name,
+        target_id=target_id,
+        confidence=confidence,
+        event_time=utc(event_time),
+        valid_from=utc_required(valid_from),
+        valid_to=utc(valid_to),
+        message_ids=tuple(message_ids),
+        memory_ids=tuple(memory_ids),
+        metadata=metadata,
+        created_at=utc_required(created_at),
+        updated_at=utc_required(updated_at),
     )

@@ -15,20 +15,25 @@ from typing import Any, TypeVar
 import numpy as np
 import psycopg
 
+from memstrata.graph.model import Entity, Relation
 from memstrata.query import Filters, ListQuery
-from memstrata.storage.postgres import search
+from memstrata.storage.postgres import graph, search
 from memstrata.storage.postgres.connection import connect, masked, open_pool, retrying, translated, vector_oid
 from memstrata.storage.postgres.erase import count_scope_rows, erase_scope_rows
 from memstrata.storage.postgres.migrations import ensure_vector_index, migrate
 from memstrata.storage.postgres.rows import (
+    ENTITY_COLUMNS,
     HISTORY_COLUMNS,
     JOB_COLUMNS,
     MEMORY_COLUMNS,
     MESSAGE_COLUMNS,
+    RELATION_COLUMNS,
+    row_to_entity,
     row_to_history,
     row_to_job,
     row_to_memory,
     row_to_message,
+    row_to_relation,
 )
 from memstrata.storage.postgres.where import Where, memory_where, memory_where_unscoped, scope_where
 from memstrata.storage.postgres.writes import apply_batch, embedding_dims
@@ -38,7 +43,10 @@ from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, Scope, Sto
 T = TypeVar("T")
 Conn = psycopg.Connection[Any]
 CLAIM_LOCK = 0x6D656D7374726174 + 2  # one claimer at a time, so a scope's queued jobs go to one worker
-TABLES = ("memories", "memory_vectors", "messages", "history", "kv_facts", "embedding_cache", "jobs", "meta")
+TABLES = (
+    "memories", "memory_vectors", "messages", "history", "kv_facts", "embedding_cache", "jobs", "meta", "entities",
+    "relations",
+)  # fmt: skip
 
 
 class PostgresStore:
@@ -121,7 +129,10 @@ class PostgresStore:
 
     def reset(self) -> None:
         def run(conn: Conn) -> None:
-            conn.execute("TRUNCATE memory_vectors, memories, kv_facts, history, messages, embedding_cache, jobs")
+            conn.execute(
+                "TRUNCATE memory_vectors, memories, kv_facts, history, messages, embedding_cache, jobs, entities, "
+                "relations"
+            )
             conn.execute("DELETE FROM meta WHERE key = 'embedding_id'")
 
         self._transaction(run)
@@ -221,6 +232,30 @@ class PostgresStore:
         )
         return [row_to_message(tuple(row)) for row in rows]
 
+    # --- graph --------------------------------------------------------------------------
+    def graph_entities(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> list[Entity]:
+        return self._run(lambda conn: graph.select_entities(conn, scope, entity_ids))
+
+    def entity_vectors(self, scope: Scope, embedding_id: str) -> dict[str, Vector]:
+        return self._run(lambda conn: graph.select_entity_vectors(conn, scope, embedding_id))
+
+    def graph_relations(
+        self,
+        scope: Scope,
+        *,
+        entity_ids: Sequence[str] | None = None,
+        relation_ids: Sequence[str] | None = None,
+        include_closed: bool = False,
+    ) -> list[Relation]:
+        return self._run(lambda conn: graph.select_relations(conn, scope, entity_ids, relation_ids, include_closed))
+
+    def graph_walk(
+        self, scope: Scope, start_ids: Sequence[str], hops: int, *, include_closed: bool = False
+    ) -> list[tuple[Relation, int]]:
+        if not start_ids or hops < 1:
+            return []
+        return self._run(lambda conn: graph.walk(conn, scope, start_ids, hops, include_closed))
+
     # --- jobs ---------------------------------------------------------------------------
     def claim_jobs(self, now: datetime, lease_until: datetime, limit: int) -> list[Job]:
         claimable = "(status = 'queued' OR (status = 'running' AND lease_until < %s))"
@@ -301,7 +336,7 @@ class PostgresStore:
             yield from (tuple(row)[1:] for row in rows)
 
     def export_all(self) -> Iterator[tuple[str, object]]:
-        """Every record, in an order import can replay: memories, vectors, history, messages."""
+        """Every record, in an order import can replay: memories, vectors, history, messages, entities, relations."""
         for row in self._chunks(
             f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE m.seq > %s ORDER BY m.seq LIMIT %s"
         ):
@@ -318,6 +353,10 @@ class PostgresStore:
             yield "history", row_to_history(row)
         for row in self._chunks(f"SELECT seq, {MESSAGE_COLUMNS} FROM messages WHERE seq > %s ORDER BY seq LIMIT %s"):
             yield "message", row_to_message(row)
+        for row in self._chunks(f"SELECT seq, {ENTITY_COLUMNS} FROM entities WHERE seq > %s ORDER BY seq LIMIT %s"):
+            yield "entity", row_to_entity(row)
+        for row in self._chunks(f"SELECT seq, {RELATION_COLUMNS} FROM relations WHERE seq > %s ORDER BY seq LIMIT %s"):
+            yield "relation", row_to_relation(row)
 
     def stats(self, scope: Scope | None = None) -> StoreStats:
         where = scope_where(scope) if scope else Where()
@@ -356,6 +395,16 @@ class PostgresStore:
                 size_bytes=one(
                     "SELECT SUM(pg_total_relation_size(to_regclass(t))) FROM unnest(%s::text[]) t", (list(TABLES),)
                 ),
+                extra=self._graph_counts(conn, scope),
             )
 
         return self._run(run)
+
+    @staticmethod
+    def _graph_counts(conn: Conn, scope: Scope | None) -> dict[str, int]:
+        where = scope_where(scope, alias="t") if scope else Where()
+        entities = conn.execute(f"SELECT COUNT(*) FROM entities t WHERE {where.sql()}", where.params).fetchall()[0]
+        relations = conn.execute(
+            f"SELECT COUNT(*), COUNT(t.valid_to) FROM relations t WHERE {where.sql()}", where.params
+        ).fetchall()[0]
+        return {"entities": int(entities[0]), "relations": int(relations[0]), "closed_relations": int(relations[1])}

@@ -17,6 +17,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from memstrata.errors import ConflictError, EmbeddingMismatchError, InvalidInputError, NotFoundError
+from memstrata.storage.postgres.graph import apply_graph
 from memstrata.storage.postgres.migrations import ensure_vector_index
 from memstrata.storage.postgres.rows import (
     HISTORY_COLUMNS,
@@ -66,7 +67,7 @@ def cache_blob(vector: Vector) -> bytes:
 
 
 def apply_batch(conn: Conn, batch: WriteBatch) -> None:
-    if batch.vectors or batch.cache_entries:
+    if batch.vectors or batch.cache_entries or batch.entity_vectors:
         check_embedding_id(conn, batch.embedding_id)
     stored_at = utcnow()
     with conn.cursor() as cur:
@@ -104,6 +105,7 @@ def apply_batch(conn: Conn, batch: WriteBatch) -> None:
                 f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES ({placeholders(JOB_COLUMNS)})",
                 [job_params(job) for job in batch.jobs],
             )
+    apply_graph(conn, batch.entities, batch.entity_vectors, batch.relations, batch.embedding_id)
     for update in batch.job_updates:
         _update_job(conn, update)
     for scope in batch.release_waiting:

@@ -11,7 +11,7 @@ from memstrata.storage.sqlite.where import scope_where
 from memstrata.types import Scope
 
 # Tables holding scope columns directly; memory_vectors and memory_fts hang off memories.seq.
-_SCOPED_TABLES = ("messages", "history", "jobs", "kv_facts")
+_SCOPED_TABLES = ("messages", "history", "jobs", "kv_facts", "entities", "relations")
 
 
 def erase_scope_rows(conn: sqlite3.Connection, scope: Scope) -> dict[str, int]:

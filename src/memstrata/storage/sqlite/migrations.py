@@ -158,9 +158,63 @@ def _002_jobs(conn: sqlite3.Connection) -> None:
     )
 
 
+def _003_graph(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        -- Graph memory. Entities and relations carry scope columns like memories; relations are closed
+        -- (valid_to) when they stop being true, never deleted.
+        CREATE TABLE entities (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            tenant_id TEXT NOT NULL DEFAULT '',
+            user_id TEXT NOT NULL DEFAULT '',
+            agent_id TEXT NOT NULL DEFAULT '',
+            session_id TEXT NOT NULL DEFAULT '',
+            name TEXT NOT NULL,
+            type TEXT NOT NULL,
+            aliases TEXT NOT NULL DEFAULT '[]',      -- JSON list
+            message_ids TEXT NOT NULL DEFAULT '[]',  -- JSON list: provenance
+            metadata TEXT NOT NULL DEFAULT '{}',
+            merged_into TEXT,
+            embedding_id TEXT,
+            vector BLOB,                             -- the name's embedding, for entity resolution
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX entities_scope ON entities (tenant_id, user_id, agent_id, session_id);
+
+        CREATE TABLE relations (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            tenant_id TEXT NOT NULL DEFAULT '',
+            user_id TEXT NOT NULL DEFAULT '',
+            agent_id TEXT NOT NULL DEFAULT '',
+            session_id TEXT NOT NULL DEFAULT '',
+            source_id TEXT NOT NULL,
+            relation TEXT NOT NULL,
+            target_id TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            event_time TEXT,
+            valid_from TEXT NOT NULL,
+            valid_to TEXT,
+            message_ids TEXT NOT NULL DEFAULT '[]',
+            memory_ids TEXT NOT NULL DEFAULT '[]',
+            metadata TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX relations_source ON relations (source_id, valid_to);
+        CREATE INDEX relations_target ON relations (target_id, valid_to);
+        CREATE INDEX relations_scope ON relations (tenant_id, user_id, agent_id, session_id);
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _001_initial),
     (2, "durable job queue", _002_jobs),
+    (3, "graph memory: entities and relations", _003_graph),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

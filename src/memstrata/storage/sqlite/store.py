@@ -13,10 +13,21 @@ from typing import Any
 import numpy as np
 
 from memstrata.errors import ConflictError
+from memstrata.graph.model import Entity, Relation
 from memstrata.query import Filters, ListQuery
 from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
 from memstrata.storage.sqlite.connection import connect, retry_locked
 from memstrata.storage.sqlite.erase import count_scope_rows, erase_scope_rows
+from memstrata.storage.sqlite.graph import (
+    ENTITY_COLUMNS,
+    RELATION_COLUMNS,
+    row_to_entity,
+    row_to_relation,
+    select_entities,
+    select_entity_vectors,
+    select_relations,
+    walk,
+)
 from memstrata.storage.sqlite.migrations import migrate
 from memstrata.storage.sqlite.rows import (
     HISTORY_COLUMNS,
@@ -121,6 +132,8 @@ class SQLiteStore:
                 "memories",
                 "embedding_cache",
                 "jobs",
+                "entities",
+                "relations",
             ):
                 conn.execute(f"DELETE FROM {table}")
             conn.execute("DELETE FROM meta WHERE key = 'embedding_id'")
@@ -373,6 +386,34 @@ class SQLiteStore:
             last_seq = rows[-1][0]
             yield [row_to_memory(tuple(row)[1:]) for row in rows]
 
+    # --- graph --------------------------------------------------------------------------
+    def graph_entities(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> list[Entity]:
+        with self._lock:
+            return select_entities(self._conn, scope, entity_ids)
+
+    def entity_vectors(self, scope: Scope, embedding_id: str) -> dict[str, Vector]:
+        with self._lock:
+            return select_entity_vectors(self._conn, scope, embedding_id)
+
+    def graph_relations(
+        self,
+        scope: Scope,
+        *,
+        entity_ids: Sequence[str] | None = None,
+        relation_ids: Sequence[str] | None = None,
+        include_closed: bool = False,
+    ) -> list[Relation]:
+        with self._lock:
+            return select_relations(self._conn, scope, entity_ids, relation_ids, include_closed)
+
+    def graph_walk(
+        self, scope: Scope, start_ids: Sequence[str], hops: int, *, include_closed: bool = False
+    ) -> list[tuple[Relation, int]]:
+        if not start_ids or hops < 1:
+            return []
+        with self._lock:
+            return walk(self._conn, scope, start_ids, hops, include_closed)
+
     # --- whole-store --------------------------------------------------------------------
     def export_all(self) -> Iterator[tuple[str, object]]:
         """Every record, in an order import can replay: memories, vectors, history, messages."""
@@ -390,6 +431,10 @@ class SQLiteStore:
             yield "history", row_to_history(tuple(row))
         for row in self._read(f"SELECT {MESSAGE_COLUMNS} FROM messages ORDER BY seq"):
             yield "message", row_to_message(tuple(row))
+        for row in self._read(f"SELECT {ENTITY_COLUMNS} FROM entities ORDER BY seq"):
+            yield "entity", row_to_entity(tuple(row))
+        for row in self._read(f"SELECT {RELATION_COLUMNS} FROM relations ORDER BY seq"):
+            yield "relation", row_to_relation(tuple(row))
 
     def stats(self, scope: Scope | None = None) -> StoreStats:
         where = scope_where(scope) if scope else Where()
@@ -418,4 +463,13 @@ class SQLiteStore:
             schema_version=self.schema_version,
             location=self.location,
             size_bytes=size,
+            extra=self._graph_counts(scope),
         )
+
+    def _graph_counts(self, scope: Scope | None) -> dict[str, int]:
+        where = scope_where(scope, alias="t") if scope else Where()
+        entities = self._read(f"SELECT COUNT(*) FROM entities t WHERE {where.sql()}", where.params)[0][0]
+        relations = self._read(
+            f"SELECT COUNT(*), COUNT(t.valid_to) FROM relations t WHERE {where.sql()}", where.params
+        )[0]
+        return {"entities": int(entities), "relations": int(relations[0]), "closed_relations": int(relations[1])}

@@ -16,6 +16,7 @@ from memstrata.errors import ConflictError, EmbeddingMismatchError, NotFoundErro
 from memstrata.indexing import content_hash, index_text
 from memstrata.lexical import index_document
 from memstrata.storage.protocol import JobUpdate, StatusChange, Vector, WriteBatch
+from memstrata.storage.sqlite.graph import apply_graph
 from memstrata.storage.sqlite.rows import (
     HISTORY_COLUMNS,
     JOB_COLUMNS,
@@ -65,7 +66,7 @@ def blob(vector: Vector) -> bytes:
 
 def apply_batch(conn: sqlite3.Connection, batch: WriteBatch) -> None:
     rev = bump(conn, "rev")
-    if batch.vectors or batch.cache_entries:
+    if batch.vectors or batch.cache_entries or batch.entity_vectors:
         _check_embedding_id(conn, batch.embedding_id)
     stored_at = utcnow()
     conn.executemany(
@@ -94,6 +95,7 @@ def apply_batch(conn: sqlite3.Connection, batch: WriteBatch) -> None:
         f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES ({placeholders(JOB_COLUMNS)})",
         [job_to_row(job) for job in batch.jobs],
     )
+    apply_graph(conn, batch.entities, batch.entity_vectors, batch.relations, batch.embedding_id)
     for update in batch.job_updates:
         _update_job(conn, update)
     for scope in batch.release_waiting:

@@ -1,0 +1,1 @@
+"""Graph memory: typed entities and temporal relations in the same store as memories."""

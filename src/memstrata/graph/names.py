@@ -1,0 +1,75 @@
+"""Entity names: the normal form used for equality, and the cues that suggest a type."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from memstrata.lexical import has_han
+
+# The node that stands for the user of a scope: "我", "I", "用户" and "the user" all mean it.
+USER_NAME = "user"
+USER_ALIASES = ("我", "用户", "本人", "i", "me", "myself", "the user")
+
+_SPACE_OR_PUNCT = re.compile(r"[\s\-_·.,'\"“”‘’()（）]+")
+
+_TYPE_SUFFIXES: list[tuple[str, tuple[str, ...]]] = [
+    ("person", ("先生", "女士", "小姐", "总", "工", "老师", "教授", "博士", "经理", "医生", "阿姨", "叔叔", "同学")),
+    ("location", ("市", "区", "省", "县", "镇", "村", "路", "街", "国", "州", "岛")),
+    ("organization", ("公司", "集团", "大学", "学院", "银行", "医院", "研究院", "研究所", "实验室", "团队", "部门")),
+    ("project", ("项目", "系统", "服务", "平台", "开发", "模块", "接口", "API", "api", "app", "App")),
+    ("profession", ("工程师", "设计师", "程序员", "研究员", "律师", "会计", "护士", "记者", "作家")),
+]
+_EN_PERSON = re.compile(r"^(mr|mrs|ms|dr|prof)\.?\s", re.I)
+_EN_ORG = re.compile(r"\b(inc|corp|ltd|llc|gmbh|university|bank|company)\b\.?$", re.I)
+
+
+def normalize(name: str) -> str:
+    """Case, width and spacing do not make two names different ('后端 API' == '后端api')."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return _SPACE_OR_PUNCT.sub("", folded)
+
+
+def is_user(name: str) -> bool:
+    return normalize(name) in {normalize(alias) for alias in (USER_NAME, *USER_ALIASES)}
+
+
+def type_from_name(name: str) -> str | None:
+    """A type suggested by the name alone (suffixes like 女士 / 公司 / 区, titles like 'Dr.'), or None."""
+    stripped = name.strip()
+    if is_user(stripped):
+        return "person"
+    for kind, suffixes in _TYPE_SUFFIXES:
+        if stripped.endswith(suffixes) and len(stripped) > 1:
+            return kind
+    if not has_han(stripped):
+        if _EN_PERSON.match(stripped):
+            return "person"
+        if _EN_ORG.search(stripped):
+            return "organization"
+    return None
+
+
+def is_abbreviation(short: str, long: str) -> bool:
+    """'字节' of '字节跳动', 'MS' of 'Microsoft'? The short name's characters appear in order in the long one,
+    starting with the same character. '张工' vs '张三' and '前端开发' vs '后端开发' are not."""
+    a, b = normalize(short), normalize(long)
+    if not a or len(a) >= len(b) or a[0] != b[0]:
+        return False
+    position = 0
+    for char in a:
+        position = b.find(char, position)
+        if position < 0:
+            return False
+        position += 1
+    return True
+
+
+def is_sub_place(short: str, long: str) -> bool:
+    """'北京' and '北京市朝阳区' are different places (the second lies inside the first); '北京' and '北京市' are
+    the same one. True when ``long`` extends ``short`` by more than one administrative suffix."""
+    a, b = normalize(short), normalize(long)
+    if not b.startswith(a):
+        return False
+    rest = b[len(a) :]
+    return bool(rest) and rest not in ("市", "省", "区", "县", "city", "province")

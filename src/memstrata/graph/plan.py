@@ -1,0 +1,204 @@
+"""Graph writes for one batch of extracted triples: resolve both ends, then add, reinforce or close edges.
+
+A relation that contradicts a current one is not a delete: a functional relation (lives_in, works_at ...)
+with a new value, or a turn that says the old one ended, closes the old edge (``valid_to``) and writes a
+CLOSE event, so "where did I live before?" still has an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memstrata.graph.extracted import Triple
+from memstrata.graph.model import Entity, Relation
+from memstrata.graph.resolve import EmbedNames, EntityResolver
+from memstrata.graph.vocabulary import END_TYPES, FUNCTIONAL, SYMMETRIC
+from memstrata.storage.protocol import Store, Vector
+from memstrata.types import HistoryAction, HistoryEvent, Scope, as_utc, new_id
+
+LinkMemories = Callable[[Triple, Entity, Entity], tuple[str, ...]]
+
+
+@dataclass
+class GraphPlan:
+    entities: list[Entity] = field(default_factory=list)
+    entity_vectors: list[tuple[str, Vector]] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    history: list[HistoryEvent] = field(default_factory=list)
+    summary: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    store: Store
+    scope: Scope
+    embed: EmbedNames
+    embedding_id: str
+    threshold: float
+    now: datetime
+    actor: str
+    link: LinkMemories
+    turn_times: dict[str, datetime]
+
+
+def end_types(triple: Triple) -> tuple[str, str]:
+    """The relation's usual types win over name cues (a 产品经理 in has_profession is a profession)."""
+    usual_source, usual_target = END_TYPES.get(triple.relation, (None, None))
+    return usual_source or triple.source.type or "thing", usual_target or triple.target.type or "thing"
+
+
+def plan_graph(ctx: GraphContext, triples: Sequence[Triple]) -> GraphPlan:
+    if not triples:
+        return GraphPlan()
+    # Reads match every narrower scope too (a user's scope sees its agents'); a write resolves and links
+    # only within its own exact scope, so it never edits another agent's nodes.
+    own = {entity.id: entity for entity in ctx.store.graph_entities(ctx.scope) if entity.scope == ctx.scope}
+    vectors = ctx.store.entity_vectors(ctx.scope, ctx.embedding_id)
+    resolver = EntityResolver(
+        scope=ctx.scope,
+        entities=own,
+        vectors={entity_id: vector for entity_id, vector in vectors.items() if entity_id in own},
+        embed=ctx.embed,
+        threshold=ctx.threshold,
+        now=ctx.now,
+        actor=ctx.actor,
+    )
+    ordered = sorted(triples, key=lambda t: _said_at(ctx, t))
+    ends = []
+    for triple in ordered:
+        source_type, target_type = end_types(triple)
+        source = resolver.resolve(triple.source.name, source_type, triple.message_ids, speaker=triple.source.speaker)
+        target = resolver.resolve(triple.target.name, target_type, triple.message_ids, speaker=triple.target.speaker)
+        ends.append((triple, source.id, target.id))
+    edges = _Edges(ctx, resolver)
+    for triple, source_id, target_id in ends:
+        if source_id != target_id:
+            edges.apply(triple, resolver.entities[source_id], resolver.entities[target_id])
+    return GraphPlan(
+        entities=resolver.written_entities(),
+        entity_vectors=resolver.written_vectors(),
+        relations=edges.written(),
+        history=resolver.history + edges.history,
+        summary={
+            "entities_added": resolver.added,
+            "aliases_added": resolver.aliased,
+            "relations_added": edges.added,
+            "relations_reinforced": edges.reinforced,
+            "relations_closed": edges.closed,
+            "triples_from_rules": sum(1 for t in triples if t.origin == "rules"),
+            "triples_from_model": sum(1 for t in triples if t.origin != "rules"),
+        },
+    )
+
+
+def _said_at(ctx: GraphContext, triple: Triple) -> datetime:
+    return min((ctx.turn_times.get(m, ctx.now) for m in triple.message_ids), default=ctx.now)
+
+
+class _Edges:
+    """The current edges around the resolved entities, changed in place as triples arrive in turn order."""
+
+    def __init__(self, ctx: GraphContext, resolver: EntityResolver) -> None:
+        self.ctx = ctx
+        self.resolver = resolver
+        known = [e for e in resolver.entities if e not in resolver.created]
+        around = ctx.store.graph_relations(ctx.scope, entity_ids=known) if known else []
+        self.current = {r.id: r for r in around if r.scope == ctx.scope}
+        self.changed: set[str] = set()
+        self.history: list[HistoryEvent] = []
+        self.added = self.reinforced = self.closed = 0
+
+    def apply(self, triple: Triple, source: Entity, target: Entity) -> None:
+        moment = self._moment(triple)
+        same = self._same(source.id, triple.relation, target.id)
+        if triple.ended:
+            for edge in same:
+                self._close(edge, moment, f"the turn says it ended: {self._label(edge)}")
+            return
+        if same:
+            for edge in same:
+                self._reinforce(edge, triple, source, target)
+            return
+        if triple.relation in FUNCTIONAL:
+            for edge in self._others(source.id, triple.relation, target.id):
+                self._close(edge, moment, f"replaced by {source.name} {triple.relation} {target.name}")
+        self._add(triple, source, target, moment)
+
+    def _moment(self, triple: Triple) -> datetime:
+        if triple.event_time:
+            try:
+                return as_utc(datetime.fromisoformat(triple.event_time))
+            except ValueError:
+                pass  # an unparseable date from a model: fall back to when it was said
+        times = [self.ctx.turn_times[m] for m in triple.message_ids if m in self.ctx.turn_times]
+        return min(times) if times else self.ctx.now
+
+    def _same(self, source_id: str, relation: str, target_id: str) -> list[Relation]:
+        pairs = {(source_id, target_id)} | ({(target_id, source_id)} if relation in SYMMETRIC else set())
+        return [
+            r for r in self.current.values()
+            if r.valid_to is None and r.relation == relation and (r.source_id, r.target_id) in pairs
+        ]  # fmt: skip
+
+    def _others(self, source_id: str, relation: str, target_id: str) -> list[Relation]:
+        """Current edges of a functional relation from the same subject (either end, if symmetric)."""
+        found = []
+        for r in self.current.values():
+            if r.valid_to is not None or r.relation != relation:
+                continue
+            ends = {r.source_id, r.target_id} if relation in SYMMETRIC else {r.source_id}
+            if source_id in ends and target_id not in {r.source_id, r.target_id}:
+                found.append(r)
+        return found
+
+    def _add(self, triple: Triple, source: Entity, target: Entity, moment: datetime) -> None:
+        relation = Relation(
+            id=new_id(), scope=self.ctx.scope, source_id=source.id, relation=triple.relation, target_id=target.id,
+            confidence=triple.confidence, event_time=moment if triple.event_time else None, valid_from=moment,
+            message_ids=triple.message_ids, memory_ids=self.ctx.link(triple, source, target),
+            metadata={"origin": triple.origin}, created_at=self.ctx.now, updated_at=self.ctx.now,
+        )  # fmt: skip
+        self.current[relation.id] = relation
+        self.changed.add(relation.id)
+        self.added += 1
+        self._event(relation, HistoryAction.ADD, None, self._label(relation), f"extracted by {triple.origin}")
+
+    def _reinforce(self, edge: Relation, triple: Triple, source: Entity, target: Entity) -> None:
+        """Said again: more sources, more memories to show, a little more confidence. No history event."""
+        updated = edge.model_copy(
+            update={
+                "message_ids": tuple(dict.fromkeys((*edge.message_ids, *triple.message_ids))),
+                "memory_ids": tuple(dict.fromkeys((*edge.memory_ids, *self.ctx.link(triple, source, target)))),
+                "confidence": min(1.0, max(edge.confidence, triple.confidence) + 0.1),
+                "updated_at": self.ctx.now,
+            }
+        )
+        self.current[edge.id] = updated
+        self.changed.add(edge.id)
+        self.reinforced += 1
+
+    def _close(self, edge: Relation, moment: datetime, reason: str) -> None:
+        valid_to = max(moment, edge.valid_from)
+        self.current[edge.id] = edge.model_copy(update={"valid_to": valid_to, "updated_at": self.ctx.now})
+        self.changed.add(edge.id)
+        self.closed += 1
+        self._event(edge, HistoryAction.CLOSE, self._label(edge), None, reason)
+
+    def _label(self, relation: Relation) -> str:
+        names = self.resolver.entities
+        source = names[relation.source_id].name if relation.source_id in names else relation.source_id
+        target = names[relation.target_id].name if relation.target_id in names else relation.target_id
+        return f"{source} {relation.relation} {target}"
+
+    def _event(self, relation: Relation, action: HistoryAction, old: str | None, new: str | None, why: str) -> None:
+        self.history.append(
+            HistoryEvent(
+                id=new_id(), memory_id=relation.id, scope=self.ctx.scope, action=action, old_text=old,
+                new_text=new, actor=self.ctx.actor, reason=why, created_at=self.ctx.now, details={"graph": "relation"},
+            )
+        )  # fmt: skip
+
+    def written(self) -> list[Relation]:
+        return [self.current[relation_id] for relation_id in sorted(self.changed)]

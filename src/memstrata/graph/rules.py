@@ -1,0 +1,198 @@
+"""Relation triples without a model: clause patterns for Chinese and English, jieba part-of-speech tags for
+types. The offline fallback, honest about its limits.
+
+It sees explicit statements of a small set of relations (spouse and family, likes, depends on, responsible
+for, lives in / moved to, works at / joined, profession) in one clause, with the subject said or carried
+over from the previous clause of the same turn. It does not resolve pronouns beyond "我"/"I", understands
+no paraphrase and no nesting, and misses any relation it has no pattern for: a model does that far better.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from functools import cache
+
+from memstrata.graph.extracted import Mention, Triple
+from memstrata.graph.names import USER_NAME, is_user, type_from_name
+from memstrata.types import Message
+
+_CLAUSE = re.compile(r"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|but|so)\s+(?=I\b)")
+_QUESTION = re.compile(
+    r"[?？]|吗$|什么|谁|哪|怎么|多少|^(do|does|did|can|could|would|what|why|how|where|when|who)\b", re.I
+)
+
+_FAMILY = {
+    "spouse_of": "太太|妻子|老婆|夫人|爱人|丈夫|老公",
+    "parent_of": "女儿|儿子|孩子",
+    "child_of": "父亲|爸爸|母亲|妈妈",
+    "sibling_of": "哥哥|姐姐|弟弟|妹妹",
+    "reports_to": "老板|领导|上司|经理",
+    "colleague_of": "同事",
+    "friend_of": "朋友",
+}
+_EN_FAMILY = {
+    "spouse_of": "wife|husband|spouse|partner",
+    "parent_of": "daughter|son|child|kid",
+    "child_of": "father|mother|dad|mom|mum",
+    "sibling_of": "brother|sister",
+    "reports_to": "boss|manager",
+    "colleague_of": "colleague|coworker",
+    "friend_of": "friend",
+}
+_ZH_NAME = r"[\w\u4e00-\u9fff·\- ]"
+_EN_SUBJECT = r"(?P<s>I|[A-Z][\w.'\-]*(?: [A-Z][\w.'\-]*){0,3}|[Tt]he [\w ]{1,30}?)"
+_ADVERB = r"(?:现在|目前|还|也|都|一直|已经|仍然|最近|很|最|特别|非常|比较|真的)*"
+
+
+def _zh(verbs: str, *, tail: str = "$") -> re.Pattern[str]:
+    """subject (optional, short) + adverbs + verb + object; the object is lazy when a tail must follow."""
+    lazy = "?" if tail != "$" else ""
+    return re.compile(rf"^(?P<s>.{{0,12}}?){_ADVERB}(?:{verbs})(?P<o>.{{1,20}}{lazy}){tail}")
+
+
+def _en(verbs: str) -> re.Pattern[str]:
+    return re.compile(rf"^{_EN_SUBJECT} (?:really |also |still |now )?(?:{verbs}) (?P<o>.+)$")
+
+
+# (relation, ended, pattern with groups s (may be empty) and o). The first pattern that matches decides.
+_ZH: list[tuple[str, bool, re.Pattern[str]]] = [
+    *[
+        (rel, False, re.compile(rf"^(?P<s>{_ZH_NAME}{{1,12}}?)的(?:{words})(?:是|叫)(?P<o>{_ZH_NAME}{{1,12}})$"))
+        for rel, words in _FAMILY.items()
+    ],
+    *[
+        (rel, False, re.compile(rf"^(?P<o>{_ZH_NAME}{{1,12}}?)是(?P<s>{_ZH_NAME}{{1,12}}?)的(?:{words})$"))
+        for rel, words in _FAMILY.items()
+    ],
+    ("dislikes", False, _zh("不再喜欢|不再爱|不喜欢|不爱|讨厌|受不了")),
+    ("likes", False, _zh("喜欢|爱喝|爱吃|爱看|爱|偏爱|钟爱")),
+    ("depends_on", False, re.compile(r"^(?P<s>.{1,16}?)(?:依赖于?|取决于|要等|需要等)(?P<o>.{1,20})$")),
+    ("responsible_for", False, _zh("负责|主管|主导|维护|管")),
+    ("lives_in", True, _zh("不住在|搬离|离开了?", tail="(?:了)?$")),
+    ("lives_in", False, _zh("住在|住|定居在?|搬到|搬去|搬回|搬家到")),
+    ("works_at", True, _zh("从|不在", tail="(?:离职|辞职|工作)了?$")),
+    ("works_at", False, _zh("在|于", tail="(?:工作|上班|任职|实习|做|当)")),
+    ("works_at", False, _zh("加入了?|入职了?|跳槽到")),
+    (
+        "has_profession",
+        False,
+        re.compile(
+            rf"^(?P<s>.{{0,12}}?){_ADVERB}是(?:一名|一个|个|名)?"
+            r"(?P<o>.{0,8}(?:工程师|经理|医生|老师|教授|设计师|律师|程序员|研究员|学生|作家|记者|会计|护士))$"
+        ),
+    ),
+]
+
+_EN: list[tuple[str, bool, re.Pattern[str]]] = [
+    *[
+        (rel, False, re.compile(rf"^{_EN_SUBJECT}'s (?:{words}) is (?P<o>.{{1,40}})$"))
+        for rel, words in _EN_FAMILY.items()
+    ],
+    *[
+        (rel, False, re.compile(rf"^(?P<o>[A-Z][\w.'\- ]{{0,40}}?) is (?P<s>[A-Z][\w.'\- ]{{0,40}}?)'s (?:{words})$"))
+        for rel, words in _EN_FAMILY.items()
+    ],
+    *[(rel, False, re.compile(rf"^[Mm]y (?:{words}) is (?P<o>.{{1,40}})$")) for rel, words in _EN_FAMILY.items()],
+    ("dislikes", False, _en("hates?|dislikes?|(?:do|does)n't like")),
+    ("likes", False, _en("likes?|loves?|enjoys?|prefers?")),
+    ("depends_on", False, _en("depends? on|relies on|rely on")),
+    (
+        "responsible_for",
+        False,
+        re.compile(
+            rf"^{_EN_SUBJECT} (?:is|am) (?:responsible for|in charge of) (?P<o>.+)$|"
+            rf"^{_EN_SUBJECT.replace('?P<s>', '?P<s2>')} (?:owns|maintains|leads) (?P<o2>.+)$"
+        ),
+    ),
+    ("lives_in", True, _en("moved out of|no longer lives? in|left")),
+    ("lives_in", False, _en("lives? in|moved to|relocated to")),
+    ("works_at", True, _en("quit|left|no longer works? (?:at|for)")),
+    ("works_at", False, _en("works? (?:at|for)|joined")),
+]
+
+_TRAILING = re.compile(r"[了啦呢吧哦啊呀的嘛\s.!]+$")
+_LEADING = re.compile(r"^(?:(?:而且|并且|然后|但是|不过|另外|其实|所以|因为)|(?:and|but|so|also|the|a|an)\s+)", re.I)
+_PRONOUNS = {"你", "他", "她", "它", "你们", "他们", "它们", "这", "那", "这个", "那个", "you", "it", "that", "this"}
+
+
+def _clean(name: str) -> str:
+    name = _TRAILING.sub("", _LEADING.sub("", name.strip())).strip()
+    return name
+
+
+def _usable(name: str) -> bool:
+    return 0 < len(name) <= 24 and name.lower() not in _PRONOUNS and not _QUESTION.search(name)
+
+
+@cache
+def _posseg() -> object:
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(logging.ERROR)  # it prints dictionary loading to stderr
+    return jieba.posseg
+
+
+_POS_TYPES = {"nr": "person", "nrfg": "person", "nrt": "person", "ns": "location", "nt": "organization"}
+
+
+def pos_type(name: str) -> str | None:
+    """jieba's part-of-speech tag when the whole name is one word tagged person / place / organisation."""
+    words = list(_posseg().cut(name))  # type: ignore[attr-defined]
+    if len(words) == 1:
+        return _POS_TYPES.get(words[0].flag)
+    return None
+
+
+def mention(name: str, speaker: str | None = None) -> Mention:
+    """ "我" / "I" is the speaker when the turn names one (group chats, transcripts), else the user."""
+    if is_user(name):
+        return Mention(speaker or USER_NAME, "person", speaker=True)
+    return Mention(name, type_from_name(name) or pos_type(name))
+
+
+class RulesGraphExtractor:
+    name = "rules"
+
+    def extract(self, turns: Sequence[Message]) -> list[Triple]:
+        triples: list[Triple] = []
+        for turn in turns:
+            if turn.role != "user":
+                continue  # what an assistant says needs judgement patterns cannot give
+            subject = turn.name or USER_NAME  # a subjectless clause is about the speaker: "搬到朝阳区了"
+            for clause in (part.strip() for part in _CLAUSE.split(turn.content)):
+                if len(clause) < 2 or _QUESTION.search(clause):
+                    continue
+                found = _match(clause)
+                if found is None:
+                    continue
+                relation, ended, said_subject, target = found
+                subject = said_subject or subject
+                triples.append(
+                    Triple(
+                        mention(subject, turn.name),
+                        relation,
+                        mention(target, turn.name),
+                        0.6,
+                        (turn.id,),
+                        ended=ended,
+                        origin="rules",
+                    )
+                )
+        return triples
+
+
+def _match(clause: str) -> tuple[str, bool, str, str] | None:
+    for relation, ended, pattern in (*_ZH, *_EN):
+        found = pattern.search(clause)
+        if found is None:
+            continue
+        groups = {name: value for name, value in found.groupdict().items() if value is not None}
+        subject = _clean(groups.get("s") or groups.get("s2") or ("I" if clause.lower().startswith("my ") else ""))
+        target = _clean(groups.get("o") or groups.get("o2") or "")
+        if not _usable(target) or (subject and not _usable(subject)):
+            continue
+        return relation, ended, subject, target
+    return None

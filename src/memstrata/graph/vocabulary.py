@@ -1,0 +1,73 @@
+"""What relations mean: which are functional (one current value per subject), which are symmetric, and what
+types their ends usually have. Relation names are identifiers (English snake_case) in every language; the
+entity names they connect stay in the words the user said."""
+
+from __future__ import annotations
+
+# A subject has one current value of these at a time: a new value closes the old edge.
+FUNCTIONAL = frozenset(
+    {"lives_in", "works_at", "spouse_of", "reports_to", "located_in", "has_profession", "studies_at", "age"}
+)
+
+# Stored once, matched in either direction ("王总 spouse_of 李女士" is also "李女士 spouse_of 王总").
+SYMMETRIC = frozenset({"spouse_of", "colleague_of", "friend_of", "sibling_of", "knows"})
+
+# Usual types of (source, target) when the extractor gives none.
+END_TYPES: dict[str, tuple[str | None, str | None]] = {
+    "lives_in": (None, "location"),
+    "born_in": ("person", "location"),
+    "from": ("person", "location"),
+    "works_at": ("person", "organization"),
+    "studies_at": ("person", "organization"),
+    "spouse_of": ("person", "person"),
+    "parent_of": ("person", "person"),
+    "child_of": ("person", "person"),
+    "sibling_of": ("person", "person"),
+    "friend_of": ("person", "person"),
+    "colleague_of": ("person", "person"),
+    "reports_to": ("person", "person"),
+    "has_profession": ("person", "profession"),
+    "responsible_for": ("person", None),
+    "located_in": (None, "location"),
+}
+
+# Free-text relation phrases a model may answer with, mapped onto the names above.
+SYNONYMS = {
+    "live_in": "lives_in",
+    "resides_in": "lives_in",
+    "moved_to": "lives_in",
+    "work_at": "works_at",
+    "works_for": "works_at",
+    "employed_by": "works_at",
+    "employee_of": "works_at",
+    "married_to": "spouse_of",
+    "wife_of": "spouse_of",
+    "husband_of": "spouse_of",
+    "spouse": "spouse_of",
+    "wife": "spouse_of",
+    "husband": "spouse_of",
+    "like": "likes",
+    "loves": "likes",
+    "enjoys": "likes",
+    "prefers": "likes",
+    "depend_on": "depends_on",
+    "depends": "depends_on",
+    "requires": "depends_on",
+    "owns": "responsible_for",
+    "in_charge_of": "responsible_for",
+    "responsible": "responsible_for",
+    "manages": "responsible_for",
+    "maintains": "responsible_for",
+    "profession": "has_profession",
+    "is_a": "has_profession",
+    "job": "has_profession",
+}
+
+
+def canonical_relation(raw: str) -> str:
+    """'Works For' / 'works-for' / 'WORKS_FOR' -> 'works_at'; unknown phrases become snake_case as they are."""
+    words = "".join(ch if ch.isalnum() else " " for ch in raw.strip().lower()).split()
+    name = "_".join(words)[:64] or "related_to"
+    if not name[0].isalpha() or not name.isascii():
+        return "related_to"
+    return SYNONYMS.get(name, name)

@@ -1,0 +1,92 @@
+# ruff: noqa: E501  (the pattern table reads best one case per line)
+"""The offline parts of graph memory: patterns, name rules, resolution guards (no store, no model)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from memstrata.graph.names import is_abbreviation, is_sub_place, normalize, type_from_name
+from memstrata.graph.resolve import EntityResolver
+from memstrata.graph.rules import RulesGraphExtractor
+from memstrata.graph.vocabulary import canonical_relation
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.types import Message, Scope
+
+
+def triples(text: str, role: str = "user") -> list[tuple[str, str, str, bool]]:
+    found = RulesGraphExtractor().extract([Message(role=role, content=text)])  # type: ignore[arg-type]
+    return [(t.source.name, t.relation, t.target.name, t.ended) for t in found]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("王总的太太是李女士", [("王总", "spouse_of", "李女士", False)]),
+        ("李女士是王总的太太", [("王总", "spouse_of", "李女士", False)]),
+        ("王总喜欢红酒", [("王总", "likes", "红酒", False)]),
+        ("前端开发依赖后端 API", [("前端开发", "depends_on", "后端 API", False)]),
+        ("张工负责后端 API", [("张工", "responsible_for", "后端 API", False)]),
+        ("我在字节跳动做后端，住在北京", [("user", "works_at", "字节跳动", False), ("user", "lives_in", "北京", False)]),
+        ("我现在在字节工作，搬到北京市朝阳区了", [("user", "works_at", "字节", False), ("user", "lives_in", "北京市朝阳区", False)]),
+        ("我从腾讯离职了", [("user", "works_at", "腾讯", True)]),
+        ("我不喜欢香菜", [("user", "dislikes", "香菜", False)]),
+        ("I live in Berlin and I work at Acme Corp.", [("user", "lives_in", "Berlin", False), ("user", "works_at", "Acme Corp", False)]),
+        ("Wang's wife is Li Na", [("Wang", "spouse_of", "Li Na", False)]),
+        ("The checkout service depends on the payments API", [("checkout service", "depends_on", "payments API", False)]),
+        ("I quit Google", [("user", "works_at", "Google", True)]),
+    ],
+)  # fmt: skip
+def test_patterns(text: str, expected: list[tuple[str, str, str, bool]]) -> None:
+    assert triples(text) == expected
+
+
+@pytest.mark.parametrize("text", ["今天天气不错", "张工请假会影响什么?", "Where do you live?", "你好呀", "ok thanks"])
+def test_questions_and_small_talk_give_nothing(text: str) -> None:
+    assert triples(text) == []
+
+
+def test_assistant_turns_are_left_to_models() -> None:
+    assert triples("王总喜欢红酒", role="assistant") == []
+
+
+def test_names() -> None:
+    assert normalize("后端 API") == normalize("后端API") == normalize("后端api")
+    assert is_abbreviation("字节", "字节跳动") and is_abbreviation("MS", "Microsoft")
+    assert not is_abbreviation("张工", "张三") and not is_abbreviation("前端开发", "后端开发")
+    assert is_sub_place("北京", "北京市朝阳区") and not is_sub_place("北京", "北京市")
+    assert type_from_name("李女士") == "person" and type_from_name("朝阳区") == "location"
+    assert type_from_name("Acme Corp") == "organization" and type_from_name("红酒") is None
+    assert canonical_relation("Works For") == "works_at" and canonical_relation("依赖") == "related_to"
+
+
+@pytest.fixture
+def resolver(embedder: UniversalSentenceEncoder) -> EntityResolver:
+    def embed(names: object) -> list[np.ndarray]:
+        return list(embedder.embed_batch(list(names)))  # type: ignore[call-overload]
+
+    return EntityResolver(
+        scope=Scope(user_id="u"), entities={}, vectors={}, embed=embed, threshold=0.7,
+        now=datetime(2025, 1, 1, tzinfo=UTC), actor="test",
+    )  # fmt: skip
+
+
+def test_resolution_joins_abbreviations_and_keeps_lookalikes_apart(resolver: EntityResolver) -> None:
+    bytedance = resolver.resolve("字节跳动", "organization", ("m1",))
+    assert resolver.resolve("字节", "organization", ("m2",)).id == bytedance.id
+    assert resolver.entities[bytedance.id].aliases == ("字节",)
+    assert resolver.resolve("字节", "person", ("m3",)).id != bytedance.id  # a person is not a company
+    zhang = resolver.resolve("张工", "person", ("m1",))
+    assert resolver.resolve("张三", "person", ("m1",)).id != zhang.id  # embeddings 0.81 alike, names are not
+    beijing = resolver.resolve("北京", "location", ("m1",))
+    assert resolver.resolve("北京市朝阳区", "location", ("m2",)).id != beijing.id
+    assert resolver.resolve("北京市", "location", ("m3",)).id == beijing.id
+    assert resolver.resolve("I", "person", ("m1",)).id == resolver.resolve("我", "person", ("m2",)).id
+
+
+def test_resolution_threshold_is_configurable(resolver: EntityResolver) -> None:
+    bytedance = resolver.resolve("字节跳动", "organization", ("m1",))
+    resolver.threshold = 0.95  # "字节" is ~0.73 similar: below a strict threshold it is a new node
+    assert resolver.resolve("字节", "organization", ("m2",)).id != bytedance.id
