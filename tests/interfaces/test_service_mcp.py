@@ -20,7 +20,7 @@ CLI_ARGS = ["-m", "memstrata"]
 TOOLS = {
     "add_memory", "search_memory", "get_memory", "list_memories", "update_memory", "delete_memory", "memory_history",
     "forget_memories", "review_pending", "confirm_memory", "reject_memory", "archive_memory", "restore_memory",
-    "session_context",
+    "session_context", "graph_neighbors", "graph_relation_history",
 }  # fmt: skip
 
 
@@ -40,7 +40,9 @@ def test_tools_are_described_typed_and_annotated(svc: Service) -> None:
         assert tool.description and len(tool.description) > 30
         assert tool.input_schema["type"] == "object" and "ctx" not in tool.input_schema["properties"]
     assert tools["search_memory"].input_schema["required"] == ["query"]
-    for name in ("search_memory", "get_memory", "list_memories", "memory_history", "review_pending", "session_context"):
+    read_only = ("search_memory", "get_memory", "list_memories", "memory_history", "review_pending", "session_context",
+                 "graph_neighbors", "graph_relation_history")  # fmt: skip
+    for name in read_only:
         assert tools[name].annotations.read_only_hint is True
     for name in ("delete_memory", "update_memory", "forget_memories", "reject_memory"):
         assert tools[name].annotations.destructive_hint is True

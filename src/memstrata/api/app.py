@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from memstrata.api import lifecycle_routes, problems, routes
+from memstrata.api import graph_routes, lifecycle_routes, problems, routes
 from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
 from memstrata.api.keys import KeyStore
 from memstrata.api.limits import BodySizeLimit
@@ -72,6 +72,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     problems.install(app)
     app.include_router(routes.router)
     app.include_router(lifecycle_routes.router)
+    app.include_router(graph_routes.router)
 
     @app.get("/health", response_model=Health, tags=["service"])
     def health() -> Health:

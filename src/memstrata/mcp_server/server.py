@@ -25,6 +25,7 @@ from memstrata.mcp_server.common import (
     reported,
     writes,
 )
+from memstrata.mcp_server.graph_tools import register_graph_tools
 from memstrata.mcp_server.lifecycle_tools import register_lifecycle_tools
 from memstrata.memory import Memory
 from memstrata.query import Filters
@@ -157,6 +158,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
         return view.history(memory_id, **scope)
 
     register_lifecycle_tools(server, callers)
+    register_graph_tools(server, callers)
     return server
 
 
