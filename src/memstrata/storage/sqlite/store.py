@@ -143,7 +143,7 @@ class SQLiteStore:
     def get(self, scope: Scope, memory_ids: Sequence[str]) -> list[MemoryItem]:
         if not memory_ids:
             return []
-        where = scope_where(scope)
+        where = scope_where(scope, by_key=True)
         marks = ",".join("?" * len(memory_ids))
         rows = self._read(
             f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks}) AND {where.sql()}",
@@ -245,7 +245,7 @@ class SQLiteStore:
     def _seqs_to_ids(self, scope: Scope, found: list[tuple[int, float]]) -> list[ScoredId]:
         if not found:
             return []
-        where = scope_where(scope)  # checked again in SQL: the index is a cache, the DB is the truth
+        where = scope_where(scope, by_key=True)  # checked again in SQL: the index is a cache, the DB is the truth
         marks = ",".join("?" * len(found))
         rows = self._read(
             f"SELECT m.seq, m.id FROM memories m WHERE m.seq IN ({marks}) AND {where.sql()}",

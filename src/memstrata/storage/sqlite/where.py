@@ -24,16 +24,20 @@ class Where:
         return " AND ".join(self.clauses) if self.clauses else "1"
 
 
-def scope_where(scope: Scope, alias: str = "m", where: Where | None = None) -> Where:
+def scope_where(scope: Scope, alias: str = "m", where: Where | None = None, *, by_key: bool = False) -> Where:
+    """``by_key``: the query also names rows by id or seq. A unary ``+`` keeps SQLite from planning on the
+    scope index (a scan of the whole scope, 30+ ms at 100k rows) instead of the key (0.4 ms); the scope
+    is still checked on every row."""
     where = where or Where()
-    where.add(f"{alias}.tenant_id = ?", scope.tenant_id or "")  # always: tenants never mix
+    plus = "+" if by_key else ""
+    where.add(f"{plus}{alias}.tenant_id = ?", scope.tenant_id or "")  # always: tenants never mix
     for column, value in (
         ("user_id", scope.user_id),
         ("agent_id", scope.agent_id),
         ("session_id", scope.session_id),
     ):
         if value is not None:
-            where.add(f"{alias}.{column} = ?", value)
+            where.add(f"{plus}{alias}.{column} = ?", value)
     return where
 
 
