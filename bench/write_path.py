@@ -6,6 +6,7 @@ Uses the configured model the way `memstrata doctor` resolves it (the bundled lo
 
 from __future__ import annotations
 
+import json
 import statistics
 import tempfile
 import time
@@ -14,7 +15,7 @@ from typing import Any
 
 from memstrata import Memory
 from memstrata.config import load_settings
-from memstrata.types import JobStatus
+from memstrata.types import Job, JobStatus
 
 # A bilingual conversation with facts worth remembering and small talk between them.
 TURNS = [
@@ -37,6 +38,13 @@ TURNS = [
 ]
 
 
+def batch_results(jobs: list[Job]) -> list[dict[str, Any]]:
+    """One result per model batch: the jobs run together share one result (calls and tokens of the batch),
+    so summing over jobs would count a batch once per job."""
+    unique = {json.dumps(job.result, sort_keys=True, default=str): job.result for job in jobs}
+    return list(unique.values())
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -57,16 +65,18 @@ def _run(design: str, turns: list[str], write: dict[str, Any], root: Path) -> di
         wall_s = time.perf_counter() - started
         done = [job for job in jobs if job.status == JobStatus.DONE and job.scope.user_id == "u1"]
         failed = [job for job in jobs if job.status == JobStatus.FAILED]
-        calls = sum(int(job.result.get("model_calls", 0)) for job in done)
-        prompt = sum(int(job.result.get("prompt_tokens", 0)) for job in done)
-        completion = sum(int(job.result.get("completion_tokens", 0)) for job in done)
-        job_seconds = [float(job.result.get("seconds", 0.0)) for job in done]
+        batches = batch_results(done)
+        calls = sum(int(result.get("model_calls", 0)) for result in batches)
+        prompt = sum(int(result.get("prompt_tokens", 0)) for result in batches)
+        completion = sum(int(result.get("completion_tokens", 0)) for result in batches)
+        job_seconds = [float(result.get("seconds", 0.0)) for result in batches]
         facts = memory.get_all(user_id="u1", filters={"exclude_kind": ["episode"]}, limit=1000)
         return {
             "design": design,
             "model": memory.extractor.name,
             "turns": len(turns),
             "jobs": len(done),
+            "model_batches": len(batches),
             "failed_jobs": len(failed),
             "add_ms_p50": statistics.median(add_ms),
             "add_ms_p95": _percentile(add_ms, 0.95),

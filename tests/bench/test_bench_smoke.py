@@ -135,3 +135,15 @@ def test_metric_definitions() -> None:
     assert scores == {"recall_any@2": 1.0, "recall_all@2": 0.0, "ndcg_any@2": pytest.approx(0.5)}
     # turn -> session: k widens until 2 distinct sessions are covered (s1 twice, then s2)
     assert metrics.lme_turn_to_session([0, 1, 2], {"s2_1"}, corpus, 2)["recall_any@2"] == 1.0
+
+
+def test_graph_bench_smoke(tmp_path: Path, embedder: Any) -> None:
+    """LoCoMo through the write path with and without the graph list, on two sessions of one conversation."""
+    from bench.graph_bench import markdown, run_locomo_graph
+
+    result = {"locomo": run_locomo_graph([_small_locomo()], embedder, tmp_path)}
+    recall = result["locomo"]["recall"]
+    assert set(recall) == {"graph", "no graph"} and "all@10" in recall["graph"]
+    assert all(0.0 <= value <= 1.0 for table in recall.values() for value in table.values())
+    assert result["locomo"]["turns"] > 20 and set(result["locomo"]["write_ms_per_turn"]) == {"graph", "no graph"}
+    assert "| graph |" in markdown(result)
