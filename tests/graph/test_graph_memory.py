@@ -85,10 +85,12 @@ def test_path_subgraph_and_exports(rules_memory: Memory) -> None:
 
 
 def test_merge_moves_relations_and_keeps_the_name_as_alias(rules_memory: Memory) -> None:
-    say(rules_memory, "u1", "老王喜欢钓鱼", "王总喜欢红酒")
+    say(rules_memory, "u1", "老王喜欢钓鱼", "王总喜欢红酒", "王总的老板是老王")
     merged = rules_memory.graph.merge("王总", "老王", user_id="u1")
     assert merged.aliases == ("老王",)
     assert {e.target for e in rules_memory.graph.neighbors("老王", user_id="u1").edges()} == {"钓鱼", "红酒"}
+    (loop,) = [e for e in rules_memory.graph.relation_history("王总", "reports_to", user_id="u1")]
+    assert not loop.record.current  # "王总 reports to 老王" became a loop on one node: closed, kept as history
     assert [e.name for e in rules_memory.graph.entities(user_id="u1")].count("老王") == 0
 
 

@@ -186,6 +186,10 @@ class GraphView:
             })
             for r in self._store.graph_relations(kept.scope, entity_ids=[gone.id], include_closed=True)
         ]  # fmt: skip
+        # An edge between the two would become a loop on one node: it stops being true, and stays as history.
+        moved = [
+            r.model_copy(update={"valid_to": r.valid_to or now}) if r.source_id == r.target_id else r for r in moved
+        ]
         event = HistoryEvent(
             id=new_id(), memory_id=kept.id, scope=kept.scope, action=HistoryAction.MERGE, old_text=gone.name,
             new_text=merged.name, actor=actor, reason=f"merged {gone.id} into {kept.id}", created_at=now,
