@@ -15,9 +15,8 @@ import psycopg
 
 from memstrata.errors import ConflictError
 from memstrata.graph.model import Entity, Relation
+from memstrata.storage.graph_rows import ENTITY_COLUMNS, RELATION_COLUMNS, prefixed
 from memstrata.storage.postgres.rows import (
-    ENTITY_COLUMNS,
-    RELATION_COLUMNS,
     entity_params,
     relation_params,
     row_to_entity,
@@ -32,10 +31,6 @@ Conn = psycopg.Connection[Any]
 
 def _names(columns: str) -> list[str]:
     return [column.strip() for column in columns.split(",")]
-
-
-def _prefixed(columns: str, alias: str) -> str:
-    return ", ".join(f"{alias}.{name}" for name in _names(columns))
 
 
 _SCOPE_COLUMNS = ("tenant_id", "user_id", "agent_id", "session_id")  # columns 1-4 of both tables
@@ -102,7 +97,7 @@ def select_entities(conn: Conn, scope: Scope, entity_ids: Sequence[str] | None) 
     else:
         where.add("e.id = ANY(%s)", list(entity_ids))
     rows = conn.execute(
-        f"SELECT {_prefixed(ENTITY_COLUMNS, 'e')} FROM entities e WHERE {where.sql()} ORDER BY e.seq", where.params
+        f"SELECT {prefixed(ENTITY_COLUMNS, 'e')} FROM entities e WHERE {where.sql()} ORDER BY e.seq", where.params
     ).fetchall()
     return [row_to_entity(tuple(row)) for row in rows]
 
@@ -130,7 +125,7 @@ def select_relations(
     if not include_closed:
         where.add("r.valid_to IS NULL")
     rows = conn.execute(
-        f"SELECT {_prefixed(RELATION_COLUMNS, 'r')} FROM relations r WHERE {where.sql()} ORDER BY r.seq",
+        f"SELECT {prefixed(RELATION_COLUMNS, 'r')} FROM relations r WHERE {where.sql()} ORDER BY r.seq",
         where.params,
     ).fetchall()
     return [row_to_relation(tuple(row)) for row in rows]
@@ -174,7 +169,7 @@ def walk(
         hit(rid, hop) AS (
             SELECT e.rid, MIN(reached.depth) + 1 FROM reached CROSS JOIN LATERAL ({neighbours}) e GROUP BY e.rid
         )
-        SELECT {_prefixed(RELATION_COLUMNS, "r")}, hit.hop FROM hit JOIN relations r ON r.id = hit.rid
+        SELECT {prefixed(RELATION_COLUMNS, "r")}, hit.hop FROM hit JOIN relations r ON r.id = hit.rid
         ORDER BY hit.hop, r.confidence DESC, r.seq
     """
     rows = conn.execute(sql, [list(start_ids), *params, hops, *params]).fetchall()

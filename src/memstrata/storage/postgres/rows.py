@@ -10,6 +10,7 @@ from psycopg.types.json import Jsonb
 from memstrata.graph.model import Entity, Relation
 from memstrata.indexing import content_hash, index_text
 from memstrata.lexical import index_document
+from memstrata.storage.graph_rows import Decoders, entity_from_row, relation_from_row
 from memstrata.types import (
     HistoryAction,
     HistoryEvent,
@@ -56,14 +57,6 @@ JOB_COLUMNS = (
     "id, kind, tenant_id, user_id, agent_id, session_id, status, message_ids, attempts, lease_until, error, "
     "raw_output, result, created_at, updated_at"
 )
-ENTITY_COLUMNS = (
-    "id, tenant_id, user_id, agent_id, session_id, name, type, aliases, message_ids, metadata, merged_into, "
-    "created_at, updated_at"
-)
-RELATION_COLUMNS = (
-    "id, tenant_id, user_id, agent_id, session_id, source_id, relation, target_id, confidence, event_time, "
-    "valid_from, valid_to, message_ids, memory_ids, metadata, created_at, updated_at"
-)
 
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL's limit for one tsvector lexeme
 _MAX_POSITION = 16383
@@ -76,6 +69,9 @@ def utc(value: datetime | None) -> datetime | None:
 
 def utc_required(value: datetime) -> datetime:
     return as_utc(value)
+
+
+_DECODE = Decoders(json=lambda value: value, time=utc)  # psycopg hands JSON and timestamps back decoded
 
 
 def scope_columns(scope: Scope) -> tuple[str, str, str, str]:
@@ -299,22 +295,7 @@ def entity_params(entity: Entity) -> tuple[Any, ...]:
 
 
 def row_to_entity(row: tuple[Any, ...]) -> Entity:
-    (
-        entity_id, tenant_id, user_id, agent_id, session_id, name, kind, aliases, message_ids, metadata, merged_into,
-        created_at, updated_at,
-    ) = row  # fmt: skip
-    return Entity.model_construct(  # validated on the way in
-        id=entity_id,
-        scope=scope_from(tenant_id, user_id, agent_id, session_id),
-        name=name,
-        type=kind,
-        aliases=tuple(aliases),
-        message_ids=tuple(message_ids),
-        metadata=metadata,
-        merged_into=merged_into,
-        created_at=utc_required(created_at),
-        updated_at=utc_required(updated_at),
-    )
+    return entity_from_row(row, _DECODE)
 
 
 def relation_params(relation: Relation) -> tuple[Any, ...]:
@@ -337,23 +318,4 @@ def relation_params(relation: Relation) -> tuple[Any, ...]:
 
 
 def row_to_relation(row: tuple[Any, ...]) -> Relation:
-    (
-        relation_id, tenant_id, user_id, agent_id, session_id, source_id, name, target_id, confidence, event_time,
-        valid_from, valid_to, message_ids, memory_ids, metadata, created_at, updated_at,
-    ) = row  # fmt: skip
-    return Relation.model_construct(
-        id=relation_id,
-        scope=scope_from(tenant_id, user_id, agent_id, session_id),
-        source_id=source_id,
-        relation=name,
-        target_id=target_id,
-        confidence=confidence,
-        event_time=utc(event_time),
-        valid_from=utc_required(valid_from),
-        valid_to=utc(valid_to),
-        message_ids=tuple(message_ids),
-        memory_ids=tuple(memory_ids),
-        metadata=metadata,
-        created_at=utc_required(created_at),
-        updated_at=utc_required(updated_at),
-    )
+    return relation_from_row(row, _DECODE)

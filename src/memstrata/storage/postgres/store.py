@@ -17,17 +17,16 @@ import psycopg
 
 from memstrata.graph.model import Entity, Relation
 from memstrata.query import Filters, ListQuery
+from memstrata.storage.graph_rows import ENTITY_COLUMNS, RELATION_COLUMNS
 from memstrata.storage.postgres import graph, search
 from memstrata.storage.postgres.connection import connect, masked, open_pool, retrying, translated, vector_oid
 from memstrata.storage.postgres.erase import count_scope_rows, erase_scope_rows
 from memstrata.storage.postgres.migrations import ensure_vector_index, migrate
 from memstrata.storage.postgres.rows import (
-    ENTITY_COLUMNS,
     HISTORY_COLUMNS,
     JOB_COLUMNS,
     MEMORY_COLUMNS,
     MESSAGE_COLUMNS,
-    RELATION_COLUMNS,
     row_to_entity,
     row_to_history,
     row_to_job,

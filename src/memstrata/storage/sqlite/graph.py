@@ -11,20 +11,21 @@ import numpy as np
 
 from memstrata.errors import ConflictError
 from memstrata.graph.model import Entity, Relation
+from memstrata.storage.graph_rows import (
+    ENTITY_COLUMNS,
+    RELATION_COLUMNS,
+    Decoders,
+    entity_from_row,
+    prefixed,
+    relation_from_row,
+)
 from memstrata.storage.protocol import Vector
-from memstrata.storage.sqlite.rows import parse_required_ts, parse_ts, scope_columns, scope_from, ts
+from memstrata.storage.sqlite.rows import parse_ts, scope_columns, ts
 from memstrata.storage.sqlite.where import Where, scope_where
 from memstrata.types import Scope
 
-ENTITY_COLUMNS = (
-    "id, tenant_id, user_id, agent_id, session_id, name, type, aliases, message_ids, metadata, merged_into, "
-    "created_at, updated_at"
-)
-RELATION_COLUMNS = (
-    "id, tenant_id, user_id, agent_id, session_id, source_id, relation, target_id, confidence, event_time, "
-    "valid_from, valid_to, message_ids, memory_ids, metadata, created_at, updated_at"
-)
-_PREFIXED_RELATION_COLUMNS = ", ".join(f"r.{column.strip()}" for column in RELATION_COLUMNS.split(","))
+_PREFIXED_RELATION_COLUMNS = prefixed(RELATION_COLUMNS, "r")
+_DECODE = Decoders(json=json.loads, time=parse_ts)
 
 
 def _json(value: object) -> str:
@@ -47,19 +48,7 @@ def entity_to_row(entity: Entity) -> tuple[Any, ...]:
 
 
 def row_to_entity(row: Sequence[Any]) -> Entity:
-    entity_id, tenant, user, agent, session, name, kind, aliases, message_ids, metadata, merged, created, updated = row
-    return Entity.model_construct(  # validated on the way in
-        id=entity_id,
-        scope=scope_from(tenant, user, agent, session),
-        name=name,
-        type=kind,
-        aliases=tuple(json.loads(aliases)),
-        message_ids=tuple(json.loads(message_ids)),
-        metadata=json.loads(metadata),
-        merged_into=merged,
-        created_at=parse_required_ts(created),
-        updated_at=parse_required_ts(updated),
-    )
+    return entity_from_row(row, _DECODE)
 
 
 def relation_to_row(relation: Relation) -> tuple[Any, ...]:
@@ -82,41 +71,7 @@ def relation_to_row(relation: Relation) -> tuple[Any, ...]:
 
 
 def row_to_relation(row: Sequence[Any]) -> Relation:
-    (
-        relation_id,
-        tenant,
-        user,
-        agent,
-        session,
-        source_id,
-        name,
-        target_id,
-        confidence,
-        event_time,
-        valid_from,
-        valid_to,
-        message_ids,
-        memory_ids,
-        metadata,
-        created,
-        updated,
-    ) = row
-    return Relation.model_construct(
-        id=relation_id,
-        scope=scope_from(tenant, user, agent, session),
-        source_id=source_id,
-        relation=name,
-        target_id=target_id,
-        confidence=confidence,
-        event_time=parse_ts(event_time),
-        valid_from=parse_required_ts(valid_from),
-        valid_to=parse_ts(valid_to),
-        message_ids=tuple(json.loads(message_ids)),
-        memory_ids=tuple(json.loads(memory_ids)),
-        metadata=json.loads(metadata),
-        created_at=parse_required_ts(created),
-        updated_at=parse_required_ts(updated),
-    )
+    return relation_from_row(row, _DECODE)
 
 
 def _upsert(conn: sqlite3.Connection, table: str, columns: str, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -161,8 +116,8 @@ def select_entities(conn: sqlite3.Connection, scope: Scope, entity_ids: Sequence
         where.add("e.merged_into IS NULL")
     else:
         _in(where, "e.id", entity_ids)
-    columns = ", ".join(f"e.{column.strip()}" for column in ENTITY_COLUMNS.split(","))
-    rows = conn.execute(f"SELECT {columns} FROM entities e WHERE {where.sql()} ORDER BY e.seq", where.params)
+    sql = f"SELECT {prefixed(ENTITY_COLUMNS, 'e')} FROM entities e WHERE {where.sql()} ORDER BY e.seq"
+    rows = conn.execute(sql, where.params)
     return [row_to_entity(row) for row in rows]
 
 

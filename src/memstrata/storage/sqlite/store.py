@@ -15,12 +15,11 @@ import numpy as np
 from memstrata.errors import ConflictError
 from memstrata.graph.model import Entity, Relation
 from memstrata.query import Filters, ListQuery
+from memstrata.storage.graph_rows import ENTITY_COLUMNS, RELATION_COLUMNS
 from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
 from memstrata.storage.sqlite.connection import connect, retry_locked
 from memstrata.storage.sqlite.erase import count_scope_rows, erase_scope_rows
 from memstrata.storage.sqlite.graph import (
-    ENTITY_COLUMNS,
-    RELATION_COLUMNS,
     row_to_entity,
     row_to_relation,
     select_entities,
