@@ -42,7 +42,8 @@ class Filters(Frozen):
     created_at: TimeRange | None = None
     updated_at: TimeRange | None = None
     event_time: TimeRange | None = None
-    valid_at: UtcDatetime | None = None  # only versions valid at this instant (time travel)
+    valid_at: UtcDatetime | None = None  # valid time: versions true in the world at this instant (as_of)
+    known_at: UtcDatetime | None = None  # record time: versions the store held as current at this instant
 
     @field_validator("kind", "exclude_kind", "status", mode="before")
     @classmethod
@@ -67,7 +68,13 @@ class Filters(Frozen):
     def needs_row_filter(self) -> bool:
         """True when the filter uses columns beyond scope, status and kind."""
         return bool(
-            self.key_prefix or self.metadata or self.created_at or self.updated_at or self.event_time or self.valid_at
+            self.key_prefix
+            or self.metadata
+            or self.created_at
+            or self.updated_at
+            or self.event_time
+            or self.valid_at
+            or self.known_at
         )
 
 

@@ -146,6 +146,9 @@ class MemoryItem(Frozen):
     updated_at: UtcDatetime
     valid_from: UtcDatetime
     valid_to: UtcDatetime | None = None
+    # Record time: when the store stopped holding this version as current (superseded or deleted); None while
+    # current. valid_from/valid_to say when the fact was true in the world (valid time, from the turns).
+    recorded_to: UtcDatetime | None = None
     last_accessed_at: UtcDatetime | None = None
     access_count: int = 0
     provenance: Provenance = Field(default_factory=Provenance)

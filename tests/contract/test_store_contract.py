@@ -139,6 +139,33 @@ def test_filters(store: Store) -> None:
     assert texts(valid_at=T0 + timedelta(minutes=1)) == {"alpha", "beta"}
 
 
+def test_valid_time_and_record_time_are_separate_axes(store: Store) -> None:
+    """An imported 2023 fact, superseded by a later turn: as_of (valid time) answers with the 2023 state whenever
+    the store learned it; known_at (record time) answers with what the store held at that moment."""
+    said = datetime(2023, 3, 1, tzinfo=UTC)
+    changed = datetime(2023, 9, 1, tzinfo=UTC)
+    live = Filters(status=(MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED))
+    [old] = put(store, item("lives in Beijing", at=T0, valid_from=said))  # learned in 2025, true since 2023-03
+    [new] = put(store, item("lives in Hangzhou", at=T0 + timedelta(hours=1), valid_from=changed))
+    later = T0 + timedelta(hours=1)
+    store.write(
+        WriteBatch(status_changes=[StatusChange(old.id, ALICE, MemoryStatus.SUPERSEDED, later, valid_to=changed)])
+    )
+    [closed] = store.get(ALICE, [old.id])
+    assert closed.valid_to == changed and closed.recorded_to == later and new.recorded_to is None
+
+    def texts(**when: datetime) -> set[str]:
+        filters = live.model_copy(update=when)
+        return {i.text for i in store.list_memories(ListQuery(scope=ALICE, filters=filters))}
+
+    assert texts(valid_at=datetime(2023, 6, 1, tzinfo=UTC)) == {"lives in Beijing"}
+    assert texts(valid_at=datetime(2024, 1, 1, tzinfo=UTC)) == {"lives in Hangzhou"}
+    assert texts(valid_at=datetime(2022, 1, 1, tzinfo=UTC)) == set()
+    assert texts(known_at=T0 + timedelta(minutes=30)) == {"lives in Beijing"}
+    assert texts(known_at=later + timedelta(minutes=1)) == {"lives in Hangzhou"}
+    assert texts(known_at=T0 - timedelta(days=1)) == set()
+
+
 def test_ordering_paging_and_nulls(store: Store) -> None:
     items = [item(f"n{i}", event_time=None if i % 2 else T0 + timedelta(days=i)) for i in range(6)]
     put(store, *items)  # equal created_at: storage order breaks ties

@@ -29,13 +29,18 @@ class ScoredId:
     score: float
 
 
+# Statuses that end a version in record time: the store no longer holds it as current (recorded_to is set).
+ENDED = frozenset({MemoryStatus.SUPERSEDED, MemoryStatus.DELETED})
+
+
 @dataclass(frozen=True)
 class StatusChange:
     memory_id: str
     scope: Scope
     status: MemoryStatus
-    at: datetime
+    at: datetime  # record time of the change (updated_at; recorded_to when the version stops being current)
     close_validity: bool = True
+    valid_to: datetime | None = None  # valid-time end when it differs from ``at`` (an event said in a turn)
 
 
 @dataclass(frozen=True)

@@ -90,8 +90,8 @@ class TableSpec:
 _SCOPE = ("tenant_id", "user_id", "agent_id", "session_id")
 MEMORY_COLUMNS = (
     "id", *_SCOPE, "kind", "text", "key", "metadata", "confidence", "status", "event_time", "created_at",
-    "updated_at", "valid_from", "valid_to", "last_accessed_at", "access_count", "provenance", "embedding_id",
-    "content_hash",
+    "updated_at", "valid_from", "valid_to", "recorded_to", "last_accessed_at", "access_count", "provenance",
+    "embedding_id", "content_hash",
 )  # fmt: skip
 HISTORY_COLUMNS = (
     "id", "memory_id", *_SCOPE, "action", "old_text", "new_text", "actor", "reason", "created_at", "details",
@@ -116,7 +116,9 @@ TABLES = (
     TableSpec("meta", ("key", "value"), ("key",), "meta", ("key",), where="key = 'embedding_id'"),
     TableSpec(
         "memories", MEMORY_COLUMNS, ("id",), "memories", ("seq",),
-        timestamps=frozenset({"event_time", "created_at", "updated_at", "valid_from", "valid_to", "last_accessed_at"}),
+        timestamps=frozenset(
+            {"event_time", "created_at", "updated_at", "valid_from", "valid_to", "recorded_to", "last_accessed_at"}
+        ),
         json_columns=frozenset({"metadata", "provenance"}),
     ),
     TableSpec(

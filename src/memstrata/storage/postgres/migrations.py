@@ -206,10 +206,18 @@ CREATE INDEX relations_target ON relations (target_id, valid_to);
 CREATE INDEX relations_scope ON relations (tenant_id, user_id, agent_id, session_id);
 """
 
+_004_RECORD_TIME = """
+-- Bitemporal memories: valid_from/valid_to is when a fact was true (from the turns that said it);
+-- recorded_to is when the store stopped holding a version as current (record time).
+ALTER TABLE memories ADD COLUMN recorded_to TIMESTAMPTZ;
+UPDATE memories SET recorded_to = updated_at WHERE status IN ('superseded', 'deleted');
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial schema", _001_INITIAL),
     (2, "durable job queue", _002_JOBS),
     (3, "graph memory: entities and relations", _003_GRAPH),
+    (4, "record time: memories.recorded_to", _004_RECORD_TIME),
 ]
 LATEST_VERSION = MIGRATIONS[-1][0]
 

@@ -42,6 +42,7 @@ MEMORY_FIELDS = [
     "updated_at",
     "valid_from",
     "valid_to",
+    "recorded_to",
     "last_accessed_at",
     "access_count",
     "provenance",
@@ -133,6 +134,7 @@ def memory_params(item: MemoryItem) -> dict[str, Any]:
         "updated_at": item.updated_at,
         "valid_from": item.valid_from,
         "valid_to": item.valid_to,
+        "recorded_to": item.recorded_to,
         "last_accessed_at": item.last_accessed_at,
         "access_count": item.access_count,
         "provenance": Jsonb(item.provenance.model_dump(mode="json")),
@@ -145,8 +147,8 @@ def memory_params(item: MemoryItem) -> dict[str, Any]:
 def row_to_memory(row: tuple[Any, ...]) -> MemoryItem:
     (
         memory_id, tenant_id, user_id, agent_id, session_id, kind, text, key, metadata, confidence, status,
-        event_time, created_at, updated_at, valid_from, valid_to, last_accessed_at, access_count, provenance,
-        embedding_id,
+        event_time, created_at, updated_at, valid_from, valid_to, recorded_to, last_accessed_at, access_count,
+        provenance, embedding_id,
     ) = row  # fmt: skip
     return MemoryItem.model_construct(  # rows were validated on the way in
         id=memory_id,
@@ -162,6 +164,7 @@ def row_to_memory(row: tuple[Any, ...]) -> MemoryItem:
         updated_at=utc_required(updated_at),
         valid_from=utc_required(valid_from),
         valid_to=utc(valid_to),
+        recorded_to=utc(recorded_to),
         last_accessed_at=utc(last_accessed_at),
         access_count=access_count,
         provenance=Provenance.model_validate(provenance),

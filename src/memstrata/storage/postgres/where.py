@@ -70,8 +70,10 @@ def memory_where_unscoped(filters: Filters, alias: str = "m", where: Where | Non
     _time_range(where, f"{alias}.created_at", filters.created_at)
     _time_range(where, f"{alias}.updated_at", filters.updated_at)
     _time_range(where, f"{alias}.event_time", filters.event_time)
-    if filters.valid_at is not None:  # time travel: versions that were valid at that instant
-        where.add(f"{alias}.created_at <= %s", filters.valid_at)
+    if filters.valid_at is not None:  # valid time: true in the world then, whenever the store learned it
         where.add(f"{alias}.valid_from <= %s", filters.valid_at)
         where.add(f"({alias}.valid_to IS NULL OR {alias}.valid_to > %s)", filters.valid_at)
+    if filters.known_at is not None:  # record time: what the store held as current then
+        where.add(f"{alias}.created_at <= %s", filters.known_at)
+        where.add(f"({alias}.recorded_to IS NULL OR {alias}.recorded_to > %s)", filters.known_at)
     return where

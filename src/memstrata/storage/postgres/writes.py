@@ -31,23 +31,23 @@ from memstrata.storage.postgres.rows import (
     scrubbed,
 )
 from memstrata.storage.postgres.where import scope_where
-from memstrata.storage.protocol import JobUpdate, StatusChange, Vector, WriteBatch
+from memstrata.storage.protocol import ENDED, JobUpdate, StatusChange, Vector, WriteBatch
 from memstrata.types import MemoryItem, MemoryStatus, Scope, utcnow
 
 Conn = psycopg.Connection[Any]
 
 _INSERT_MEMORY = (
     "INSERT INTO memories (id, tenant_id, user_id, agent_id, session_id, kind, text, key, metadata, confidence, "
-    "status, event_time, created_at, updated_at, valid_from, valid_to, last_accessed_at, access_count, provenance, "
-    "embedding_id, content_hash, tokens) VALUES (%(id)s, %(tenant_id)s, %(user_id)s, %(agent_id)s, %(session_id)s, "
-    "%(kind)s, %(text)s, %(key)s, %(metadata)s, %(confidence)s, %(status)s, %(event_time)s, %(created_at)s, "
-    "%(updated_at)s, %(valid_from)s, %(valid_to)s, %(last_accessed_at)s, %(access_count)s, %(provenance)s, "
-    "%(embedding_id)s, %(content_hash)s, %(tokens)s::tsvector)"
+    "status, event_time, created_at, updated_at, valid_from, valid_to, recorded_to, last_accessed_at, access_count, "
+    "provenance, embedding_id, content_hash, tokens) VALUES (%(id)s, %(tenant_id)s, %(user_id)s, %(agent_id)s, "
+    "%(session_id)s, %(kind)s, %(text)s, %(key)s, %(metadata)s, %(confidence)s, %(status)s, %(event_time)s, "
+    "%(created_at)s, %(updated_at)s, %(valid_from)s, %(valid_to)s, %(recorded_to)s, %(last_accessed_at)s, "
+    "%(access_count)s, %(provenance)s, %(embedding_id)s, %(content_hash)s, %(tokens)s::tsvector)"
 )
 _REPLACE_MEMORY = (
     "UPDATE memories SET kind = %(kind)s, text = %(text)s, key = %(key)s, metadata = %(metadata)s, "
     "confidence = %(confidence)s, status = %(status)s, event_time = %(event_time)s, updated_at = %(updated_at)s, "
-    "valid_from = %(valid_from)s, valid_to = %(valid_to)s, provenance = %(provenance)s, "
+    "valid_from = %(valid_from)s, valid_to = %(valid_to)s, recorded_to = %(recorded_to)s, provenance = %(provenance)s, "
     "content_hash = %(content_hash)s, tokens = %(tokens)s::tsvector "
     "WHERE id = %(id)s AND tenant_id = %(tenant_id)s AND user_id = %(user_id)s AND agent_id = %(agent_id)s "
     "AND session_id = %(session_id)s AND updated_at = %(expected_updated_at)s"
@@ -159,11 +159,12 @@ def _replace_memory(conn: Conn, item: MemoryItem, expected_updated_at: datetime)
 
 def _change_status(conn: Conn, change: StatusChange) -> None:
     where = scope_where(change.scope, alias="memories")
-    valid_to = change.at if change.close_validity else None
+    valid_to = (change.valid_to or change.at) if change.close_validity else None
+    recorded_to = change.at if change.status in ENDED else None
     row = conn.execute(
-        f"UPDATE memories SET status = %s, updated_at = %s, valid_to = %s WHERE id = %s AND {where.sql()} "
-        "RETURNING key, tenant_id, user_id, agent_id, session_id",
-        (change.status.value, change.at, valid_to, change.memory_id, *where.params),
+        f"UPDATE memories SET status = %s, updated_at = %s, valid_to = %s, recorded_to = %s "
+        f"WHERE id = %s AND {where.sql()} RETURNING key, tenant_id, user_id, agent_id, session_id",
+        (change.status.value, change.at, valid_to, recorded_to, change.memory_id, *where.params),
     ).fetchone()
     if row is None:
         _raise_missing_or_changed(conn, change.memory_id, change.scope)

@@ -211,10 +211,23 @@ def _003_graph(conn: sqlite3.Connection) -> None:
     )
 
 
+def _004_record_time(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        -- Bitemporal memories: valid_from/valid_to is when a fact was true (from the turns that said it);
+        -- recorded_to is when the store stopped holding a version as current (record time).
+        ALTER TABLE memories ADD COLUMN recorded_to TEXT;
+        UPDATE memories SET recorded_to = updated_at WHERE status IN ('superseded', 'deleted');
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _001_initial),
     (2, "durable job queue", _002_jobs),
     (3, "graph memory: entities and relations", _003_graph),
+    (4, "record time: memories.recorded_to", _004_record_time),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -80,9 +80,12 @@ def memory_where_unscoped(filters: Filters, alias: str = "m", where: Where | Non
     _time_range(where, f"{alias}.created_at", filters.created_at)
     _time_range(where, f"{alias}.updated_at", filters.updated_at)
     _time_range(where, f"{alias}.event_time", filters.event_time)
-    if filters.valid_at is not None:
+    if filters.valid_at is not None:  # valid time: true in the world then, whenever the store learned it
         moment = ts(filters.valid_at)
-        where.add(f"{alias}.created_at <= ?", moment)
         where.add(f"{alias}.valid_from <= ?", moment)
         where.add(f"({alias}.valid_to IS NULL OR {alias}.valid_to > ?)", moment)
+    if filters.known_at is not None:  # record time: what the store held as current then
+        moment = ts(filters.known_at)
+        where.add(f"{alias}.created_at <= ?", moment)
+        where.add(f"({alias}.recorded_to IS NULL OR {alias}.recorded_to > ?)", moment)
     return where

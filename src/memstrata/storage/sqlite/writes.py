@@ -15,7 +15,7 @@ import numpy as np
 from memstrata.errors import ConflictError, EmbeddingMismatchError, NotFoundError
 from memstrata.indexing import content_hash, index_text
 from memstrata.lexical import index_document
-from memstrata.storage.protocol import JobUpdate, StatusChange, Vector, WriteBatch
+from memstrata.storage.protocol import ENDED, JobUpdate, StatusChange, Vector, WriteBatch
 from memstrata.storage.sqlite.graph import apply_graph
 from memstrata.storage.sqlite.rows import (
     HISTORY_COLUMNS,
@@ -34,15 +34,16 @@ from memstrata.types import MemoryItem, MemoryStatus, Scope, utcnow
 
 _INSERT_MEMORY = (
     "INSERT INTO memories (id, tenant_id, user_id, agent_id, session_id, kind, text, key, metadata, confidence, "
-    "status, event_time, created_at, updated_at, valid_from, valid_to, last_accessed_at, access_count, provenance, "
-    "embedding_id, content_hash, rev) VALUES (:id, :tenant_id, :user_id, :agent_id, :session_id, :kind, :text, :key, "
-    ":metadata, :confidence, :status, :event_time, :created_at, :updated_at, :valid_from, :valid_to, "
-    ":last_accessed_at, :access_count, :provenance, :embedding_id, :content_hash, :rev)"
+    "status, event_time, created_at, updated_at, valid_from, valid_to, recorded_to, last_accessed_at, access_count, "
+    "provenance, embedding_id, content_hash, rev) VALUES (:id, :tenant_id, :user_id, :agent_id, :session_id, :kind, "
+    ":text, :key, :metadata, :confidence, :status, :event_time, :created_at, :updated_at, :valid_from, :valid_to, "
+    ":recorded_to, :last_accessed_at, :access_count, :provenance, :embedding_id, :content_hash, :rev)"
 )
 _REPLACE_MEMORY = (
     "UPDATE memories SET kind = :kind, text = :text, key = :key, metadata = :metadata, confidence = :confidence, "
     "status = :status, event_time = :event_time, updated_at = :updated_at, valid_from = :valid_from, "
-    "valid_to = :valid_to, provenance = :provenance, content_hash = :content_hash, rev = :rev "
+    "valid_to = :valid_to, recorded_to = :recorded_to, provenance = :provenance, content_hash = :content_hash, "
+    "rev = :rev "
     "WHERE id = :id AND tenant_id = :tenant_id AND user_id = :user_id AND agent_id = :agent_id "
     "AND session_id = :session_id AND updated_at = :expected_updated_at"
 )
@@ -165,10 +166,12 @@ def _sync_key(conn: sqlite3.Connection, item: MemoryItem) -> None:
 
 def _change_status(conn: sqlite3.Connection, change: StatusChange, rev: int) -> None:
     where = scope_where(change.scope, alias="memories")
-    valid_to = ts(change.at) if change.close_validity else None
+    valid_to = ts(change.valid_to or change.at) if change.close_validity else None
+    recorded_to = ts(change.at) if change.status in ENDED else None
     cursor = conn.execute(
-        f"UPDATE memories SET status = ?, updated_at = ?, valid_to = ?, rev = ? WHERE id = ? AND {where.sql()}",
-        (change.status.value, ts(change.at), valid_to, rev, change.memory_id, *where.params),
+        f"UPDATE memories SET status = ?, updated_at = ?, valid_to = ?, recorded_to = ?, rev = ? "
+        f"WHERE id = ? AND {where.sql()}",
+        (change.status.value, ts(change.at), valid_to, recorded_to, rev, change.memory_id, *where.params),
     )
     if cursor.rowcount != 1:
         _raise_missing_or_changed(conn, change.memory_id, change.scope)
