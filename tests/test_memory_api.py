@@ -51,7 +51,7 @@ def test_text_memories_take_kind_metadata_confidence(memory: Memory) -> None:
     assert len(result.results) == 2
 
 
-def test_search_returns_breakdown_and_records_access(memory: Memory) -> None:
+def test_search_returns_breakdown_and_only_use_reinforces(memory: Memory) -> None:
     memory.add(["My favourite editor is Neovim", "I live in Hangzhou", "我最喜欢的水果是芒果"], user_id="u1")
     hits = memory.search("favourite editor", user_id="u1", limit=3)
     assert hits[0].text == "My favourite editor is Neovim"
@@ -59,7 +59,11 @@ def test_search_returns_breakdown_and_records_access(memory: Memory) -> None:
     assert top.keyword_rank == 1 and top.vector_rank == 1
     assert top.vector_similarity is not None and top.vector_similarity > 0.3
     assert 0 < hits[0].score <= 1.0 and hits[0].score >= hits[-1].score
-    item = memory.get(hits[0].id, user_id="u1", record_access=False)
+    item = memory.get(hits[0].id, user_id="u1")
+    assert item.access_count == 0 and item.last_accessed_at is None  # being retrieved is not being used
+    memory.mark_used([hits[0].id, "no-such-id"], user_id="u1")
+    memory.mark_used([hits[0].id], user_id="someone-else")  # another scope: ignored
+    item = memory.get(hits[0].id, user_id="u1")
     assert item.access_count == 1 and item.last_accessed_at is not None
 
 

@@ -10,6 +10,7 @@ EXPECTED = [
     "HistoryAction",
     "HistoryEvent",
     "InvalidInputError",
+    "JobFailedError",
     "Memory",
     "MemoryEvent",
     "MemoryItem",

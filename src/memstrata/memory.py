@@ -1,66 +1,91 @@
-"""The Memory facade: the one object every interface (Python, CLI, later REST and MCP) calls.
+"""The Memory facade: the one object every interface (Python, CLI, REST, MCP) calls.
 
 Call shapes follow mem0 where that is sensible (``add(messages, user_id=...)``,
 ``search(query, user_id=...)``) so users can switch. Every call is scoped: writes need at least
 one of user_id / agent_id / session_id, and reads only ever see memories in their scope.
+
+State lives in one :class:`~memstrata.facade.core.MemoryCore`; a Memory is a small immutable view
+of it (the whole store, one tenant, or one scope). Related operations are grouped in sub-APIs built
+the same way: ``memory.jobs``, ``memory.lifecycle``, ``memory.sessions``, ``memory.admin``,
+``memory.graph``. The most used of them are also methods here, delegating to the same code.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self, Unpack
 
 from memstrata.config import Settings, load_settings
-from memstrata.errors import (
-    InvalidInputError,
-    NotFoundError,
-    ProviderError,
+from memstrata.errors import InvalidInputError, NotFoundError
+from memstrata.facade.admin import AdminAPI, ErasureReport
+from memstrata.facade.core import Clock, MemoryCore
+from memstrata.facade.jobs import JobsAPI
+from memstrata.facade.lifecycle import ForgetResult, LifecycleAPI
+from memstrata.facade.scoping import OwnerArgs, ScopeArgs, ScopeBinding
+from memstrata.facade.sessions import SessionsAPI
+from memstrata.facade.writes import (
+    TextOptions,
+    add_texts,
+    add_turns,
+    refuse_ignored_options,
+    updated_version,
+    write_update,
 )
-from memstrata.indexing import index_text
-from memstrata.memory_admin import AdminMixin
-from memstrata.memory_graph import GraphMixin
-from memstrata.memory_jobs import JobsMixin
-from memstrata.memory_lifecycle import LifecycleMixin
+from memstrata.graph.view import GraphView
+from memstrata.lifecycle.maintain import MaintenanceReport
 from memstrata.providers.factory import build_embedder
 from memstrata.providers.llm_factory import resolve_llm
+from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
-from memstrata.read.pipeline import search as run_search
 from memstrata.storage.factory import open_store
-from memstrata.storage.protocol import StatusChange, WriteBatch
+from memstrata.storage.protocol import Store, StoreStats
 from memstrata.types import (
     AddResult,
     HistoryAction,
     HistoryEvent,
+    Job,
     MemoryEvent,
     MemoryItem,
-    MemoryKind,
     MemoryStatus,
-    Provenance,
+    Message,
     SearchHit,
     StoredMessage,
-    as_utc,
+    utcnow,
 )
-from memstrata.validation import clean_text, parse_model
-from memstrata.write.extract import LLMExtractor
-from memstrata.write.ingest import (
-    AddInput,
-    check_key,
-    check_kind,
-    check_metadata,
-    episode_memories,
-    history_event,
-    new_memory,
-    parse_input,
-)
-from memstrata.write.reconcile import LLMReconciler
+from memstrata.validation import clean_text, guarded, parse_model
+from memstrata.write.extract import Extractor, LLMExtractor
+from memstrata.write.ingest import AddInput, check_metadata, parse_input
+from memstrata.write.reconcile import LLMReconciler, Reconciler
+
+__all__ = ["ErasureReport", "ForgetResult", "Memory"]
 
 
-class Memory(JobsMixin, AdminMixin, LifecycleMixin, GraphMixin):
-    """Layered long-term memory: add, search, update, delete, history; see the mixins for the rest."""
+class Memory:
+    """Layered long-term memory: add, search, update, delete, history; sub-APIs for the rest."""
+
+    _core: MemoryCore
+    _binding: ScopeBinding
+    _owner: bool
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        *,
+        settings: Settings | None = None,
+        clock: Clock = utcnow,
+        extractor: Extractor | None = None,
+        reconciler: Reconciler | None = None,
+        llm_reason: str = "rules extractor (no model passed to Memory)",
+    ) -> None:
+        """Without an extractor, infer=True uses the bilingual rules (no model)."""
+        self._core = MemoryCore(store, embedder, settings=settings or Settings(), clock=clock, extractor=extractor,
+                                reconciler=reconciler, llm_reason=llm_reason)  # fmt: skip
+        self._binding = ScopeBinding()
+        self._owner = True
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any] | str | Path | Settings | None = None) -> Memory:
@@ -74,116 +99,139 @@ class Memory(JobsMixin, AdminMixin, LifecycleMixin, GraphMixin):
         llm = resolve_llm(settings.llm, os.environ)
         extractor = LLMExtractor(llm.model, graph=settings.graph.enabled) if llm.model else None
         reconciler = LLMReconciler(llm.model) if llm.model else None
-        memory = cls(
-            store, build_embedder(settings.embedder), settings=settings, extractor=extractor, reconciler=reconciler
-        )
-        memory.llm_reason = llm.reason
-        return memory
+        return cls(store, build_embedder(settings.embedder), settings=settings, extractor=extractor,
+                   reconciler=reconciler, llm_reason=llm.reason)  # fmt: skip
 
+    # --- views ----------------------------------------------------------------------------------
+    def _view(self, binding: ScopeBinding) -> Self:
+        view = object.__new__(type(self))
+        view._core, view._binding, view._owner = self._core, binding, False
+        return view
+
+    def for_tenant(self, tenant_id: str | None) -> Self:
+        """A view bound to one tenant: every call it makes is scoped to that tenant. Close the Memory it came
+        from, not the view."""
+        tenant = guarded(lambda: ScopeBinding(tenant_id=tenant_id).scope({"user_id": "-"}), what="tenant")
+        return self._view(ScopeBinding(tenant_id=tenant.tenant_id))
+
+    def scoped(self, **scope: Unpack[ScopeArgs]) -> Self:
+        """A view bound to a scope: calls may omit those ids and can never act for other ones."""
+        return self._view(self._binding.narrowed(scope))
+
+    @property
+    def store(self) -> Store:
+        return self._core.store
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._core.embedder
+
+    @property
+    def settings(self) -> Settings:
+        return self._core.settings
+
+    @property
+    def extractor(self) -> Extractor:
+        return self._core.extractor
+
+    @property
+    def reconciler(self) -> Reconciler:
+        return self._core.reconciler
+
+    @property
+    def llm_reason(self) -> str:
+        """Which model extracts facts with infer=True, and why it was chosen."""
+        return self._core.llm_reason
+
+    @property
+    def tenant_id(self) -> str | None:
+        return self._binding.tenant_id
+
+    # --- sub-APIs ---------------------------------------------------------------------------------
+    @property
+    def jobs(self) -> JobsAPI:
+        """The write path's queue: flush, list, retry."""
+        return JobsAPI(self._core, self._binding)
+
+    @property
+    def lifecycle(self) -> LifecycleAPI:
+        """Review, archive and restore, forget, consolidate, maintenance."""
+        return LifecycleAPI(self._core, self._binding)
+
+    @property
+    def sessions(self) -> SessionsAPI:
+        """Working memory of a conversation."""
+        return SessionsAPI(self._core, self._binding)
+
+    @property
+    def admin(self) -> AdminAPI:
+        """Stats, purge, reset, reindex, export/import, erasure."""
+        return AdminAPI(self._core, self._binding)
+
+    @property
+    def graph(self) -> GraphView:
+        """Entities and relations of a scope: neighbors, path, subgraph, relation history, export, merge."""
+        binding = self._binding
+
+        def scope_for(user_id: str | None, agent_id: str | None, session_id: str | None) -> Any:
+            return binding.scope({"user_id": user_id, "agent_id": agent_id, "session_id": session_id})
+
+        return GraphView(self._core.store, scope_for, self._core.clock)
+
+    # --- write --------------------------------------------------------------------------------------
     def add(
         self,
         messages: AddInput,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         infer: bool = False,
-        kind: str = MemoryKind.FACT.value,
+        wait: bool = False,
+        kind: str | None = None,
         key: str | None = None,
-        confidence: float = 1.0,
+        confidence: float | None = None,
         event_time: datetime | None = None,
         actor: str = "api",
-        wait: bool = False,
+        **scope: Unpack[ScopeArgs],
     ) -> AddResult:
         """Store text as memories, or conversation turns as raw messages plus episode memories.
 
-        Raw turns and memories are committed before any model runs; vectors follow in a second
-        transaction. If the embedder fails, nothing the user said is lost: the error says so and
-        ``reindex()`` completes the vectors later.
+        - Text (a string or a list of strings) becomes memories; ``kind``, ``key`` (a namespaced
+          ``project:category:entity``; a second add with the same key updates it), ``confidence`` and
+          ``event_time`` describe them.
+        - Turns (message dicts with role and content) are stored verbatim, then as episode memories.
+        - ``infer=True`` stores the turns (strings count as user turns) and queues a background job that
+          extracts and reconciles facts; ``wait=True`` (or ``flush()``) waits for it and raises
+          :class:`~memstrata.errors.JobFailedError` if it failed.
 
-        With ``infer=True`` the input is treated as conversation turns (strings as user turns): the
-        turns are stored and a background job extracts and reconciles facts; the call returns at
-        once with the job id. ``wait=True`` (or ``flush()``) waits for the result.
+        Options that would be ignored (``kind`` with ``infer=True``, ``key`` with turns...) are refused.
+        Raw turns are committed before any model runs; if embedding fails, nothing the user said is lost:
+        the error says so and ``reindex()`` completes the vectors later.
         """
-        scope = self._scope(user_id, agent_id, session_id)
-        parsed = parse_input(messages, max_chars=self._max_chars(), max_batch=self.settings.limits.max_batch)
-        if infer:
-            return self._add_for_inference(parsed, scope, check_metadata(metadata), actor=actor, wait=wait)
+        resolved = self._binding.scope(scope)
+        limits = self._core.settings.limits
+        parsed = parse_input(messages, max_chars=limits.max_text_chars, max_batch=limits.max_batch)
+        given = {"kind": kind, "key": key, "confidence": confidence, "event_time": event_time}
+        refuse_ignored_options(parsed, infer=infer, given=given)
         clean_metadata = check_metadata(metadata)
-        kind, key = check_kind(kind), check_key(key)
-        if key is not None and len(parsed.texts) != 1:
-            raise InvalidInputError("key= applies to exactly one text memory; add keyed facts one at a time")
-        if event_time is not None:
-            event_time = as_utc(event_time)
-        self._identity()  # refuse early if the store holds another model's vectors
-        now = self._clock()
-
-        if key is not None:
-            existing = self.store.find_by_key(scope, key)
-            if existing is not None and existing.scope == scope:
-                updated = self.update(
-                    existing.id,
-                    parsed.texts[0],
-                    metadata=clean_metadata or None,
-                    user_id=user_id,
-                    agent_id=agent_id,
-                    session_id=session_id,
-                    actor=actor,
-                    reason=f"new value for key {key}",
-                )
-                return AddResult(
-                    results=(
-                        MemoryEvent(
-                            id=updated.id,
-                            event="UPDATE",
-                            memory=updated.text,
-                            previous_memory=existing.text,
-                            kind=updated.kind,
-                        ),
-                    )
-                )
-
+        if infer:
+            return self.jobs.enqueue(parsed, resolved, clean_metadata, actor=actor, wait=wait)
+        if wait:
+            raise InvalidInputError("wait=True only applies with infer=True (plain adds are written before returning)")
+        self._core.identity()  # refuse early if the store holds another model's vectors
         if parsed.messages:
-            items = episode_memories(parsed.messages, scope, clean_metadata, now)
-        else:
-            items = [
-                new_memory(
-                    scope,
-                    text,
-                    now=now,
-                    kind=kind,
-                    metadata=clean_metadata,
-                    key=key,
-                    confidence=confidence,
-                    event_time=event_time,
-                    provenance=Provenance(source="api"),
-                )
-                for text in parsed.texts
-            ]
-        history = [history_event(item, HistoryAction.ADD, at=now, actor=actor) for item in items]
-        records = WriteBatch(messages=[(m, scope) for m in parsed.messages], inserts=items, history=history)
-        if parsed.messages:
-            self._store_turns_then_vectors(records)
-        else:
-            # Plain texts are not conversation turns: embed first, then write all or nothing.
-            self.store.write(replace(self._vector_batch(items), inserts=items, history=history))
-        return AddResult(
-            results=tuple(MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind) for item in items),
-            message_ids=tuple(m.id for m in parsed.messages),
-        )
-
-    def _store_turns_then_vectors(self, records: WriteBatch) -> None:
-        """Raw turns are committed before any model runs; vectors follow in a second write."""
-        self.store.write(records)
-        items = list(records.inserts)
-        try:
-            self.store.write(self._vector_batch(items))
-        except ProviderError as exc:
-            raise ProviderError(
-                f"stored {len(records.messages)} raw turns as {len(items)} episodes, but embedding failed "
-                f"({exc}); they are keyword-searchable now; run `memstrata reindex` to add their vectors"
-            ) from exc
+            return add_turns(self._core, parsed, resolved, clean_metadata, actor)
+        options = TextOptions.checked(kind, key, confidence, event_time)
+        if options.key is not None:
+            if len(parsed.texts) != 1:
+                raise InvalidInputError("key= applies to exactly one text memory; add keyed facts one at a time")
+            existing = self._core.store.find_by_key(resolved, options.key)
+            if existing is not None and existing.scope == resolved:
+                updated = self._update(existing, parsed.texts[0], clean_metadata or None, actor=actor,
+                                       reason=f"new value for key {options.key}")  # fmt: skip
+                event = MemoryEvent(id=updated.id, event="UPDATE", memory=updated.text,
+                                    previous_memory=existing.text, kind=updated.kind)  # fmt: skip
+                return AddResult(results=(event,))
+        return add_texts(self._core, parsed.texts, resolved, clean_metadata, options, actor)
 
     def update(
         self,
@@ -191,209 +239,213 @@ class Memory(JobsMixin, AdminMixin, LifecycleMixin, GraphMixin):
         text: str | None = None,
         *,
         metadata: Mapping[str, Any] | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
         actor: str = "api",
         reason: str | None = None,
+        **scope: Unpack[ScopeArgs],
     ) -> MemoryItem:
         """Change a memory's text and/or metadata (merged). Re-embeds and records history."""
         if text is None and metadata is None:
             raise InvalidInputError("update() needs new text, new metadata, or both")
-        old = self.get(memory_id, user_id=user_id, agent_id=agent_id, session_id=session_id, record_access=False)
+        return self._update(self.get(memory_id, **scope), text, metadata, actor=actor, reason=reason)
+
+    def _update(
+        self, old: MemoryItem, text: str | None, metadata: Mapping[str, Any] | None, *, actor: str, reason: str | None
+    ) -> MemoryItem:
         if old.status == MemoryStatus.DELETED:
-            raise InvalidInputError(f"memory {memory_id} is deleted; add a new memory instead")
-        changes: dict[str, Any] = {"updated_at": self._clock()}
-        if text is not None:
-            changes["text"] = clean_text(text, max_chars=self._max_chars())
-        if metadata is not None:
-            changes["metadata"] = {**old.metadata, **check_metadata(metadata)}
-        new = old.model_copy(update=changes)
-        event = history_event(
-            new, HistoryAction.UPDATE, at=new.updated_at, actor=actor, old_text=old.text, reason=reason
-        )
-        reindexed = index_text(new) != index_text(old)
-        vectors = self._vector_batch([new]) if reindexed else WriteBatch()
-        self.store.write(replace(vectors, replacements=[(new, old.updated_at)], history=[event]))
+            raise InvalidInputError(f"memory {old.id} is deleted; add a new memory instead")
+        new = updated_version(self._core, old, text, metadata)
+        write_update(self._core, old, new, actor=actor, reason=reason)
         return new
 
     def delete(
-        self,
-        memory_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        actor: str = "api",
-        reason: str | None = None,
+        self, memory_id: str, *, actor: str = "api", reason: str | None = None, **scope: Unpack[ScopeArgs]
     ) -> MemoryItem:
         """Soft delete: the memory leaves search, its validity closes, history keeps the text."""
-        item = self.get(memory_id, user_id=user_id, agent_id=agent_id, session_id=session_id, record_access=False)
+        item = self.get(memory_id, **scope)
         if item.status == MemoryStatus.DELETED:
             return item
-        self._set_status([item], MemoryStatus.DELETED, actor=actor, reason=reason)
-        return self.get(memory_id, user_id=user_id, agent_id=agent_id, session_id=session_id, record_access=False)
+        self.lifecycle.set_status([item], MemoryStatus.DELETED, HistoryAction.DELETE, actor=actor, reason=reason)
+        return self.get(memory_id, **scope)
 
-    def _set_status(self, items: list[MemoryItem], status: MemoryStatus, *, actor: str, reason: str | None) -> None:
-        now = self._clock()
-        self.store.write(
-            WriteBatch(
-                status_changes=[StatusChange(item.id, item.scope, status, now) for item in items],
-                history=[
-                    history_event(item, HistoryAction.DELETE, at=now, actor=actor, reason=reason) for item in items
-                ],
-            )
-        )
-
-    def delete_all(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        actor: str = "api",
-        reason: str | None = None,
-    ) -> int:
+    def delete_all(self, *, actor: str = "api", reason: str | None = None, **scope: Unpack[ScopeArgs]) -> int:
         """Soft-delete every live memory in the scope, in one transaction. Returns how many."""
-        scope = self._scope(user_id, agent_id, session_id)
+        resolved = self._binding.scope(scope)
         live = (MemoryStatus.ACTIVE, MemoryStatus.PENDING, MemoryStatus.ARCHIVED)
         items: list[MemoryItem] = []
-        while batch := self.store.list_memories(
-            ListQuery(scope=scope, filters=Filters(status=live), limit=10_000, offset=len(items), order_by="created_at")
+        while batch := self._core.store.list_memories(
+            ListQuery(scope=resolved, filters=Filters(status=live), limit=10_000, offset=len(items))
         ):
             items.extend(batch)
-        if items:
-            self._set_status(items, MemoryStatus.DELETED, actor=actor, reason=reason or "delete_all")
+        self.lifecycle.set_status(items, MemoryStatus.DELETED, HistoryAction.DELETE, actor=actor,
+                                  reason=reason or "delete_all")  # fmt: skip
         return len(items)
 
+    def mark_used(self, memory_ids: Sequence[str], **scope: Unpack[ScopeArgs]) -> None:
+        """Tell memstrata these memories were used (an answer relied on them): that, not being retrieved,
+        is what reinforces a memory. Ids outside the scope are ignored."""
+        self._core.access.record_now(self._binding.scope(scope), list(memory_ids))
+
+    # --- read -------------------------------------------------------------------------------------
     def search(
         self,
         query: str,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
         limit: int = 10,
         filters: Filters | Mapping[str, Any] | None = None,
         threshold: float | None = None,
-        record_access: bool = True,
         as_of: datetime | None = None,
+        known_at: datetime | None = None,
         include_archived: bool = False,
         lifecycle: bool = True,
         understand_time: bool = True,
         graph: bool = True,
+        record_access: bool = False,
+        **scope: Unpack[ScopeArgs],
     ) -> list[SearchHit]:
-        """Hybrid search: exact key lookup, then keyword + dense (+ time range) candidates fused by RRF,
+        """Hybrid search: exact key lookup, then keyword + dense (+ time range, + graph) candidates fused,
         then lifecycle-aware ranking (decay, recency, reinforcement, confidence).
 
-        ``as_of`` answers from the memory as it stood then (superseded and deleted versions included if
-        they were valid at that moment). ``include_archived`` also searches cold storage. ``graph=False``
-        leaves out the graph list (memories reached through entities the query names).
+        ``as_of`` answers from the memory as it was true then (valid time: superseded and deleted versions
+        included if they held at that moment); ``known_at`` from what the store held then (record time).
+        ``include_archived`` also searches cold storage. Search writes nothing; ``record_access=True`` counts
+        the hits as used (buffered, off the read path) — prefer ``mark_used`` for what an answer relied on.
         """
-        scope = self._scope(user_id, agent_id, session_id)
-        text = clean_text(query, field="query", max_chars=self._max_chars())
+        resolved = self._binding.scope(scope)
+        text = clean_text(query, field="query", max_chars=self._core.settings.limits.max_text_chars)
         parsed_filters = parse_model(Filters, filters or {}, what="filters")
         statuses = set(parsed_filters.status)
         if include_archived:
             statuses.add(MemoryStatus.ARCHIVED)
-        if as_of is not None:  # every version that may have been valid then; validity decides
+        if as_of is not None or known_at is not None:  # every version that may have held then; time decides
             statuses |= {MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.DELETED, MemoryStatus.ARCHIVED}
-        parsed_filters = parsed_filters.model_copy(update={"status": tuple(sorted(statuses)), "valid_at": as_of})
+        parsed_filters = parsed_filters.model_copy(
+            update={"status": tuple(sorted(statuses)), "valid_at": as_of, "known_at": known_at}
+        )
         search_query = parse_model(
             SearchQuery,
-            {
-                "scope": scope,
-                "text": text,
-                "limit": limit,
-                "threshold": threshold,
-                "record_access": record_access,
-                "filters": parsed_filters,
-                "now": as_of or self._clock(),
-                "lifecycle": lifecycle,
-                "understand_time": understand_time,
-                "graph": graph,
-            },
+            {"scope": resolved, "text": text, "limit": limit, "threshold": threshold, "filters": parsed_filters,
+             "now": as_of or known_at or self._core.clock(), "lifecycle": lifecycle,
+             "understand_time": understand_time, "graph": graph},
             what="search",
-        )
-        self._identity()
-        hits = run_search(self.store, self.embedder, search_query, self._read_settings)
-        if record_access and hits:
-            self.store.record_access(scope, [hit.id for hit in hits], self._clock())
+        )  # fmt: skip
+        hits = self._core.search(search_query)
+        if record_access:
+            self._core.access.record_later(resolved, [hit.id for hit in hits])
         return hits
 
-    def get(
-        self,
-        memory_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        record_access: bool = True,
-    ) -> MemoryItem:
-        scope = self._scope(user_id, agent_id, session_id)
-        found = self.store.get(scope, [memory_id])
-        if not found:
-            raise NotFoundError(f"no memory {memory_id} in scope {scope.label()}; check the id and the scope")
-        if record_access:
-            self.store.record_access(scope, [memory_id], self._clock())
-        return found[0]
+    def get(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        resolved = self._binding.scope(scope)
+        return self.lifecycle.one(memory_id, resolved)
 
     def get_all(
         self,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
         filters: Filters | Mapping[str, Any] | None = None,
         limit: int = 100,
         offset: int = 0,
         order_by: OrderField = "created_at",
         descending: bool = True,
+        **scope: Unpack[ScopeArgs],
     ) -> list[MemoryItem]:
-        scope = self._scope(user_id, agent_id, session_id)
         query = parse_model(
             ListQuery,
-            {
-                "scope": scope,
-                "filters": parse_model(Filters, filters or {}, what="filters"),
-                "limit": limit,
-                "offset": offset,
-                "order_by": order_by,
-                "descending": descending,
-            },
+            {"scope": self._binding.scope(scope), "filters": parse_model(Filters, filters or {}, what="filters"),
+             "limit": limit, "offset": offset, "order_by": order_by, "descending": descending},
             what="list query",
-        )
-        return self.store.list_memories(query)
+        )  # fmt: skip
+        return self._core.store.list_memories(query)
 
-    def history(
-        self,
-        memory_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> list[HistoryEvent]:
+    def history(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> list[HistoryEvent]:
         """Every change to a memory, oldest first, including the versions it superseded."""
-        scope = self._scope(user_id, agent_id, session_id)
-        events = self.store.history(scope, memory_id)
+        resolved = self._binding.scope(scope)
+        store = self._core.store
+        events = store.history(resolved, memory_id)
         if not events:
-            raise NotFoundError(f"no history for memory {memory_id} in scope {scope.label()}")
+            raise NotFoundError(f"no history for memory {memory_id} in scope {resolved.label()}")
         seen = {memory_id}
         superseded = events[0].details.get("supersedes")
         while isinstance(superseded, str) and superseded not in seen:  # walk back through older versions
             seen.add(superseded)
-            older = self.store.history(scope, superseded)
+            older = store.history(resolved, superseded)
             events = older + events
             superseded = older[0].details.get("supersedes") if older else None
         return list({event.id: event for event in events}.values())
 
-    def messages(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        limit: int = 1000,
-    ) -> list[StoredMessage]:
+    def messages(self, *, limit: int = 1000, **scope: Unpack[ScopeArgs]) -> list[StoredMessage]:
         """The raw turns stored for a scope, oldest first: the provenance behind every memory."""
-        return self.store.messages(self._scope(user_id, agent_id, session_id), limit=limit)
+        return self._core.store.messages(self._binding.scope(scope), limit=limit)
+
+    # --- shortcuts to the sub-APIs (same code paths) ----------------------------------------------------
+    def flush(self, *, timeout_s: float | None = None, **scope: Unpack[ScopeArgs]) -> list[Job]:
+        return self.jobs.flush(timeout_s=timeout_s, **scope)
+
+    def list_jobs(self, *, status: Sequence[str] = (), limit: int = 100, **scope: Unpack[ScopeArgs]) -> list[Job]:
+        return self.jobs.list(status=status, limit=limit, **scope)
+
+    def retry_job(self, job_id: str) -> Job:
+        return self.jobs.retry(job_id)
+
+    def review_queue(self, *, limit: int = 100, **scope: Unpack[ScopeArgs]) -> list[MemoryItem]:
+        return self.lifecycle.review_queue(limit=limit, **scope)
+
+    def confirm(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self.lifecycle.confirm(memory_id, **scope)
+
+    def reject(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self.lifecycle.reject(memory_id, **scope)
+
+    def archive(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self.lifecycle.archive(memory_id, **scope)
+
+    def restore(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self.lifecycle.restore(memory_id, **scope)
+
+    def forget(self, what: str, *, confirm: bool = False, min_similarity: float = 0.45, limit: int = 20,
+               **scope: Unpack[ScopeArgs]) -> ForgetResult:  # fmt: skip
+        return self.lifecycle.forget(what, confirm=confirm, min_similarity=min_similarity, limit=limit, **scope)
+
+    def consolidate(self, *, threshold: float = 0.92, **scope: Unpack[ScopeArgs]) -> int:
+        return self.lifecycle.consolidate(threshold=threshold, **scope)
+
+    def maintain(self, *, stop: Callable[[], bool] = lambda: False) -> MaintenanceReport:
+        return self.lifecycle.maintain(stop=stop)
+
+    def session_context(self, session_id: str, *, budget_tokens: int = 2000,
+                        **owner: Unpack[OwnerArgs]) -> list[Message]:  # fmt: skip
+        return self.sessions.context(session_id, budget_tokens=budget_tokens, **owner)
+
+    def end_session(self, session_id: str, *, wait: bool = False, **owner: Unpack[OwnerArgs]) -> list[Job]:
+        return self.sessions.end(session_id, wait=wait, **owner)
+
+    def stats(self, **scope: Unpack[ScopeArgs]) -> StoreStats:
+        return self.admin.stats(**scope)
+
+    def purge(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> None:
+        self.admin.purge(memory_id, **scope)
+
+    def reset(self, *, confirm: bool = False) -> None:
+        self.admin.reset(confirm=confirm)
+
+    def erase_user(self, user_id: str, *, confirm: bool = False) -> ErasureReport:
+        return self.admin.erase_user(user_id, confirm=confirm)
+
+    def reindex(self, *, batch_size: int = 256) -> Iterator[int]:
+        return self.admin.reindex(batch_size=batch_size)
+
+    def export_jsonl(self, path: str | Path) -> int:
+        return self.admin.export_jsonl(path)
+
+    def import_jsonl(self, path: str | Path) -> int:
+        return self.admin.import_jsonl(path)
+
+    # --- lifetime ----------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop background threads and close the store. A view's close does nothing: close the original."""
+        if self._owner:
+            self._core.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

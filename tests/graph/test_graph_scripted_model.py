@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from memstrata import Memory
+import pytest
+
+from memstrata import JobFailedError, Memory
 from memstrata.types import JobStatus
 from support.scripted_llm import ScriptedServer, completion
 
@@ -60,8 +62,9 @@ def test_a_malformed_triple_is_retried_then_surfaced_with_the_raw_output(
 ) -> None:
     broken = _answer(["User works at Initech"], [{"subject": "", "relation": "works_at", "object": "Initech"}])
     server.enqueue(broken, broken, broken, broken)
-    result = scripted_memory.add("I work at Initech.", user_id="u1", infer=True, wait=True)
+    with pytest.raises(JobFailedError) as failure:
+        scripted_memory.add("I work at Initech.", user_id="u1", infer=True, wait=True)
     (job,) = scripted_memory.list_jobs(user_id="u1")
-    assert job.id == result.job_id and job.status == JobStatus.FAILED
+    assert failure.value.jobs == [job] and job.status == JobStatus.FAILED
     assert job.raw_output and "Initech" in job.raw_output  # recorded for retry_job, not silently dropped
     assert scripted_memory.messages(user_id="u1")[0].message.content == "I work at Initech."

@@ -31,7 +31,7 @@ def add(client: httpx.Client, user: str, *texts: str) -> list[str]:
 
 def make_pending(svc: Service, user: str, memory_id: str) -> None:
     """Pending memories come from low-confidence extraction; flip one directly to test the review endpoints."""
-    item = svc.memory.for_tenant("life").get(memory_id, user_id=user, record_access=False)
+    item = svc.memory.for_tenant("life").get(memory_id, user_id=user)
     svc.memory.store.write(
         WriteBatch(status_changes=[StatusChange(item.id, item.scope, MemoryStatus.PENDING, utcnow())])
     )

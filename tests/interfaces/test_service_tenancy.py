@@ -111,7 +111,7 @@ def world(svc: Service) -> World:
             for agent in AGENTS:
                 texts = [f"{tenant} {user} {agent} likes green tea", f"{user} drinks tea with {agent}"]
                 for event in view.add(texts, user_id=user, agent_id=agent).results:
-                    items[event.id] = view.get(event.id, user_id=user, record_access=False)
+                    items[event.id] = view.get(event.id, user_id=user)
     return World(svc, items)
 
 
@@ -186,7 +186,7 @@ def current(world: World, memory_id: str) -> tuple[str, str, object] | None:
         return None
     view = world.svc.memory.for_tenant(original.scope.tenant_id)
     try:
-        item = view.get(memory_id, user_id=original.scope.user_id, record_access=False)
+        item = view.get(memory_id, user_id=original.scope.user_id)
     except NotFoundError:
         return None
     return item.text, item.status.value, item.updated_at

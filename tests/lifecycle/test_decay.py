@@ -65,7 +65,7 @@ def test_recalled_memory_outranks_an_equal_forgotten_one(
     b = memory.add("The team offsite is in Lisbon!", user_id="u1").results[0].id
     clock.advance(days=60)
     for _ in range(5):
-        memory.get(b, user_id="u1")  # b is recalled often, a is left alone
+        memory.mark_used([b], user_id="u1")  # b is used often, a is left alone
     hits = memory.search("team offsite Lisbon", user_id="u1", limit=2)
     assert [hit.id for hit in hits] == [b, a]
     factors = hits[0].breakdown.lifecycle

@@ -54,10 +54,10 @@ def test_archive_restore_round_trip(clocked_memory: Callable[..., Memory], clock
     kept = memory.add("Passport number ends in 4411", user_id="u1").results[0].id
     idle = memory.add("Favourite ramen shop is Ichiran", user_id="u1").results[0].id
     clock.advance(days=100)
-    memory.get(kept, user_id="u1")  # accessed: stays warm
+    memory.mark_used([kept], user_id="u1")  # used: stays warm
     clock.advance(days=100)
     assert memory.maintain().archived == 1
-    assert memory.get(idle, user_id="u1", record_access=False).status == MemoryStatus.ARCHIVED
+    assert memory.get(idle, user_id="u1").status == MemoryStatus.ARCHIVED
     assert idle not in [h.id for h in memory.search("ramen shop", user_id="u1")]
     assert idle in [h.id for h in memory.search("ramen shop", user_id="u1", include_archived=True)]
     restored = memory.restore(idle, user_id="u1")
@@ -78,7 +78,7 @@ def test_interrupted_maintenance_is_consistent_and_can_be_rerun(
     first = memory.maintain(stop=lambda: next(calls) >= 1)  # "killed" after the first batch
     assert first.archived == 2
     for memory_id in ids:  # every archived memory has its history row, every other one is untouched
-        item = memory.get(memory_id, user_id="u1", record_access=False)
+        item = memory.get(memory_id, user_id="u1")
         archived_events = [e for e in memory.history(memory_id, user_id="u1") if e.action == HistoryAction.ARCHIVE]
         assert (item.status == MemoryStatus.ARCHIVED) == (len(archived_events) == 1)
     assert memory.maintain().archived == 5

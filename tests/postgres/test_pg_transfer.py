@@ -113,8 +113,8 @@ def test_migrate_command(tmp_path: Path, pg_url: str) -> None:
     assert report["verified"] and [t["table"] for t in report["tables"]] == [t.name for t in TABLES]
     other = str(tmp_path / "other.db")
     _fill(other, notes=1)
-    differs = cli("migrate", "--verify-only", "--from", other, "--to", pg_url)
-    assert differs.returncode == 1 and "run `memstrata migrate` again" in differs.stderr
+    differs = cli("copy", "--verify-only", "--from", other, "--to", pg_url)
+    assert differs.returncode == 1 and "run `memstrata copy` again" in differs.stderr
     missing = cli("migrate", "--from", str(tmp_path / "nope.db"), "--to", pg_url)
     assert missing.returncode == 1 and "no SQLite store at" in missing.stderr
 

@@ -49,7 +49,7 @@ def test_cue_policy_waits_for_a_cue_then_extracts_the_batch(memory: Memory) -> N
     assert memory.list_jobs(user_id="u1", status=["waiting"])[0].id == first.job_id
     memory.add("I love jazz and I'm planning a trip to New Orleans.", user_id="u1", session_id="s", infer=True)
     assert memory.list_jobs(user_id="u1", status=["waiting"]) == []
-    memory._runner.drain()
+    memory.flush(user_id="u1")
     assert _facts(memory, "u1") == ["I love jazz and I'm planning a trip to New Orleans."]
     assert {job.status for job in memory.list_jobs(user_id="u1")} == {JobStatus.DONE}
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memstrata import Memory
+import pytest
+
+from memstrata import JobFailedError, Memory
 from memstrata.types import JobStatus, MemoryStatus
 from support.scripted_llm import Reply, ScriptedServer, completion
 
@@ -87,14 +89,16 @@ def test_invalid_decisions_roll_back_everything(scripted_memory: Memory, server:
                        {"fact": 1, "action": "UPDATE", "target": 0, "text": "b"}]}
     )  # fmt: skip
     server.enqueue(_facts("User now prefers tea", "User prefers cocoa"), twice, twice)
-    result = memory.add("Tea. Or cocoa.", user_id="u1", infer=True, wait=True)
+    with pytest.raises(JobFailedError) as failure:
+        memory.add("Tea. Or cocoa.", user_id="u1", infer=True, wait=True)
 
     job = memory.list_jobs(user_id="u1")[0]
+    assert failure.value.jobs == [job] and job.id in str(failure.value)
     assert job.status == JobStatus.FAILED and "updated or deleted twice" in (job.error or "")
     assert "repair" not in (job.error or "") and "raw output" in (job.error or "")
     assert "Your decisions were invalid" in server.requests[-1]["messages"][-1]["content"]  # one repair attempt
     assert _live(memory) == {text: "active" for text in SEED}  # nothing applied
-    assert [t.message.id for t in memory.messages(user_id="u1")] == list(result.message_ids)  # turn kept
+    assert [t.message.id for t in memory.messages(user_id="u1")] == list(job.message_ids)  # turn kept
 
     server.enqueue(_facts("User now prefers tea"), completion({"decisions": [{"fact": 0, "action": "ADD"}]}))
     memory.retry_job(job.id)
@@ -115,7 +119,8 @@ def test_garbage_output_fails_the_job_visibly_and_keeps_the_raw_output(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:
     server.enqueue(completion("I am not JSON at all"), completion("still not JSON"))
-    scripted_memory.add("I run marathons.", user_id="u1", infer=True, wait=True)
+    with pytest.raises(JobFailedError):
+        scripted_memory.add("I run marathons.", user_id="u1", infer=True, wait=True)
     job = scripted_memory.list_jobs(user_id="u1", status=["failed"])[0]
     assert "still not JSON" in (job.raw_output or "") and job.error
     assert _live(scripted_memory) == {}
@@ -124,7 +129,8 @@ def test_garbage_output_fails_the_job_visibly_and_keeps_the_raw_output(
 
 def test_timeout_fails_the_job_and_loses_nothing(scripted_memory: Memory, server: ScriptedServer) -> None:
     server.enqueue(Reply(delay_s=5), Reply(delay_s=5))
-    scripted_memory.add("我养了一只猫。", user_id="u1", infer=True, wait=True)
+    with pytest.raises(JobFailedError):
+        scripted_memory.add("我养了一只猫。", user_id="u1", infer=True, wait=True)
     job = scripted_memory.list_jobs(user_id="u1")[0]
     assert job.status == JobStatus.FAILED and job.error
     assert scripted_memory.search("猫", user_id="u1")[0].text == "我养了一只猫。"  # the raw turn is searchable

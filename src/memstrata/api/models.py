@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memstrata.query import Filters
-from memstrata.types import MemoryItem, MemoryKind, Role, UtcDatetime
+from memstrata.types import MemoryItem, Role, UtcDatetime
 
 
 class Body(BaseModel):
@@ -42,10 +42,12 @@ class AddRequest(ScopeBody):
     metadata: dict[str, Any] | None = None
     infer: bool = Field(default=False, description="extract facts from the turns in the background (a job)")
     wait: bool = Field(default=False, description="with infer: wait until the extraction job has run")
-    kind: str = Field(default=MemoryKind.FACT.value, description="fact, preference, procedure, knowledge, ...")
-    key: str | None = Field(default=None, description="namespaced key, e.g. project:db:engine (text only)")
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    event_time: UtcDatetime | None = Field(default=None, description="when the fact became true")
+    kind: str | None = Field(
+        default=None, description="text only: fact (default), preference, procedure, knowledge, ..."
+    )
+    key: str | None = Field(default=None, description="text only: namespaced key, e.g. project:db:engine")
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0, description="text only (default 1.0)")
+    event_time: UtcDatetime | None = Field(default=None, description="text only: when the fact became true")
 
     @model_validator(mode="after")
     def _one_input(self) -> AddRequest:
@@ -65,8 +67,17 @@ class SearchRequest(ScopeBody):
     limit: int = Field(default=10, ge=1, le=1000)
     filters: Filters | None = None
     threshold: float | None = Field(default=None, ge=-1.0, le=1.0, description="minimum cosine similarity")
-    as_of: UtcDatetime | None = Field(default=None, description="answer from the memory as it stood then")
+    as_of: UtcDatetime | None = Field(default=None, description="valid time: what was true then")
+    known_at: UtcDatetime | None = Field(default=None, description="record time: what the store held then")
     include_archived: bool = Field(default=False, description="also search archived memories")
+
+
+class UsedRequest(ScopeBody):
+    memory_ids: list[str] = Field(min_length=1, max_length=1000, description="ids of the memories an answer used")
+
+
+class MarkedUsed(Body):
+    marked: int
 
 
 class UpdateRequest(Body):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Set
 from dataclasses import dataclass
-from typing import TypedDict
 
+from memstrata.facade.scoping import ScopeArgs
 from memstrata.memory import Memory
 
 
@@ -20,12 +20,6 @@ class Unauthenticated(Exception):
 
 class AccessDenied(Exception):
     """A valid key asked for a scope outside the ones it allows (HTTP 403)."""
-
-
-class ScopeArgs(TypedDict):
-    user_id: str | None
-    agent_id: str | None
-    session_id: str | None
 
 
 @dataclass(frozen=True)

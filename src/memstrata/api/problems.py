@@ -22,6 +22,7 @@ from memstrata.errors import (
     ConflictError,
     EmbeddingMismatchError,
     InvalidInputError,
+    JobFailedError,
     MemstrataError,
     NotFoundError,
     ProviderError,
@@ -42,6 +43,7 @@ STATUS: list[tuple[type[Exception], int, str]] = [
     (EmbeddingMismatchError, 503, "embedding_mismatch"),
     (StoreError, 503, "store_unavailable"),
     (ProviderError, 502, "provider_failed"),
+    (JobFailedError, 424, "job_failed"),  # the turns were stored; the extraction they waited for failed
     (MemstrataError, 500, "internal"),
 ]
 

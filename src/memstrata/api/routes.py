@@ -16,16 +16,19 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from memstrata.api.models import (
     AddRequest,
     DeletedCount,
+    MarkedUsed,
     MemoryPage,
     ScopeBody,
     SearchRequest,
     Stats,
     UpdateRequest,
+    UsedRequest,
     WhoAmI,
 )
-from memstrata.api.principal import Principal, ScopeArgs
+from memstrata.api.principal import Principal
 from memstrata.api.problems import Problem
 from memstrata.errors import NotFoundError
+from memstrata.facade.scoping import ScopeArgs
 from memstrata.memory import Memory
 from memstrata.query import OrderField
 from memstrata.types import AddResult, HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, SearchHit, StoredMessage
@@ -35,6 +38,9 @@ ERRORS: dict[int | str, dict[str, object]] = {
     status: {"model": Problem, "content": {"application/problem+json": {}}} for status in (401, 403, 404, 413, 422)
 }
 router = APIRouter(prefix="/v1", responses=ERRORS)
+JOB_FAILED: dict[int | str, dict[str, object]] = {
+    424: {"model": Problem, "content": {"application/problem+json": {}}, "description": "an awaited job failed"}
+}
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,7 @@ ScopeDep = Annotated[ScopeBody, Depends(scope_query)]
 MemoryId = Annotated[str, Path(min_length=1, max_length=128)]
 
 
-@router.post("/memories", status_code=201, response_model=AddResult, tags=["memories"])
+@router.post("/memories", status_code=201, response_model=AddResult, tags=["memories"], responses=JOB_FAILED)
 def add_memories(body: AddRequest, call: CallerDep) -> AddResult:
     """Store text as memories, or conversation turns (``messages``) as raw turns plus episode memories.
 
@@ -100,8 +106,17 @@ def search_memories(body: SearchRequest, call: CallerDep) -> list[SearchHit]:
         filters=body.filters,
         threshold=body.threshold,
         as_of=body.as_of,
+        known_at=body.known_at,
         include_archived=body.include_archived,
     )
+
+
+@router.post("/memories/used", response_model=MarkedUsed, tags=["memories"])
+def mark_used(body: UsedRequest, call: CallerDep) -> MarkedUsed:
+    """Say which memories an answer relied on. Use, not retrieval, reinforces a memory's ranking over time;
+    ids outside the scope are ignored."""
+    call.memory.mark_used(body.memory_ids, **call.scope(body))
+    return MarkedUsed(marked=len(set(body.memory_ids)))
 
 
 @router.get("/memories", response_model=MemoryPage, tags=["memories"])
@@ -185,7 +200,7 @@ def list_jobs(
     return call.memory.list_jobs(**call.scope(ids), status=[s.value for s in status or ()], limit=limit)
 
 
-@router.post("/jobs/flush", response_model=list[Job], tags=["jobs"])
+@router.post("/jobs/flush", response_model=list[Job], tags=["jobs"], responses=JOB_FAILED)
 def flush_jobs(
     call: CallerDep, ids: ScopeDep, timeout_s: Annotated[float | None, Query(gt=0, le=600)] = None
 ) -> list[Job]:

@@ -9,14 +9,13 @@ from typing import Annotated, cast
 import typer
 from rich.table import Table
 
-from memstrata.cli.app import AgentOpt, SessionOpt, UserOpt, app, scope_args, state
+from memstrata.cli.context import AgentOpt, SessionOpt, UserOpt, cli_state, scope_args
 from memstrata.cli.render import console, history_table, print_json
 from memstrata.graph.model import Entity
 from memstrata.graph.subgraph import Edge, Subgraph
 from memstrata.graph.view import ExportFormat
 
-graph_app = typer.Typer(help="Graph memory: entities and relations with temporal validity.", no_args_is_help=True)
-app.add_typer(graph_app, name="graph")
+app = typer.Typer(help="Graph memory: entities and relations with temporal validity.", no_args_is_help=True)
 
 
 def _entities_table(entities: list[Entity]) -> Table:
@@ -40,22 +39,24 @@ def _edges_table(edges: list[Edge], title: str) -> Table:
     return table
 
 
-def _show_subgraph(graph: Subgraph, title: str) -> None:
-    if state.json:
+def _show_subgraph(graph: Subgraph, title: str, *, as_json: bool) -> None:
+    if as_json:
         print(graph.to_json())
     else:
         console.print(_edges_table(graph.edges(), title))
 
 
-@graph_app.command("entities")
-def entities(user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
+@app.command("entities")
+def entities(ctx: typer.Context, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
     """Every live entity of a scope, with its aliases."""
+    state = cli_state(ctx)
     found = state.memory().graph.entities(**scope_args(user, agent, session))
     print_json(found) if state.json else console.print(_entities_table(found))
 
 
-@graph_app.command("neighbors")
+@app.command("neighbors")
 def neighbors(
+    ctx: typer.Context,
     entity: str,
     hops: Annotated[int, typer.Option(min=1, max=6)] = 1,
     closed: Annotated[bool, typer.Option("--closed", help="include relations that are no longer true")] = False,
@@ -64,12 +65,14 @@ def neighbors(
     session: SessionOpt = None,
 ) -> None:
     """Relations within N hops of an entity (by name, alias or id)."""
+    state = cli_state(ctx)
     graph = state.memory().graph.neighbors(entity, hops=hops, include_closed=closed, **scope_args(user, agent, session))
-    _show_subgraph(graph, f"within {hops} hop(s) of {entity}")
+    _show_subgraph(graph, f"within {hops} hop(s) of {entity}", as_json=state.json)
 
 
-@graph_app.command("path")
+@app.command("path")
 def path(
+    ctx: typer.Context,
     source: str,
     target: str,
     max_hops: Annotated[int, typer.Option(min=1, max=6)] = 4,
@@ -78,6 +81,7 @@ def path(
     session: SessionOpt = None,
 ) -> None:
     """The shortest chain of current relations between two entities."""
+    state = cli_state(ctx)
     chain = state.memory().graph.path(source, target, max_hops=max_hops, **scope_args(user, agent, session))
     if chain is None:
         console.print(f"no path between {source} and {target} within {max_hops} hops")
@@ -89,8 +93,9 @@ def path(
         console.print(" · ".join(str(edge) for edge in chain) or f"{source} is {target}")
 
 
-@graph_app.command("relations")
+@app.command("relations")
 def relations(
+    ctx: typer.Context,
     entity: str,
     relation: Annotated[str | None, typer.Option(help="only this relation, e.g. lives_in")] = None,
     user: UserOpt = None,
@@ -98,6 +103,7 @@ def relations(
     session: SessionOpt = None,
 ) -> None:
     """Every relation of an entity, current and closed, oldest first."""
+    state = cli_state(ctx)
     edges = state.memory().graph.relation_history(entity, relation, **scope_args(user, agent, session))
     if state.json:
         print_json([edge.record for edge in edges])
@@ -105,15 +111,19 @@ def relations(
         console.print(_edges_table(edges, f"relations of {entity}"))
 
 
-@graph_app.command("history")
-def history(record_id: str, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
+@app.command("history")
+def history(
+    ctx: typer.Context, record_id: str, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None
+) -> None:
     """ADD / MERGE / CLOSE events of one entity or relation."""
+    state = cli_state(ctx)
     events = state.memory().graph.history(record_id, **scope_args(user, agent, session))
     print_json(events) if state.json else console.print(history_table(events))
 
 
-@graph_app.command("export")
+@app.command("export")
 def export(
+    ctx: typer.Context,
     fmt: Annotated[str, typer.Option("--format", "-f", help="json, graphml or mermaid")] = "json",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file instead of stdout")] = None,
     current_only: Annotated[bool, typer.Option("--current-only", help="leave out closed relations")] = False,
@@ -122,6 +132,7 @@ def export(
     session: SessionOpt = None,
 ) -> None:
     """The scope's graph as JSON, GraphML (Gephi, yEd, networkx) or a Mermaid flowchart."""
+    state = cli_state(ctx)
     text = state.memory().graph.export(
         cast(ExportFormat, fmt),  # export() refuses anything but json, graphml and mermaid
         include_closed=not current_only,
@@ -134,8 +145,16 @@ def export(
         console.print(f"wrote {output}")
 
 
-@graph_app.command("merge")
-def merge(keep: str, duplicate: str, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
+@app.command("merge")
+def merge(
+    ctx: typer.Context,
+    keep: str,
+    duplicate: str,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+) -> None:
     """Merge DUPLICATE into KEEP: names become aliases, relations move over."""
+    state = cli_state(ctx)
     merged = state.memory().graph.merge(keep, duplicate, **scope_args(user, agent, session), actor="cli")
     print_json(merged) if state.json else console.print(f"{merged.name} ({merged.type}) aliases: {merged.aliases}")

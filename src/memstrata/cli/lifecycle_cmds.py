@@ -1,4 +1,4 @@
-"""CLI commands for memory lifecycles: review, confirm, reject, archive, restore, maintain, forget, erase."""
+"""Memory lifecycles: review, confirm, reject, archive, restore, maintain, forget, erase-user."""
 
 from __future__ import annotations
 
@@ -6,23 +6,29 @@ from typing import Annotated
 
 import typer
 
-from memstrata.cli.app import AgentOpt, SessionOpt, UserOpt, app, scope_args, state
-from memstrata.cli.render import console, memories_table, print_json
+from memstrata.cli.context import AgentOpt, SessionOpt, UserOpt, cli_state, scope_args
+from memstrata.cli.render import console, key_values, memories_table, print_json
+
+app = typer.Typer()
 
 
 @app.command()
-def review(user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None, limit: int = 100) -> None:
+def review(ctx: typer.Context, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None,
+           limit: int = 100) -> None:  # fmt: skip
     """Pending memories (low-confidence extractions) waiting to be confirmed or rejected."""
-    items = state.memory().review_queue(**scope_args(user, agent, session), limit=limit)
+    state = cli_state(ctx)
+    items = state.memory().lifecycle.review_queue(**scope_args(user, agent, session), limit=limit)
     print_json(items) if state.json else console.print(memories_table(items, title="pending review"))
 
 
 def _status_command(name: str, help_text: str) -> None:
-    def command(memory_id: str, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
-        item = getattr(state.memory(), name)(memory_id, **scope_args(user, agent, session))
-        print_json(item) if state.json else console.print(
-            f"{name.upper()} {item.id}  [{item.status.value}] {item.text}"
-        )
+    def command(ctx: typer.Context, memory_id: str, user: UserOpt = None, agent: AgentOpt = None,
+                session: SessionOpt = None) -> None:  # fmt: skip
+        state = cli_state(ctx)
+        action = getattr(state.memory().lifecycle, name)
+        item = action(memory_id, actor="cli", **scope_args(user, agent, session))
+        message = f"{name.upper()} {item.id}  [{item.status.value}] {item.text}"
+        print_json(item) if state.json else console.print(message, highlight=False)
 
     command.__doc__ = help_text
     app.command(name)(command)
@@ -35,14 +41,16 @@ _status_command("restore", "Bring an archived memory back into search.")
 
 
 @app.command()
-def maintain() -> None:
+def maintain(ctx: typer.Context) -> None:
     """Expire stale pending facts, archive idle memories, hand idle sessions to the write path."""
-    report = state.memory().maintain()
-    print_json(vars(report)) if state.json else console.print(vars(report))
+    state = cli_state(ctx)
+    report = state.memory().lifecycle.maintain()
+    print_json(vars(report)) if state.json else console.print(key_values(vars(report), title="maintenance"))
 
 
 @app.command()
 def forget(
+    ctx: typer.Context,
     what: str,
     user: UserOpt = None,
     agent: AgentOpt = None,
@@ -50,7 +58,8 @@ def forget(
     yes: Annotated[bool, typer.Option("--yes", help="delete the matches (without it: a preview)")] = False,
 ) -> None:
     """Find memories about WHAT; with --yes, soft-delete them with the request recorded in history."""
-    result = state.memory().forget(what, **scope_args(user, agent, session), confirm=yes)
+    state = cli_state(ctx)
+    result = state.memory().lifecycle.forget(what, confirm=yes, actor="cli", **scope_args(user, agent, session))
     if state.json:
         print_json({"deleted": result.deleted, "matched": result.matched})
         return
@@ -60,11 +69,14 @@ def forget(
 
 @app.command("erase-user")
 def erase_user(
+    ctx: typer.Context,
     user: Annotated[str, typer.Argument(help="the user_id whose data is removed for good")],
     yes: Annotated[bool, typer.Option("--yes", help="required: this cannot be undone")] = False,
 ) -> None:
     """Remove everything about a user (memories, raw turns, history, vectors, cache) and verify it."""
-    report = state.memory().erase_user(user, confirm=yes)
-    print_json(vars(report)) if state.json else console.print(
-        f"erased {user}: {report.deleted}; left: {report.remaining}"
-    )
+    state = cli_state(ctx)
+    report = state.memory().admin.erase_user(user, confirm=yes)
+    if state.json:
+        print_json(vars(report))
+        return
+    console.print(key_values({"deleted": report.deleted, "remaining": report.remaining}, title=f"erased {user}"))

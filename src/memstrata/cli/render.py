@@ -108,3 +108,14 @@ def jobs_table(jobs: Sequence[Job]) -> Table:
             _short(job.error or "", 60),
         )
     return table
+
+
+def key_values(values: dict[str, Any], *, title: str) -> Table:
+    """A two-column table for reports (stats, doctor, maintenance), nested values as compact JSON."""
+    table = Table(show_header=False, title=title)
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    for field, value in values.items():
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value)
+        table.add_row(field, shown)
+    return table

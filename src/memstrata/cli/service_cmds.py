@@ -12,23 +12,12 @@ from typing import Annotated
 
 import typer
 
-from memstrata.cli.app import app, state
+from memstrata.cli.context import cli_state
 from memstrata.cli.render import console, err_console, print_json
-from memstrata.config import Settings, load_settings
 from memstrata.errors import InvalidInputError
 
+app = typer.Typer()
 keys_app = typer.Typer(help="API keys of the service: each bound to a tenant and to allowed user / agent ids.")
-app.add_typer(keys_app, name="keys")
-
-
-def _settings() -> Settings:
-    """The same settings `state.memory()` uses, without opening the store or loading a model."""
-    settings = load_settings(state.config) if state.config else load_settings()
-    if state.db is not None:
-        data = settings.model_dump()
-        data["store"]["path"] = str(state.db)
-        settings = load_settings(data)
-    return settings
 
 
 def _need_server_extra() -> None:
@@ -44,6 +33,7 @@ def _need_server_extra() -> None:
 
 @app.command()
 def serve(
+    ctx: typer.Context,
     host: Annotated[str | None, typer.Option(help="interface to bind (default: server.host, 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="TCP port (default: server.port, 8765)")] = None,
     allow_anonymous_loopback: Annotated[
@@ -61,7 +51,7 @@ def serve(
     from memstrata.api.app import create_app
     from memstrata.api.keys import KeyStore
 
-    memory = state.memory()
+    memory = cli_state(ctx).memory()
     overrides = {"host": host, "port": port, "allow_anonymous_loopback": allow_anonymous_loopback}
     server = memory.settings.server.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     keys = KeyStore(server.keys_file(memory.settings.store.path))
@@ -85,12 +75,12 @@ def serve(
         # client may reuse a connection the server is closing, and its request fails with a read error.
         uvicorn.run(application, host=server.host, port=server.port, log_level="info", timeout_keep_alive=30)
     finally:
-        keys.close()
-        memory.close()
+        keys.close()  # the Memory is closed with the command's context
 
 
 @app.command("mcp")
 def mcp_stdio(
+    ctx: typer.Context,
     tenant: Annotated[
         str | None, typer.Option(help="act inside this tenant (default: the local default tenant)")
     ] = None,
@@ -107,15 +97,12 @@ def mcp_stdio(
         user_ids=frozenset([user]) if user else None,
         agent_ids=frozenset([agent]) if agent else None,
     )
-    memory = state.memory()
-    try:
-        run_stdio(memory, principal)
-    finally:
-        memory.close()
+    run_stdio(cli_state(ctx).memory(), principal)
 
 
 @keys_app.command("create")
 def keys_create(
+    ctx: typer.Context,
     tenant: Annotated[str, typer.Option(help="the tenant this key acts in; it can reach nothing else")],
     user: Annotated[
         list[str] | None, typer.Option("--user", "-u", help="allowed user_id (repeat; default all)")
@@ -128,7 +115,8 @@ def keys_create(
     """Create an API key. The token is printed once; only its hash is stored."""
     from memstrata.api.keys import KeyStore
 
-    settings = _settings()
+    state = cli_state(ctx)
+    settings = state.settings()
     keys = KeyStore(settings.server.keys_file(settings.store.path))
     try:
         key, token = keys.create(tenant, user_ids=user or None, agent_ids=agent or None, name=name)
@@ -144,13 +132,16 @@ def keys_create(
 
 
 @keys_app.command("list")
-def keys_list(all_: Annotated[bool, typer.Option("--all", help="include revoked keys")] = False) -> None:
+def keys_list(
+    ctx: typer.Context, all_: Annotated[bool, typer.Option("--all", help="include revoked keys")] = False
+) -> None:
     """List API keys (never their secrets)."""
     from rich.table import Table
 
     from memstrata.api.keys import KeyStore
 
-    settings = _settings()
+    state = cli_state(ctx)
+    settings = state.settings()
     keys = KeyStore(settings.server.keys_file(settings.store.path))
     try:
         found = keys.list_keys(include_revoked=all_)
@@ -177,11 +168,12 @@ def keys_list(all_: Annotated[bool, typer.Option("--all", help="include revoked 
 
 
 @keys_app.command("revoke")
-def keys_revoke(key_id: str) -> None:
+def keys_revoke(ctx: typer.Context, key_id: str) -> None:
     """Revoke an API key; a running server refuses it from the next request on."""
     from memstrata.api.keys import KeyStore
 
-    settings = _settings()
+    state = cli_state(ctx)
+    settings = state.settings()
     keys = KeyStore(settings.server.keys_file(settings.store.path))
     try:
         key = keys.revoke(key_id)

@@ -1,4 +1,5 @@
-"""CLI commands about storage backends (registered on the main app when imported)."""
+"""Copying a whole store between backends (SQLite <-> PostgreSQL). Schema migrations are not this: they
+run by themselves when a store is opened."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memstrata.cli.app import app, state
+from memstrata.cli.context import CliState, cli_state
 from memstrata.cli.render import console, err_console, print_json
 from memstrata.errors import StoreError
 from memstrata.storage.transfer_backends import TransferReport, transfer, verify
@@ -15,9 +16,12 @@ from memstrata.storage.transfer_backends import TransferReport, transfer, verify
 FromOpt = Annotated[str, typer.Option("--from", help="source store: a SQLite file or a postgresql:// URL")]
 ToOpt = Annotated[str, typer.Option("--to", help="target store: a postgresql:// URL or a SQLite file")]
 
+app = typer.Typer()
 
-@app.command()
-def migrate(
+
+@app.command("copy")
+def copy(
+    ctx: typer.Context,
     source: FromOpt,
     target: ToOpt,
     chunk_size: Annotated[int, typer.Option(min=1, max=100_000, help="rows per target transaction")] = 1000,
@@ -28,6 +32,7 @@ def migrate(
     Interrupted? Run the same command again: rows already in the target are skipped. Do not write
     to the source while it is copied.
     """
+    state = cli_state(ctx)
     if check_only:
         report = verify(source, target, chunk_size=chunk_size)
     else:
@@ -37,13 +42,17 @@ def migrate(
                 err_console.print(f"  {table}: {copied} copied, {skipped} already there", end="\r", highlight=False)
 
         report = transfer(source, target, chunk_size=chunk_size, progress=progress)
-    _show(report)
+    _show(state, report)
     if not report.verified:
         bad = ", ".join(table.table for table in report.tables if not table.matches)
-        raise StoreError(f"the stores differ in: {bad}; run `memstrata migrate` again to finish the copy")
+        raise StoreError(f"the stores differ in: {bad}; run `memstrata copy` again to finish the copy")
 
 
-def _show(report: TransferReport) -> None:
+# The old name, kept so scripts written for it still run; `copy` says what it does.
+app.command("migrate", hidden=True, help="Old name of `copy`.")(copy)
+
+
+def _show(state: CliState, report: TransferReport) -> None:
     if state.json:
         print_json(
             {

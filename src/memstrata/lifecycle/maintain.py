@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memstrata.config import LifecycleSettings
+from memstrata.lifecycle.status import status_batch
 from memstrata.query import Filters
-from memstrata.storage.protocol import StatusChange, Store, WriteBatch
+from memstrata.storage.protocol import Store, WriteBatch
 from memstrata.types import HistoryAction, JobStatus, MemoryItem, MemoryStatus
-from memstrata.write.ingest import history_event
 
 ACTOR = "maintenance"
 BATCH = 200
@@ -42,13 +42,7 @@ def move(
     store: Store, items: list[MemoryItem], status: MemoryStatus, action: HistoryAction, now: datetime, reason: str
 ) -> None:
     """One transaction: the status changes and their history rows, all or nothing."""
-    close = status == MemoryStatus.DELETED  # archive keeps validity open: cold, not untrue
-    store.write(
-        WriteBatch(
-            status_changes=[StatusChange(i.id, i.scope, status, now, close_validity=close) for i in items],
-            history=[history_event(i, action, at=now, actor=ACTOR, reason=reason) for i in items],
-        )
-    )
+    store.write(status_batch(items, status, action, at=now, actor=ACTOR, reason=reason))
 
 
 def expire_pending(store: Store, now: datetime, settings: LifecycleSettings, stop: Callable[[], bool]) -> int:

@@ -13,8 +13,9 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from memstrata.api.auth import PRINCIPAL_STATE
-from memstrata.api.principal import AccessDenied, Principal, ScopeArgs, Unauthenticated
+from memstrata.api.principal import AccessDenied, Principal, Unauthenticated
 from memstrata.errors import MemstrataError
+from memstrata.facade.scoping import ScopeArgs
 from memstrata.memory import Memory
 
 P = ParamSpec("P")

@@ -57,7 +57,9 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
         user_id: UserId = None,
         agent_id: AgentId = None,
         session_id: SessionId = None,
-        kind: Annotated[str, Field(description="fact, preference, procedure, knowledge, ...")] = "fact",
+        kind: Annotated[
+            str | None, Field(description="for text: fact (default), preference, procedure, knowledge, ...")
+        ] = None,
         key: Annotated[str | None, Field(description="namespaced key, e.g. 'project:db:engine'; replaces")] = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="small JSON object kept with it")] = None,
         infer: Annotated[bool, Field(description="extract facts from the messages in the background")] = False,
@@ -70,6 +72,21 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
         if infer:
             return view.add(payload, **scope, metadata=metadata, infer=True, actor=actor)
         return view.add(payload, **scope, metadata=metadata, kind=kind, key=key, actor=actor)
+
+    @server.tool(annotations=writes("Mark memories used", destructive=False))
+    @reported
+    def mark_memories_used(
+        ctx: Context[Any, Any],
+        memory_ids: Annotated[list[str], Field(min_length=1, max_length=100, description="ids an answer relied on")],
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+        session_id: SessionId = None,
+    ) -> dict[str, int]:
+        """Tell memory which memories your answer actually used. Use, not retrieval, is what keeps a memory
+        ranked well over time; call it after answering with memories from search_memory."""
+        view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
+        view.mark_used(memory_ids, **scope)
+        return {"marked": len(set(memory_ids))}
 
     @server.tool(annotations=READ_ONLY)
     @reported

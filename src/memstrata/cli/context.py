@@ -1,0 +1,77 @@
+"""What every command shares, passed explicitly through typer's context (no module-level state): the
+global options, the settings they select, and the Memory opened once per invocation."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.logging import RichHandler
+
+from memstrata.cli.render import err_console
+from memstrata.config import Settings, load_settings
+from memstrata.errors import InvalidInputError
+from memstrata.facade.scoping import ScopeArgs
+from memstrata.memory import Memory
+
+UserOpt = Annotated[str | None, typer.Option("--user", "-u", help="user_id scope")]
+AgentOpt = Annotated[str | None, typer.Option("--agent", "-a", help="agent_id scope")]
+SessionOpt = Annotated[str | None, typer.Option("--session", "-s", help="session_id scope")]
+
+
+@dataclass
+class CliState:
+    db: Path | None = None
+    config: Path | None = None
+    json: bool = False
+    _memory: Memory | None = field(default=None, repr=False)
+
+    def settings(self) -> Settings:
+        """The settings the global options select, without opening the store or loading a model."""
+        settings = load_settings(self.config) if self.config else load_settings()
+        if self.db is not None:
+            data = settings.model_dump()
+            data["store"]["path"] = str(self.db)
+            settings = load_settings(data)
+        return settings
+
+    def memory(self) -> Memory:
+        if self._memory is None:
+            self._memory = Memory.from_config(self.settings())
+        return self._memory
+
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+            self._memory = None
+
+
+def cli_state(ctx: typer.Context) -> CliState:
+    state = ctx.find_root().obj
+    if not isinstance(state, CliState):  # a command invoked outside the root app (tests of a sub-app)
+        state = ctx.find_root().obj = CliState()
+    return state
+
+
+def scope_args(user: str | None, agent: str | None, session: str | None) -> ScopeArgs:
+    return {"user_id": user, "agent_id": agent, "session_id": session}
+
+
+def parse_json_option(value: str | None, name: str) -> Any:
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f'--{name} must be JSON, e.g. \'{{"source": "notes"}}\' ({exc.msg})') from None
+
+
+def configure_logging(verbosity: int) -> None:
+    """Warnings by default; -v info, -vv debug. Logs go to stderr so --json output stays clean."""
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    handler = RichHandler(console=err_console, show_path=verbosity > 1, rich_tracebacks=False, markup=False)
+    logging.basicConfig(level=level, format="%(name)s: %(message)s", handlers=[handler], force=True)

@@ -1,0 +1,277 @@
+"""The everyday commands: add, search, list, show, history, update, delete, jobs, export/import, stats,
+reindex, doctor, demo."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from memstrata.cli.context import AgentOpt, SessionOpt, UserOpt, cli_state, parse_json_option, scope_args
+from memstrata.cli.progress import progress_bar
+from memstrata.cli.render import (
+    console,
+    history_table,
+    hits_table,
+    jobs_table,
+    key_values,
+    memories_table,
+    memory_detail,
+    print_json,
+    to_jsonable,
+)
+from memstrata.errors import InvalidInputError, JobFailedError
+
+app = typer.Typer()
+
+
+@app.command()
+def add(
+    ctx: typer.Context,
+    text: Annotated[list[str], typer.Argument(help="one or more texts; '-' reads lines from stdin")],
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    kind: Annotated[str | None, typer.Option(help="fact, preference, procedure, knowledge, ... (default fact)")] = None,
+    key: Annotated[str | None, typer.Option(help="namespaced key, e.g. project:db:engine")] = None,
+    metadata: Annotated[str | None, typer.Option(help="JSON object")] = None,
+    role: Annotated[str | None, typer.Option(help="store as conversation turns with this role instead")] = None,
+    infer: Annotated[bool, typer.Option(help="extract facts with the configured model (see `doctor`)")] = False,
+    wait: Annotated[bool, typer.Option(help="with --infer: wait for extraction and show its decisions")] = True,
+) -> None:
+    """Add memories; with --role, raw conversation turns; with --infer, extract facts from the turns."""
+    state = cli_state(ctx)
+    texts = [line for line in sys.stdin.read().splitlines() if line.strip()] if text == ["-"] else text
+    payload: Any = [{"role": role, "content": t} for t in texts] if role else (texts[0] if len(texts) == 1 else texts)
+    memory = state.memory()
+    scope = scope_args(user, agent, session)
+    options: dict[str, Any] = {"infer": True, "wait": wait} if infer else {"kind": kind, "key": key}
+    if infer and (kind or key):
+        raise InvalidInputError("--kind and --key apply to plain texts; with --infer the model decides them")
+    failure: JobFailedError | None = None
+    try:
+        result = memory.add(payload, **scope, metadata=parse_json_option(metadata, "metadata"), actor="cli",
+                            **options)  # fmt: skip
+        job_ids = {result.job_id}
+    except JobFailedError as exc:  # the turns are stored; show the failed job, then exit non-zero
+        failure, job_ids, result = exc, {job.id for job in exc.jobs}, None
+    jobs = [job for job in memory.list_jobs(**scope, limit=10_000) if job.id in job_ids]
+    if state.json:
+        print_json({**(result.model_dump(mode="json") if result else {}), "jobs": to_jsonable(jobs)})
+    else:
+        for event in result.results if result else ():
+            console.print(f"[green]{event.event}[/green] {event.id}  {event.memory}", highlight=False)
+        for job in jobs:
+            console.print(jobs_table([job]))
+            for decision in job.result.get("decisions", []):
+                text_ = decision.get("text") or decision.get("old")
+                console.print(f"  [cyan]{decision['action']}[/cyan] {text_}", highlight=False)
+    if failure is not None:
+        raise failure
+
+
+@app.command()
+def search(
+    ctx: typer.Context,
+    query: str,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-k")] = 10,
+    kind: Annotated[list[str] | None, typer.Option(help="only these kinds")] = None,
+    threshold: Annotated[float | None, typer.Option(help="minimum cosine similarity")] = None,
+    filters: Annotated[str | None, typer.Option(help='JSON filters, e.g. \'{"metadata": {"topic": "x"}}\'')] = None,
+) -> None:
+    """Hybrid keyword + vector search within a scope."""
+    state = cli_state(ctx)
+    parsed = parse_json_option(filters, "filters") or {}
+    if kind:
+        parsed["kind"] = kind
+    hits = state.memory().search(
+        query, **scope_args(user, agent, session), limit=limit, filters=parsed, threshold=threshold
+    )
+    print_json(hits) if state.json else console.print(hits_table(hits, query))
+
+
+@app.command("list")
+def list_(
+    ctx: typer.Context,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    limit: int = 50,
+    offset: int = 0,
+    kind: Annotated[list[str] | None, typer.Option()] = None,
+    status: Annotated[list[str] | None, typer.Option(help="active, pending, archived, deleted")] = None,
+    order_by: Annotated[str, typer.Option(help="created_at, updated_at, event_time, ...")] = "created_at",
+) -> None:
+    """List memories in a scope, newest first."""
+    state = cli_state(ctx)
+    filters: dict[str, Any] = {}
+    if kind:
+        filters["kind"] = kind
+    if status:
+        filters["status"] = status
+    items = state.memory().get_all(
+        **scope_args(user, agent, session),
+        filters=filters,
+        limit=limit,
+        offset=offset,
+        order_by=order_by,  # type: ignore[arg-type]
+    )
+    print_json(items) if state.json else console.print(memories_table(items))
+
+
+@app.command()
+def show(ctx: typer.Context, memory_id: str, user: UserOpt = None, agent: AgentOpt = None,
+         session: SessionOpt = None) -> None:  # fmt: skip
+    """Show one memory with every field."""
+    state = cli_state(ctx)
+    item = state.memory().get(memory_id, **scope_args(user, agent, session))
+    print_json(item) if state.json else console.print(memory_detail(item))
+
+
+@app.command()
+def history(ctx: typer.Context, memory_id: str, user: UserOpt = None, agent: AgentOpt = None,
+            session: SessionOpt = None) -> None:  # fmt: skip
+    """Every change made to a memory: ADD, UPDATE, DELETE with old and new text."""
+    state = cli_state(ctx)
+    events = state.memory().history(memory_id, **scope_args(user, agent, session))
+    print_json(events) if state.json else console.print(history_table(events))
+
+
+@app.command()
+def update(
+    ctx: typer.Context,
+    memory_id: str,
+    text: Annotated[str | None, typer.Argument()] = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    metadata: Annotated[str | None, typer.Option(help="JSON object merged into metadata")] = None,
+    reason: str | None = None,
+) -> None:
+    """Change a memory's text and/or metadata; history keeps the old text."""
+    state = cli_state(ctx)
+    item = state.memory().update(memory_id, text, metadata=parse_json_option(metadata, "metadata"), reason=reason,
+                                 actor="cli", **scope_args(user, agent, session))  # fmt: skip
+    print_json(item) if state.json else console.print(f"[yellow]UPDATE[/yellow] {item.id}  {item.text}")
+
+
+@app.command()
+def delete(
+    ctx: typer.Context,
+    memory_id: str,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    reason: str | None = None,
+    purge: Annotated[bool, typer.Option(help="remove the rows for good instead of a soft delete")] = False,
+) -> None:
+    """Soft-delete a memory (or --purge it)."""
+    state = cli_state(ctx)
+    memory = state.memory()
+    if purge:
+        memory.purge(memory_id, **scope_args(user, agent, session))
+        print_json({"purged": memory_id}) if state.json else console.print(f"[red]PURGED[/red] {memory_id}")
+        return
+    item = memory.delete(memory_id, **scope_args(user, agent, session), actor="cli", reason=reason)
+    print_json(item) if state.json else console.print(f"[red]DELETE[/red] {item.id}  {item.text}")
+
+
+@app.command("export")
+def export_(ctx: typer.Context, path: Path) -> None:
+    """Write the whole store (memories, vectors, history, raw turns) to a JSONL file."""
+    state = cli_state(ctx)
+    lines = state.memory().export_jsonl(path)
+    print_json({"path": str(path), "lines": lines}) if state.json else console.print(f"wrote {lines} lines to {path}")
+
+
+@app.command("import")
+def import_(ctx: typer.Context, path: Path) -> None:
+    """Load a JSONL export into this store (all or nothing)."""
+    state = cli_state(ctx)
+    if not path.is_file():
+        raise InvalidInputError(f"{path} is not a file; pass the path of a `memstrata export` file")
+    count = state.memory().import_jsonl(path)
+    print_json({"imported": count}) if state.json else console.print(f"imported {count} memories from {path}")
+
+
+@app.command()
+def stats(ctx: typer.Context, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
+    """Counts by status and kind, raw turns, history, vectors, file size."""
+    state = cli_state(ctx)
+    result = state.memory().stats(**scope_args(user, agent, session))
+    print_json(vars(result)) if state.json else console.print(key_values(vars(result), title="store"))
+
+
+@app.command()
+def reindex(ctx: typer.Context, batch_size: int = 256) -> None:
+    """Embed every memory that lacks a vector of the configured embedding model."""
+    state = cli_state(ctx)
+    memory = state.memory()
+    total = 0
+    with progress_bar("re-embedding", total=None, quiet=state.json) as advance:
+        for count in memory.reindex(batch_size=batch_size):
+            total += count
+            advance(count)
+    print_json({"reindexed": total}) if state.json else console.print(f"re-embedded {total} memories")
+
+
+@app.command()
+def jobs(
+    ctx: typer.Context,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    status: Annotated[list[str] | None, typer.Option(help="waiting, queued, running, done, failed")] = None,
+    retry: Annotated[str | None, typer.Option(help="queue this failed job again")] = None,
+    flush: Annotated[bool, typer.Option(help="run every pending job now")] = False,
+    limit: int = 50,
+) -> None:
+    """The extraction queue: status, failures (with the model's raw output), retry, flush."""
+    state = cli_state(ctx)
+    memory = state.memory()
+    scope = scope_args(user, agent, session)
+    failure: JobFailedError | None = None
+    if retry:
+        memory.retry_job(retry)
+    if flush or retry:
+        try:
+            memory.flush(**scope)
+        except JobFailedError as exc:
+            failure = exc
+    found = memory.list_jobs(**scope, status=status or (), limit=limit)
+    print_json(found) if state.json else console.print(jobs_table(found))
+    if failure is not None:
+        raise failure
+
+
+@app.command()
+def doctor(ctx: typer.Context) -> None:
+    """Which store, embedder and model are in use, and why."""
+    state = cli_state(ctx)
+    memory = state.memory()
+    report = {
+        "store": memory.store.location,
+        "schema_version": memory.stats().schema_version,
+        "embedder": f"{memory.embedder.model_id}:{memory.embedder.dims}",
+        "stored_embedding": memory.store.embedding_id() or "(no vectors yet)",
+        "extractor": memory.extractor.name,
+        "reconciler": memory.reconciler.name,
+        "why": memory.llm_reason,
+        "trigger": memory.settings.write.trigger,
+    }
+    print_json(report) if state.json else console.print(key_values(report, title="memstrata doctor"))
+
+
+@app.command()
+def demo(
+    db: Annotated[Path | None, typer.Option(help="store for the walkthrough (default: a temporary file)")] = None,
+) -> None:
+    """A bilingual walkthrough: add, cross-lingual search, update, delete, history."""
+    from memstrata.cli.demo import run_demo
+
+    run_demo(db)

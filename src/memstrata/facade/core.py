@@ -1,0 +1,124 @@
+"""The state every part of the facade shares: store, embedder, settings, clock, the write path's job
+runner and background worker, and the access log. Views of a Memory (tenant, scoped) share one core;
+the core is the only mutable object among them, and it guards its own lazily started threads."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from memstrata.config import Settings
+from memstrata.errors import EmbeddingMismatchError
+from memstrata.facade.access import AccessLog
+from memstrata.indexing import index_text
+from memstrata.providers.cache import Embedded, embed_with_cache
+from memstrata.providers.protocol import Embedder, embedding_identity
+from memstrata.providers.rules_extractor import RulesExtractor
+from memstrata.query import SearchQuery
+from memstrata.read.pipeline import ReadSettings
+from memstrata.read.pipeline import search as run_search
+from memstrata.storage.protocol import Store, WriteBatch
+from memstrata.types import MemoryItem, SearchHit
+from memstrata.write.apply import Gate
+from memstrata.write.extract import Extractor
+from memstrata.write.pipeline import WriteDeps
+from memstrata.write.reconcile import Reconciler, RulesReconciler
+from memstrata.write.worker import BackgroundWorker, JobRunner
+
+Clock = Callable[[], datetime]
+
+
+def read_settings(settings: Settings) -> ReadSettings:
+    return ReadSettings(
+        candidates=settings.search.candidates,
+        rrf_k=settings.search.rrf_k,
+        keyword_weight=settings.search.keyword_weight,
+        dense_weight=settings.search.dense_weight,
+        lifecycle=settings.lifecycle,
+        graph=settings.graph,
+    )
+
+
+class MemoryCore:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        *,
+        settings: Settings,
+        clock: Clock,
+        extractor: Extractor | None,
+        reconciler: Reconciler | None,
+        llm_reason: str,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.clock = clock
+        self.llm_reason = llm_reason
+        self.extractor: Extractor = extractor or RulesExtractor()
+        self.reconciler: Reconciler = reconciler or RulesReconciler()
+        self.read_settings = read_settings(settings)
+        deps = WriteDeps(
+            store=store,
+            embed_texts=self.embed_texts,
+            embedding_id=embedding_identity(embedder),
+            extractor=self.extractor,
+            reconciler=self.reconciler,
+            clock=clock,
+            gate=Gate(settings.lifecycle.pending_below, settings.lifecycle.promote_step),
+            graph=settings.graph,
+        )
+        self.runner = JobRunner(deps, lease_s=settings.write.lease_s, batch_jobs=settings.write.batch_jobs)
+        self.access = AccessLog(store, clock)
+        self._worker: BackgroundWorker | None = None
+        self._worker_lock = threading.Lock()
+        self._closed = False
+
+    # --- embeddings -----------------------------------------------------------------------
+    def identity(self) -> str:
+        """The configured embedding identity, refused early if the store holds another one."""
+        identity = embedding_identity(self.embedder)
+        stored = self.store.embedding_id()
+        if stored is not None and stored != identity:
+            raise EmbeddingMismatchError(stored=stored, configured=identity)
+        return identity
+
+    def embed_texts(self, texts: Sequence[str]) -> Embedded:
+        return embed_with_cache(self.embedder, self.store, list(texts))
+
+    def vector_batch(self, items: list[MemoryItem]) -> WriteBatch:
+        """Embed (through the cache) and package vectors plus new cache entries as one write."""
+        embedded = self.embed_texts([index_text(item) for item in items])
+        return WriteBatch(
+            vectors=[(item.id, vector) for item, vector in zip(items, embedded.vectors, strict=True)],
+            embedding_id=embedding_identity(self.embedder),
+            cache_entries=embedded.new_cache_entries,
+        )
+
+    # --- read -----------------------------------------------------------------------------
+    def search(self, query: SearchQuery) -> list[SearchHit]:
+        """The one search path: ``memory.search``, ``forget`` and ``context`` all come through here."""
+        self.identity()
+        return run_search(self.store, self.embedder, query, self.read_settings)
+
+    # --- background work --------------------------------------------------------------------
+    def wake_worker(self) -> None:
+        if not self.settings.write.background:
+            return
+        with self._worker_lock:
+            if self._closed:
+                return
+            if self._worker is None:
+                self._worker = BackgroundWorker(self.runner)
+            self._worker.wake()
+
+    def close(self) -> None:
+        with self._worker_lock:
+            self._closed = True
+            worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.stop()
+        self.access.close()
+        self.store.close()

@@ -1,0 +1,134 @@
+"""``memory.lifecycle``: what people and maintenance do to memories after they are written: review pending
+facts, archive and restore, forget by description, merge near-duplicates, run maintenance."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Unpack
+
+from memstrata.errors import InvalidInputError, NotFoundError
+from memstrata.facade.core import MemoryCore
+from memstrata.facade.scoping import ScopeArgs, ScopeBinding
+from memstrata.indexing import index_text
+from memstrata.lifecycle.consolidate import clusters, merge_batch
+from memstrata.lifecycle.maintain import MaintenanceReport, run_maintenance
+from memstrata.lifecycle.status import status_batch
+from memstrata.query import Filters, ListQuery, SearchQuery
+from memstrata.types import HistoryAction, MemoryItem, MemoryKind, MemoryStatus, Scope
+from memstrata.validation import clean_text
+
+
+@dataclass(frozen=True)
+class ForgetResult:
+    matched: list[MemoryItem]  # what the query matched (the preview)
+    deleted: bool
+
+
+class LifecycleAPI:
+    def __init__(self, core: MemoryCore, binding: ScopeBinding) -> None:
+        self._core = core
+        self._binding = binding
+
+    def set_status(
+        self, items: list[MemoryItem], status: MemoryStatus, action: HistoryAction, *, actor: str, reason: str | None
+    ) -> None:
+        """Every status change of the facade goes through here (one transaction with its history)."""
+        if items:
+            self._core.store.write(status_batch(items, status, action, at=self._core.clock(), actor=actor,
+                                                reason=reason))  # fmt: skip
+
+    # --- review -----------------------------------------------------------------------------
+    def review_queue(self, *, limit: int = 100, **scope: Unpack[ScopeArgs]) -> list[MemoryItem]:
+        """Pending memories (low-confidence extractions) waiting for a person or for repetition."""
+        query = ListQuery(scope=self._binding.scope(scope), filters=Filters(status=(MemoryStatus.PENDING,)),
+                          limit=limit)  # fmt: skip
+        return self._core.store.list_memories(query)
+
+    def confirm(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self._move(memory_id, scope, MemoryStatus.PENDING, MemoryStatus.ACTIVE, HistoryAction.CONFIRM,
+                          actor, "confirmed by a person")  # fmt: skip
+
+    def reject(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self._move(memory_id, scope, MemoryStatus.PENDING, MemoryStatus.DELETED, HistoryAction.DELETE,
+                          actor, "rejected by a person")  # fmt: skip
+
+    # --- archive ------------------------------------------------------------------------------
+    def archive(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self._move(memory_id, scope, MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED, HistoryAction.ARCHIVE,
+                          actor, "archived on request")  # fmt: skip
+
+    def restore(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self._move(memory_id, scope, MemoryStatus.ARCHIVED, MemoryStatus.ACTIVE, HistoryAction.RESTORE,
+                          actor, "restored from the archive")  # fmt: skip
+
+    def _move(
+        self,
+        memory_id: str,
+        scope_args: ScopeArgs,
+        expected: MemoryStatus,
+        status: MemoryStatus,
+        action: HistoryAction,
+        actor: str,
+        reason: str,
+    ) -> MemoryItem:
+        scope = self._binding.scope(scope_args)
+        item = self.one(memory_id, scope)
+        if item.status != expected:
+            raise InvalidInputError(f"memory {memory_id} is {item.status.value}, not {expected.value}")
+        self.set_status([item], status, action, actor=actor, reason=reason)
+        return self._core.store.get(item.scope, [item.id])[0]
+
+    def one(self, memory_id: str, scope: Scope) -> MemoryItem:
+        found = self._core.store.get(scope, [memory_id])
+        if not found:
+            raise NotFoundError(f"no memory {memory_id} in scope {scope.label()}; check the id and the scope")
+        return found[0]
+
+    # --- maintenance, forgetting, consolidation ----------------------------------------------------
+    def maintain(self, *, stop: Callable[[], bool] = lambda: False) -> MaintenanceReport:
+        """Expire stale pending facts, archive idle memories, release idle sessions (all tenants).
+
+        Safe to interrupt (``stop`` is polled between batches) and to run again.
+        """
+        return run_maintenance(self._core.store, self._core.clock(), self._core.settings.lifecycle, stop)
+
+    def forget(
+        self,
+        what: str,
+        *,
+        confirm: bool = False,
+        min_similarity: float = 0.45,
+        limit: int = 20,
+        actor: str = "api",
+        **scope: Unpack[ScopeArgs],
+    ) -> ForgetResult:
+        """Find the memories about ``what`` (keyword + semantic). Without ``confirm=True`` this is only a
+        preview; with it, every match is soft-deleted with the request recorded in history."""
+        query = SearchQuery(scope=self._binding.scope(scope), text=clean_text(what, field="what"), limit=limit,
+                            now=self._core.clock(), lifecycle=False, understand_time=False)  # fmt: skip
+        matched = [
+            hit.memory
+            for hit in self._core.search(query)
+            if hit.breakdown.keyword_rank is not None or (hit.breakdown.vector_similarity or 0.0) >= min_similarity
+        ]
+        if confirm:
+            self.set_status(matched, MemoryStatus.DELETED, HistoryAction.DELETE, actor=actor, reason=f"forget: {what}")
+        return ForgetResult(matched=matched, deleted=confirm and bool(matched))
+
+    def consolidate(self, *, threshold: float = 0.92, **scope: Unpack[ScopeArgs]) -> int:
+        """Merge near-duplicate memories of the same kind in a scope. Returns how many were merged away."""
+        resolved = self._binding.scope(scope)
+        filters = Filters(exclude_kind=(MemoryKind.EPISODE.value,))
+        store = self._core.store
+        items: list[MemoryItem] = []
+        while page := store.list_memories(ListQuery(scope=resolved, filters=filters, limit=1000, offset=len(items))):
+            items.extend(page)
+        if len(items) < 2:
+            return 0
+        vectors = self._core.embed_texts([index_text(item) for item in items]).vectors
+        found = clusters(items, list(vectors), threshold)
+        now = self._core.clock()
+        for cluster in found:
+            store.write(merge_batch(cluster, now))
+        return sum(len(cluster.merged) for cluster in found)

@@ -1,0 +1,32 @@
+"""The one way a memory's status changes: the change and its history event, in one write.
+
+Used by delete, review (confirm / reject), archive / restore, forget and maintenance, so every status
+change is recorded the same way and names the action that really happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from memstrata.storage.protocol import ENDED, StatusChange, WriteBatch
+from memstrata.types import HistoryAction, MemoryItem, MemoryStatus
+from memstrata.write.ingest import history_event
+
+
+def status_batch(
+    items: Sequence[MemoryItem],
+    status: MemoryStatus,
+    action: HistoryAction,
+    *,
+    at: datetime,
+    actor: str,
+    reason: str | None,
+) -> WriteBatch:
+    """Deleting closes a memory's validity (it stopped being true); archiving, confirming and restoring
+    leave it open (cold or newly trusted is not untrue)."""
+    close = status in ENDED
+    return WriteBatch(
+        status_changes=[StatusChange(item.id, item.scope, status, at, close_validity=close) for item in items],
+        history=[history_event(item, action, at=at, actor=actor, reason=reason) for item in items],
+    )
