@@ -35,11 +35,16 @@ PLANTED = [
     Planted("xlsx", "zh", "采购", "新的采购主管李娜来自成都。", "新的采购主管来自哪个城市？"),
     Planted("pdf", "zh", "财务制度", "报销单据必须在每月十五日之前提交给财务部。", "报销单据最晚什么时候提交？"),
     Planted("html", "zh", "客户服务", "客服热线的工作时间是早上八点到晚上十点。", "客服热线几点下班？"),
-    Planted("docx", "en", "Warehouse", "The Denver warehouse door code is 4417.", "What is the Denver warehouse door code?"),
-    Planted("pptx", "en", "Staffing", "Maria Lopez runs the night security patrol.", "Who runs the night security patrol?"),
-    Planted("xlsx", "en", "Purchasing", "The new purchasing lead, Tom Reed, moved here from Austin.", "Where did the new purchasing lead come from?"),
-    Planted("pdf", "en", "Finance", "Expense receipts must reach the finance office by the 15th of each month.", "When are expense receipts due?"),
-    Planted("html", "en", "Support", "The support hotline is staffed from 8 am to 10 pm.", "When does the support hotline close?"),
+    Planted("docx", "en", "Warehouse",
+            "The Denver warehouse door code is 4417.", "What is the Denver warehouse door code?"),
+    Planted("pptx", "en", "Staffing",
+            "Maria Lopez runs the night security patrol.", "Who runs the night security patrol?"),
+    Planted("xlsx", "en", "Purchasing",
+            "The new purchasing lead, Tom Reed, moved here from Austin.", "Where is the purchasing lead from?"),
+    Planted("pdf", "en", "Finance",
+            "Expense receipts must reach finance by the 15th of each month.", "When are expense receipts due?"),
+    Planted("html", "en", "Support",
+            "The support hotline is staffed from 8 am to 10 pm.", "When does the support hotline close?"),
 ]  # fmt: skip
 
 _FILLER = {

@@ -4,6 +4,8 @@ breakpoints from the bundled embedder."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from memstrata.errors import InvalidInputError
@@ -89,8 +91,8 @@ def test_overlap_repeats_the_end_of_the_previous_chunk() -> None:
     without = make_chunker("recursive", ChunkSize(size=60, overlap=0)).split(ZH_PARAGRAPH * 2).pieces
     with_overlap = make_chunker("recursive", ChunkSize(size=60, overlap=20)).split(ZH_PARAGRAPH * 2).pieces
     assert [p.end for p in with_overlap] == [p.end for p in without]
-    assert any(b.start < a.end for a, b in zip(with_overlap, with_overlap[1:], strict=False))
-    assert all(b.start >= a.start for a, b in zip(with_overlap, with_overlap[1:], strict=False))
+    assert any(b.start < a.end for a, b in itertools.pairwise(with_overlap))
+    assert all(b.start >= a.start for a, b in itertools.pairwise(with_overlap))
 
 
 def test_sizes_and_names_are_validated() -> None:
