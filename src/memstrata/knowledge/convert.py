@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,13 +125,37 @@ def title_of(markdown: str, fallback: str) -> str:
 
 
 def markitdown_convert(path: Path, fmt: str) -> tuple[str, str | None]:
-    """Raw Markdown and title of one document file. Runs inside the conversion sandbox."""
+    """Raw Markdown and title of one document file. Runs inside the conversion sandbox.
+
+    The converter for the file's own format is called directly. ``MarkItDown.convert`` would, when the
+    PDF parser fails, fall through to other converters guessed from the bytes, and ingest a broken
+    PDF as plain text ("%PDF-1.4 ..."); a broken file must be an error instead.
+    """
     try:
-        from markitdown import MarkItDown, StreamInfo
+        from markitdown import StreamInfo, converters
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise InvalidInputError("document ingestion needs the ingest extra: pip install 'memstrata[ingest]'") from exc
-    converter = MarkItDown(enable_plugins=False)
+    by_format = {
+        "pdf": converters.PdfConverter,
+        "docx": converters.DocxConverter,
+        "pptx": converters.PptxConverter,
+        "xlsx": converters.XlsxConverter,
+        "html": converters.HtmlConverter,
+        "csv": converters.CsvConverter,
+    }
+    converter = by_format.get(fmt, converters.PlainTextConverter)()  # md, txt, json: the text as it is
     extension = next(ext for ext, name in DOCUMENT_FORMATS.items() if name == fmt)
-    with path.open("rb") as stream:
-        result = converter.convert_stream(stream, stream_info=StreamInfo(extension=extension, filename=path.name))
+    data = path.read_bytes()
+    info = StreamInfo(extension=extension, filename=path.name, charset=_utf8_or_none(data))
+    result = converter.convert(io.BytesIO(data), info)
     return result.markdown, result.title
+
+
+def _utf8_or_none(data: bytes) -> str | None:
+    """UTF-8 when the bytes are valid UTF-8 (statistical detection misreads short Chinese text); else let
+    the converter detect the charset (GB18030, Big5, Latin-1 files)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return "utf-8"

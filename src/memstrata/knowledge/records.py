@@ -63,7 +63,7 @@ def chunks_of(doc: ConvertedDocument, split: SplitResult) -> list[KnowledgeChunk
     chunks = []
     for index, piece in enumerate(split.pieces):
         text = doc.markdown[piece.start : piece.end]
-        anchor = body_start(doc.markdown, piece.start, piece.end)
+        anchor = body_start(doc.markdown, piece.anchor, piece.end)
         chunks.append(
             KnowledgeChunk(
                 index=index,

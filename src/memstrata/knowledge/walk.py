@@ -16,7 +16,9 @@ from pathlib import Path
 
 from memstrata.errors import InvalidInputError
 
-DEFAULT_EXCLUDES: tuple[str, ...] = (".*", "*/.*", "~$*", "*/node_modules/*", "*/__pycache__/*", "*.tmp")
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    ".*", "*/.*", "~$*", "node_modules/*", "*/node_modules/*", "__pycache__/*", "*/__pycache__/*", "*.tmp",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

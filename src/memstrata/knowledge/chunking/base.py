@@ -20,10 +20,16 @@ from memstrata.types import Frozen
 
 @dataclass(frozen=True)
 class Piece:
-    """A half-open character span [start, end) of the Markdown."""
+    """A half-open character span [start, end) of the Markdown. With overlap, ``own_start`` is where the
+    piece's own text begins (after the repeated tail of the previous piece): its page and headings."""
 
     start: int
     end: int
+    own_start: int | None = None
+
+    @property
+    def anchor(self) -> int:
+        return self.start if self.own_start is None else self.own_start
 
 
 @dataclass(frozen=True)
@@ -148,7 +154,7 @@ def with_overlap(text: str, pieces: Sequence[Piece], overlap: int) -> list[Piece
             start = _next_boundary(text, start, piece.start)
         while start < piece.start and text[start].isspace():
             start += 1
-        result.append(Piece(start, piece.end))
+        result.append(Piece(start, piece.end, own_start=piece.start))
     return result
 
 
