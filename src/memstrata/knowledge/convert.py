@@ -15,6 +15,7 @@ import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memstrata.errors import InvalidInputError
 
@@ -135,7 +136,7 @@ def markitdown_convert(path: Path, fmt: str) -> tuple[str, str | None]:
         from markitdown import StreamInfo, converters
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise InvalidInputError("document ingestion needs the ingest extra: pip install 'memstrata[ingest]'") from exc
-    by_format = {
+    by_format: dict[str, Any] = {
         "pdf": converters.PdfConverter,
         "docx": converters.DocxConverter,
         "pptx": converters.PptxConverter,
