@@ -58,7 +58,7 @@ def ingest(
     options = guarded(
         lambda: IngestOptions(
             collection=collection,
-            chunker=chunker,  # type: ignore[arg-type]  # validated by the model
+            chunker=chunker,  # validated by the model
             size=ChunkSize(size=size, overlap=overlap),
             include=tuple(include or ()),
             exclude=tuple(exclude) if exclude is not None else DEFAULT_EXCLUDES,
