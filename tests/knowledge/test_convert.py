@@ -72,3 +72,12 @@ def test_normalise_is_stable_and_keeps_text() -> None:
     slides, starts = normalise("intro\n<!-- Slide number: 1 -->\n# A\ntext\n\n<!-- Slide number: 2 -->\n# B\n", "pptx")
     assert slides == "intro\n# A\ntext\n\n# B"  # text before the first marker is kept
     assert starts == (0, slides.index("# B"))
+
+
+def test_a_long_html_page_comes_back_from_the_sandbox(tmp_path: Path, sandbox: ConversionSandbox) -> None:
+    # Regression: the page title used to travel back as a BeautifulSoup string with the whole parse tree,
+    # which failed to pickle (RecursionError) on long pages.
+    sections = tuple(Section(f"Part {n}", (f"Paragraph {n} of a long page.",) * 8) for n in range(40))
+    doc = Document("A long page", (*sections, Section("End", ("The archive key is 5531.",))))
+    converted = _convert(write(doc, tmp_path, "long", "html"), sandbox)
+    assert "The archive key is 5531." in converted.markdown and converted.title == "A long page"

@@ -149,7 +149,9 @@ def markitdown_convert(path: Path, fmt: str) -> tuple[str, str | None]:
     data = path.read_bytes()
     info = StreamInfo(extension=extension, filename=path.name, charset=_utf8_or_none(data))
     result = converter.convert(io.BytesIO(data), info)
-    return result.markdown, result.title
+    # The HTML title is a BeautifulSoup string that drags the whole parse tree along when pickled back to
+    # the parent (a RecursionError on a long page): hand back plain text.
+    return str(result.markdown), None if result.title is None else str(result.title)
 
 
 def _utf8_or_none(data: bytes) -> str | None:
