@@ -1,0 +1,164 @@
+"""Any supported file to one stable Markdown text, with page starts, through Microsoft's MarkItDown.
+
+The Markdown is the document of record: chunk spans, heading paths and pages all point into it,
+so it must be the same bytes every time the same file is converted. MarkItDown's output is
+normalised here (line endings, trailing spaces, runs of blank lines, control characters) and page
+markers are turned into offsets: PDF pages (form feeds from pdfminer) and PowerPoint slides
+(``<!-- Slide number: N -->``). Text is never translated or reworded.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memstrata.errors import InvalidInputError
+
+# Extension -> format name. Formats MarkItDown converts with the [docx,pdf,pptx,xlsx] extras installed.
+DOCUMENT_FORMATS: dict[str, str] = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".html": "html",
+    ".htm": "html",
+    ".csv": "csv",
+    ".json": "json",
+    ".md": "md",
+    ".markdown": "md",
+    ".txt": "txt",
+}
+IMAGE_FORMATS: dict[str, str] = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".gif": "gif", ".webp": "webp"}
+AUDIO_FORMATS: dict[str, str] = {".mp3": "mp3", ".wav": "wav", ".m4a": "m4a", ".ogg": "ogg", ".flac": "flac"}
+
+_SLIDE = re.compile(r"^<!-- Slide number: (\d+) -->\n?", re.MULTILINE)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_BLANK_RUNS = re.compile(r"\n{3,}")
+_TRAILING = re.compile(r"[ \t\u3000]+$", re.MULTILINE)
+
+
+def format_of(path: Path) -> str | None:
+    """The format name of a path by extension, or None when it is not ingestible."""
+    suffix = path.suffix.lower()
+    return DOCUMENT_FORMATS.get(suffix) or IMAGE_FORMATS.get(suffix) or AUDIO_FORMATS.get(suffix)
+
+
+def file_hash(path: Path, *, block: int = 1 << 20) -> str:
+    """sha256 of the file's bytes, read in blocks (a large file is never held in memory for this)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class ConvertedDocument:
+    """One source as Markdown. ``page_starts[i]`` is the offset where page (or slide) i+1 begins."""
+
+    source: str  # the path or URL as recorded in provenance
+    format: str
+    source_hash: str  # sha256 of the source bytes: what re-ingestion compares
+    markdown: str
+    title: str
+    page_starts: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def markdown_hash(self) -> str:
+        return hashlib.sha256(self.markdown.encode("utf-8")).hexdigest()
+
+    @property
+    def pages(self) -> int:
+        return max(1, len(self.page_starts))
+
+    def page_at(self, offset: int) -> int | None:
+        """1-based page or slide holding ``offset``; None for formats without pages."""
+        if not self.page_starts:
+            return None
+        return max(1, bisect.bisect_right(self.page_starts, offset))
+
+
+def _clean(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text)
+    text = _TRAILING.sub("", text)
+    return _BLANK_RUNS.sub("\n\n", text)
+
+
+def normalise(raw: str, fmt: str) -> tuple[str, tuple[int, ...]]:
+    """Stable Markdown and page starts from MarkItDown's raw output."""
+    if fmt == "pdf" and "\f" in raw:
+        pages = [_clean(page).strip() for page in raw.split("\f")]
+        while pages and not pages[-1]:
+            pages.pop()  # pdfminer ends the last page with a form feed too
+        return _join_pages(pages)
+    if fmt == "pptx" and _SLIDE.search(raw):
+        parts = _SLIDE.split(raw)
+        slides = parts[2::2]
+        slides[0] = parts[0] + slides[0]  # text before the first marker is not dropped
+        return _join_pages([_clean(slide).strip() for slide in slides])
+    return _clean(raw).strip(), ()
+
+
+def _join_pages(pages: list[str]) -> tuple[str, tuple[int, ...]]:
+    starts: list[int] = []
+    parts: list[str] = []
+    offset = 0
+    for page in pages:
+        starts.append(offset)
+        parts.append(page)
+        offset += len(page) + 2  # the "\n\n" that joins pages
+    return "\n\n".join(parts), tuple(starts)
+
+
+def title_of(markdown: str, fallback: str) -> str:
+    for line in markdown.splitlines():
+        stripped = line.strip().lstrip("#").strip()
+        if stripped:
+            return stripped[:200]
+    return fallback
+
+
+def markitdown_convert(path: Path, fmt: str) -> tuple[str, str | None]:
+    """Raw Markdown and title of one document file. Runs inside the conversion sandbox.
+
+    The converter for the file's own format is called directly. ``MarkItDown.convert`` would, when the
+    PDF parser fails, fall through to other converters guessed from the bytes, and ingest a broken
+    PDF as plain text ("%PDF-1.4 ..."); a broken file must be an error instead.
+    """
+    try:
+        from markitdown import StreamInfo, converters
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise InvalidInputError("document ingestion needs the ingest extra: pip install 'memstrata[ingest]'") from exc
+    by_format: dict[str, Any] = {
+        "pdf": converters.PdfConverter,
+        "docx": converters.DocxConverter,
+        "pptx": converters.PptxConverter,
+        "xlsx": converters.XlsxConverter,
+        "html": converters.HtmlConverter,
+        "csv": converters.CsvConverter,
+    }
+    converter = by_format.get(fmt, converters.PlainTextConverter)()  # md, txt, json: the text as it is
+    extension = next(ext for ext, name in DOCUMENT_FORMATS.items() if name == fmt)
+    data = path.read_bytes()
+    info = StreamInfo(extension=extension, filename=path.name, charset=_utf8_or_none(data))
+    result = converter.convert(io.BytesIO(data), info)
+    # The HTML title is a BeautifulSoup string that drags the whole parse tree along when pickled back to
+    # the parent (a RecursionError on a long page): hand back plain text.
+    return str(result.markdown), None if result.title is None else str(result.title)
+
+
+def _utf8_or_none(data: bytes) -> str | None:
+    """UTF-8 when the bytes are valid UTF-8 (statistical detection misreads short Chinese text); else let
+    the converter detect the charset (GB18030, Big5, Latin-1 files)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return "utf-8"
