@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench,local,postgres,server]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench,local,postgres,server,ingest]'
 	touch $(STAMP)
 
 # The main job: the memory service (REST /v1, MCP /mcp) on the embedded SQLite default, 127.0.0.1:8765.

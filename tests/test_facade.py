@@ -72,7 +72,7 @@ class Exploding:
 def test_flush_raises_for_a_job_that_failed_and_the_turns_stay(store: Store, embedder: Embedder) -> None:
     memory = Memory(store, embedder, extractor=Exploding(), settings=load_settings({"write": {"background": False}}))
     turn = Message(role="user", content="I moved to Hangzhou last month")
-    with pytest.raises(JobFailedError, match="extractor blew up|failed") as failure:
+    with pytest.raises(JobFailedError, match="extractor blew up") as failure:
         memory.add([turn], user_id="u1", infer=True, wait=True)
     (job,) = failure.value.jobs
     assert job.status == JobStatus.FAILED

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from memstrata.cli import graph_cmds, lifecycle_cmds, memory_cmds, service_cmds, storage_cmds
+from memstrata.cli import graph_cmds, ingest_cmds, lifecycle_cmds, memory_cmds, service_cmds, storage_cmds
 from memstrata.cli.context import CliState, configure_logging
 from memstrata.cli.render import err_console
 from memstrata.errors import InvalidInputError, MemstrataError
@@ -41,10 +41,11 @@ def _global(
     ctx.call_on_close(state.close)
 
 
-for group in (memory_cmds.app, lifecycle_cmds.app, service_cmds.app, storage_cmds.app):
+for group in (memory_cmds.app, lifecycle_cmds.app, ingest_cmds.app, service_cmds.app, storage_cmds.app):
     app.add_typer(group)
 app.add_typer(graph_cmds.app, name="graph")
 app.add_typer(service_cmds.keys_app, name="keys")
+app.add_typer(ingest_cmds.collections_app, name="collections")
 
 
 def main() -> None:

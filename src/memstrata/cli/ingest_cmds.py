@@ -1,6 +1,6 @@
 """``memstrata ingest PATH...`` and ``memstrata collections list|show|remove``: documents as knowledge.
 
-Importing this module registers both on the main app (like the other command modules). A run shows
+Both are typer apps composed in cli/app.py. A run shows
 progress bars on stderr, a table of what happened per file, and exits 1 when any file failed, so a
 script notices; ``--json`` prints the report instead.
 """
@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memstrata.cli.app import AgentOpt, SessionOpt, UserOpt, app, state
+from memstrata.cli.context import AgentOpt, SessionOpt, UserOpt, cli_state
 from memstrata.cli.render import console, err_console, print_json
 from memstrata.errors import ConfirmationRequiredError, NotFoundError
 from memstrata.knowledge import CHUNKER_NAMES, ChunkSize, IngestOptions, Ingestor, IngestReport, collections
@@ -28,8 +28,8 @@ from memstrata.providers.llm_factory import resolve_llm
 from memstrata.types import Scope
 from memstrata.validation import guarded
 
+app = typer.Typer()
 collections_app = typer.Typer(help="Knowledge collections: list, show, remove.", no_args_is_help=True)
-app.add_typer(collections_app, name="collections")
 
 CollectionOpt = Annotated[str, typer.Option("--collection", "-c", help="collection name")]
 
@@ -40,6 +40,7 @@ def _scope(user: str | None, agent: str | None, session: str | None) -> Scope:
 
 @app.command("ingest")
 def ingest(
+    ctx: typer.Context,
     paths: Annotated[list[Path], typer.Argument(help="files or folders")],
     collection: CollectionOpt = "default",
     chunker: Annotated[str, typer.Option(help=f"one of {', '.join(CHUNKER_NAMES)}")] = "structure",
@@ -53,6 +54,7 @@ def ingest(
     session: SessionOpt = None,
 ) -> None:
     """Convert documents to Markdown, chunk them and store the chunks as searchable knowledge."""
+    state = cli_state(ctx)
     scope = _scope(user, agent, session)
     memory = state.memory()
     options = guarded(
@@ -97,8 +99,11 @@ def _print_report(report: IngestReport) -> None:
 
 
 @collections_app.command("list")
-def list_collections(user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
+def list_collections(
+    ctx: typer.Context, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None
+) -> None:
     """Every collection of a scope: sources, chunks, tokens, formats."""
+    state = cli_state(ctx)
     found = collections(state.memory().store, _scope(user, agent, session))
     if state.json:
         print_json([asdict(summary) for summary in found])
@@ -113,8 +118,11 @@ def list_collections(user: UserOpt = None, agent: AgentOpt = None, session: Sess
 
 
 @collections_app.command("show")
-def show(name: str, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None) -> None:
+def show(
+    ctx: typer.Context, name: str, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None
+) -> None:
     """The sources of one collection, with their hash, title and chunk count."""
+    state = cli_state(ctx)
     sources = indexed_sources(state.memory().store, _scope(user, agent, session), check_collection(name))
     if not sources:
         raise NotFoundError(f"no collection {name!r} in this scope; `memstrata collections list` shows them")
@@ -137,6 +145,7 @@ def show(name: str, user: UserOpt = None, agent: AgentOpt = None, session: Sessi
 
 @collections_app.command("remove")
 def remove(
+    ctx: typer.Context,
     name: str,
     yes: Annotated[bool, typer.Option("--yes", help="confirm")] = False,
     user: UserOpt = None,
@@ -144,6 +153,7 @@ def remove(
     session: SessionOpt = None,
 ) -> None:
     """Take a collection out of search (its chunks are soft-deleted; history keeps their text)."""
+    state = cli_state(ctx)
     memory = state.memory()
     sources = indexed_sources(memory.store, _scope(user, agent, session), check_collection(name))
     if not sources:
