@@ -1,27 +1,20 @@
-"""``memstrata ingest`` and ``memstrata collections`` through typer's runner on a real SQLite file.
-(The lead registers the module on the main app; importing it here does the same.)"""
+"""``memstrata ingest`` and ``memstrata collections`` through typer's runner on a real SQLite file."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from memstrata.cli import ingest_cmds  # noqa: F401  (registers the commands)
-from memstrata.cli.app import app, state
+from memstrata.cli.app import app
 from memstrata.errors import ConfirmationRequiredError
 
 
 @pytest.fixture
-def cli(tmp_path: Path) -> Iterator[list[str]]:
-    state._memory = None
-    yield ["--db", str(tmp_path / "cli.db"), "--json"]
-    if state._memory is not None:
-        state._memory.close()
-        state._memory = None
+def cli(tmp_path: Path) -> list[str]:
+    return ["--db", str(tmp_path / "cli.db"), "--json"]  # each invocation opens and closes its own Memory
 
 
 def test_ingest_then_collections(cli: list[str], corpus_dir: Path) -> None:
