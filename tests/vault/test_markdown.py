@@ -82,7 +82,9 @@ def test_frontmatter_round_trips_unicode_in_block_style() -> None:
 
 
 def test_sentences_in_chinese_and_english() -> None:
-    body = "记忆很重要。它需要分层！对吗？ We use e.g. files. Pi is 3.14 here. Done (yes).\n- 第一项。补充。\n- item two"
+    body = (
+        "记忆很重要。它需要分层！对吗？ We use e.g. files. Pi is 3.14 here. Done (yes).\n- 第一项。补充。\n- item two"
+    )
     assert sentences(body) == [
         ["记忆很重要。", "它需要分层！", "对吗？", "We use e.g. files.", "Pi is 3.14 here.", "Done (yes)."],
         ["- 第一项。", "补充。"],

@@ -8,12 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE_NOTES, edit, make_vault
 
 from memstrata import Memory
 from memstrata.errors import ConfirmationRequiredError, NotFoundError
 from memstrata.types import HistoryAction
 from memstrata.vault import Vault
+from vault.vault_helpers import EXAMPLE_NOTES, edit, make_vault
 
 MEM0 = "agent-memory/notes/mem0.md"
 QUERIES = ["怎么评测长对话的记忆召回", "forgetting old decisions", "文件即记忆", "write latency of add()", "混合检索"]
@@ -43,7 +43,10 @@ def test_search_and_catalog_by_category_concept_and_tag(vault: Vault) -> None:
     ]
     assert {n.path for n in vault.notes(tag="benchmark")} == {"agent-memory/notes/locomo.md"}
     hits = vault.search("memory", category="Storage", limit=5)
-    assert hits and {h.path for h in hits} <= {"agent-memory/notes/letta-memfs.md", "agent-memory/notes/memory-survey.md"}
+    assert hits and {h.path for h in hits} <= {
+        "agent-memory/notes/letta-memfs.md",
+        "agent-memory/notes/memory-survey.md",
+    }
     assert all(h.layer == "atomic" for h in vault.search("memory", layer="atomic"))
     assert vault.search("memory", concept="no such concept") == []
 

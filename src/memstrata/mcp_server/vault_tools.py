@@ -13,15 +13,25 @@ from pydantic import Field
 
 from memstrata.errors import InvalidInputError
 from memstrata.mcp_server.common import READ_ONLY, AgentId, Callers, SessionId, UserId, reported, writes
-from memstrata.vault import DomainContext, NoteRef, NoteView, RulesBlock, Vault, VaultHit
+from memstrata.vault import DomainContext, NoteRef, NoteView, RulesBlock, Vault, VaultHit, VaultSettings
+from memstrata.vault.settings import vault_settings_of
 
 PathArg = Annotated[str, Field(min_length=1, max_length=1024, description="note path in the vault, e.g. ai/x.md")]
 
 
-def register_vault_tools(server: MCPServer, callers: Callers) -> None:
+def register_vault_tools(server: MCPServer, callers: Callers, settings: VaultSettings | None = None) -> None:
+    """``settings``: the vault's; by default the ``[vault]`` section of the Memory's settings."""
+    chosen = settings or vault_settings_of(callers.memory.settings)
+
+    def scoped(
+        ctx: Context[Any, Any], user_id: str | None, agent_id: str | None, session_id: str | None
+    ) -> tuple[Vault, str | None, str]:
+        """The caller's view of the vault, the agent id its rules are for, and the actor for history."""
+        view, scope, actor = callers.scoped(ctx, user_id, agent_id, session_id)
+        return Vault(view, chosen).at(**scope), scope["agent_id"], actor
+
     def vault(ctx: Context[Any, Any], user_id: str | None, agent_id: str | None, session_id: str | None) -> Vault:
-        view, scope, _ = callers.scoped(ctx, user_id, agent_id, session_id)
-        return Vault.of(view).at(**scope)
+        return scoped(ctx, user_id, agent_id, session_id)[0]
 
     @server.tool(annotations=READ_ONLY)
     @reported
@@ -81,8 +91,7 @@ def register_vault_tools(server: MCPServer, callers: Callers) -> None:
     ) -> NoteRef:
         """Change the vault. Every change to an existing note needs the version you read; if a person edited
         the note since, nothing is written and you must read it again. Rules files cannot be written."""
-        view, scope, actor = callers.scoped(ctx, user_id, agent_id, session_id)
-        target = Vault.of(view).at(**scope)
+        target, _, actor = scoped(ctx, user_id, agent_id, session_id)
         if mode == "create":
             return target.create(path, _need(text, "text", mode), frontmatter=frontmatter, actor=actor)
         known = _need(version, "version", mode)
@@ -114,7 +123,7 @@ def register_vault_tools(server: MCPServer, callers: Callers) -> None:
     ) -> RulesBlock:
         """The project and agent rules, verbatim, in order. Follow them; they are read-only."""
         view, scope, _ = callers.scoped(ctx, user_id, agent_id, session_id)
-        return Vault.of(view).rules(scope["agent_id"])
+        return Vault(view, chosen).rules(scope["agent_id"])  # rules are read without the vault's scope check
 
 
 def _need(value: str | None, name: str, mode: str) -> str:
