@@ -7,8 +7,11 @@
    the best-matching sections.
 
 Every piece comes as a ladder of renderings, richest first. All pieces start at their barest (so
-the agent sees every file exists); then, in the order above, each is raised to the richest rendering
-that still fits. Earlier layers win the budget, as the seed orders them.
+the agent sees every file exists); then each is raised to its outline, then to the richest rendering
+that still fits. The text keeps the seed's order, but when the budget is short the pieces are served
+in order of need: basic context, the human's preferences, the sections that answer the query (what
+was asked), then cognition, then the surveys. Measured in bench/vault_bench.py: with the budget
+spent in reading order, a domain with many surveys left no room for the query's answer.
 """
 
 from __future__ import annotations
@@ -39,9 +42,17 @@ class Piece:
     path: str
     layer: str
     rungs: tuple[Rung, ...]  # richest first; the last is the barest
+    need: int = 0  # budget priority: lower is served first (see NEED)
+    outline: int | None = None  # the rung every piece gets before any gets more; default: H2, one sentence
 
 
-def note_piece(path: str, layer: str, note: Note, *, richest: tuple[int, int | None] = (6, None)) -> Piece:
+# Who gets the budget first; the text itself keeps the seed's reading order.
+NEED = {"basic": 0, "alignment": 1, "query": 2, "cognition": 3, "survey": 4}
+
+
+def note_piece(
+    path: str, layer: str, note: Note, *, richest: tuple[int, int | None] = (6, None), need: str | None = None
+) -> Piece:
     header = f"<!-- {path} -->\n"
     rungs: list[Rung] = []
     for depth, sentences in LADDER:
@@ -50,7 +61,7 @@ def note_piece(path: str, layer: str, note: Note, *, richest: tuple[int, int | N
         text = header + render(note, depth, sentences).text
         if not rungs or rungs[-1].text != text:
             rungs.append(Rung(text, depth, sentences))
-    return Piece(path, layer, tuple(rungs))
+    return Piece(path, layer, tuple(rungs), NEED[need or layer])
 
 
 def hit_piece(hit: VaultHit) -> Piece | None:
@@ -66,11 +77,14 @@ def hit_piece(hit: VaultHit) -> Piece | None:
         if cut:
             rungs.append(Rung(f"{header}**{crumb}**\n{shown} …", 6, k))
     rungs.append(Rung(f"{header}**{crumb}**", 0, 0))
-    return Piece(hit.path, "atomic", tuple(rungs))
+    # A matching section is already the small unit: whole is its outline (the answer may be its last sentence).
+    return Piece(hit.path, "atomic", tuple(rungs), NEED["query"], outline=0)
 
 
 def _shallow(piece: Piece) -> int:
     """The first rung no deeper than H2 with at most one sentence a section: every piece's outline."""
+    if piece.outline is not None:
+        return piece.outline
     return next(
         (n for n, r in enumerate(piece.rungs) if r.depth <= 2 and r.sentences is not None and r.sentences <= 1),
         len(piece.rungs) - 1,
@@ -78,24 +92,25 @@ def _shallow(piece: Piece) -> int:
 
 
 def assemble(domain: str, pieces: list[Piece], budget_tokens: int) -> DomainContext:
-    """Pick one rung per piece: all barest first (dropping pieces from the end if even that is too much);
-    then, in order, each raised to its outline (H2, one sentence) if it fits; then, in order again, each
-    raised to the richest rung that fits what is left."""
-    kept = list(pieces)
-    chosen = [len(piece.rungs) - 1 for piece in kept]
+    """Pick one rung per piece: all barest first (dropping the least needed pieces if even that is too
+    much); then, most needed first, each raised to its outline (H2, one sentence) if it fits; then, most
+    needed first again, each raised to the richest rung that fits what is left."""
+    by_need = sorted(range(len(pieces)), key=lambda i: (pieces[i].need, i))
+    chosen = {i: len(pieces[i].rungs) - 1 for i in by_need}
 
     def cost() -> int:
-        return sum(piece.rungs[rung].tokens for piece, rung in zip(kept, chosen, strict=True)) + 2 * len(kept)
+        return sum(pieces[i].rungs[rung].tokens + 2 for i, rung in chosen.items())
 
-    while kept and cost() > budget_tokens:
-        kept.pop()
-        chosen.pop()
+    while chosen and cost() > budget_tokens:
+        del chosen[by_need.pop()]
     for richest in (_shallow, lambda piece: 0):
-        for index, piece in enumerate(kept):
-            spare = budget_tokens - cost() + piece.rungs[chosen[index]].tokens
-            fitting = (n for n in range(richest(piece), chosen[index]) if piece.rungs[n].tokens <= spare)
-            chosen[index] = next(fitting, chosen[index])
-    parts = [piece.rungs[rung] for piece, rung in zip(kept, chosen, strict=True)]
+        for i in by_need:
+            piece = pieces[i]
+            spare = budget_tokens - cost() + piece.rungs[chosen[i]].tokens
+            fitting = (n for n in range(richest(piece), chosen[i]) if piece.rungs[n].tokens <= spare)
+            chosen[i] = next(fitting, chosen[i])
+    kept = [pieces[i] for i in sorted(chosen)]
+    parts = [pieces[i].rungs[chosen[i]] for i in sorted(chosen)]
     text = "\n\n".join(part.text for part in parts)
     return DomainContext(
         domain=domain,

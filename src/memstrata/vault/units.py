@@ -64,8 +64,10 @@ def _breadcrumb(title: str, section: Section) -> str:
 
 
 def note_units(note: Note, path: str, digest: str, vault: str, max_chars: int) -> list[Unit]:
-    """Every unit of a note, in reading order. A note with no text still gets one unit (its title), so
-    every note on disk has a trace in the index and the planner sees it."""
+    """Every unit of a note, in reading order. A heading with no text of its own (an H1 right above its
+    first H2) is no unit: its words are in the breadcrumb of every section under it, and as a unit of its
+    own it would outrank them on a title match while holding nothing to read. A note with no text at all
+    still gets one unit (its title), so every note on disk has a trace in the index and the planner sees it."""
     fields = note_fields(note)
     base: dict[str, Any] = {
         "vault": vault,
@@ -80,7 +82,9 @@ def note_units(note: Note, path: str, digest: str, vault: str, max_chars: int) -
         base["frontmatter_error"] = note.frontmatter_error
     units: list[Unit] = []
     seen: dict[str, int] = {}
-    sections = note.sections or (Section("", 0, (), note.body_start, note.body_start, len(note.text), 0),)
+    sections = [s for s in note.sections if s.body(note.text).strip()] or [
+        note.sections[0] if note.sections else Section("", 0, (), note.body_start, note.body_start, len(note.text), 0)
+    ]
     for section in sections:
         seen[section.key] = seen.get(section.key, 0) + 1
         key = section.key if seen[section.key] == 1 else f"{section.key}#{seen[section.key]}"

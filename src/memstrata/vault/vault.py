@@ -17,7 +17,7 @@ from memstrata.errors import ConfirmationRequiredError, MemstrataError, NotFound
 from memstrata.query import Filters
 from memstrata.types import HistoryEvent, MemoryStatus, Scope
 from memstrata.vault import writes
-from memstrata.vault.context import Piece, assemble, hit_piece, note_piece
+from memstrata.vault.context import SURVEY_DETAIL, Piece, assemble, hit_piece, note_piece
 from memstrata.vault.example import init_vault
 from memstrata.vault.index import KIND, IndexedNote, Indexer, disk_state, drop_index, read_index, scan
 from memstrata.vault.layout import VaultLayout, checksum, domain_of, layer_of, resolve_file, version_of
@@ -290,8 +290,10 @@ class Vault:
                 shown, note, _ = self._note(path)
             except NotFoundError:  # deleted since the last sync: skip it, the next sync drops it
                 continue
-            richest = (2, 1) if path in surveys else (6, None)
-            pieces.append(note_piece(shown, heads[path].layer, note, richest=richest))
+            if path in surveys:
+                pieces.append(note_piece(shown, "atomic", note, richest=SURVEY_DETAIL, need="survey"))
+            else:
+                pieces.append(note_piece(shown, heads[path].layer, note))
         if query:
             hits = self.search(query, domain=domain, layer="atomic", limit=2 * atomic_limit)
             found = [piece for hit in hits if hit.path not in surveys and (piece := hit_piece(hit)) is not None]
