@@ -6,9 +6,9 @@
 4. atomic knowledge: nothing by default (the agent searches by category and concept); with a query,
    the best-matching sections.
 
-Every piece comes as a ladder of renderings, richest first. All pieces start at their barest (so
-the agent sees every file exists); then each is raised to its outline, then to the richest rendering
-that still fits. The text keeps the seed's order, but when the budget is short the pieces are served
+Every piece comes as a ladder of renderings, richest first. Breadth first: each piece gets its outline
+(H2, one sentence) while the budget lasts; then depth: each is raised to the richest rendering that
+still fits. The text keeps the seed's order, but when the budget is short the pieces are served
 in order of need: basic context, the human's preferences, the sections that answer the query (what
 was asked), then cognition, then the surveys. Measured in bench/vault_bench.py: with the budget
 spent in reading order, a domain with many surveys left no room for the query's answer.
@@ -92,23 +92,25 @@ def _shallow(piece: Piece) -> int:
 
 
 def assemble(domain: str, pieces: list[Piece], budget_tokens: int) -> DomainContext:
-    """Pick one rung per piece: all barest first (dropping the least needed pieces if even that is too
-    much); then, most needed first, each raised to its outline (H2, one sentence) if it fits; then, most
-    needed first again, each raised to the richest rung that fits what is left."""
+    """Pick one rung per piece. Breadth first: most needed first, each piece gets its outline (H2, one
+    sentence), or a barer rung, or nothing when even its barest no longer fits; then depth: most needed
+    first again, each is raised to the richest rung that fits what is left."""
     by_need = sorted(range(len(pieces)), key=lambda i: (pieces[i].need, i))
-    chosen = {i: len(pieces[i].rungs) - 1 for i in by_need}
+    chosen: dict[int, int] = {}
 
     def cost() -> int:
-        return sum(pieces[i].rungs[rung].tokens + 2 for i, rung in chosen.items())
+        return sum(pieces[i].rungs[rung].tokens + 2 for i, rung in chosen.items())  # +2: the blank line between
 
-    while chosen and cost() > budget_tokens:
-        del chosen[by_need.pop()]
-    for richest in (_shallow, lambda piece: 0):
-        for i in by_need:
-            piece = pieces[i]
-            spare = budget_tokens - cost() + piece.rungs[chosen[i]].tokens
-            fitting = (n for n in range(richest(piece), chosen[i]) if piece.rungs[n].tokens <= spare)
-            chosen[i] = next(fitting, chosen[i])
+    for i in by_need:
+        spare = budget_tokens - cost() - 2
+        rungs = pieces[i].rungs
+        fitting = next((n for n in range(_shallow(pieces[i]), len(rungs)) if rungs[n].tokens <= spare), None)
+        if fitting is not None:
+            chosen[i] = fitting
+    for i in (i for i in by_need if i in chosen):
+        rungs = pieces[i].rungs
+        spare = budget_tokens - cost() + rungs[chosen[i]].tokens
+        chosen[i] = next((n for n in range(chosen[i]) if rungs[n].tokens <= spare), chosen[i])
     kept = [pieces[i] for i in sorted(chosen)]
     parts = [pieces[i].rungs[chosen[i]] for i in sorted(chosen)]
     text = "\n\n".join(part.text for part in parts)

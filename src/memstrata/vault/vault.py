@@ -296,7 +296,7 @@ class Vault:
                 pieces.append(note_piece(shown, heads[path].layer, note))
         if query:
             hits = self.search(query, domain=domain, layer="atomic", limit=2 * atomic_limit)
-            found = [piece for hit in hits if hit.path not in surveys and (piece := hit_piece(hit)) is not None]
+            found = [piece for hit in hits if (piece := hit_piece(hit)) is not None]  # a survey's matching section too
             pieces += found[:atomic_limit]
         return assemble(domain, pieces, budget_tokens)
 
