@@ -51,11 +51,13 @@ from memstrata.types import (
     MemoryItem,
     MemoryStatus,
     Message,
+    Scope,
     SearchHit,
     StoredMessage,
     utcnow,
 )
 from memstrata.validation import clean_text, guarded, parse_model
+from memstrata.vault import Vault
 from memstrata.write.extract import Extractor, LLMExtractor
 from memstrata.write.ingest import AddInput, check_metadata, parse_input
 from memstrata.write.reconcile import LLMReconciler, Reconciler
@@ -147,6 +149,14 @@ class Memory:
     def tenant_id(self) -> str | None:
         return self._binding.tenant_id
 
+    def resolve_scope(self, **scope: Unpack[ScopeArgs]) -> Scope:
+        """The validated scope a call with these ids acts in (this view's tenant and bound ids included)."""
+        return self._binding.scope(scope)
+
+    def now(self) -> datetime:
+        """The facade's clock (injectable for tests): what "now" means to lifecycle and relative time."""
+        return self._core.clock()
+
     # --- sub-APIs ---------------------------------------------------------------------------------
     @property
     def jobs(self) -> JobsAPI:
@@ -167,6 +177,11 @@ class Memory:
     def admin(self) -> AdminAPI:
         """Stats, purge, reset, reindex, export/import, erasure."""
         return AdminAPI(self._core, self._binding)
+
+    @property
+    def vault(self) -> Vault:
+        """The Markdown vault configured in ``[vault]`` (notes a person can read and edit) and its rules layer."""
+        return Vault(self, self._core.settings.vault)
 
     @property
     def graph(self) -> GraphView:

@@ -21,6 +21,7 @@ TOOLS = {
     "add_memory", "search_memory", "get_memory", "list_memories", "update_memory", "delete_memory", "memory_history",
     "forget_memories", "review_pending", "confirm_memory", "reject_memory", "archive_memory", "restore_memory",
     "session_context", "graph_neighbors", "graph_relation_history", "mark_memories_used",
+    "vault_read", "vault_search", "vault_write", "vault_context", "vault_rules",
 }  # fmt: skip
 
 

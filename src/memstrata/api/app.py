@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from memstrata.api import graph_routes, lifecycle_routes, problems, routes
+from memstrata.api import graph_routes, lifecycle_routes, problems, routes, vault_routes
 from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
 from memstrata.api.keys import KeyStore
 from memstrata.api.limits import BodySizeLimit
@@ -23,6 +23,8 @@ from memstrata.errors import EmbeddingMismatchError, InvalidInputError
 from memstrata.mcp_server.server import build_server
 from memstrata.memory import Memory
 from memstrata.providers.protocol import embedding_identity
+from memstrata.vault import Vault
+from memstrata.vault.watch import VaultWatcher
 
 DESCRIPTION = """\
 Long-term memory for LLM agents. Every request needs `Authorization: Bearer <API key>`
@@ -37,6 +39,14 @@ def _version() -> str:
         return version("memstrata")
     except PackageNotFoundError:  # running from a source tree that was not installed
         return "0"
+
+
+def _vault_watcher(memory: Memory) -> VaultWatcher | None:
+    """With ``[vault] path`` and ``watch`` set, notes a person edits while the service runs are re-indexed."""
+    settings = memory.settings.vault
+    if settings.path is None or not settings.watch:
+        return None
+    return VaultWatcher(Vault(memory.for_tenant(settings.tenant_id), settings)).start()
 
 
 def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: KeyStore | None = None) -> FastAPI:
@@ -63,8 +73,13 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with mcp.session_manager.run():
-            yield
+        watcher = _vault_watcher(memory)
+        try:
+            async with mcp.session_manager.run():
+                yield
+        finally:
+            if watcher is not None:
+                watcher.stop()
 
     app = FastAPI(title="memstrata", version=_version(), description=DESCRIPTION, lifespan=lifespan)
     app.state.memory = memory
@@ -73,6 +88,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     app.include_router(routes.router)
     app.include_router(lifecycle_routes.router)
     app.include_router(graph_routes.router)
+    app.include_router(vault_routes.router)
 
     @app.get("/health", response_model=Health, tags=["service"])
     def health() -> Health:

@@ -13,7 +13,15 @@ from typing import Annotated
 
 import typer
 
-from memstrata.cli import graph_cmds, ingest_cmds, lifecycle_cmds, memory_cmds, service_cmds, storage_cmds
+from memstrata.cli import (
+    graph_cmds,
+    ingest_cmds,
+    lifecycle_cmds,
+    memory_cmds,
+    service_cmds,
+    storage_cmds,
+    vault_cmds,
+)
 from memstrata.cli.context import CliState, configure_logging
 from memstrata.cli.render import err_console
 from memstrata.errors import InvalidInputError, MemstrataError
@@ -44,6 +52,7 @@ def _global(
 for group in (memory_cmds.app, lifecycle_cmds.app, ingest_cmds.app, service_cmds.app, storage_cmds.app):
     app.add_typer(group)
 app.add_typer(graph_cmds.app, name="graph")
+app.add_typer(vault_cmds.app, name="vault")
 app.add_typer(service_cmds.keys_app, name="keys")
 app.add_typer(ingest_cmds.collections_app, name="collections")
 

@@ -28,6 +28,7 @@ class CliState:
     db: Path | None = None
     config: Path | None = None
     json: bool = False
+    vault: Path | None = None  # `memstrata vault --vault PATH`
     _memory: Memory | None = field(default=None, repr=False)
 
     def settings(self) -> Settings:

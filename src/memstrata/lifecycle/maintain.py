@@ -18,6 +18,9 @@ from memstrata.types import HistoryAction, JobStatus, MemoryItem, MemoryStatus
 
 ACTOR = "maintenance"
 BATCH = 200
+# Kinds derived from files (vault notes, ingested documents): their lifecycle is the file's, so being idle
+# never archives them; the next sync or re-ingestion is what changes them.
+DERIVED_KINDS = frozenset({"note", "knowledge"})
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,11 @@ def expire_pending(store: Store, now: datetime, settings: LifecycleSettings, sto
 def archive_idle(store: Store, now: datetime, settings: LifecycleSettings, stop: Callable[[], bool]) -> int:
     done = 0
     for page in _scan(store, Filters(status=(MemoryStatus.ACTIVE,))):
-        idle = [item for item in page if _idle_days(item, now) >= settings.archive_after(item.kind)]
+        idle = [
+            item
+            for item in page
+            if item.kind not in DERIVED_KINDS and _idle_days(item, now) >= settings.archive_after(item.kind)
+        ]
         if idle:
             move(store, idle, MemoryStatus.ARCHIVED, HistoryAction.ARCHIVE, now, "not accessed for a long time")
             done += len(idle)

@@ -27,6 +27,7 @@ from memstrata.mcp_server.common import (
 )
 from memstrata.mcp_server.graph_tools import register_graph_tools
 from memstrata.mcp_server.lifecycle_tools import register_lifecycle_tools
+from memstrata.mcp_server.vault_tools import register_vault_tools
 from memstrata.memory import Memory
 from memstrata.query import Filters
 from memstrata.types import AddResult, HistoryEvent, MemoryItem, SearchHit
@@ -45,6 +46,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
 
     callers = Callers(memory, local)
     scoped = callers.scoped
+    register_vault_tools(server, callers)
 
     @server.tool(annotations=writes("Add memory", destructive=False))
     @reported

@@ -1,0 +1,120 @@
+"""The vault on disk: which files are notes, which are rules, which layer a note belongs to, and
+turning a caller's path into a safe one inside the vault.
+
+Seed 000's layers: basic context (basic_info.md, taxonomy.md), cognition (main_challenge.md,
+network.md), alignment (human_preference.md) and atomic notes (everything else, told apart by the
+frontmatter tag: method, benchmark, survey, blog or any tag of the user's). A domain is a top-level
+folder; the layer files may sit anywhere inside it (``Basic_Context/basic_info.md`` works too).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from memstrata.errors import InvalidInputError
+from memstrata.vault.errors import ReadOnlyRulesError
+
+Layer = Literal["basic", "cognition", "alignment", "atomic"]
+LAYER_FILES: dict[str, Layer] = {
+    "basic_info.md": "basic",
+    "taxonomy.md": "basic",
+    "main_challenge.md": "cognition",
+    "network.md": "cognition",
+    "human_preference.md": "alignment",
+}
+# Rules files by their usual names are read-only wherever they sit, even outside the rules folder.
+RULES_NAMES = frozenset({"agents.md", "claude.md", ".cursorrules", "gemini.md"})
+TRASH = ".trash"  # Obsidian's own trash folder: forgotten notes go there, never straight to deletion
+
+
+def resolve_file(root: Path | None, name: str) -> Path:
+    """A configured file: absolute (or ~) as given, otherwise relative to the vault folder."""
+    path = Path(name).expanduser()
+    if not path.is_absolute():
+        if root is None:
+            raise InvalidInputError(f"{name!r} is a relative path, but no vault.path is set to resolve it against")
+        path = root / path
+    return path.resolve()
+
+
+def layer_of(path: str) -> Layer:
+    return LAYER_FILES.get(PurePosixPath(path).name.lower(), "atomic")
+
+
+def domain_of(path: str) -> str:
+    parts = PurePosixPath(path).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def checksum(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def version_of(digest: str) -> str:
+    """What agents see and send back as a note's version: the first 16 hex digits of its checksum."""
+    return digest[:16]
+
+
+@dataclass(frozen=True)
+class VaultLayout:
+    root: Path
+    rules_dir: str
+    rules_files: tuple[Path, ...]
+
+    def rules_root(self) -> Path:
+        return self.root / self.rules_dir
+
+    def is_rules(self, path: Path) -> bool:
+        """True for every file of the rules layer, which no write path may touch."""
+        resolved = path.resolve()
+        if resolved.name.lower() in RULES_NAMES or resolved in self.rules_files:
+            return True
+        return resolved.is_relative_to(self.rules_root().resolve())
+
+    def note_path(self, relative: str, *, for_write: bool = False) -> tuple[str, Path]:
+        """A caller's note path, normalised to POSIX form and checked to stay inside the vault."""
+        cleaned = relative.strip().replace("\\", "/").lstrip("/")
+        parts = PurePosixPath(cleaned).parts
+        if not cleaned or any(part in ("..", ".") for part in parts) or Path(relative).is_absolute():
+            raise InvalidInputError(
+                f"{relative!r} is not a note path; use a path inside the vault like 'domain/note.md'"
+            )
+        if any(part.startswith(".") for part in parts):
+            raise InvalidInputError(f"{relative!r} is inside a hidden folder; notes live in visible folders")
+        if not cleaned.lower().endswith(".md"):
+            raise InvalidInputError(f"{relative!r} is not a Markdown note; note paths end in .md")
+        absolute = self.root / cleaned
+        if not absolute.resolve().is_relative_to(self.root):
+            raise InvalidInputError(f"{relative!r} points outside the vault (through a link); use a path inside it")
+        if for_write and self.is_rules(absolute):
+            raise ReadOnlyRulesError(cleaned)
+        return cleaned, absolute
+
+    def walk(self) -> Iterator[tuple[str, Path]]:
+        """Every note: ``*.md`` outside hidden folders and the rules layer, in a stable order."""
+        if not self.root.is_dir():
+            raise InvalidInputError(f"the vault folder {self.root} does not exist; create it or fix vault.path")
+        rules_root = self.rules_root().resolve()
+        for folder, dirs, files in os.walk(self.root):
+            here = Path(folder)
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and (here / d).resolve() != rules_root)
+            for name in sorted(files):
+                if name.lower().endswith(".md") and not name.startswith(".") and name.lower() not in RULES_NAMES:
+                    absolute = here / name
+                    yield absolute.relative_to(self.root).as_posix(), absolute
+
+    def is_note(self, absolute: Path) -> bool:
+        try:
+            relative = absolute.relative_to(self.root)
+        except ValueError:
+            return False
+        return (
+            absolute.name.lower().endswith(".md")
+            and not any(part.startswith(".") for part in relative.parts)
+            and not self.is_rules(absolute)
+        )

@@ -1,0 +1,135 @@
+"""Sentences of a section body, Chinese and English punctuation alike, for "the first k sentences".
+
+A body is first cut into blocks: paragraphs, each list item, each table row, each code fence whole.
+Paragraphs are then cut after 。！？；… (Chinese needs no space after them) and after . ! ? ; when
+whitespace follows, keeping closing quotes and brackets with their sentence. Abbreviations such as
+"e.g." and decimals such as 3.5 do not end a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memstrata.lexical import has_han
+from memstrata.lifecycle.session import estimate_tokens
+
+__all__ = ["cut_to_budget", "estimate_tokens", "first_sentences", "sentences"]
+
+_CLOSERS = "”’」』）)]\"'》"
+_CJK_END = re.compile(rf"[。！？；…]+[{re.escape(_CLOSERS)}]*")
+_LATIN_END = re.compile(rf"[.!?;]+[{re.escape(_CLOSERS)}]*(?=\s|$)")
+_ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "mr.", "mrs.", "ms.", "dr.", "prof.", "fig.", "no.", "al."})
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _blocks(body: str) -> list[str]:
+    blocks: list[str] = []
+    current: list[str] = []
+    fence: str | None = None
+
+    def close() -> None:
+        if current:
+            blocks.append("\n".join(current))
+            current.clear()
+
+    for line in body.split("\n"):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            current.append(line)
+            if opened and opened.group(1) == fence:
+                fence = None
+                close()
+            continue
+        if opened:
+            close()
+            fence = opened.group(1)
+            current.append(line)
+        elif not line.strip():
+            close()
+        elif _LIST_ITEM.match(line) or line.lstrip().startswith("|"):
+            close()
+            current.append(line)
+        else:
+            current.append(line)
+    close()
+    return blocks
+
+
+def _split_paragraph(text: str) -> list[str]:
+    cuts: list[int] = []
+    for match in _CJK_END.finditer(text):
+        cuts.append(match.end())
+    for match in _LATIN_END.finditer(text):
+        word = text[: match.end()].rsplit(None, 1)[-1].lower()
+        if word in _ABBREVIATIONS or re.fullmatch(r"[a-z]\.", word):
+            continue
+        cuts.append(match.end())
+    pieces: list[str] = []
+    start = 0
+    for cut in sorted(set(cuts)):
+        piece = text[start:cut].strip()
+        if piece:
+            pieces.append(piece)
+        start = cut
+    rest = text[start:].strip()
+    if rest:
+        pieces.append(rest)
+    return pieces
+
+
+def sentences(body: str) -> list[list[str]]:
+    """The body's blocks, each a list of its sentences (code fences and table rows stay whole)."""
+    out: list[list[str]] = []
+    for block in _blocks(body):
+        if _FENCE.match(block) or block.lstrip().startswith("|"):
+            out.append([block])
+        else:
+            out.append(_split_paragraph(block))
+    return out
+
+
+def _join(parts: list[str]) -> str:
+    text = ""
+    for part in parts:
+        cjk_seam = (has_han(text[-1:]) or text[-1:] in "。！？；…" + _CLOSERS) and has_han(part[:1])
+        glue = "" if not text or cjk_seam else " "  # Chinese sentences run on without a space
+        text = f"{text}{glue}{part}"
+    return text
+
+
+def first_sentences(body: str, k: int | None) -> tuple[str, bool]:
+    """The first ``k`` sentences of a body (all when None), blocks kept on their own lines; and whether
+    anything was left out."""
+    blocks = sentences(body)
+    if k is None:
+        return body.strip(), False
+    kept: list[str] = []
+    left = k
+    for block in blocks:
+        if left <= 0:
+            break
+        taken = block[:left]
+        left -= len(taken)
+        kept.append(_join(taken))
+    total = sum(len(block) for block in blocks)
+    return "\n".join(kept), k < total
+
+
+def cut_to_budget(text: str, budget_tokens: int) -> str:
+    """The longest prefix of ``text`` within the budget, cut at a line or sentence end where possible."""
+    if estimate_tokens(text) <= budget_tokens:
+        return text
+    low, high = 0, len(text)
+    while low < high:  # binary search on the prefix length: estimate_tokens grows with it
+        middle = (low + high + 1) // 2
+        if estimate_tokens(text[:middle]) + 1 <= budget_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    prefix = text[:low]
+    for stop in ("\n", "。", ". ", "！", "？"):
+        at = prefix.rfind(stop)
+        if at > len(prefix) // 2:
+            return prefix[: at + len(stop)].rstrip() + "…"
+    return prefix.rstrip() + "…" if prefix else ""

@@ -1,0 +1,155 @@
+"""Agents write notes safely: create, append to a section, patch a section, move, and send to trash.
+
+Every change to an existing note names the version it was based on; if the file changed since (a
+person edited it in their editor, another agent wrote), the write is refused with
+:class:`StaleVersionError` and nothing is written, so no one's edit is ever overwritten or merged
+silently. Files are replaced atomically (a hidden temp file, fsync, rename), the version is checked
+again just before the rename, and creations and moves never clobber an existing file. Rules files
+are refused by every path here (see ``layout.note_path``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memstrata.errors import ConflictError, NotFoundError
+from memstrata.validation import clean_text
+from memstrata.vault.errors import StaleVersionError
+from memstrata.vault.layout import TRASH, VaultLayout, checksum, version_of
+from memstrata.vault.markdown import find_section, json_safe, parse_note, render_frontmatter
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a write changed on disk: the note's path now, and the one it had before a move."""
+
+    path: str
+    version: str
+    moved_from: str | None = None
+
+
+def _read(layout: VaultLayout, path: str) -> tuple[Path, bytes]:
+    _, absolute = layout.note_path(path, for_write=True)
+    try:
+        return absolute, absolute.read_bytes()
+    except FileNotFoundError:
+        raise NotFoundError(f"no note {path} in the vault; `memstrata vault show` lists notes") from None
+
+
+def _check(path: str, data: bytes, expected: str) -> None:
+    current = version_of(checksum(data))
+    if expected.strip().lower() != current:
+        raise StaleVersionError(path, expected, current)
+
+
+def _temp_beside(absolute: Path, data: bytes) -> Path:
+    temp = absolute.with_name(f".{absolute.name}.{uuid.uuid4().hex[:8]}.tmp")  # hidden: no sync sees it
+    with open(temp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return temp
+
+
+def _replace(path: str, absolute: Path, data: bytes, expected: str) -> str:
+    temp = _temp_beside(absolute, data)
+    try:
+        _check(path, absolute.read_bytes(), expected)  # again, right before the rename: a person may just have saved
+        os.replace(temp, absolute)
+    finally:
+        temp.unlink(missing_ok=True)
+    return version_of(checksum(data))
+
+
+def _link_new(source: Path, target: Path, shown: str) -> None:
+    """Put ``source`` at ``target`` only if nothing is there (a hard link cannot clobber)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        raise ConflictError(f"{shown} already exists; choose another path, or edit that note instead") from None
+
+
+def _text(value: str, field: str, max_chars: int) -> str:
+    return clean_text(value, field=field, max_chars=max_chars)
+
+
+def create(
+    layout: VaultLayout, path: str, body: str, frontmatter: Mapping[str, Any] | None, *, max_chars: int, today: dt.date
+) -> Written:
+    """A new note; refused if the path is taken. ``created`` is added to the frontmatter when missing."""
+    shown, absolute = layout.note_path(path, for_write=True)
+    front = json_safe(dict(frontmatter or {}))
+    front.setdefault("created", today.isoformat())
+    data = (render_frontmatter(front) + "\n" + _text(body, "body", max_chars).strip("\n") + "\n").encode()
+    absolute.parent.mkdir(parents=True, exist_ok=True)
+    temp = _temp_beside(absolute, data)
+    try:
+        _link_new(temp, absolute, shown)
+    finally:
+        temp.unlink(missing_ok=True)
+    return Written(shown, version_of(checksum(data)))
+
+
+def _splice(text: str, start: int, end: int, body: str) -> str:
+    """Put ``body`` after a heading line (which ends at ``start``), one blank line before the next heading."""
+    tail = text[end:]
+    middle = f"\n{body.strip(chr(10))}\n" if body.strip() else ""
+    return text[:start] + middle + ("\n" if tail else "") + tail
+
+
+def append(layout: VaultLayout, path: str, text: str, expected: str, heading: str | None, *, max_chars: int) -> Written:
+    """Add ``text`` at the end of a section's own text (before its subsections), or of the note."""
+    absolute, data = _read(layout, path)
+    _check(path, data, expected)
+    addition = _text(text, "text", max_chars)
+    current = data.decode("utf-8")
+    if heading is None:
+        updated = current.rstrip("\n") + "\n\n" + addition + "\n"
+    else:
+        section = find_section(parse_note(current, path), heading)
+        body = section.body(current)
+        updated = _splice(current, section.body_start, section.end, f"{body}\n\n{addition}" if body else addition)
+    return Written(path, _replace(path, absolute, updated.encode(), expected))
+
+
+def patch(layout: VaultLayout, path: str, heading: str, text: str, expected: str, *, max_chars: int) -> Written:
+    """Replace a section's own text (its heading and subsections stay) with ``text``."""
+    absolute, data = _read(layout, path)
+    _check(path, data, expected)
+    current = data.decode("utf-8")
+    section = find_section(parse_note(current, path), heading)
+    new_body = _text(text, "text", max_chars) if text.strip() else ""  # empty: the section keeps only its heading
+    updated = _splice(current, section.body_start, section.end, new_body)
+    return Written(path, _replace(path, absolute, updated.encode(), expected))
+
+
+def move(layout: VaultLayout, path: str, target: str, expected: str) -> Written:
+    """Rename a note (content unchanged, so sync sees a move and keeps its history and usage)."""
+    absolute, data = _read(layout, path)
+    _check(path, data, expected)
+    shown, destination = layout.note_path(target, for_write=True)
+    _link_new(absolute, destination, shown)
+    if checksum(absolute.read_bytes()) != checksum(data):  # edited while we linked: leave both, say so
+        destination.unlink()
+        raise StaleVersionError(path, expected, version_of(checksum(absolute.read_bytes())))
+    absolute.unlink()
+    return Written(shown, version_of(checksum(data)), moved_from=path)
+
+
+def trash(layout: VaultLayout, path: str, expected: str, now: dt.datetime) -> Written:
+    """Move a note into the vault's ``.trash`` folder (Obsidian's): out of the index, still on disk."""
+    absolute, data = _read(layout, path)
+    _check(path, data, expected)
+    destination = layout.root / TRASH / path
+    if destination.exists():
+        destination = destination.with_name(f"{destination.stem}.{now:%Y%m%d%H%M%S}{destination.suffix}")
+    _link_new(absolute, destination, destination.relative_to(layout.root).as_posix())
+    absolute.unlink()
+    return Written(destination.relative_to(layout.root).as_posix(), version_of(checksum(data)), moved_from=path)

@@ -1,0 +1,105 @@
+"""Agents write safely: every change names the version it read; a person's edit in between makes the
+write fail loudly (nothing written, nothing merged); rules files and paths outside the vault are refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
+from memstrata.types import HistoryAction
+from memstrata.vault import ReadOnlyRulesError, StaleVersionError, Vault
+from vault.vault_helpers import edit
+
+MEM0 = "agent-memory/notes/mem0.md"
+
+
+def test_create_then_append_then_patch(vault: Vault, vault_root: Path) -> None:
+    ref = vault.create(
+        "agent-memory/notes/graphiti.md",
+        "# Graphiti\n\n## Idea 思路\n\n时间知识图谱，事实失效而不删除。",
+        frontmatter={"tag": "method", "category": "Storage", "concept": ["knowledge graph"]},
+        actor="agent:test",
+    )
+    text = (vault_root / ref.path).read_text(encoding="utf-8")
+    assert text.startswith("---\ntag: method\ncategory: Storage\nconcept:\n- knowledge graph\ncreated: ")
+    assert vault.search("事实失效而不删除", limit=1)[0].path == ref.path
+    assert ref.path in {n.path for n in vault.notes(concept="knowledge graph")}
+
+    appended = vault.append(ref.path, "Edges carry valid_from and valid_to.", version=ref.version, heading="Idea 思路")
+    assert appended.version != ref.version
+    assert "事实失效而不删除。\n\nEdges carry valid_from" in (vault_root / ref.path).read_text(encoding="utf-8")
+
+    vault.patch(ref.path, "Graphiti > Idea 思路", "Bi-temporal edges. 双时间边。", version=appended.version)
+    body = (vault_root / ref.path).read_text(encoding="utf-8")
+    assert "## Idea 思路\n\nBi-temporal edges. 双时间边。\n" in body and "valid_from" not in body
+    assert vault.search("双时间边", limit=1)[0].heading == "Graphiti > Idea 思路"
+    actions = [
+        (e.action, e.actor) for e in vault.history(ref.path) if e.details.get("section") == "Graphiti > Idea 思路"
+    ]
+    assert actions[0] == (HistoryAction.ADD, "agent:test") and actions.count((HistoryAction.UPDATE, "api")) == 2
+
+
+def test_a_write_based_on_a_stale_version_is_refused(vault: Vault, vault_root: Path) -> None:
+    read = vault.show(MEM0, depth=2, sentences=1)
+    edit(vault_root / MEM0, "decides ADD, UPDATE, DELETE or NONE", "decides ADD, UPDATE, DELETE or NOOP")  # a person
+    before = (vault_root / MEM0).read_bytes()
+    with pytest.raises(StaleVersionError, match="changed since version") as refused:
+        vault.patch(MEM0, "Idea 思路", "agent text", version=read.version)
+    assert isinstance(refused.value, ConflictError) and "Read the note again" in str(refused.value)
+    with pytest.raises(StaleVersionError):
+        vault.append(MEM0, "more", version=read.version)
+    with pytest.raises(StaleVersionError):
+        vault.move(MEM0, "agent-memory/mem0.md", version=read.version)
+    assert (vault_root / MEM0).read_bytes() == before  # the person's edit stands, untouched
+    fresh = vault.show(MEM0)
+    vault.patch(MEM0, "Idea 思路", "agent text", version=fresh.version)  # re-read, re-apply: accepted
+
+
+def test_move_keeps_history_and_refuses_to_clobber(vault: Vault, vault_root: Path) -> None:
+    version = vault.show(MEM0).version
+    with pytest.raises(ConflictError, match="already exists"):
+        vault.move(MEM0, "agent-memory/notes/locomo.md", version=version)
+    ref = vault.move(MEM0, "agent-memory/methods/mem0.md", version=version)
+    assert not (vault_root / MEM0).exists() and (vault_root / ref.path).exists() and ref.version == version
+    assert any(e.details.get("moved_from") == MEM0 for e in vault.history(ref.path))
+    with pytest.raises(ConflictError, match="already exists"):
+        vault.create(ref.path, "# again")
+
+
+@pytest.mark.parametrize("target", ["rules/general.md", "rules/researcher/style.md", "agent-memory/AGENTS.md",
+                                    "agent-memory/notes/CLAUDE.md"])  # fmt: skip
+def test_rules_files_refuse_every_write(vault: Vault, vault_root: Path, target: str) -> None:
+    (vault_root / target).parent.mkdir(parents=True, exist_ok=True)
+    if not (vault_root / target).exists():
+        (vault_root / target).write_text("# Rules\n\n## Style\n\nBe brief.\n", encoding="utf-8")
+    original = (vault_root / target).read_bytes()
+    version = vault.show(MEM0).version
+    attempts = [
+        lambda: vault.create(target, "# overwritten"),
+        lambda: vault.append(target, "ignore all rules", version="0" * 16),
+        lambda: vault.patch(target, "Style", "anything goes", version="0" * 16),
+        lambda: vault.move(target, "agent-memory/notes/free.md", version="0" * 16),
+        lambda: vault.move(MEM0, target, version=version),
+        lambda: vault.forget(target, version="0" * 16, confirm=True),
+    ]
+    for attempt in attempts:
+        with pytest.raises(ReadOnlyRulesError, match="rules file"):
+            attempt()
+    assert (vault_root / target).read_bytes() == original
+    assert target not in {n.path for n in vault.notes()}  # rules are not indexed as notes
+
+
+@pytest.mark.parametrize("path", ["../outside.md", "/etc/passwd.md", ".obsidian/x.md", "agent-memory/notes.txt", ""])
+def test_paths_outside_the_vault_are_refused(vault: Vault, path: str) -> None:
+    with pytest.raises(InvalidInputError):
+        vault.create(path, "# x")
+
+
+def test_missing_notes_and_headings_say_what_to_do(vault: Vault) -> None:
+    with pytest.raises(NotFoundError, match="no note"):
+        vault.show("agent-memory/nope.md")
+    version = vault.show(MEM0).version
+    with pytest.raises(InvalidInputError, match="its headings are"):
+        vault.patch(MEM0, "No such heading", "x", version=version)
