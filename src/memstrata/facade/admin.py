@@ -15,6 +15,7 @@ from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.providers.protocol import embedding_identity
 from memstrata.storage.protocol import StoreStats
 from memstrata.types import MemoryItem
+from memstrata.validation import check_count, clean_id
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class AdminAPI:
     def purge(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> None:
         """Hard delete one memory: its row, vector, keyword entry and history are removed."""
         resolved = self._binding.scope(scope)
+        memory_id = clean_id(memory_id)
         if self._core.store.purge(resolved, [memory_id]) == 0:
             raise NotFoundError(f"no memory {memory_id} in scope {resolved.label()}")
 
@@ -66,6 +68,7 @@ class AdminAPI:
         Switching models first points the store at the new identity, so new writes use it and
         an interrupted reindex resumes where it stopped.
         """
+        check_count(batch_size, "batch_size", 1, 100_000)
         store = self._core.store
         identity = embedding_identity(self._core.embedder)
         if store.embedding_id() != identity:
