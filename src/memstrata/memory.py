@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Self, Unpack
 
 from memstrata.config import Settings, load_settings
-from memstrata.errors import InvalidInputError, NotFoundError
+from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.facade import ids
 from memstrata.facade.admin import AdminAPI, ErasureReport
 from memstrata.facade.core import Clock, MemoryCore
@@ -270,7 +270,7 @@ class Memory:
             raise InvalidInputError("update() needs new text, new metadata, or both")
         old = self.get(memory_id, **scope)
         if old.status == MemoryStatus.DELETED:
-            raise InvalidInputError(f"memory {old.id} is deleted; add a new memory instead")
+            raise ConflictError(f"memory {old.id} is deleted; add a new memory instead")
         new = updated_version(self._core, old, text, metadata)
         write_update(self._core, old, new, actor=clean_label(actor, field="actor", max_chars=200) or "api",
                      reason=clean_label(reason, field="reason"))  # fmt: skip

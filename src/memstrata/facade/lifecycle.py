@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Unpack
 
-from memstrata.errors import InvalidInputError, NotFoundError
+from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.indexing import index_text
@@ -74,8 +74,8 @@ class LifecycleAPI:
     ) -> MemoryItem:
         scope = self._binding.scope(scope_args)
         item = self.one(memory_id, scope)
-        if item.status != expected:
-            raise InvalidInputError(f"memory {memory_id} is {item.status.value}, not {expected.value}")
+        if item.status != expected:  # the request is fine; the memory's state does not allow it (HTTP 409)
+            raise ConflictError(f"memory {item.id} is {item.status.value}, not {expected.value}; nothing changed")
         self.set_status([item], status, action, actor=clean_label(actor, field="actor", max_chars=200) or "api",
                         reason=reason)  # fmt: skip
         return self._core.store.get(item.scope, [item.id])[0]
