@@ -20,6 +20,7 @@ from typing import Any, Self, Unpack
 
 from memstrata.config import Settings, load_settings
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
+from memstrata.export import ImportReport
 from memstrata.facade import ids
 from memstrata.facade.admin import AdminAPI, ErasureReport
 from memstrata.facade.core import Clock, MemoryCore
@@ -475,7 +476,7 @@ class Memory:
     def export_jsonl(self, path: str | Path) -> int:
         return self.admin.export_jsonl(path)
 
-    def import_jsonl(self, path: str | Path) -> int:
+    def import_jsonl(self, path: str | Path) -> ImportReport:
         return self.admin.import_jsonl(path)
 
     # --- lifetime ----------------------------------------------------------------------------------

@@ -156,3 +156,15 @@ def test_new_sqlite_files_are_private(tmp_path: Path) -> None:
         assert stat.S_IMODE(shared.stat().st_mode) == 0o640
     with pytest.raises(InvalidInputError, match="file_mode"):
         load_settings({"store": {"path": str(shared), "file_mode": "rw-------"}})
+
+
+def test_export_then_import_into_the_same_store_merges(memory: Memory, tmp_path: Path) -> None:
+    memory.add([{"role": "user", "content": "我住在杭州"}, {"role": "assistant", "content": "好的"}], user_id="u")
+    kept = memory.add("Prefers dark mode", user_id="u").results[0]
+    path = tmp_path / "export.jsonl"
+    memory.export_jsonl(path)
+    memory.update(kept.id, "Prefers dark mode everywhere", user_id="u")  # changed after the export
+    report = memory.import_jsonl(path)
+    assert (report.memories, report.kept_stored) == (0, 1) and report.already_there >= 5
+    assert memory.get(kept.id, user_id="u").text == "Prefers dark mode everywhere"  # the stored version stays
+    assert len(memory.messages(user_id="u")) == 2 and len(memory.get_all(user_id="u")) == 3

@@ -11,12 +11,22 @@ from typing import Any
 
 import pytest
 
+import memstrata
+
 CLI = [sys.executable, "-m", "memstrata"]
+SOURCE = str(Path(memstrata.__file__).resolve().parents[1])
 
 
-def run(tmp_path: Path, *args: str, ok: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    tmp_path: Path, *args: str, ok: bool = True, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    extra = env or {}
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
     env["MEMSTRATA_STORE__PATH"] = str(tmp_path / "cli.db")
+    env["MEMSTRATA_LLM__PROVIDER"] = "rules"  # the bundled model (2 GB) is not what these tests are about
+    # The subprocess runs the code under test (a relative PYTHONPATH=src would not survive the cwd change).
+    env["PYTHONPATH"] = os.pathsep.join([SOURCE, *filter(None, [env.get("PYTHONPATH")])])
+    env.update(extra)
     result = subprocess.run(
         [*CLI, *args], capture_output=True, text=True, env=env, cwd=tmp_path, input=stdin, timeout=120
     )

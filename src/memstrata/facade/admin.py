@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Unpack
 
 from memstrata.errors import ConfirmationRequiredError, NotFoundError, StoreError
-from memstrata.export import export_jsonl, import_jsonl
+from memstrata.export import ImportReport, export_jsonl, import_jsonl
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.providers.protocol import embedding_identity
@@ -81,8 +81,10 @@ class AdminAPI:
         """Write every memory, vector, history event and raw turn to a JSONL file. Returns lines."""
         return export_jsonl(self._core.store, Path(path))
 
-    def import_jsonl(self, path: str | Path) -> int:
-        """Load an export into this store in one transaction. Returns the number of memories."""
+    def import_jsonl(self, path: str | Path) -> ImportReport:
+        """Load an export into this store in one transaction. Records the store already holds are skipped, so
+        importing into the store the export came from merges; a memory changed since the export keeps its
+        stored version."""
         return import_jsonl(self._core.store, Path(path), self._embed, self._core.identity())
 
     def _embed(self, items: list[MemoryItem]) -> list[tuple[str, object]]:
