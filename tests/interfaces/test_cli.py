@@ -68,7 +68,7 @@ def test_cli_round_trip(tmp_path: Path) -> None:
     run(tmp_path, "export", str(export))
     fresh = tmp_path / "fresh"
     fresh.mkdir()
-    assert run_json(fresh, "import", str(export)) == {"imported": 5}
+    assert run_json(fresh, "import", str(export)) == {"memories": 5, "already_there": 0, "kept_stored": 0}
     assert run_json(fresh, "reindex") == {"reindexed": 0}
 
     table = run(tmp_path, "search", "tennis", "--user", "u1").stdout
@@ -81,7 +81,7 @@ def test_cli_round_trip(tmp_path: Path) -> None:
         (("add", "no scope given"), "at least one of user_id"),
         (("add", "x", "--user", "u1", "--metadata", "{not json"), "--metadata must be JSON"),
         (("search", "x", "--user", "u1", "--filters", '{"colour": 1}'), "unknown field"),
-        (("show", "does-not-exist", "--user", "u1"), "no memory does-not-exist"),
+        (("show", "does-not-exist", "--user", "u1"), "no memory id starts with 'does-not-exist'"),
         (("import", "/nonexistent/file.jsonl"), "is not a file"),
     ],
 )
