@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import ConflictError, InvalidInputError, Memory
+from memstrata import InvalidInputError, Memory
 
 
 def _snapshot(memory: Memory, user: str) -> tuple[list[object], list[object], list[object]]:
@@ -33,13 +33,13 @@ def test_export_import_round_trip(make_memory: Callable[[str], Memory], tmp_path
     assert "我住在杭州" in path.read_text(encoding="utf-8")  # Chinese stays Chinese, unescaped
 
     target = make_memory("target")
-    assert target.import_jsonl(path) == 4
+    assert target.import_jsonl(path).memories == 4
     assert _snapshot(target, "u1") == _snapshot(source, "u1")
     assert target.search("dark mode", user_id="u1", record_access=False)[0].id == kept.id
     assert target.stats().vectors == source.stats().vectors == 4
 
-    with pytest.raises(ConflictError):
-        target.import_jsonl(path)  # importing twice is refused, and nothing is half-written
+    again = target.import_jsonl(path)  # importing twice merges: nothing new, nothing doubled (issue 13)
+    assert again.memories == 0 and again.already_there > 4 and again.kept_stored == 0
     assert _snapshot(target, "u1") == _snapshot(source, "u1")
 
 

@@ -12,6 +12,7 @@ from memstrata.errors import (
     ProviderError,
     StoreError,
 )
+from memstrata.export import ImportReport
 from memstrata.memory import Memory
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, TimeRange
@@ -19,6 +20,7 @@ from memstrata.types import (
     AddResult,
     HistoryAction,
     HistoryEvent,
+    ItemError,
     MemoryEvent,
     MemoryItem,
     MemoryKind,
@@ -42,7 +44,9 @@ __all__ = [
     "Filters",
     "HistoryAction",
     "HistoryEvent",
+    "ImportReport",
     "InvalidInputError",
+    "ItemError",
     "JobFailedError",
     "Memory",
     "MemoryEvent",

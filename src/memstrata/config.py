@@ -46,6 +46,15 @@ class StoreSettings(Section):
     )
     busy_timeout_s: float = Field(default=30.0, gt=0, description="longest wait for a lock or a pooled connection")
     pool_size: int = Field(default=8, ge=1, le=1000, description="PostgreSQL: most connections per process")
+    file_mode: str | None = Field(
+        default="0600",
+        pattern=r"^(0?[0-7]{3})?$",
+        description="SQLite: permissions of the database files memstrata creates, octal (default 0600: the owner "
+        "only; new directories get the matching 0700); empty or null leaves them to the umask",
+    )
+
+    def file_mode_bits(self) -> int | None:
+        return int(self.file_mode, 8) if self.file_mode else None
 
 
 class EmbedderSettings(Section):
@@ -200,7 +209,14 @@ class VaultSettings(Section):
 
 
 class LimitSettings(Section):
-    max_text_chars: int = Field(default=DEFAULT_MAX_TEXT_CHARS, ge=1)
+    max_text_chars: int = Field(
+        default=DEFAULT_MAX_TEXT_CHARS,
+        ge=1,
+        description="longest text indexed as one memory; a longer text or turn is stored in parts of at most this",
+    )
+    max_whole_chars: int = Field(
+        default=1_000_000, ge=1, description="longest text or turn accepted at all (split into parts when long)"
+    )
     max_batch: int = Field(default=10_000, ge=1)
 
 

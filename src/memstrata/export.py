@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,7 +62,17 @@ def export_jsonl(store: Store, path: Path) -> int:
     return count
 
 
-def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> int:
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did. Records the store already holds are not written again, so importing an export into
+    the store it came from (or twice) merges instead of failing."""
+
+    memories: int  # memories written
+    already_there: int  # records of the file the store already held, identical: left as they are
+    kept_stored: int  # memories the store holds in another version (changed after the export): the stored one kept
+
+
+def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> ImportReport:
     """All-or-nothing import. Vectors of another model are dropped and re-embedded. Graph entities come
     without name vectors: resolution matches them by name and alias until they are mentioned again."""
     records = _Records()
@@ -73,23 +83,68 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> i
                     _parse_line(number, json.loads(raw), records, embedding_id)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInputError(f"cannot read export {path}: {exc}") from None
-    memories, vectors = records.memories, records.vectors
+    fresh = _without_stored(store, records)
+    memories, vectors = fresh.memories, records.vectors
     missing = [item for item in memories if item.id not in vectors]
     batch_vectors = [(item.id, vectors[item.id]) for item in memories if item.id in vectors]
     if missing:
         batch_vectors.extend(embed(missing))
-    store.write(
-        WriteBatch(
-            messages=records.messages,
-            inserts=memories,
-            history=records.history,
-            vectors=batch_vectors,
-            embedding_id=embedding_id if batch_vectors else None,
-            entities=records.entities,
-            relations=records.relations,
-        )
+    batch = WriteBatch(
+        messages=fresh.messages,
+        inserts=memories,
+        history=fresh.history,
+        vectors=batch_vectors,
+        embedding_id=embedding_id if batch_vectors else None,
+        entities=fresh.entities,
+        relations=fresh.relations,
     )
-    return len(memories)
+    if not batch.is_empty():
+        store.write(batch)
+    already_there = records.count() - fresh.count()
+    return ImportReport(memories=len(memories), already_there=already_there, kept_stored=fresh.kept_stored)
+
+
+_VOLATILE = {"last_accessed_at", "access_count"}  # change with use, not with content
+
+
+def _without_stored(store: Store, records: _Records) -> _Records:
+    """The records the store does not hold yet, looked up by id inside each record's own scope."""
+    fresh = _Records()
+    stored_memories: dict[str, MemoryItem] = {}
+    for scope, ids in _by_scope((item.scope, item.id) for item in records.memories).items():
+        stored_memories.update({item.id: item for item in store.get(scope, ids)})
+    for item in records.memories:
+        held = stored_memories.get(item.id)
+        if held is None:
+            fresh.memories.append(item)
+        elif held.model_dump(exclude=_VOLATILE) != item.model_dump(exclude=_VOLATILE):
+            fresh.kept_stored += 1
+    stored_events: set[str] = set()
+    for memory_id, scope in {event.memory_id: event.scope for event in records.history}.items():
+        if memory_id in stored_memories:
+            stored_events.update(event.id for event in store.history(scope, memory_id))
+    fresh.history = [event for event in records.history if event.id not in stored_events]
+    stored_messages: set[str] = set()
+    for scope, ids in _by_scope((scope, message.id) for message, scope in records.messages).items():
+        stored_messages.update(found.message.id for found in store.messages_by_id(scope, ids))
+    fresh.messages = [(message, scope) for message, scope in records.messages if message.id not in stored_messages]
+    stored_entities: set[str] = set()
+    for scope, ids in _by_scope((entity.scope, entity.id) for entity in records.entities).items():
+        stored_entities.update(entity.id for entity in store.graph_entities(scope, ids))
+    fresh.entities = [entity for entity in records.entities if entity.id not in stored_entities]
+    stored_relations: set[str] = set()
+    for scope, ids in _by_scope((relation.scope, relation.id) for relation in records.relations).items():
+        found = store.graph_relations(scope, relation_ids=ids, include_closed=True)
+        stored_relations.update(relation.id for relation in found)
+    fresh.relations = [relation for relation in records.relations if relation.id not in stored_relations]
+    return fresh
+
+
+def _by_scope(pairs: Iterable[tuple[Scope, str]]) -> dict[Scope, list[str]]:
+    grouped: dict[Scope, list[str]] = {}
+    for scope, record_id in pairs:
+        grouped.setdefault(scope, []).append(record_id)
+    return grouped
 
 
 @dataclass
@@ -100,6 +155,17 @@ class _Records:
     vectors: dict[str, Vector] = field(default_factory=dict)
     entities: list[Entity] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
+    kept_stored: int = 0
+
+    def count(self) -> int:
+        return (
+            len(self.memories)
+            + len(self.history)
+            + len(self.messages)
+            + len(self.entities)
+            + len(self.relations)
+            + self.kept_stored
+        )
 
 
 def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_id: str) -> None:

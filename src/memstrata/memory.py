@@ -19,18 +19,24 @@ from pathlib import Path
 from typing import Any, Self, Unpack
 
 from memstrata.config import Settings, load_settings
-from memstrata.errors import InvalidInputError, NotFoundError
+from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
+from memstrata.export import ImportReport
+from memstrata.facade import ids
 from memstrata.facade.admin import AdminAPI, ErasureReport
 from memstrata.facade.core import Clock, MemoryCore
+from memstrata.facade.files import prepare_private_file
+from memstrata.facade.ids import IdKind
 from memstrata.facade.jobs import JobsAPI
 from memstrata.facade.lifecycle import ForgetResult, LifecycleAPI
 from memstrata.facade.scoping import OwnerArgs, ScopeArgs, ScopeBinding
 from memstrata.facade.sessions import SessionsAPI
+from memstrata.facade.texts import add_texts
 from memstrata.facade.writes import (
     TextOptions,
-    add_texts,
     add_turns,
+    drop_stored_turns,
     refuse_ignored_options,
+    rejected,
     updated_version,
     write_update,
 )
@@ -47,7 +53,6 @@ from memstrata.types import (
     HistoryAction,
     HistoryEvent,
     Job,
-    MemoryEvent,
     MemoryItem,
     MemoryStatus,
     Message,
@@ -56,10 +61,19 @@ from memstrata.types import (
     StoredMessage,
     utcnow,
 )
-from memstrata.validation import clean_text, guarded, parse_model
+from memstrata.validation import (
+    check_count,
+    checked_filters,
+    clean_id,
+    clean_label,
+    clean_text,
+    clean_time,
+    guarded,
+    parse_model,
+)
 from memstrata.vault import Vault
 from memstrata.write.extract import Extractor, LLMExtractor
-from memstrata.write.ingest import AddInput, check_metadata, parse_input
+from memstrata.write.ingest import AddInput, OnError, check_metadata, parse_input
 from memstrata.write.reconcile import LLMReconciler, Reconciler
 
 __all__ = ["ErasureReport", "ForgetResult", "Memory"]
@@ -97,6 +111,7 @@ class Memory:
             if isinstance(config, Settings)
             else load_settings(dict(config) if isinstance(config, Mapping) else config)
         )
+        prepare_private_file(settings.store)
         store = open_store(settings.store)
         llm = resolve_llm(settings.llm, os.environ)
         extractor = LLMExtractor(llm.model, graph=settings.graph.enabled) if llm.model else None
@@ -205,29 +220,43 @@ class Memory:
         key: str | None = None,
         confidence: float | None = None,
         event_time: datetime | None = None,
+        on_error: OnError = "raise",
         actor: str = "api",
         **scope: Unpack[ScopeArgs],
     ) -> AddResult:
         """Store text as memories, or conversation turns as raw messages plus episode memories.
 
-        - Text (a string or a list of strings) becomes memories; ``kind``, ``key`` (a namespaced
-          ``project:category:entity``; a second add with the same key updates it), ``confidence`` and
-          ``event_time`` describe them.
+        - Text (a string, or a list of strings and ``{"text", "metadata", "kind", "key", "confidence",
+          "event_time"}`` dicts whose options override the call's) becomes memories; ``kind``, ``key`` (a
+          namespaced ``project:category:entity``; a second add with the same key updates it), ``confidence``
+          and ``event_time`` describe them. The same text added again to a scope is not stored twice: the
+          result says NONE (or UPDATE when it brought new metadata) and the memory is reinforced.
         - Turns (message dicts with role and content) are stored verbatim, then as episode memories.
+        - A text or turn over ``limits.max_text_chars`` is kept, in consecutive parts that each fit the index.
         - ``infer=True`` stores the turns (strings count as user turns) and queues a background job that
           extracts and reconciles facts; ``wait=True`` (or ``flush()``) waits for it and raises
           :class:`~memstrata.errors.JobFailedError` if it failed.
+        - ``on_error="raise"`` (default) refuses the whole call when one item is invalid; ``"skip"`` stores
+          the valid items and lists the others by position in ``result.errors``.
 
         Options that would be ignored (``kind`` with ``infer=True``, ``key`` with turns...) are refused.
         Raw turns are committed before any model runs; if embedding fails, nothing the user said is lost:
-        the error says so and ``reindex()`` completes the vectors later.
+        the error says so and ``reindex()`` completes the vectors later. Each result event carries the
+        ``index`` of the input item it came from.
         """
         resolved = self._binding.scope(scope)
         limits = self._core.settings.limits
-        parsed = parse_input(messages, max_chars=limits.max_text_chars, max_batch=limits.max_batch)
+        parsed = parse_input(messages, max_chars=limits.max_whole_chars, max_batch=limits.max_batch,
+                             on_error=on_error)  # fmt: skip
         given = {"kind": kind, "key": key, "confidence": confidence, "event_time": event_time}
         refuse_ignored_options(parsed, infer=infer, given=given)
         clean_metadata = check_metadata(metadata)
+        actor = clean_label(actor, field="actor", max_chars=200) or "api"
+        if parsed.messages:
+            every_turn = tuple(m.id for m in parsed.messages)
+            parsed = drop_stored_turns(self._core, parsed, resolved)
+            if not parsed.messages:  # all of them were stored before: nothing to do, and nothing to extract again
+                return AddResult(results=(), message_ids=every_turn, errors=rejected(parsed))
         if infer:
             return self.jobs.enqueue(parsed, resolved, clean_metadata, actor=actor, wait=wait)
         if wait:
@@ -236,17 +265,11 @@ class Memory:
         if parsed.messages:
             return add_turns(self._core, parsed, resolved, clean_metadata, actor)
         options = TextOptions.checked(kind, key, confidence, event_time)
-        if options.key is not None:
-            if len(parsed.texts) != 1:
-                raise InvalidInputError("key= applies to exactly one text memory; add keyed facts one at a time")
-            existing = self._core.store.find_by_key(resolved, options.key)
-            if existing is not None and existing.scope == resolved:
-                updated = self._update(existing, parsed.texts[0], clean_metadata or None, actor=actor,
-                                       reason=f"new value for key {options.key}")  # fmt: skip
-                event = MemoryEvent(id=updated.id, event="UPDATE", memory=updated.text,
-                                    previous_memory=existing.text, kind=updated.kind)  # fmt: skip
-                return AddResult(results=(event,))
-        return add_texts(self._core, parsed.texts, resolved, clean_metadata, options, actor)
+        if options.key is not None and len(parsed.items) != 1:
+            raise InvalidInputError(
+                "key= applies to exactly one text memory; give each item its own key ({'text': ..., 'key': ...})"
+            )
+        return add_texts(self._core, parsed, resolved, clean_metadata, options, actor, on_error)
 
     def update(
         self,
@@ -261,15 +284,12 @@ class Memory:
         """Change a memory's text and/or metadata (merged). Re-embeds and records history."""
         if text is None and metadata is None:
             raise InvalidInputError("update() needs new text, new metadata, or both")
-        return self._update(self.get(memory_id, **scope), text, metadata, actor=actor, reason=reason)
-
-    def _update(
-        self, old: MemoryItem, text: str | None, metadata: Mapping[str, Any] | None, *, actor: str, reason: str | None
-    ) -> MemoryItem:
+        old = self.get(memory_id, **scope)
         if old.status == MemoryStatus.DELETED:
-            raise InvalidInputError(f"memory {old.id} is deleted; add a new memory instead")
+            raise ConflictError(f"memory {old.id} is deleted; add a new memory instead")
         new = updated_version(self._core, old, text, metadata)
-        write_update(self._core, old, new, actor=actor, reason=reason)
+        write_update(self._core, old, new, actor=clean_label(actor, field="actor", max_chars=200) or "api",
+                     reason=clean_label(reason, field="reason"))  # fmt: skip
         return new
 
     def delete(
@@ -279,8 +299,22 @@ class Memory:
         item = self.get(memory_id, **scope)
         if item.status == MemoryStatus.DELETED:
             return item
-        self.lifecycle.set_status([item], MemoryStatus.DELETED, HistoryAction.DELETE, actor=actor, reason=reason)
-        return self.get(memory_id, **scope)
+        self.lifecycle.set_status([item], MemoryStatus.DELETED, HistoryAction.DELETE,
+                                  actor=clean_label(actor, field="actor", max_chars=200) or "api",
+                                  reason=clean_label(reason, field="reason"))  # fmt: skip
+        return self.get(item.id, **scope)
+
+    def resolve_id(self, prefix: str, *, what: IdKind = "memory", **scope: Unpack[ScopeArgs]) -> str:
+        """The full id that ``prefix`` (at least 4 characters, or a whole id) names in the scope: a memory, a
+        job (``what="job"``) or a graph entity or relation (``what="graph"``). Ambiguous prefixes are refused
+        with the candidates listed; an unknown one raises NotFoundError."""
+        if what == "memory":
+            return ids.memory_id(self._core.store, self._binding.scope(scope), prefix)
+        if what == "job":
+            return ids.job_id(self._core.store, self._binding.optional_scope(scope), self.tenant_id, prefix)
+        if what == "graph":
+            return ids.graph_id(self._core.store, self._binding.scope(scope), prefix)
+        raise InvalidInputError(f"what must be memory, job or graph, not {what!r}")
 
     def delete_all(self, *, actor: str = "api", reason: str | None = None, **scope: Unpack[ScopeArgs]) -> int:
         """Soft-delete every live memory in the scope, in one transaction. Returns how many."""
@@ -291,14 +325,18 @@ class Memory:
             ListQuery(scope=resolved, filters=Filters(status=live), limit=10_000, offset=len(items))
         ):
             items.extend(batch)
-        self.lifecycle.set_status(items, MemoryStatus.DELETED, HistoryAction.DELETE, actor=actor,
-                                  reason=reason or "delete_all")  # fmt: skip
+        self.lifecycle.set_status(items, MemoryStatus.DELETED, HistoryAction.DELETE,
+                                  actor=clean_label(actor, field="actor", max_chars=200) or "api",
+                                  reason=clean_label(reason, field="reason") or "delete_all")  # fmt: skip
         return len(items)
 
     def mark_used(self, memory_ids: Sequence[str], **scope: Unpack[ScopeArgs]) -> None:
         """Tell memstrata these memories were used (an answer relied on them): that, not being retrieved,
         is what reinforces a memory. Ids outside the scope are ignored."""
-        self._core.access.record_now(self._binding.scope(scope), list(memory_ids))
+        if isinstance(memory_ids, str):
+            raise InvalidInputError("memory_ids must be a list of ids, not one string")
+        checked = [clean_id(memory_id, field=f"memory_ids[{n}]") for n, memory_id in enumerate(memory_ids)]
+        self._core.access.record_now(self._binding.scope(scope), checked)
 
     # --- read -------------------------------------------------------------------------------------
     def search(
@@ -327,7 +365,8 @@ class Memory:
         """
         resolved = self._binding.scope(scope)
         text = clean_text(query, field="query", max_chars=self._core.settings.limits.max_text_chars)
-        parsed_filters = parse_model(Filters, filters or {}, what="filters")
+        parsed_filters = checked_filters(filters)
+        as_of, known_at = clean_time(as_of, field="as_of"), clean_time(known_at, field="known_at")
         statuses = set(parsed_filters.status)
         if include_archived:
             statuses.add(MemoryStatus.ARCHIVED)
@@ -350,7 +389,7 @@ class Memory:
 
     def get(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
         resolved = self._binding.scope(scope)
-        return self.lifecycle.one(memory_id, resolved)
+        return self.lifecycle.one(clean_id(memory_id), resolved)
 
     def get_all(
         self,
@@ -364,8 +403,9 @@ class Memory:
     ) -> list[MemoryItem]:
         query = parse_model(
             ListQuery,
-            {"scope": self._binding.scope(scope), "filters": parse_model(Filters, filters or {}, what="filters"),
-             "limit": limit, "offset": offset, "order_by": order_by, "descending": descending},
+            {"scope": self._binding.scope(scope), "filters": checked_filters(filters),
+             "limit": limit, "offset": check_count(offset, "offset", 0, 10**9),
+             "order_by": order_by, "descending": descending},
             what="list query",
         )  # fmt: skip
         return self._core.store.list_memories(query)
@@ -374,6 +414,7 @@ class Memory:
         """Every change to a memory, oldest first, including the versions it superseded."""
         resolved = self._binding.scope(scope)
         store = self._core.store
+        memory_id = clean_id(memory_id)
         events = store.history(resolved, memory_id)
         if not events:
             raise NotFoundError(f"no history for memory {memory_id} in scope {resolved.label()}")
@@ -388,7 +429,7 @@ class Memory:
 
     def messages(self, *, limit: int = 1000, **scope: Unpack[ScopeArgs]) -> list[StoredMessage]:
         """The raw turns stored for a scope, oldest first: the provenance behind every memory."""
-        return self._core.store.messages(self._binding.scope(scope), limit=limit)
+        return self._core.store.messages(self._binding.scope(scope), limit=check_count(limit, "limit", 1, 100_000))
 
     # --- shortcuts to the sub-APIs (same code paths) ----------------------------------------------------
     def flush(self, *, timeout_s: float | None = None, **scope: Unpack[ScopeArgs]) -> list[Job]:
@@ -450,7 +491,7 @@ class Memory:
     def export_jsonl(self, path: str | Path) -> int:
         return self.admin.export_jsonl(path)
 
-    def import_jsonl(self, path: str | Path) -> int:
+    def import_jsonl(self, path: str | Path) -> ImportReport:
         return self.admin.import_jsonl(path)
 
     # --- lifetime ----------------------------------------------------------------------------------

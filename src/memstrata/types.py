@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from memstrata.validation import string_problem
+
 JsonDict = dict[str, Any]
 
 
@@ -26,8 +28,30 @@ def new_id() -> str:
 
 
 def as_utc(value: datetime) -> datetime:
-    """Naive datetimes are taken as UTC; aware ones are converted to UTC."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    """Naive datetimes are taken as UTC; aware ones are converted to UTC.
+
+    A time near the ends of the calendar may not exist in UTC (``9999-12-31T23:59:59-01:00`` is in year
+    10000): that is the caller's error (a ValueError, which pydantic reports per field), not an overflow.
+    """
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(
+            f"{value.isoformat()} is outside the range UTC can represent (years 1 to 9999); use a nearer date"
+        ) from None
+
+
+def _storable(value: str | None) -> str | None:
+    """Text bound for the store: no lone surrogates (not encodable as UTF-8), no NUL."""
+    problem = None if value is None else string_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+StorableText = Annotated[str, AfterValidator(_storable)]
 
 
 UtcDatetime = Annotated[datetime, AfterValidator(as_utc)]
@@ -55,8 +79,11 @@ class Scope(Frozen):
         value = value.strip()
         if not value:
             raise ValueError("scope ids must not be blank; leave the field out instead")
-        if len(value) > 256 or "\x00" in value:
-            raise ValueError("scope ids must be at most 256 characters without NUL")
+        if len(value) > 256:
+            raise ValueError("scope ids must be at most 256 characters")
+        problem = string_problem(value)
+        if problem is not None:
+            raise ValueError(f"scope id {problem}")
         return value
 
     @model_validator(mode="after")
@@ -118,9 +145,9 @@ class Message(Frozen):
 
     role: Role
     content: str
-    name: str | None = None
+    name: StorableText | None = Field(default=None, max_length=256)
     timestamp: UtcDatetime = Field(default_factory=utcnow)
-    id: str = Field(default_factory=new_id)
+    id: StorableText = Field(default_factory=new_id, min_length=1, max_length=256)
 
 
 class Provenance(Frozen):
@@ -230,12 +257,21 @@ class MemoryEvent(Frozen):
     memory: str
     previous_memory: str | None = None
     kind: str
+    index: int | None = None  # position of the add() input item it came from (a long text gives several parts)
+
+
+class ItemError(Frozen):
+    """An add() input item that was left out (``on_error="skip"``): its position and what to fix."""
+
+    index: int
+    error: str
 
 
 class AddResult(Frozen):
     results: tuple[MemoryEvent, ...]
     message_ids: tuple[str, ...] = ()
     job_id: str | None = None  # with infer=True: the background job that extracts facts from the turns
+    errors: tuple[ItemError, ...] = ()  # items left out with on_error="skip"; empty otherwise
 
 
 class JobStatus(StrEnum):

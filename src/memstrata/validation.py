@@ -1,13 +1,22 @@
-"""Edge checks for text and structured inputs. Everything here raises InvalidInputError."""
+"""Edge checks for text and structured inputs. Everything here raises InvalidInputError.
+
+Every string that reaches the store passes one of these first: the stores encode text as UTF-8
+(a lone surrogate cannot be encoded) and PostgreSQL refuses NUL, so either would otherwise fail deep
+inside a write as a server error. Errors name the field, down to the key inside a dict.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from memstrata.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from memstrata.query import Filters
 
 DEFAULT_MAX_TEXT_CHARS = 20_000
 
@@ -29,15 +38,7 @@ def clean_text(value: object, *, field: str = "text", max_chars: int = DEFAULT_M
             ) from None
     if not isinstance(value, str):
         raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidInputError(
-            f"{field} contains an unpaired surrogate at position {exc.start} (broken UTF-8); "
-            "fix the encoding of the source text"
-        ) from None
-    if "\x00" in value:
-        raise InvalidInputError(f"{field} contains a NUL character at position {value.index(chr(0))}; remove it")
+    check_string(value, field)
     text = value.strip()
     if not text:
         raise InvalidInputError(f"{field} is empty; pass some non-whitespace text")
@@ -76,3 +77,93 @@ def guarded(build: Callable[[], ModelT], *, what: str) -> ModelT:
         return build()
     except ValidationError as exc:
         raise InvalidInputError(f"invalid {what}: {describe_validation_error(exc)}") from None
+
+
+def string_problem(value: str) -> str | None:
+    """Why ``value`` cannot be stored as text, or None when it can."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"contains an unpaired surrogate at position {exc.start} (broken UTF-8); fix the encoding of the source"
+    if "\x00" in value:
+        return f"contains a NUL character at position {value.index(chr(0))}; remove it"
+    return None
+
+
+def check_string(value: str, field: str) -> str:
+    problem = string_problem(value)
+    if problem is not None:
+        raise InvalidInputError(f"{field} {problem}")
+    return value
+
+
+def check_strings(value: object, field: str) -> None:
+    """Every string inside ``value`` (dict keys included, at any depth) must be storable text."""
+    if isinstance(value, str):
+        check_string(value, field)
+    elif isinstance(value, BaseModel):
+        check_strings(value.model_dump(), field)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str):
+                check_string(key, f"{field} key {key!r}")
+            check_strings(item, f"{field}.{key}")
+    elif isinstance(value, list | tuple | set | frozenset):
+        for position, item in enumerate(value):
+            check_strings(item, f"{field}[{position}]")
+
+
+def clean_id(value: object, *, field: str = "memory_id", max_chars: int = 256) -> str:
+    """An id as callers pass it: a non-empty string of storable text, not absurdly long."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
+    text = check_string(value, field).strip()
+    if not text:
+        raise InvalidInputError(f"{field} is empty; pass an id as shown by list or search")
+    if len(text) > max_chars:
+        raise InvalidInputError(f"{field} has {len(text)} characters; ids are at most {max_chars}")
+    return text
+
+
+def clean_label(value: str | None, *, field: str, max_chars: int = 1000) -> str | None:
+    """Short free text kept beside a change (a reason, an actor): storable and bounded, or None."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
+    if len(value) > max_chars:
+        raise InvalidInputError(f"{field} has {len(value)} characters, over the limit of {max_chars}; shorten it")
+    return check_string(value, field)
+
+
+def clean_time(value: datetime | None, *, field: str) -> datetime | None:
+    """A datetime converted to UTC, refused (not overflowing later) when UTC cannot represent it."""
+    from memstrata.types import as_utc  # types imports this module's siblings only; keep the edge one-way
+
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidInputError(f"{field} must be a datetime, got {type(value).__name__}")
+    try:
+        return as_utc(value)
+    except ValueError as exc:
+        raise InvalidInputError(f"{field}: {exc}") from None
+
+
+def check_count(value: object, field: str, low: int, high: int) -> int:
+    """A whole number within bounds (limits, offsets, budgets): the stores cannot take Python's big ints."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"{field} must be a whole number, got {type(value).__name__}")
+    if not low <= value <= high:
+        raise InvalidInputError(f"{field} must be between {low} and {high}, got {value}")
+    return value
+
+
+def checked_filters(filters: object) -> Filters:
+    """Search and list filters, validated, with every string in them storable text."""
+    from memstrata.query import Filters  # query imports types, which imports this module: import at call time
+
+    if filters is not None and not isinstance(filters, Filters | Mapping):
+        raise InvalidInputError(f"filters must be a dict or Filters, got {type(filters).__name__}")
+    check_strings(filters or {}, "filters")
+    return parse_model(Filters, filters or {}, what="filters")

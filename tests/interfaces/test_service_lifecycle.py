@@ -46,7 +46,7 @@ def test_review_confirm_reject(svc: Service, client: httpx.Client) -> None:
     assert client.post(f"/v1/memories/{keep}/confirm", params=scope).json()["status"] == "active"
     assert client.post(f"/v1/memories/{drop}/reject", params=scope).json()["status"] == "deleted"
     again = client.post(f"/v1/memories/{keep}/confirm", params=scope)
-    assert again.status_code == 422 and "not pending" in again.json()["detail"]
+    assert again.status_code == 409 and "not pending" in again.json()["detail"]
 
 
 def test_archive_restore_and_forget(client: httpx.Client) -> None:

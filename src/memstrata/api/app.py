@@ -13,8 +13,9 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from memstrata.api import graph_routes, lifecycle_routes, problems, routes, vault_routes
+from memstrata.api import docs, graph_routes, lifecycle_routes, problems, routes, vault_routes
 from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
+from memstrata.api.browser_guard import BrowserGuard
 from memstrata.api.keys import KeyStore
 from memstrata.api.limits import BodySizeLimit
 from memstrata.api.models import Health, Readiness
@@ -29,8 +30,10 @@ from memstrata.vault.watch import VaultWatcher
 DESCRIPTION = """\
 Long-term memory for LLM agents. Every request needs `Authorization: Bearer <API key>`
 (`memstrata keys create --tenant NAME`); a key reaches only its tenant's memories, and only the
-user / agent ids it was created for. Errors are RFC 9457 problem details with a `detail` that says what
-to do and a stable `code`. MCP (streamable HTTP) is served at `/mcp` with the same keys.
+user / agent ids it was created for. Every call names a scope: at least one of `user_id`, `agent_id`,
+`session_id` (422 without one; a key bound to a single user or agent fills it in). Errors are RFC 9457
+problem details with a `detail` that says what to do and a stable `code`. MCP (streamable HTTP) is served
+at `/mcp` with the same keys.
 """
 
 
@@ -81,10 +84,12 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
             if watcher is not None:
                 watcher.stop()
 
-    app = FastAPI(title="memstrata", version=_version(), description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(title="memstrata", version=_version(), description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None)  # fmt: skip
     app.state.memory = memory
     app.state.auth = auth
     problems.install(app)
+    docs.install(app)
     app.include_router(routes.router)
     app.include_router(lifecycle_routes.router)
     app.include_router(graph_routes.router)
@@ -109,4 +114,6 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
         assert isinstance(route, Route)
         app.router.routes.append(Route(route.path, endpoint=McpAuthGuard(route.app, auth), include_in_schema=False))
     app.add_middleware(BodySizeLimit, max_bytes=server.max_request_bytes)
+    if server.allow_anonymous_loopback:
+        app.add_middleware(BrowserGuard)  # added last: it runs first, before any body is read
     return app

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
-from fastapi.responses import PlainTextResponse
+from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel
 
+from memstrata.api.models import NO_NUL, TEXT_PATTERN
 from memstrata.api.routes import ERRORS, CallerDep, ScopeDep
 from memstrata.graph.model import Entity, Relation
 from memstrata.graph.subgraph import Edge, Subgraph
 
 router = APIRouter(prefix="/v1/graph", responses=ERRORS, tags=["graph"])
-EntityName = Annotated[str, Query(min_length=1, max_length=200, description="entity id, name or alias")]
+EntityName = Annotated[
+    str, Query(min_length=1, max_length=200, pattern=TEXT_PATTERN, description="entity id, name or alias")
+]
+EXPORT_MEDIA = {"json": "application/json", "graphml": "application/xml", "mermaid": "text/plain"}
 
 
 class GraphOut(BaseModel):
@@ -72,17 +75,25 @@ def relations(
     entity: EntityName,
     call: CallerDep,
     ids: ScopeDep,
-    relation: Annotated[str | None, Query(max_length=64)] = None,
+    relation: Annotated[str | None, Query(max_length=64, pattern=NO_NUL)] = None,
 ) -> list[EdgeOut]:
     """Every relation of an entity, current and closed, oldest first."""
     return [EdgeOut.of(edge) for edge in call.memory.graph.relation_history(entity, relation, **call.scope(ids))]
 
 
-@router.get("/export", response_class=PlainTextResponse)
+@router.get(
+    "/export",
+    response_class=Response,
+    responses={200: {"description": "the graph in the asked format", "content": {
+        "application/json": {"schema": {"type": "object"}},
+        "application/xml": {"schema": {"type": "string"}},
+        "text/plain": {"schema": {"type": "string"}},
+    }}},
+)  # fmt: skip
 def export(
     call: CallerDep, ids: ScopeDep, format: Literal["json", "graphml", "mermaid"] = "json", include_closed: bool = True
-) -> PlainTextResponse:
-    """The scope's graph as JSON, GraphML or a Mermaid flowchart."""
+) -> Response:
+    """The scope's graph as JSON (application/json), GraphML (application/xml) or a Mermaid flowchart
+    (text/plain)."""
     text = call.memory.graph.export(format, include_closed=include_closed, **call.scope(ids))
-    media = {"json": "application/json", "graphml": "application/xml", "mermaid": "text/plain"}[format]
-    return PlainTextResponse(text, media_type=media)
+    return Response(text, media_type=EXPORT_MEDIA[format])

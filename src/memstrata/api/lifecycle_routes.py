@@ -10,16 +10,25 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from memstrata.api.models import ConsolidateRequest, ErasureResponse, ForgetRequest, ForgetResponse, MergedCount
+from memstrata.api.models import (
+    TEXT_PATTERN,
+    ConsolidateRequest,
+    ErasureResponse,
+    ForgetRequest,
+    ForgetResponse,
+    MergedCount,
+)
 from memstrata.api.principal import AccessDenied
-from memstrata.api.routes import ERRORS, CallerDep, MemoryId, ScopeDep
+from memstrata.api.routes import ERRORS, CallerDep, MemoryId, ScopeDep, problems
+from memstrata.errors import ConfirmationRequiredError
 from memstrata.types import Job, MemoryItem, Message
 
 router = APIRouter(prefix="/v1", responses=ERRORS, tags=["lifecycle"])
-SessionId = Annotated[str, Path(min_length=1, max_length=256)]
+STATE_CONFLICT = problems(s409="the memory's status does not allow it (e.g. restoring a memory that is not archived)")
+SessionId = Annotated[str, Path(min_length=1, max_length=256, pattern=TEXT_PATTERN)]
 # The session routes take the session from the path, so only these two come from the query string.
-UserQuery = Annotated[str | None, Query(min_length=1, max_length=256)]
-AgentQuery = Annotated[str | None, Query(min_length=1, max_length=256)]
+UserQuery = Annotated[str | None, Query(min_length=1, max_length=256, pattern=TEXT_PATTERN)]
+AgentQuery = Annotated[str | None, Query(min_length=1, max_length=256, pattern=TEXT_PATTERN)]
 
 
 @router.get("/review", response_model=list[MemoryItem])
@@ -28,25 +37,25 @@ def review_queue(call: CallerDep, ids: ScopeDep, limit: Annotated[int, Query(ge=
     return call.memory.review_queue(**call.scope(ids), limit=limit)
 
 
-@router.post("/memories/{memory_id}/confirm", response_model=MemoryItem)
+@router.post("/memories/{memory_id}/confirm", response_model=MemoryItem, responses=STATE_CONFLICT)
 def confirm_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """A pending memory is right: make it active."""
     return call.memory.confirm(memory_id, **call.scope(ids))
 
 
-@router.post("/memories/{memory_id}/reject", response_model=MemoryItem)
+@router.post("/memories/{memory_id}/reject", response_model=MemoryItem, responses=STATE_CONFLICT)
 def reject_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """A pending memory is wrong: delete it (history keeps it)."""
     return call.memory.reject(memory_id, **call.scope(ids))
 
 
-@router.post("/memories/{memory_id}/archive", response_model=MemoryItem)
+@router.post("/memories/{memory_id}/archive", response_model=MemoryItem, responses=STATE_CONFLICT)
 def archive_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """Move an active memory to cold storage: out of normal search, kept and restorable."""
     return call.memory.archive(memory_id, **call.scope(ids))
 
 
-@router.post("/memories/{memory_id}/restore", response_model=MemoryItem)
+@router.post("/memories/{memory_id}/restore", response_model=MemoryItem, responses=STATE_CONFLICT)
 def restore_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """Bring an archived memory back into search."""
     return call.memory.restore(memory_id, **call.scope(ids))
@@ -65,13 +74,19 @@ def forget(body: ForgetRequest, call: CallerDep) -> ForgetResponse:
     return ForgetResponse(matched=result.matched, deleted=result.deleted)
 
 
-@router.post("/users/{user_id}/erase", response_model=ErasureResponse)
+@router.post("/users/{user_id}/erase", response_model=ErasureResponse,
+             responses=problems(s409="confirm=true is missing: the erasure cannot be undone"))  # fmt: skip
 def erase_user(
-    user_id: Annotated[str, Path(min_length=1, max_length=256)],
+    user_id: Annotated[str, Path(min_length=1, max_length=256, pattern=TEXT_PATTERN)],
     call: CallerDep,
     confirm: Annotated[bool, Query(description="required: the erasure cannot be undone")] = False,
 ) -> ErasureResponse:
     """Remove everything about a user (memories, raw turns, history, vectors, jobs) for good, and prove it."""
+    if not confirm:
+        raise ConfirmationRequiredError(
+            f"erasing {user_id!r} removes every memory, raw turn and history row for good; "
+            "send the request again with ?confirm=true"
+        )
     if call.principal.agent_ids is not None:  # the erasure reaches the user's memories of every agent
         raise AccessDenied("erasing a user needs a key that is not limited to some agents")
     allowed = call.principal.scope(user_id, None, None)["user_id"]

@@ -6,48 +6,140 @@ returns exactly what the Python API returns; only what has no public type yet is
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from memstrata.query import Filters
 from memstrata.types import MemoryItem, Role, UtcDatetime
+
+
+def _not_a_bool(value: object) -> object:
+    if isinstance(value, bool | str):
+        raise ValueError("expected a JSON number")
+    return value
+
+
+# JSON numbers and booleans as they are: `true` is not the number 1, and "1" is not true (JSON Schema's
+# integer does include 98.0, so that stays a valid count). Datetimes and enums still arrive as strings.
+Number = Annotated[float, BeforeValidator(_not_a_bool)]
+Count = Annotated[int, BeforeValidator(_not_a_bool)]
+Flag = Annotated[bool, Field(strict=True)]
+# Text that can be stored: something besides whitespace, and no NUL (PostgreSQL refuses it).
+TEXT_PATTERN = r"^[^\x00]*[^\s\x00][^\x00]*$"
+NO_NUL = r"^[^\x00]*$"
+ScopeId = Annotated[
+    str | None,
+    Field(min_length=1, max_length=256, pattern=TEXT_PATTERN, description="at least one of the scope ids is needed"),
+]
+SCOPE_RULE = (
+    "Every request names a scope: at least one of user_id, agent_id and session_id (a key bound to exactly one "
+    "user or agent fills that one in). A request without one is refused with 422."
+)
 
 
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _present(*names: str) -> list[dict[str, Any]]:
+    """JSON Schema alternatives "at least one of these fields, not null"."""
+    return [{"required": [name], "properties": {name: {"not": {"type": "null"}}}} for name in names]
+
+
+def _one_scope_id(schema: dict[str, Any]) -> None:
+    schema["anyOf"] = _present("user_id", "agent_id", "session_id")
+
+
+def _time_string(value: object) -> object:
+    """JSON has no datetime type: a time is an ISO 8601 string, never a number read as a Unix timestamp."""
+    if value is not None and not isinstance(value, str | datetime):
+        raise ValueError("a time must be an ISO 8601 string such as 2024-05-01T09:30:00Z")
+    return value
+
+
+TimeIn = Annotated[UtcDatetime, BeforeValidator(_time_string)]
+_RANGE_FIELDS = ("created_at", "updated_at", "event_time")
+
+
+def _filter_times_are_strings(value: object) -> object:
+    if isinstance(value, dict):
+        for name in ("valid_at", "known_at"):
+            _time_string(value.get(name))
+        for name in _RANGE_FIELDS:
+            bounds = value.get(name)
+            if isinstance(bounds, dict):
+                for end in ("gte", "lt"):
+                    _time_string(bounds.get(end))
+    return value
+
+
 class ScopeBody(Body):
-    user_id: str | None = Field(default=None, min_length=1, max_length=256)
-    agent_id: str | None = Field(default=None, min_length=1, max_length=256)
-    session_id: str | None = Field(default=None, min_length=1, max_length=256)
+    user_id: ScopeId = None
+    agent_id: ScopeId = None
+    session_id: ScopeId = None
+
+
+class ScopedBody(ScopeBody):
+    """A body that names its scope. The schema says so (anyOf), so generated clients and fuzzers know it."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_one_scope_id)
 
 
 class MessageIn(Body):
     role: Role
-    content: str = Field(min_length=1)
-    name: str | None = None
-    timestamp: UtcDatetime | None = Field(default=None, description="when it was said (default: now)")
+    content: str = Field(pattern=NO_NUL, description="the turn verbatim; may be empty (a tool call, an image)")
+    name: str | None = Field(default=None, max_length=256, pattern=NO_NUL)
+    timestamp: TimeIn | None = Field(default=None, description="when it was said (default: now)")
+    id: str | None = Field(
+        default=None, min_length=1, max_length=256, pattern=TEXT_PATTERN,
+        description="your id for the turn: sending the same turn again stores nothing new",
+    )  # fmt: skip
 
     def as_input(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
 
 
-class AddRequest(ScopeBody):
+class TextItemBody(Body):
+    """One text of a batch, with its own options (they override the request's)."""
+
+    text: str = Field(pattern=TEXT_PATTERN)
+    metadata: dict[str, Any] | None = None
+    kind: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_\-]{0,63}$")
+    key: str | None = Field(default=None, max_length=512)
+    confidence: Number | None = Field(default=None, ge=0.0, le=1.0)
+    event_time: TimeIn | None = None
+
+
+def _text_or_messages(schema: dict[str, Any]) -> None:
+    schema["allOf"] = [{"anyOf": _present("user_id", "agent_id", "session_id")},
+                       {"oneOf": _present("text", "messages")}]  # fmt: skip
+
+
+class AddRequest(ScopedBody):
     """Either ``text`` (one or more memories) or ``messages`` (conversation turns), not both."""
 
-    text: str | list[str] | None = Field(default=None, description="a memory, or several")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_text_or_messages)
+
+    text: str | list[str | TextItemBody] | None = Field(
+        default=None, description="a memory, or several: strings, or {text, metadata, kind, ...} items"
+    )
     messages: list[MessageIn] | None = Field(default=None, min_length=1, description="conversation turns")
     metadata: dict[str, Any] | None = None
-    infer: bool = Field(default=False, description="extract facts from the turns in the background (a job)")
-    wait: bool = Field(default=False, description="with infer: wait until the extraction job has run")
+    infer: Flag = Field(default=False, description="extract facts from the turns in the background (a job)")
+    wait: Flag = Field(default=False, description="with infer: wait until the extraction job has run")
     kind: str | None = Field(
-        default=None, description="text only: fact (default), preference, procedure, knowledge, ..."
+        default=None,
+        pattern=r"^[a-z_][a-z0-9_\-]{0,63}$",
+        description="text only: fact (default), preference, procedure, knowledge, ... (any lowercase identifier)",
     )
     key: str | None = Field(default=None, description="text only: namespaced key, e.g. project:db:engine")
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0, description="text only (default 1.0)")
-    event_time: UtcDatetime | None = Field(default=None, description="text only: when the fact became true")
+    confidence: Number | None = Field(default=None, ge=0.0, le=1.0, description="text only (default 1.0)")
+    event_time: TimeIn | None = Field(default=None, description="text only: when the fact became true")
+    on_error: Literal["raise", "skip"] = Field(
+        default="raise", description="raise: one bad item refuses the request; skip: store the rest, list the bad"
+    )
 
     @model_validator(mode="after")
     def _one_input(self) -> AddRequest:
@@ -55,35 +147,48 @@ class AddRequest(ScopeBody):
             raise ValueError("send either text or messages")
         return self
 
-    def payload(self) -> str | list[str] | list[dict[str, Any]]:
+    def payload(self) -> str | list[str | dict[str, Any]] | list[dict[str, Any]]:
         if self.messages is not None:
             return [message.as_input() for message in self.messages]
         assert self.text is not None
-        return self.text
+        if isinstance(self.text, str):
+            return self.text
+        return [item if isinstance(item, str) else item.model_dump(exclude_none=True) for item in self.text]
 
 
-class SearchRequest(ScopeBody):
-    query: str = Field(min_length=1)
-    limit: int = Field(default=10, ge=1, le=1000)
-    filters: Filters | None = None
-    threshold: float | None = Field(default=None, ge=-1.0, le=1.0, description="minimum cosine similarity")
-    as_of: UtcDatetime | None = Field(default=None, description="valid time: what was true then")
-    known_at: UtcDatetime | None = Field(default=None, description="record time: what the store held then")
-    include_archived: bool = Field(default=False, description="also search archived memories")
+class SearchRequest(ScopedBody):
+    query: str = Field(min_length=1, max_length=20_000, pattern=TEXT_PATTERN)
+    limit: Count = Field(default=10, ge=1, le=1000)
+    filters: Annotated[Filters | None, BeforeValidator(_filter_times_are_strings)] = None
+    threshold: Number | None = Field(default=None, ge=-1.0, le=1.0, description="minimum cosine similarity")
+    as_of: TimeIn | None = Field(default=None, description="valid time: what was true then")
+    known_at: TimeIn | None = Field(default=None, description="record time: what the store held then")
+    include_archived: Flag = Field(default=False, description="also search archived memories")
 
 
-class UsedRequest(ScopeBody):
-    memory_ids: list[str] = Field(min_length=1, max_length=1000, description="ids of the memories an answer used")
+MemoryIdText = Annotated[str, Field(min_length=1, max_length=256, pattern=TEXT_PATTERN)]
+
+
+class UsedRequest(ScopedBody):
+    memory_ids: list[MemoryIdText] = Field(
+        min_length=1, max_length=1000, description="ids of the memories an answer used"
+    )
 
 
 class MarkedUsed(Body):
     marked: int
 
 
+def _text_or_metadata(schema: dict[str, Any]) -> None:
+    schema["anyOf"] = _present("text", "metadata")
+
+
 class UpdateRequest(Body):
-    text: str | None = None
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_text_or_metadata)
+
+    text: str | None = Field(default=None, max_length=20_000, pattern=TEXT_PATTERN)
     metadata: dict[str, Any] | None = Field(default=None, description="merged into the existing metadata")
-    reason: str | None = Field(default=None, max_length=1000)
+    reason: str | None = Field(default=None, max_length=1000, pattern=NO_NUL)
 
     @model_validator(mode="after")
     def _something(self) -> UpdateRequest:
@@ -92,15 +197,15 @@ class UpdateRequest(Body):
         return self
 
 
-class ForgetRequest(ScopeBody):
-    what: str = Field(min_length=1, description="what to forget, e.g. 'my old address'")
-    confirm: bool = Field(default=False, description="delete the matches; without it, only a preview")
-    min_similarity: float = Field(default=0.45, ge=0.0, le=1.0, description="semantic matches below are left")
-    limit: int = Field(default=20, ge=1, le=200)
+class ForgetRequest(ScopedBody):
+    what: str = Field(min_length=1, max_length=20_000, pattern=TEXT_PATTERN, description="e.g. 'my old address'")
+    confirm: Flag = Field(default=False, description="delete the matches; without it, only a preview")
+    min_similarity: Number = Field(default=0.45, ge=0.0, le=1.0, description="semantic matches below are left")
+    limit: Count = Field(default=20, ge=1, le=200)
 
 
-class ConsolidateRequest(ScopeBody):
-    threshold: float = Field(default=0.92, gt=0.5, le=1.0, description="cosine similarity to merge at")
+class ConsolidateRequest(ScopedBody):
+    threshold: Number = Field(default=0.92, gt=0.5, le=1.0, description="cosine similarity to merge at")
 
 
 class ForgetResponse(BaseModel):

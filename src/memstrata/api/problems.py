@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
 
 from memstrata.api.principal import AccessDenied, Unauthenticated
 from memstrata.errors import (
@@ -127,6 +128,8 @@ def install(app: FastAPI) -> None:
         detail = str(exc.detail) if exc.detail and exc.detail != HTTPStatus(status).phrase else ""
         detail = _HINTS.get(detail, _HINTS.get(status, detail))
         headers = dict(exc.headers or {}) | (auth_headers(status) or {})
+        if status == 405:  # every method the path takes, not only those of the route that matched first
+            headers["Allow"] = ", ".join(sorted(allowed_methods(request)))
         code = _HTTP_CODES.get(status, HTTPStatus(status).phrase.lower().replace(" ", "_"))
         return problem_response(
             status, detail or HTTPStatus(status).phrase, code, instance=request.url.path, headers=headers or None
@@ -153,6 +156,14 @@ _HINTS: dict[int | str, str] = {
     405: "this endpoint does not accept that method; GET /docs lists the methods",
 }
 _HTTP_CODES = {404: "no_route", 405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type"}
+
+
+def allowed_methods(request: Request) -> set[str]:
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods and route.path_regex.match(request.url.path):
+            methods |= route.methods
+    return methods
 
 
 def _field_problem(err: Any) -> FieldProblem:

@@ -12,8 +12,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import StringConstraints
 
 from memstrata.api.models import (
+    NO_NUL,
+    SCOPE_RULE,
+    TEXT_PATTERN,
     AddRequest,
     DeletedCount,
     MarkedUsed,
@@ -34,13 +38,30 @@ from memstrata.query import OrderField
 from memstrata.types import AddResult, HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, SearchHit, StoredMessage
 
 bearer = HTTPBearer(auto_error=False, description="an API key from `memstrata keys create`")
-ERRORS: dict[int | str, dict[str, object]] = {
-    status: {"model": Problem, "content": {"application/problem+json": {}}} for status in (401, 403, 404, 413, 422)
-}
+Responses = dict[int | str, dict[str, object]]
+
+
+def problems(**described: str) -> Responses:
+    """Documented error responses: every one is a problem+json body."""
+    return {
+        int(status.removeprefix("s")): {"model": Problem, "content": {"application/problem+json": {}},
+                                        "description": text}
+        for status, text in described.items()
+    }  # fmt: skip
+
+
+ERRORS = problems(
+    s400="the body is not JSON, or a header is malformed",
+    s401="no API key, or an unknown or revoked one",
+    s403="the key may not use this scope; or, on a keyless server, a request a web page could have sent",
+    s404="no such record in the scope",
+    s413="the body is over server.max_request_bytes",
+    s415="keyless server: a write without Content-Type: application/json (or an X-Memstrata-Client header)",
+    s422="the request does not validate: a field's value, or no scope (at least one of user_id, agent_id, session_id)",
+)
 router = APIRouter(prefix="/v1", responses=ERRORS)
-JOB_FAILED: dict[int | str, dict[str, object]] = {
-    424: {"model": Problem, "content": {"application/problem+json": {}}, "description": "an awaited job failed"}
-}
+JOB_FAILED = problems(s424="an awaited job failed")
+CONFLICT = problems(s409="the write clashes with stored data (a turn id that holds another turn)")
 
 
 @dataclass(frozen=True)
@@ -63,20 +84,22 @@ def caller(request: Request, _credentials: Annotated[HTTPAuthorizationCredential
     return Caller(principal, principal.memory(request.app.state.memory))
 
 
-def scope_query(
-    user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
-    agent_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
-    session_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
-) -> ScopeBody:
+ScopeQuery = Annotated[str | None, Query(min_length=1, max_length=256, pattern=TEXT_PATTERN, description=SCOPE_RULE)]
+
+
+def scope_query(user_id: ScopeQuery = None, agent_id: ScopeQuery = None, session_id: ScopeQuery = None) -> ScopeBody:
     return ScopeBody(user_id=user_id, agent_id=agent_id, session_id=session_id)
 
 
 CallerDep = Annotated[Caller, Depends(caller)]
 ScopeDep = Annotated[ScopeBody, Depends(scope_query)]
-MemoryId = Annotated[str, Path(min_length=1, max_length=128)]
+MemoryId = Annotated[str, Path(min_length=1, max_length=256, pattern=TEXT_PATTERN)]
+JobId = Annotated[str, Path(min_length=1, max_length=256, pattern=TEXT_PATTERN)]
+Reason = Annotated[str | None, Query(max_length=1000, pattern=NO_NUL, description="why, kept in the history")]
 
 
-@router.post("/memories", status_code=201, response_model=AddResult, tags=["memories"], responses=JOB_FAILED)
+@router.post("/memories", status_code=201, response_model=AddResult, tags=["memories"],
+             responses=JOB_FAILED | CONFLICT)  # fmt: skip
 def add_memories(body: AddRequest, call: CallerDep) -> AddResult:
     """Store text as memories, or conversation turns (``messages``) as raw turns plus episode memories.
 
@@ -92,6 +115,7 @@ def add_memories(body: AddRequest, call: CallerDep) -> AddResult:
         key=body.key,
         confidence=body.confidence,
         event_time=body.event_time,
+        on_error=body.on_error,
         actor=call.actor,
     )
 
@@ -125,7 +149,10 @@ def list_memories(
     ids: ScopeDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-    kind: Annotated[list[str] | None, Query(description="only these kinds")] = None,
+    kind: Annotated[
+        list[Annotated[str, StringConstraints(pattern=r"^[a-z_][a-z0-9_\-]{0,63}$")]] | None,
+        Query(description="only these kinds (lowercase identifiers)"),
+    ] = None,
     status: Annotated[list[MemoryStatus] | None, Query(description="default: active only")] = None,
     order_by: OrderField = "created_at",
     descending: bool = True,
@@ -144,7 +171,7 @@ def list_memories(
 
 
 @router.delete("/memories", response_model=DeletedCount, tags=["memories"])
-def delete_all_memories(call: CallerDep, ids: ScopeDep, reason: str | None = None) -> DeletedCount:
+def delete_all_memories(call: CallerDep, ids: ScopeDep, reason: Reason = None) -> DeletedCount:
     """Soft-delete every live memory of the scope in one transaction; history keeps them."""
     return DeletedCount(deleted=call.memory.delete_all(**call.scope(ids), actor=call.actor, reason=reason))
 
@@ -154,7 +181,8 @@ def get_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryIte
     return call.memory.get(memory_id, **call.scope(ids))
 
 
-@router.patch("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
+@router.patch("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"],
+              responses=problems(s409="the memory is deleted"))  # fmt: skip
 def update_memory(memory_id: MemoryId, body: UpdateRequest, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """Change text and/or metadata (merged); the old text stays in the history."""
     return call.memory.update(
@@ -163,7 +191,7 @@ def update_memory(memory_id: MemoryId, body: UpdateRequest, call: CallerDep, ids
 
 
 @router.delete("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
-def delete_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep, reason: str | None = None) -> MemoryItem:
+def delete_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep, reason: Reason = None) -> MemoryItem:
     """Soft delete: the memory leaves search; its history keeps the text. Use /purge to remove it for good."""
     return call.memory.delete(memory_id, **call.scope(ids), actor=call.actor, reason=reason)
 
@@ -209,7 +237,7 @@ def flush_jobs(
 
 
 @router.post("/jobs/{job_id}/retry", response_model=Job, tags=["jobs"])
-def retry_job(job_id: Annotated[str, Path(min_length=1, max_length=128)], call: CallerDep, ids: ScopeDep) -> Job:
+def retry_job(job_id: JobId, call: CallerDep, ids: ScopeDep) -> Job:
     """Queue a failed job again (its turns are still stored)."""
     scope = call.scope(ids)
     # Memory checks the tenant; a key limited to some users or agents must also own the job's scope.

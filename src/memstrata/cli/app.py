@@ -59,7 +59,7 @@ app.add_typer(ingest_cmds.collections_app, name="collections")
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # a command's typer.Exit(n) comes back as n, not as an exception
     except MemstrataError as exc:
         err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2 if isinstance(exc, InvalidInputError) else 1)
@@ -72,3 +72,5 @@ def main() -> None:
             show()
             sys.exit(code)
         raise
+    if isinstance(code, int) and code:
+        sys.exit(code)

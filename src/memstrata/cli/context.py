@@ -17,10 +17,13 @@ from memstrata.config import Settings, load_settings
 from memstrata.errors import InvalidInputError
 from memstrata.facade.scoping import ScopeArgs
 from memstrata.memory import Memory
+from memstrata.types import MemoryKind
 
 UserOpt = Annotated[str | None, typer.Option("--user", "-u", help="user_id scope")]
 AgentOpt = Annotated[str | None, typer.Option("--agent", "-a", help="agent_id scope")]
 SessionOpt = Annotated[str | None, typer.Option("--session", "-s", help="session_id scope")]
+IdArg = Annotated[str, typer.Argument(help="the id, or a unique prefix of it (tables show 12 characters)")]
+BUILT_IN_KINDS = tuple(kind.value for kind in MemoryKind)
 
 
 @dataclass
@@ -60,6 +63,25 @@ def cli_state(ctx: typer.Context) -> CliState:
 
 def scope_args(user: str | None, agent: str | None, session: str | None) -> ScopeArgs:
     return {"user_id": user, "agent_id": agent, "session_id": session}
+
+
+def check_kinds(memory: Memory, kinds: list[str] | None, scope: ScopeArgs, *, adding: bool = False) -> None:
+    """Kinds are extensible (any lowercase identifier), so an unknown one is not an error; but a kind that is
+    neither built in nor used in the scope is most likely a typo, and a filter on it finds nothing: say so."""
+    if not kinds or not any(scope.values()):
+        return
+    unknown = [kind for kind in kinds if kind not in BUILT_IN_KINDS]
+    if not unknown:
+        return
+    in_use = memory.stats(**scope).memories_by_kind
+    for kind in (kind for kind in unknown if kind not in in_use):
+        known = ", ".join(sorted(set(BUILT_IN_KINDS) | set(in_use)))
+        if adding:
+            err_console.print(f"[yellow]note:[/yellow] new kind {kind!r} in this scope (kinds are extensible; "
+                              f"known here: {known})", highlight=False)  # fmt: skip
+        else:
+            err_console.print(f"[yellow]warning:[/yellow] no memory in this scope has kind {kind!r}, so it "
+                              f"matches nothing; known kinds here: {known}", highlight=False)  # fmt: skip
 
 
 def parse_json_option(value: str | None, name: str) -> Any:

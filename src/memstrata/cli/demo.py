@@ -41,8 +41,16 @@ QUERIES = [
 
 
 def run_demo(db: Path | None = None) -> None:
-    path = db or Path(tempfile.mkdtemp(prefix="memstrata-demo-")) / "demo.db"
-    settings = load_settings({"store": {"path": str(path)}})
+    """On ``db``, kept afterwards; without it, on a temporary store that is removed when the demo ends."""
+    if db is not None:
+        _run(db)
+        return
+    with tempfile.TemporaryDirectory(prefix="memstrata-demo-") as directory:
+        _run(Path(directory) / "demo.db")
+
+
+def _run(path: Path) -> None:
+    settings = load_settings({"store": {"path": str(path)}, "llm": {"provider": "rules"}})
     with Memory.from_config(settings) as memory:
         console.print(Panel.fit(f"memstrata demo · store: {path}", style="bold cyan"))
         _store_conversation(memory)

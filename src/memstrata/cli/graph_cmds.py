@@ -9,7 +9,7 @@ from typing import Annotated, cast
 import typer
 from rich.table import Table
 
-from memstrata.cli.context import AgentOpt, SessionOpt, UserOpt, cli_state, scope_args
+from memstrata.cli.context import AgentOpt, IdArg, SessionOpt, UserOpt, cli_state, scope_args
 from memstrata.cli.render import console, history_table, print_json
 from memstrata.graph.model import Entity
 from memstrata.graph.subgraph import Edge, Subgraph
@@ -23,7 +23,7 @@ def _entities_table(entities: list[Entity]) -> Table:
     for column in ("id", "name", "type", "aliases", "sources"):
         table.add_column(column)
     for entity in entities:
-        table.add_row(entity.id[:8], entity.name, entity.type, ", ".join(entity.aliases), str(len(entity.message_ids)))
+        table.add_row(entity.id[:12], entity.name, entity.type, ", ".join(entity.aliases), str(len(entity.message_ids)))
     return table
 
 
@@ -35,7 +35,7 @@ def _edges_table(edges: list[Edge], title: str) -> Table:
         record = edge.record
         until = f"{record.valid_to:%Y-%m-%d %H:%M}" if record.valid_to else "[green]current[/green]"
         table.add_row(edge.source, edge.relation, edge.target, f"{record.valid_from:%Y-%m-%d %H:%M}", until,
-                      f"{record.confidence:.2f}", record.id[:8])  # fmt: skip
+                      f"{record.confidence:.2f}", record.id[:12])  # fmt: skip
     return table
 
 
@@ -113,11 +113,12 @@ def relations(
 
 @app.command("history")
 def history(
-    ctx: typer.Context, record_id: str, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None
+    ctx: typer.Context, record_id: IdArg, user: UserOpt = None, agent: AgentOpt = None, session: SessionOpt = None
 ) -> None:
     """ADD / MERGE / CLOSE events of one entity or relation."""
     state = cli_state(ctx)
-    events = state.memory().graph.history(record_id, **scope_args(user, agent, session))
+    scope = scope_args(user, agent, session)
+    events = state.memory().graph.history(state.memory().resolve_id(record_id, what="graph", **scope), **scope)
     print_json(events) if state.json else console.print(history_table(events))
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from memstrata.cli.context import AgentOpt, SessionOpt, UserOpt, cli_state, scope_args
+from memstrata.cli.context import AgentOpt, IdArg, SessionOpt, UserOpt, cli_state, scope_args
 from memstrata.cli.render import console, key_values, memories_table, print_json
 
 app = typer.Typer()
@@ -22,11 +22,12 @@ def review(ctx: typer.Context, user: UserOpt = None, agent: AgentOpt = None, ses
 
 
 def _status_command(name: str, help_text: str) -> None:
-    def command(ctx: typer.Context, memory_id: str, user: UserOpt = None, agent: AgentOpt = None,
+    def command(ctx: typer.Context, memory_id: IdArg, user: UserOpt = None, agent: AgentOpt = None,
                 session: SessionOpt = None) -> None:  # fmt: skip
         state = cli_state(ctx)
+        scope = scope_args(user, agent, session)
         action = getattr(state.memory().lifecycle, name)
-        item = action(memory_id, actor="cli", **scope_args(user, agent, session))
+        item = action(state.memory().resolve_id(memory_id, **scope), actor="cli", **scope)
         message = f"{name.upper()} {item.id}  [{item.status.value}] {item.text}"
         print_json(item) if state.json else console.print(message, highlight=False)
 

@@ -1,5 +1,6 @@
 """The everyday commands: add, search, list, show, history, update, delete, jobs, export/import, stats,
-reindex, doctor, demo."""
+reindex, doctor, demo. Wherever a command takes an id, a unique prefix of it will do (tables show 12
+characters)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,17 @@ from typing import Annotated, Any
 
 import typer
 
-from memstrata.cli.context import AgentOpt, SessionOpt, UserOpt, cli_state, parse_json_option, scope_args
+from memstrata.cli.context import (
+    AgentOpt,
+    IdArg,
+    SessionOpt,
+    UserOpt,
+    check_kinds,
+    cli_state,
+    parse_json_option,
+    scope_args,
+)
+from memstrata.cli.doctor import doctor
 from memstrata.cli.progress import progress_bar
 from memstrata.cli.render import (
     console,
@@ -50,6 +61,7 @@ def add(
     options: dict[str, Any] = {"infer": True, "wait": wait} if infer else {"kind": kind, "key": key}
     if infer and (kind or key):
         raise InvalidInputError("--kind and --key apply to plain texts; with --infer the model decides them")
+    check_kinds(memory, [kind] if kind else None, scope, adding=True)
     failure: JobFailedError | None = None
     try:
         result = memory.add(payload, **scope, metadata=parse_json_option(metadata, "metadata"), actor="cli",
@@ -89,6 +101,7 @@ def search(
     parsed = parse_json_option(filters, "filters") or {}
     if kind:
         parsed["kind"] = kind
+        check_kinds(state.memory(), kind, scope_args(user, agent, session))
     hits = state.memory().search(
         query, **scope_args(user, agent, session), limit=limit, filters=parsed, threshold=threshold
     )
@@ -112,6 +125,7 @@ def list_(
     filters: dict[str, Any] = {}
     if kind:
         filters["kind"] = kind
+        check_kinds(state.memory(), kind, scope_args(user, agent, session))
     if status:
         filters["status"] = status
     items = state.memory().get_all(
@@ -125,27 +139,29 @@ def list_(
 
 
 @app.command()
-def show(ctx: typer.Context, memory_id: str, user: UserOpt = None, agent: AgentOpt = None,
+def show(ctx: typer.Context, memory_id: IdArg, user: UserOpt = None, agent: AgentOpt = None,
          session: SessionOpt = None) -> None:  # fmt: skip
     """Show one memory with every field."""
     state = cli_state(ctx)
-    item = state.memory().get(memory_id, **scope_args(user, agent, session))
+    scope = scope_args(user, agent, session)
+    item = state.memory().get(state.memory().resolve_id(memory_id, **scope), **scope)
     print_json(item) if state.json else console.print(memory_detail(item))
 
 
 @app.command()
-def history(ctx: typer.Context, memory_id: str, user: UserOpt = None, agent: AgentOpt = None,
+def history(ctx: typer.Context, memory_id: IdArg, user: UserOpt = None, agent: AgentOpt = None,
             session: SessionOpt = None) -> None:  # fmt: skip
     """Every change made to a memory: ADD, UPDATE, DELETE with old and new text."""
     state = cli_state(ctx)
-    events = state.memory().history(memory_id, **scope_args(user, agent, session))
+    scope = scope_args(user, agent, session)
+    events = state.memory().history(state.memory().resolve_id(memory_id, **scope), **scope)
     print_json(events) if state.json else console.print(history_table(events))
 
 
 @app.command()
 def update(
     ctx: typer.Context,
-    memory_id: str,
+    memory_id: IdArg,
     text: Annotated[str | None, typer.Argument()] = None,
     user: UserOpt = None,
     agent: AgentOpt = None,
@@ -155,15 +171,17 @@ def update(
 ) -> None:
     """Change a memory's text and/or metadata; history keeps the old text."""
     state = cli_state(ctx)
+    scope = scope_args(user, agent, session)
+    memory_id = state.memory().resolve_id(memory_id, **scope)
     item = state.memory().update(memory_id, text, metadata=parse_json_option(metadata, "metadata"), reason=reason,
-                                 actor="cli", **scope_args(user, agent, session))  # fmt: skip
+                                 actor="cli", **scope)  # fmt: skip
     print_json(item) if state.json else console.print(f"[yellow]UPDATE[/yellow] {item.id}  {item.text}")
 
 
 @app.command()
 def delete(
     ctx: typer.Context,
-    memory_id: str,
+    memory_id: IdArg,
     user: UserOpt = None,
     agent: AgentOpt = None,
     session: SessionOpt = None,
@@ -173,6 +191,7 @@ def delete(
     """Soft-delete a memory (or --purge it)."""
     state = cli_state(ctx)
     memory = state.memory()
+    memory_id = memory.resolve_id(memory_id, **scope_args(user, agent, session))
     if purge:
         memory.purge(memory_id, **scope_args(user, agent, session))
         print_json({"purged": memory_id}) if state.json else console.print(f"[red]PURGED[/red] {memory_id}")
@@ -191,12 +210,19 @@ def export_(ctx: typer.Context, path: Path) -> None:
 
 @app.command("import")
 def import_(ctx: typer.Context, path: Path) -> None:
-    """Load a JSONL export into this store (all or nothing)."""
+    """Load a JSONL export into this store (all or nothing); what the store already holds is skipped (merge)."""
     state = cli_state(ctx)
     if not path.is_file():
         raise InvalidInputError(f"{path} is not a file; pass the path of a `memstrata export` file")
-    count = state.memory().import_jsonl(path)
-    print_json({"imported": count}) if state.json else console.print(f"imported {count} memories from {path}")
+    report = state.memory().import_jsonl(path)
+    if state.json:
+        print_json(vars(report))
+        return
+    console.print(
+        f"imported {report.memories} memories from {path}; {report.already_there} records were already in the "
+        f"store (skipped), {report.kept_stored} memories changed since the export kept their stored version",
+        highlight=False,
+    )
 
 
 @app.command()
@@ -227,7 +253,7 @@ def jobs(
     agent: AgentOpt = None,
     session: SessionOpt = None,
     status: Annotated[list[str] | None, typer.Option(help="waiting, queued, running, done, failed")] = None,
-    retry: Annotated[str | None, typer.Option(help="queue this failed job again")] = None,
+    retry: Annotated[str | None, typer.Option(help="queue this failed job again (its id, or a unique prefix)")] = None,
     flush: Annotated[bool, typer.Option(help="run every pending job now")] = False,
     limit: int = 50,
 ) -> None:
@@ -237,7 +263,7 @@ def jobs(
     scope = scope_args(user, agent, session)
     failure: JobFailedError | None = None
     if retry:
-        memory.retry_job(retry)
+        memory.retry_job(memory.resolve_id(retry, what="job", **scope))
     if flush or retry:
         try:
             memory.flush(**scope)
@@ -249,22 +275,7 @@ def jobs(
         raise failure
 
 
-@app.command()
-def doctor(ctx: typer.Context) -> None:
-    """Which store, embedder and model are in use, and why."""
-    state = cli_state(ctx)
-    memory = state.memory()
-    report = {
-        "store": memory.store.location,
-        "schema_version": memory.stats().schema_version,
-        "embedder": f"{memory.embedder.model_id}:{memory.embedder.dims}",
-        "stored_embedding": memory.store.embedding_id() or "(no vectors yet)",
-        "extractor": memory.extractor.name,
-        "reconciler": memory.reconciler.name,
-        "why": memory.llm_reason,
-        "trigger": memory.settings.write.trigger,
-    }
-    print_json(report) if state.json else console.print(key_values(report, title="memstrata doctor"))
+app.command()(doctor)
 
 
 @app.command()

@@ -116,6 +116,14 @@ def key_values(values: dict[str, Any], *, title: str) -> Table:
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
     for field, value in values.items():
-        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value)
-        table.add_row(field, shown)
+        table.add_row(field.replace("_", " "), _plain(value))
     return table
+
+
+def _plain(value: Any) -> str:
+    """Nested values as people read them: ``active 3 · deleted 1``, not a Python or JSON dump."""
+    if isinstance(value, dict):
+        return " · ".join(f"{key} {_plain(item)}" for key, item in value.items()) or "-"
+    if isinstance(value, list | tuple):
+        return ", ".join(_plain(item) for item in value) or "-"
+    return "-" if value is None else str(value)

@@ -8,6 +8,7 @@ server packages are imported inside the commands, so the rest of the CLI works w
 from __future__ import annotations
 
 import os
+import socket
 from typing import Annotated
 
 import typer
@@ -31,11 +32,25 @@ def _need_server_extra() -> None:
         ) from None
 
 
-@app.command()
+SERVE_EPILOG = (
+    "Which store: the global options before the command, e.g. `memstrata --db ~/notes.db serve` (a SQLite file) "
+    "or `memstrata --config memstrata.toml serve` (store.path may be a postgresql:// URL); MEMSTRATA_STORE__PATH "
+    "works too. Default: memstrata.db in the user data directory. API keys: `memstrata keys create --tenant "
+    "NAME`, kept in keys.db beside the store unless --keys or server.keys_path says otherwise. Every \\[server] "
+    "setting (host, port, max_request_bytes, allow_anonymous_loopback) can be set in the config file or as "
+    "MEMSTRATA_SERVER__*. Keyless mode answers only loopback host names and refuses requests a web page could "
+    "send (see docs/server.md)."
+)
+
+
+@app.command(epilog=SERVE_EPILOG)
 def serve(
     ctx: typer.Context,
     host: Annotated[str | None, typer.Option(help="interface to bind (default: server.host, 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="TCP port (default: server.port, 8765)")] = None,
+    keys_path: Annotated[
+        str | None, typer.Option("--keys", help="API-key file (default: server.keys_path, or keys.db beside the store)")
+    ] = None,
     allow_anonymous_loopback: Annotated[
         bool | None,
         typer.Option(
@@ -51,9 +66,16 @@ def serve(
     from memstrata.api.app import create_app
     from memstrata.api.keys import KeyStore
 
-    memory = cli_state(ctx).memory()
-    overrides = {"host": host, "port": port, "allow_anonymous_loopback": allow_anonymous_loopback}
-    server = memory.settings.server.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    state = cli_state(ctx)
+    overrides = {
+        "host": host,
+        "port": port,
+        "keys_path": keys_path,
+        "allow_anonymous_loopback": allow_anonymous_loopback,
+    }
+    server = state.settings().server.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    check_port_free(server.host, server.port)  # before the model and the store are loaded: fail in a second
+    memory = state.memory()
     keys = KeyStore(server.keys_file(memory.settings.store.path))
     try:
         application = create_app(memory, server, keys=keys)
@@ -180,6 +202,22 @@ def keys_revoke(ctx: typer.Context, key_id: str) -> None:
     finally:
         keys.close()
     print_json(key) if state.json else console.print(f"revoked {key.id} (tenant {key.tenant_id})", highlight=False)
+
+
+def check_port_free(host: str, port: int) -> None:
+    """A busy port is a clear error, not uvicorn's bare "[Errno 98]" after everything has been loaded."""
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: TIME_WAIT is not "busy"
+        try:
+            probe.bind((host.strip("[]"), port))
+        except OSError as exc:
+            raise InvalidInputError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} (another memstrata serve, or another "
+                f"program, may hold the port); pass --port with a free port, or stop the other process"
+            ) from None
 
 
 def _ids(ids: tuple[str, ...] | None) -> str:

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Unpack
 
 from memstrata.errors import ConfirmationRequiredError, NotFoundError, StoreError
-from memstrata.export import export_jsonl, import_jsonl
+from memstrata.export import ImportReport, export_jsonl, import_jsonl
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.providers.protocol import embedding_identity
 from memstrata.storage.protocol import StoreStats
 from memstrata.types import MemoryItem
+from memstrata.validation import check_count, clean_id
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class AdminAPI:
     def purge(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> None:
         """Hard delete one memory: its row, vector, keyword entry and history are removed."""
         resolved = self._binding.scope(scope)
+        memory_id = clean_id(memory_id)
         if self._core.store.purge(resolved, [memory_id]) == 0:
             raise NotFoundError(f"no memory {memory_id} in scope {resolved.label()}")
 
@@ -66,6 +68,7 @@ class AdminAPI:
         Switching models first points the store at the new identity, so new writes use it and
         an interrupted reindex resumes where it stopped.
         """
+        check_count(batch_size, "batch_size", 1, 100_000)
         store = self._core.store
         identity = embedding_identity(self._core.embedder)
         if store.embedding_id() != identity:
@@ -78,8 +81,10 @@ class AdminAPI:
         """Write every memory, vector, history event and raw turn to a JSONL file. Returns lines."""
         return export_jsonl(self._core.store, Path(path))
 
-    def import_jsonl(self, path: str | Path) -> int:
-        """Load an export into this store in one transaction. Returns the number of memories."""
+    def import_jsonl(self, path: str | Path) -> ImportReport:
+        """Load an export into this store in one transaction. Records the store already holds are skipped, so
+        importing into the store the export came from merges; a memory changed since the export keeps its
+        stored version."""
         return import_jsonl(self._core.store, Path(path), self._embed, self._core.identity())
 
     def _embed(self, items: list[MemoryItem]) -> list[tuple[str, object]]:

@@ -8,11 +8,14 @@ from typing import Any, Unpack
 
 from memstrata.errors import InvalidInputError, JobFailedError, NotFoundError
 from memstrata.facade.core import MemoryCore
+from memstrata.facade.long_text import turn_episodes
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
+from memstrata.facade.writes import rejected
 from memstrata.storage.protocol import JobUpdate, WriteBatch
 from memstrata.types import AddResult, Job, JobStatus, MemoryEvent, Message, Scope
+from memstrata.validation import check_count, clean_id
 from memstrata.write.enqueue import plan_infer
-from memstrata.write.ingest import ParsedInput, episode_memories
+from memstrata.write.ingest import ParsedInput
 
 UNFINISHED = [JobStatus.WAITING, JobStatus.QUEUED, JobStatus.RUNNING]
 
@@ -29,7 +32,7 @@ class JobsAPI:
         core = self._core
         turns = parsed.messages or [Message(role="user", content=text) for text in parsed.texts]
         now = core.clock()
-        episodes = episode_memories(turns, scope, metadata, now)
+        episodes = turn_episodes(turns, scope, metadata, now, max_chars=core.settings.limits.max_text_chars)
         batch, job = plan_infer(core.store, scope, turns, episodes, settings=core.settings.write, now=now, actor=actor)
         core.store.write(batch)
         if wait:
@@ -40,6 +43,7 @@ class JobsAPI:
             results=tuple(MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind) for item in episodes),
             message_ids=tuple(turn.id for turn in turns),
             job_id=job.id,
+            errors=rejected(parsed),
         )
 
     def flush(self, *, timeout_s: float | None = None, **scope: Unpack[ScopeArgs]) -> list[Job]:
@@ -61,10 +65,11 @@ class JobsAPI:
             raise InvalidInputError(
                 f"unknown job status in {list(status)}; use {', '.join(s.value for s in JobStatus)}"
             ) from None
-        return self._core.store.list_jobs(resolved, statuses, limit)
+        return self._core.store.list_jobs(resolved, statuses, check_count(limit, "limit", 1, 1_000_000))
 
     def retry(self, job_id: str) -> Job:
         """Queue a failed job again (its turns are still stored) and wake the worker."""
+        job_id = clean_id(job_id, field="job_id")
         failed = [
             job
             for job in self._core.store.list_jobs(None, [JobStatus.FAILED], limit=100_000)

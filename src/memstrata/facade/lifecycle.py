@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Unpack
 
-from memstrata.errors import InvalidInputError, NotFoundError
+from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.indexing import index_text
@@ -16,7 +16,7 @@ from memstrata.lifecycle.maintain import MaintenanceReport, run_maintenance
 from memstrata.lifecycle.status import status_batch
 from memstrata.query import Filters, ListQuery, SearchQuery
 from memstrata.types import HistoryAction, MemoryItem, MemoryKind, MemoryStatus, Scope
-from memstrata.validation import clean_text
+from memstrata.validation import check_count, clean_id, clean_label, clean_text, parse_model
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class LifecycleAPI:
     def review_queue(self, *, limit: int = 100, **scope: Unpack[ScopeArgs]) -> list[MemoryItem]:
         """Pending memories (low-confidence extractions) waiting for a person or for repetition."""
         query = ListQuery(scope=self._binding.scope(scope), filters=Filters(status=(MemoryStatus.PENDING,)),
-                          limit=limit)  # fmt: skip
+                          limit=check_count(limit, "limit", 1, 10_000))  # fmt: skip
         return self._core.store.list_memories(query)
 
     def confirm(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
@@ -74,13 +74,14 @@ class LifecycleAPI:
     ) -> MemoryItem:
         scope = self._binding.scope(scope_args)
         item = self.one(memory_id, scope)
-        if item.status != expected:
-            raise InvalidInputError(f"memory {memory_id} is {item.status.value}, not {expected.value}")
-        self.set_status([item], status, action, actor=actor, reason=reason)
+        if item.status != expected:  # the request is fine; the memory's state does not allow it (HTTP 409)
+            raise ConflictError(f"memory {item.id} is {item.status.value}, not {expected.value}; nothing changed")
+        self.set_status([item], status, action, actor=clean_label(actor, field="actor", max_chars=200) or "api",
+                        reason=reason)  # fmt: skip
         return self._core.store.get(item.scope, [item.id])[0]
 
     def one(self, memory_id: str, scope: Scope) -> MemoryItem:
-        found = self._core.store.get(scope, [memory_id])
+        found = self._core.store.get(scope, [clean_id(memory_id)])
         if not found:
             raise NotFoundError(f"no memory {memory_id} in scope {scope.label()}; check the id and the scope")
         return found[0]
@@ -105,8 +106,15 @@ class LifecycleAPI:
     ) -> ForgetResult:
         """Find the memories about ``what`` (keyword + semantic). Without ``confirm=True`` this is only a
         preview; with it, every match is soft-deleted with the request recorded in history."""
-        query = SearchQuery(scope=self._binding.scope(scope), text=clean_text(what, field="what"), limit=limit,
-                            now=self._core.clock(), lifecycle=False, understand_time=False)  # fmt: skip
+        query = parse_model(
+            SearchQuery,
+            {"scope": self._binding.scope(scope), "text": clean_text(what, field="what"), "limit": limit,
+             "now": self._core.clock(), "lifecycle": False, "understand_time": False},
+            what="forget",
+        )  # fmt: skip
+        if not 0.0 <= min_similarity <= 1.0:
+            raise InvalidInputError(f"min_similarity must be between 0 and 1, got {min_similarity}")
+        actor = clean_label(actor, field="actor", max_chars=200) or "api"
         matched = [
             hit.memory
             for hit in self._core.search(query)
@@ -118,6 +126,8 @@ class LifecycleAPI:
 
     def consolidate(self, *, threshold: float = 0.92, **scope: Unpack[ScopeArgs]) -> int:
         """Merge near-duplicate memories of the same kind in a scope. Returns how many were merged away."""
+        if not 0.5 < threshold <= 1.0:
+            raise InvalidInputError(f"threshold must be above 0.5 and at most 1, got {threshold}")
         resolved = self._binding.scope(scope)
         filters = Filters(exclude_kind=(MemoryKind.EPISODE.value,))
         store = self._core.store

@@ -10,6 +10,7 @@ from memstrata.facade.scoping import OwnerArgs, ScopeBinding, in_session
 from memstrata.lifecycle.session import within_budget
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import Job, JobStatus, Message
+from memstrata.validation import check_count
 
 
 class SessionsAPI:
@@ -19,6 +20,7 @@ class SessionsAPI:
 
     def context(self, session_id: str, *, budget_tokens: int = 2000, **owner: Unpack[OwnerArgs]) -> list[Message]:
         """The most recent turns of a session that fit ``budget_tokens``, oldest first."""
+        check_count(budget_tokens, "budget_tokens", 1, 10_000_000)
         resolved = self._binding.scope(in_session(session_id, owner))
         turns = [stored.message for stored in self._core.store.messages(resolved, limit=100_000)]
         return within_budget(turns, budget_tokens)

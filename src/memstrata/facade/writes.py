@@ -8,30 +8,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from memstrata.errors import InvalidInputError, ProviderError
+from memstrata.errors import ConflictError, InvalidInputError, ProviderError
 from memstrata.facade.core import MemoryCore
+from memstrata.facade.long_text import turn_episodes
 from memstrata.indexing import index_text
 from memstrata.storage.protocol import WriteBatch
-from memstrata.types import (
-    AddResult,
-    HistoryAction,
-    MemoryEvent,
-    MemoryItem,
-    MemoryKind,
-    Provenance,
-    Scope,
-    as_utc,
-)
-from memstrata.validation import clean_text
-from memstrata.write.ingest import (
-    ParsedInput,
-    check_key,
-    check_kind,
-    check_metadata,
-    episode_memories,
-    history_event,
-    new_memory,
-)
+from memstrata.types import AddResult, HistoryAction, ItemError, MemoryEvent, MemoryItem, MemoryKind, Scope
+from memstrata.validation import clean_text, clean_time
+from memstrata.write.ingest import ParsedInput, TextItem, check_key, check_kind, check_metadata, history_event
 
 
 @dataclass(frozen=True)
@@ -47,17 +31,30 @@ class TextOptions:
     def checked(
         cls, kind: str | None, key: str | None, confidence: float | None, event_time: datetime | None
     ) -> TextOptions:
+        if confidence is not None and not 0.0 <= confidence <= 1.0:
+            raise InvalidInputError(f"confidence must be between 0 and 1, got {confidence}")
         return cls(
             kind=check_kind(kind) if kind is not None else MemoryKind.FACT.value,
             key=check_key(key),
             confidence=1.0 if confidence is None else confidence,
-            event_time=as_utc(event_time) if event_time is not None else None,
+            event_time=clean_time(event_time, field="event_time"),
+        )
+
+    def for_item(self, item: TextItem) -> TextOptions:
+        """The call's options with the item's own ones on top."""
+        return TextOptions(
+            kind=item.kind if item.kind is not None else self.kind,
+            key=item.key if item.key is not None else self.key,
+            confidence=item.confidence if item.confidence is not None else self.confidence,
+            event_time=item.event_time if item.event_time is not None else self.event_time,
         )
 
 
 def refuse_ignored_options(parsed: ParsedInput, *, infer: bool, given: Mapping[str, object]) -> None:
     """Options that would be silently ignored are refused instead (issue: add() arguments that contradict)."""
     named = [name for name, value in given.items() if value is not None]
+    if infer and any(item.has_options() for item in parsed.items):
+        named.append("per-item options")
     if not named:
         return
     if infer:
@@ -75,37 +72,56 @@ def refuse_ignored_options(parsed: ParsedInput, *, infer: bool, given: Mapping[s
 def add_turns(core: MemoryCore, parsed: ParsedInput, scope: Scope, metadata: dict[str, Any], actor: str) -> AddResult:
     """Raw turns and their episodes are committed before any model runs; vectors follow in a second write."""
     now = core.clock()
-    items = episode_memories(parsed.messages, scope, metadata, now)
+    items = turn_episodes(parsed.messages, scope, metadata, now, max_chars=core.settings.limits.max_text_chars)
     history = [history_event(item, HistoryAction.ADD, at=now, actor=actor) for item in items]
     core.store.write(WriteBatch(messages=[(m, scope) for m in parsed.messages], inserts=items, history=history))
     try:
-        core.store.write(core.vector_batch(items))
+        if items:
+            core.store.write(core.vector_batch(items))
     except ProviderError as exc:
         raise ProviderError(
             f"stored {len(parsed.messages)} raw turns as {len(items)} episodes, but embedding failed "
             f"({exc}); they are keyword-searchable now; run `memstrata reindex` to add their vectors"
         ) from exc
+    positions = dict(zip((m.id for m in parsed.messages), parsed.message_positions, strict=True))
+
+    def added(item: MemoryItem) -> MemoryEvent:
+        index = positions.get(item.provenance.message_ids[0])
+        return MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind, index=index)
+
     return AddResult(
-        results=tuple(MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind) for item in items),
+        results=tuple(added(item) for item in items),
         message_ids=tuple(m.id for m in parsed.messages),
+        errors=rejected(parsed),
     )
 
 
-def add_texts(
-    core: MemoryCore, texts: list[str], scope: Scope, metadata: dict[str, Any], options: TextOptions, actor: str
-) -> AddResult:
-    """Plain texts are not conversation turns: embed first, then write all or nothing."""
-    now = core.clock()
-    items = [
-        new_memory(scope, text, now=now, kind=options.kind, metadata=metadata, key=options.key,
-                   confidence=options.confidence, event_time=options.event_time, provenance=Provenance(source="api"))
-        for text in texts
-    ]  # fmt: skip
-    history = [history_event(item, HistoryAction.ADD, at=now, actor=actor) for item in items]
-    core.store.write(replace(core.vector_batch(items), inserts=items, history=history))
-    return AddResult(
-        results=tuple(MemoryEvent(id=item.id, event="ADD", memory=item.text, kind=item.kind) for item in items)
+def drop_stored_turns(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> ParsedInput:
+    """Turns already stored under the same id (a retried request, a conversation imported again) are not stored
+    twice; a stored turn with that id but other content is a conflict, refused before anything is written."""
+    given = [m.id for m in parsed.messages if "id" in m.model_fields_set]
+    if not given:
+        return parsed
+    stored = {s.message.id: s for s in core.store.messages_by_id(scope, given)}
+    keep: list[int] = []
+    for position, message in enumerate(parsed.messages):
+        found = stored.get(message.id)
+        if found is None:
+            keep.append(position)
+        elif (found.message.role, found.message.content, found.scope) != (message.role, message.content, scope):
+            raise ConflictError(
+                f"message id {message.id} already holds another turn in this store; give the new turn another id "
+                "(or none: one is made for it)"
+            )
+    return replace(
+        parsed,
+        messages=[parsed.messages[p] for p in keep],
+        message_positions=[parsed.message_positions[p] for p in keep],
     )
+
+
+def rejected(parsed: ParsedInput) -> tuple[ItemError, ...]:
+    return tuple(ItemError(index=index, error=error) for index, error in parsed.rejected)
 
 
 def updated_version(

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memstrata.errors import InvalidInputError
 from memstrata.query import looks_like_key, validate_kind
@@ -28,44 +28,124 @@ from memstrata.types import (
     Scope,
     new_id,
 )
-from memstrata.validation import clean_text, describe_validation_error
+from memstrata.validation import (
+    check_string,
+    check_strings,
+    clean_text,
+    clean_time,
+    describe_validation_error,
+    string_problem,
+)
 
 MessageInput = str | Mapping[str, Any] | Message
 AddInput = str | bytes | Message | Mapping[str, Any] | Sequence[MessageInput]
+OnError = Literal["raise", "skip"]
+
+
+class TextItemIn(BaseModel):
+    """A plain text with its own options, as a dict in an add() list: ``{"text": ..., "metadata": {...}}``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str | bytes
+    metadata: dict[str, Any] | None = None
+    kind: str | None = None
+    key: str | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    event_time: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TextItem:
+    """One plain text to store; its options (None: the call's) override those of the add() call."""
+
+    index: int  # position in the caller's input, for errors and results
+    text: str
+    metadata: JsonDict | None = None
+    kind: str | None = None
+    key: str | None = None
+    confidence: float | None = None
+    event_time: datetime | None = None
+
+    def has_options(self) -> bool:
+        return any(value is not None for value in (self.metadata, self.kind, self.key, self.confidence,
+                                                   self.event_time))  # fmt: skip
 
 
 @dataclass(frozen=True)
 class ParsedInput:
-    """``add()`` input split by meaning: strings are memories, messages are conversation turns."""
+    """``add()`` input split by meaning: strings and text items are memories, messages are conversation turns.
+    ``rejected`` holds (index, reason) of the items refused with ``on_error="skip"``."""
 
-    texts: list[str]
+    items: list[TextItem]
     messages: list[Message]
+    rejected: list[tuple[int, str]] = field(default_factory=list)
+    message_positions: list[int] = field(default_factory=list)  # input position of each message
+
+    @property
+    def texts(self) -> list[str]:
+        return [item.text for item in self.items]
 
 
-def parse_input(data: AddInput, *, max_chars: int, max_batch: int) -> ParsedInput:
-    if isinstance(data, str | bytes):
-        return ParsedInput(texts=[clean_text(data, max_chars=max_chars)], messages=[])
-    if isinstance(data, Message | Mapping):
-        return ParsedInput(texts=[], messages=[parse_message(data, max_chars=max_chars, position=0)])
+def parse_input(data: AddInput, *, max_chars: int, max_batch: int, on_error: OnError = "raise") -> ParsedInput:
+    """Validate every item. ``max_chars`` is the longest text accepted at all (the facade splits texts longer
+    than the indexing limit into parts). With ``on_error="raise"`` the first bad item refuses the whole input;
+    with ``"skip"`` bad items are left out and reported by position, and the rest is kept."""
+    if on_error not in ("raise", "skip"):
+        raise InvalidInputError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    if isinstance(data, str | bytes | Message | Mapping):
+        data = [data]  # type: ignore[list-item]
+        single = True
+    else:
+        single = False
     if not isinstance(data, Sequence):
         raise InvalidInputError(f"add() takes text, a message dict, or a list of them; got {type(data).__name__}")
     if not data:
         raise InvalidInputError("add() got an empty list; pass at least one text or message")
     if len(data) > max_batch:
         raise InvalidInputError(f"add() got {len(data)} items, over limits.max_batch={max_batch}; split the batch")
-    texts: list[str] = []
-    messages: list[Message] = []
+    parsed = ParsedInput(items=[], messages=[])
     for position, entry in enumerate(data):
-        if isinstance(entry, str | bytes):
-            texts.append(clean_text(entry, field=f"item {position}", max_chars=max_chars))
-        else:
-            messages.append(parse_message(entry, max_chars=max_chars, position=position))
-    if texts and messages:
-        raise InvalidInputError("add() got both plain strings and messages in one list; send them separately")
-    return ParsedInput(texts=texts, messages=messages)
+        label = "text" if single and isinstance(entry, str | bytes) else f"item {position}"
+        try:
+            if isinstance(entry, str | bytes):
+                parsed.items.append(TextItem(position, clean_text(entry, field=label, max_chars=max_chars)))
+            elif isinstance(entry, Mapping) and "text" in entry and "role" not in entry:
+                parsed.items.append(parse_text_item(entry, position=position, max_chars=max_chars))
+            else:
+                parsed.messages.append(parse_message(entry, max_chars=max_chars, position=position))
+                parsed.message_positions.append(position)
+        except InvalidInputError as exc:
+            if on_error == "raise":
+                raise
+            parsed.rejected.append((position, str(exc)))
+    if parsed.items and parsed.messages:
+        raise InvalidInputError(
+            "add() got both plain strings and messages in one list (text items count as strings); send them apart"
+        )
+    if not parsed.items and not parsed.messages:
+        raise InvalidInputError(f"add() kept none of its {len(data)} items: {parsed.rejected[0][1]}")
+    return parsed
+
+
+def parse_text_item(entry: Mapping[str, Any], *, position: int, max_chars: int) -> TextItem:
+    try:
+        item = TextItemIn.model_validate(dict(entry))
+    except ValidationError as exc:
+        raise InvalidInputError(f"invalid item {position}: {describe_validation_error(exc)}") from None
+    return TextItem(
+        index=position,
+        text=clean_text(item.text, field=f"item {position} text", max_chars=max_chars),
+        metadata=check_metadata(item.metadata, field=f"item {position} metadata") if item.metadata else None,
+        kind=check_kind(item.kind) if item.kind is not None else None,
+        key=check_key(item.key),
+        confidence=item.confidence,
+        event_time=clean_time(item.event_time, field=f"item {position} event_time"),
+    )
 
 
 def parse_message(entry: object, *, max_chars: int, position: int) -> Message:
+    """A turn is stored verbatim. An empty one (a tool call, an image) is kept as a raw turn; it makes no episode."""
     if isinstance(entry, Message):
         message = entry
     elif isinstance(entry, Mapping):
@@ -75,21 +155,25 @@ def parse_message(entry: object, *, max_chars: int, position: int) -> Message:
             raise InvalidInputError(f"invalid message {position}: {describe_validation_error(exc)}") from None
     else:
         raise InvalidInputError(f"message {position} must be a dict with role and content, got {type(entry).__name__}")
-    content = clean_text(message.content, field=f"message {position} content", max_chars=max_chars)
+    field_name = f"message {position} content"
+    if not message.content.strip():
+        check_string(message.content, field_name)
+        content = ""
+    else:
+        content = clean_text(message.content, field=field_name, max_chars=max_chars)
     return message.model_copy(update={"content": content}) if content != message.content else message
 
 
-def check_metadata(metadata: Mapping[str, Any] | None) -> JsonDict:
+def check_metadata(metadata: Mapping[str, Any] | None, *, field: str = "metadata") -> JsonDict:
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping):
-        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
+        raise InvalidInputError(f"{field} must be a dict, got {type(metadata).__name__}")
+    check_strings(metadata, field)
     try:
         text = json.dumps(dict(metadata), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from None
-    if "\x00" in text:
-        raise InvalidInputError("metadata contains a NUL character; remove it")
+        raise InvalidInputError(f"{field} must be JSON-serialisable: {exc}") from None
     result: JsonDict = json.loads(text)
     return result
 
@@ -104,7 +188,7 @@ def check_kind(kind: str) -> str:
 def check_key(key: str | None) -> str | None:
     if key is None:
         return None
-    if not isinstance(key, str) or not looks_like_key(key):
+    if not isinstance(key, str) or string_problem(key) is not None or not looks_like_key(key):
         raise InvalidInputError(f"key {key!r} must be namespaced like 'project:category:entity' (2-8 parts, no spaces)")
     return key
 

@@ -1,0 +1,72 @@
+"""Texts longer than ``limits.max_text_chars``: kept, in parts that each fit the indexes.
+
+One memory's text is what its vector and keyword entry describe, and an embedding of 100k characters
+says little about any of them (and takes seconds), so a long text is not refused but cut into
+consecutive parts at the strongest break near the limit (paragraph, line, sentence, clause, space). The
+parts cover the text exactly: joined in order they give it back. A long conversation turn stays whole
+as its raw message; its episodes are the parts, each pointing back at the turn with its character span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from memstrata.types import JsonDict, MemoryItem, Message, Scope
+from memstrata.write.ingest import episode_memories
+
+# Strongest first; a cut is made just after the mark, so a part ends with its sentence's punctuation.
+BREAKS = ("\n\n", "\n", "。", "！", "？", ". ", "! ", "? ", "；", "; ", "，", ", ", " ")
+
+
+def split_spans(text: str, max_chars: int) -> list[tuple[int, int]]:
+    """Consecutive ``[start, end)`` spans covering ``text``, each at most ``max_chars`` long. A cut is searched
+    for in the last quarter of each window, so no part is shorter than three quarters of the limit but the last."""
+    if max_chars < 1:
+        raise ValueError("max_chars must be positive")
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while len(text) - start > max_chars:
+        end = start + max_chars
+        floor = start + max(1, max_chars * 3 // 4)
+        cut = end
+        for mark in BREAKS:
+            found = text.rfind(mark, floor, end)
+            if found != -1:
+                cut = found + len(mark)
+                break
+        spans.append((start, cut))
+        start = cut
+    spans.append((start, len(text)))
+    return spans
+
+
+def part_label(number: int, total: int) -> str:
+    return f"{number}/{total}"
+
+
+def turn_episodes(
+    messages: Sequence[Message], scope: Scope, metadata: JsonDict, now: datetime, *, max_chars: int
+) -> list[MemoryItem]:
+    """Episodes of the turns: one per turn, or one per part of a long turn; none for an empty turn (a tool call or
+    an image with no text is still kept as a raw turn)."""
+    episodes: list[MemoryItem] = []
+    for message in messages:
+        if not message.content.strip():
+            continue
+        spans = split_spans(message.content, max_chars)
+        if len(spans) == 1:
+            episodes.extend(episode_memories([message], scope, metadata, now))
+            continue
+        for number, (start, end) in enumerate(spans, start=1):
+            part = message.model_copy(update={"content": message.content[start:end]})
+            (episode,) = episode_memories([part], scope, metadata, now)
+            episodes.append(
+                episode.model_copy(
+                    update={
+                        "metadata": {**episode.metadata, "part": part_label(number, len(spans))},
+                        "provenance": episode.provenance.model_copy(update={"span": (start, end)}),
+                    }
+                )
+            )
+    return episodes

@@ -1,0 +1,190 @@
+"""Plain texts into memories (``add(text)`` without inference), planned item by item, written at once.
+
+What each item becomes:
+- a new memory (ADD), or several consecutive parts when it is longer than ``limits.max_text_chars``;
+- nothing new when the scope already holds the same text of the same kind (NONE: the existing memory is
+  reinforced, as a repeated fact should be; new metadata keys are merged into it, an UPDATE);
+- with a key: the memory under that key, updated (UPDATE) or left alone when nothing changed (NONE).
+
+A bad item refuses the whole call (``on_error="raise"``) or is left out and reported by position
+(``"skip"``). Nothing is written until every item is planned, and then in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Literal
+
+from memstrata.errors import InvalidInputError
+from memstrata.facade.core import MemoryCore
+from memstrata.facade.long_text import part_label, split_spans
+from memstrata.facade.writes import TextOptions, rejected
+from memstrata.indexing import content_hash, index_text, text_hash
+from memstrata.query import Filters, ListQuery
+from memstrata.storage.protocol import WriteBatch
+from memstrata.types import AddResult, HistoryAction, HistoryEvent, MemoryEvent, MemoryItem, Provenance, Scope
+from memstrata.write.ingest import OnError, ParsedInput, TextItem, history_event, new_memory
+
+Action = Literal["ADD", "UPDATE", "NONE"]
+WHOLE_HASH = "text_sha256"  # metadata of every part of a long text: finds them all, and a second add of it
+
+
+@dataclass
+class _Plan:
+    scope: Scope
+    now: datetime
+    actor: str
+    inserts: dict[str, MemoryItem] = field(default_factory=dict)  # by id; a later duplicate may amend one
+    replacements: list[tuple[MemoryItem, datetime]] = field(default_factory=list)
+    history: list[HistoryEvent] = field(default_factory=list)
+    events: list[MemoryEvent] = field(default_factory=list)
+    reinforce: list[str] = field(default_factory=list)
+    planned: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, content hash) -> id planned
+    keys: set[str] = field(default_factory=set)
+    reembed: set[str] = field(default_factory=set)  # ids of updated memories whose indexed text changed
+
+    def event(self, item: MemoryItem, action: Action, index: int, previous: str | None = None) -> None:
+        self.events.append(MemoryEvent(id=item.id, event=action, memory=item.text, previous_memory=previous,
+                                       kind=item.kind, index=index))  # fmt: skip
+
+
+def add_texts(
+    core: MemoryCore,
+    parsed: ParsedInput,
+    scope: Scope,
+    metadata: dict[str, Any],
+    options: TextOptions,
+    actor: str,
+    on_error: OnError,
+) -> AddResult:
+    plan = _Plan(scope=scope, now=core.clock(), actor=actor)
+    errors = list(parsed.rejected)
+    for item in parsed.items:
+        try:
+            _plan_item(core, plan, item, {**metadata, **(item.metadata or {})}, options.for_item(item))
+        except InvalidInputError as exc:
+            if on_error == "raise":
+                raise
+            errors.append((item.index, str(exc)))
+    inserts = list(plan.inserts.values())
+    history = [history_event(item, HistoryAction.ADD, at=plan.now, actor=actor) for item in inserts] + plan.history
+    to_embed = inserts + [new for new, _ in plan.replacements if new.id in plan.reembed]
+    vectors = core.vector_batch(to_embed) if to_embed else WriteBatch()
+    batch = replace(vectors, inserts=inserts, replacements=plan.replacements, history=history)
+    if not batch.is_empty():
+        core.store.write(batch)
+    if plan.reinforce:
+        core.access.record_now(scope, plan.reinforce)
+    return AddResult(results=tuple(plan.events), errors=rejected(replace(parsed, rejected=sorted(errors))))
+
+
+def _plan_item(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[str, Any], options: TextOptions) -> None:
+    limit = core.settings.limits.max_text_chars
+    if options.key is not None:
+        if len(item.text) > limit:
+            raise InvalidInputError(
+                f"item {item.index}: a keyed memory must fit in one memory (limits.max_text_chars={limit}); "
+                f"it has {len(item.text)} characters"
+            )
+        _plan_keyed(core, plan, item, metadata, options)
+    elif len(item.text) > limit:
+        _plan_parts(core, plan, item, metadata, options)
+    else:
+        _plan_plain(core, plan, item, metadata, options)
+
+
+def _new(
+    plan: _Plan, text: str, metadata: dict[str, Any], options: TextOptions, provenance: Provenance | None = None
+) -> MemoryItem:
+    return new_memory(plan.scope, text, now=plan.now, kind=options.kind, metadata=metadata, key=options.key,
+                      confidence=options.confidence, event_time=options.event_time,
+                      provenance=provenance or Provenance(source="api"))  # fmt: skip
+
+
+def _adds_metadata(existing: Mapping[str, Any], metadata: Mapping[str, Any]) -> bool:
+    return any(existing.get(name, _MISSING) != value for name, value in metadata.items())
+
+
+_MISSING = object()
+
+
+def _amend(plan: _Plan, old: MemoryItem, text: str, metadata: dict[str, Any], reason: str) -> None:
+    """Plan an in-place update of a stored memory (same id); history keeps the old text."""
+    new = old.model_copy(update={"text": text, "metadata": {**old.metadata, **metadata}, "updated_at": plan.now})
+    plan.replacements.append((new, old.updated_at))
+    if index_text(new) != index_text(old):
+        plan.reembed.add(new.id)
+    plan.history.append(history_event(new, HistoryAction.UPDATE, at=plan.now, actor=plan.actor, old_text=old.text,
+                                      reason=reason))  # fmt: skip
+
+
+def _plan_keyed(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[str, Any], options: TextOptions) -> None:
+    key = str(options.key)
+    if key in plan.keys:
+        raise InvalidInputError(f"item {item.index}: key {key} appears twice in this add(); send one value per key")
+    plan.keys.add(key)
+    existing = core.store.find_by_key(plan.scope, key)
+    if existing is None or existing.scope != plan.scope:
+        new = _new(plan, item.text, metadata, options)
+        plan.inserts[new.id] = new
+        plan.event(new, "ADD", item.index)
+        return
+    if existing.text == item.text and not _adds_metadata(existing.metadata, metadata):
+        plan.reinforce.append(existing.id)
+        plan.event(existing, "NONE", item.index)
+        return
+    _amend(plan, existing, item.text, metadata, f"new value for key {key}")
+    plan.event(plan.replacements[-1][0], "UPDATE", item.index, previous=existing.text)
+
+
+def _plan_plain(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[str, Any], options: TextOptions) -> None:
+    fingerprint = (options.kind, content_hash(item.text))
+    planned_id = plan.planned.get(fingerprint)
+    if planned_id is not None:  # the same text earlier in this call: one memory, with both items' metadata
+        first = plan.inserts[planned_id]
+        plan.inserts[planned_id] = first.model_copy(update={"metadata": {**first.metadata, **metadata}})
+        plan.event(first, "NONE", item.index)
+        return
+    stored = [m for m in core.store.find_by_hash(plan.scope, fingerprint[1]) if m.scope == plan.scope
+              and m.kind == options.kind]  # fmt: skip
+    if stored:
+        existing = stored[0]
+        if _adds_metadata(existing.metadata, metadata):
+            _amend(plan, existing, existing.text, metadata, "the same text was added again with new metadata")
+            plan.event(plan.replacements[-1][0], "UPDATE", item.index, previous=existing.text)
+        else:
+            plan.reinforce.append(existing.id)
+            plan.event(existing, "NONE", item.index)
+        return
+    new = _new(plan, item.text, metadata, options)
+    plan.inserts[new.id] = new
+    plan.planned[fingerprint] = new.id
+    plan.event(new, "ADD", item.index)
+
+
+def _plan_parts(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[str, Any], options: TextOptions) -> None:
+    """A long text: consecutive parts, each a memory, linked by the hash of the whole text and the first part's id."""
+    whole = text_hash(item.text)
+    same = core.store.list_memories(
+        ListQuery(scope=plan.scope, filters=Filters(kind=(options.kind,), metadata={WHOLE_HASH: whole}), limit=1)
+    )
+    if same and same[0].scope == plan.scope:
+        plan.reinforce.append(same[0].id)
+        plan.event(same[0], "NONE", item.index)
+        return
+    spans = [(start, end) for start, end in split_spans(item.text, core.settings.limits.max_text_chars)
+             if item.text[start:end].strip()]  # fmt: skip
+    first_id: str | None = None
+    for number, (start, end) in enumerate(spans, start=1):
+        part_metadata = {**metadata, WHOLE_HASH: whole, "part": part_label(number, len(spans))}
+        if first_id is not None:
+            part_metadata["part_of"] = first_id
+        part = _new(plan, item.text[start:end], part_metadata, options,
+                    provenance=Provenance(source="api", span=(start, end)))  # fmt: skip
+        if first_id is None:
+            first_id = part.id
+            part = part.model_copy(update={"metadata": {**part.metadata, "part_of": part.id}})
+        plan.inserts[part.id] = part
+        plan.event(part, "ADD", item.index)

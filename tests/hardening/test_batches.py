@@ -1,0 +1,170 @@
+"""Batches as callers send them: per-item options, bad items by position, duplicates, long texts, ids."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from memstrata import InvalidInputError, Memory, NotFoundError
+from memstrata.config import load_settings
+from memstrata.errors import ConflictError
+from memstrata.facade.long_text import split_spans
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.storage.protocol import Store, WriteBatch
+
+
+def test_batch_items_carry_their_own_metadata_and_kind(memory: Memory) -> None:
+    result = memory.add(
+        [
+            {"text": "Lin prefers oolong tea", "metadata": {"qid": "q1"}, "kind": "preference"},
+            "Lin lives in Hangzhou",
+            {"text": "林晓对花生过敏", "metadata": {"qid": "q3"}, "confidence": 0.9},
+        ],
+        user_id="lin",
+        metadata={"source": "eval"},
+    )
+    assert [event.index for event in result.results] == [0, 1, 2]
+    stored = {item.text: item for item in memory.get_all(user_id="lin")}
+    assert stored["Lin prefers oolong tea"].kind == "preference"
+    assert stored["Lin prefers oolong tea"].metadata == {"source": "eval", "qid": "q1"}
+    assert stored["Lin lives in Hangzhou"].metadata == {"source": "eval"}
+    assert stored["林晓对花生过敏"].confidence == 0.9 and stored["林晓对花生过敏"].kind == "fact"
+
+
+def test_a_bad_item_refuses_the_batch_or_is_skipped_by_position(memory: Memory) -> None:
+    batch = ["fine one", "", {"text": "bad meta", "metadata": {"k": "\ud800"}}, "fine two", {"text": "x", "kind": "No"}]
+    with pytest.raises(InvalidInputError, match="item 1 is empty"):
+        memory.add(batch, user_id="u")
+    assert memory.get_all(user_id="u") == []  # all or nothing
+
+    result = memory.add(batch, user_id="u", on_error="skip")
+    assert [(event.index, event.memory) for event in result.results] == [(0, "fine one"), (3, "fine two")]
+    assert [error.index for error in result.errors] == [1, 2, 4]
+    assert "surrogate" in result.errors[1].error and "lowercase identifier" in result.errors[2].error
+    assert sorted(item.text for item in memory.get_all(user_id="u")) == ["fine one", "fine two"]
+    with pytest.raises(InvalidInputError, match="on_error"):
+        memory.add("x", user_id="u", on_error="ignore")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="kept none"):
+        memory.add(["", " "], user_id="u", on_error="skip")
+
+
+def test_the_same_text_twice_is_one_memory_reinforced(memory: Memory) -> None:
+    first = memory.add("Prefers window seats", user_id="u").results[0]
+    again = memory.add("prefers  window seats", user_id="u").results[0]  # case and spacing do not matter
+    assert (again.event, again.id) == ("NONE", first.id)
+    assert memory.get(first.id, user_id="u").access_count == 1  # repeating a fact is a signal of use
+    in_one_call = memory.add(["Likes jazz", "Likes jazz", "Likes blues"], user_id="u").results
+    assert [event.event for event in in_one_call] == ["ADD", "NONE", "ADD"]
+    assert in_one_call[1].id == in_one_call[0].id
+    with_metadata = memory.add("Prefers window seats", user_id="u", metadata={"source": "trip"}).results[0]
+    assert (with_metadata.event, with_metadata.id) == ("UPDATE", first.id)
+    assert memory.get(first.id, user_id="u").metadata == {"source": "trip"}
+    assert len(memory.get_all(user_id="u")) == 3
+    # Another scope, or another kind, is another memory.
+    assert memory.add("Prefers window seats", user_id="v").results[0].event == "ADD"
+    assert memory.add("Prefers window seats", user_id="u", kind="preference").results[0].event == "ADD"
+
+
+def test_keyed_items_update_or_do_nothing(memory: Memory) -> None:
+    first = memory.add("DuckDB 1.4", user_id="u", key="pipeline:engine:db").results[0]
+    same = memory.add("DuckDB 1.4", user_id="u", key="pipeline:engine:db").results[0]
+    assert (same.event, same.id) == ("NONE", first.id)
+    items = [{"text": "DuckDB 1.5", "key": "pipeline:engine:db"}, {"text": "Python 3.12", "key": "pipeline:lang:py"}]
+    events = memory.add(items, user_id="u").results
+    assert [(event.event, event.previous_memory) for event in events] == [("UPDATE", "DuckDB 1.4"), ("ADD", None)]
+    with pytest.raises(InvalidInputError, match="appears twice"):
+        memory.add([{"text": "a", "key": "x:y"}, {"text": "b", "key": "x:y"}], user_id="u")
+
+
+def test_long_texts_and_turns_are_kept_in_parts(store: Store, embedder: UniversalSentenceEncoder) -> None:
+    settings = load_settings({"limits": {"max_text_chars": 200, "max_whole_chars": 10_000}})
+    memory = Memory(store, embedder, settings=settings)
+    paragraphs = [f"第{n}段：这是关于项目计划的说明，包含一些细节。Paragraph {n} explains step {n}." for n in range(12)]
+    text = "\n\n".join(paragraphs)
+    result = memory.add(text, user_id="u")
+    parts = [memory.get(event.id, user_id="u") for event in result.results]
+    assert len(parts) > 3 and all(len(part.text) <= 200 for part in parts)
+    assert "".join(part.text for part in parts) == text  # in order, they give the text back exactly
+    assert {part.metadata["part_of"] for part in parts} == {parts[0].id}
+    assert parts[-1].metadata["part"] == f"{len(parts)}/{len(parts)}"
+    assert all(part.text.endswith("\n\n") for part in parts[:-1])  # cut between paragraphs
+    assert memory.search("Paragraph 11 explains step 11", user_id="u", limit=1)[0].id == parts[-1].id
+    assert memory.add(text, user_id="u").results[0].event == "NONE"  # the same long text again
+
+    turn = memory.add([{"role": "user", "content": text}], user_id="u", session_id="s")
+    (stored,) = memory.messages(user_id="u", session_id="s")
+    assert stored.message.content == text  # the raw turn is whole
+    episodes = [memory.get(event.id, user_id="u") for event in turn.results]
+    assert len(episodes) == len(parts)
+    assert all(e.provenance.message_ids == (stored.message.id,) for e in episodes)
+    assert [text[slice(*e.provenance.span)] for e in episodes] == [e.text for e in episodes]  # type: ignore[misc]
+
+
+def test_split_spans_cover_the_text() -> None:
+    for text, limit in [("a" * 95, 10), ("one. two. three. four.", 7), ("x", 5), ("甲乙丙。丁戊己。" * 20, 9)]:
+        spans = split_spans(text, limit)
+        assert "".join(text[a:b] for a, b in spans) == text
+        assert all(0 < b - a <= limit for a, b in spans)
+
+
+def test_empty_turns_are_kept_raw_without_an_episode(memory: Memory) -> None:
+    result = memory.add([{"role": "assistant", "content": ""}, {"role": "user", "content": "看这张图"}], user_id="u")
+    assert len(result.message_ids) == 2 and [event.index for event in result.results] == [1]
+    assert [m.message.content for m in memory.messages(user_id="u")] == ["", "看这张图"]
+
+
+def test_turns_with_ids_are_idempotent(memory: Memory) -> None:
+    turns = [{"role": "user", "content": "我叫林晓", "id": "t1"}, {"role": "assistant", "content": "你好", "id": "t2"}]
+    first = memory.add(turns, user_id="u")
+    again = memory.add(turns, user_id="u")
+    assert again.results == () and again.message_ids == first.message_ids == ("t1", "t2")
+    assert len(memory.messages(user_id="u")) == 2 and len(memory.get_all(user_id="u")) == 2
+    with pytest.raises(ConflictError, match="t1 already holds another turn"):
+        memory.add([{"role": "user", "content": "something else", "id": "t1"}], user_id="u")
+
+
+def test_id_prefixes_resolve_within_the_scope(memory: Memory) -> None:
+    ids = [event.id for event in memory.add([f"fact number {n}" for n in range(40)], user_id="u").results]
+    target = ids[0]
+    assert memory.resolve_id(target, user_id="u") == target
+    unique = next(n for n in range(4, 33) if sum(i.startswith(target[:n]) for i in ids) == 1)
+    assert memory.resolve_id(target[: max(unique, 12)], user_id="u") == target
+    with pytest.raises(NotFoundError):
+        memory.resolve_id(target[:12], user_id="someone-else")  # another scope's id is never found
+    with pytest.raises(InvalidInputError, match="at least 4"):
+        memory.resolve_id("ab", user_id="u")
+    twins = [memory.get(i, user_id="u").model_copy(update={"id": f"abcd{n}" + "0" * 27}) for n, i in enumerate(ids[:2])]
+    memory.store.write(WriteBatch(inserts=twins))
+    with pytest.raises(InvalidInputError, match=r"'abcd' matches 2 memory ids \(abcd00000000, abcd10000000\)"):
+        memory.resolve_id("abcd", user_id="u")
+    assert memory.resolve_id("abcd1", user_id="u") == twins[1].id
+    memory.delete(target, user_id="u")
+    assert memory.resolve_id(target[:12], user_id="u") == target  # deleted memories still have a history
+
+
+def test_new_sqlite_files_are_private(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "dir" / "memstrata.db"
+    with Memory.from_config({"store": {"path": str(path)}}) as memory:
+        memory.add("secret", user_id="u")
+        for file in [path, *path.parent.glob("memstrata.db-*")]:
+            assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    shared = tmp_path / "shared.db"
+    with Memory.from_config({"store": {"path": str(shared), "file_mode": "0640"}}):
+        assert stat.S_IMODE(shared.stat().st_mode) == 0o640
+    with pytest.raises(InvalidInputError, match="file_mode"):
+        load_settings({"store": {"path": str(shared), "file_mode": "rw-------"}})
+
+
+def test_export_then_import_into_the_same_store_merges(memory: Memory, tmp_path: Path) -> None:
+    memory.add([{"role": "user", "content": "我住在杭州"}, {"role": "assistant", "content": "好的"}], user_id="u")
+    kept = memory.add("Prefers dark mode", user_id="u").results[0]
+    path = tmp_path / "export.jsonl"
+    memory.export_jsonl(path)
+    memory.update(kept.id, "Prefers dark mode everywhere", user_id="u")  # changed after the export
+    report = memory.import_jsonl(path)
+    assert (report.memories, report.kept_stored) == (0, 1) and report.already_there >= 5
+    assert memory.get(kept.id, user_id="u").text == "Prefers dark mode everywhere"  # the stored version stays
+    assert len(memory.messages(user_id="u")) == 2 and len(memory.get_all(user_id="u")) == 3

@@ -1,0 +1,92 @@
+"""CLI behaviours from issue 13, run as a user runs them: id prefixes, an honest doctor, serve's help and a
+busy port, unknown kinds, readable output, a demo that cleans up after itself."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from test_cli import run, run_json
+
+
+def test_ids_shown_in_tables_are_accepted_everywhere(tmp_path: Path) -> None:
+    added = run_json(tmp_path, "add", "Prefers oolong tea", "Plays tennis", "--user", "u1")
+    full = added["results"][0]["id"]
+    short = full[:12]
+    table = run(tmp_path, "list", "--user", "u1").stdout
+    assert short in table and full not in table  # tables show 12 characters ...
+    assert run_json(tmp_path, "show", short, "--user", "u1")["id"] == full  # ... and 12 characters are enough
+    run(tmp_path, "update", short, "Prefers green tea", "--user", "u1")
+    assert [e["action"] for e in run_json(tmp_path, "history", short, "--user", "u1")] == ["ADD", "UPDATE"]
+    assert run_json(tmp_path, "archive", short, "--user", "u1")["status"] == "archived"
+    assert run_json(tmp_path, "restore", short[:6], "--user", "u1")["status"] == "active"
+    run(tmp_path, "delete", short, "--user", "u1")
+    unknown = run(tmp_path, "show", "ffffffffffff", "--user", "u1", ok=False)
+    assert unknown.returncode == 1 and "no memory id starts with 'ffffffffffff'" in unknown.stderr
+    too_short = run(tmp_path, "show", "ab", "--user", "u1", ok=False)
+    assert too_short.returncode == 2 and "at least 4 characters" in too_short.stderr
+    other_scope = run(tmp_path, "show", short, "--user", "someone-else", ok=False)
+    assert other_scope.returncode == 1  # a prefix never reaches another scope's memory
+
+
+def test_doctor_calls_the_model_and_fails_loudly(tmp_path: Path) -> None:
+    healthy = run(tmp_path, "doctor", "--no-model-call")
+    assert "embedder" in healthy.stdout and "FAILED" not in healthy.stdout
+    with socket.socket() as closed:  # a port nobody listens on: the model is unreachable
+        closed.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+    env = {"MEMSTRATA_LLM__PROVIDER": "auto", "MEMSTRATA_LLM__BASE_URL": dead, "MEMSTRATA_LLM__MODEL": "m",
+           "MEMSTRATA_LLM__MAX_ATTEMPTS": "1",
+           "MEMSTRATA_LLM__TIMEOUT_S": "5"}  # fmt: skip
+    broken = run(tmp_path, "--json", "doctor", ok=False, env=env)
+    assert broken.returncode == 1
+    assert '"ok": false' in broken.stdout and "FAILED" not in broken.stdout  # JSON for scripts
+    table = run(tmp_path, "doctor", ok=False, env=env)
+    assert table.returncode == 1 and "FAILED" in table.stdout and "llm.base_url" in table.stdout
+
+
+def test_serve_help_and_a_busy_port(tmp_path: Path) -> None:
+    help_text = " ".join(run(tmp_path, "serve", "--help").stdout.split())
+    for words in ("--db", "--config", "postgresql://", "--keys", "keys create", "MEMSTRATA_SERVER__"):
+        assert words in help_text, words
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        refused = run(tmp_path, "serve", "--port", port, ok=False)
+    assert refused.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in refused.stderr and "--port" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+def test_unknown_kinds_are_pointed_out(tmp_path: Path) -> None:
+    added = run(tmp_path, "add", "Standup at 9:30", "--user", "u1", "--kind", "routine")
+    assert "new kind 'routine'" in added.stderr  # kinds are extensible: a note, not an error
+    listed = run(tmp_path, "list", "--user", "u1", "--kind", "routin")
+    assert "no memory in this scope has kind 'routin'" in listed.stderr and "routine" in listed.stderr
+    searched = run(tmp_path, "search", "standup", "--user", "u1", "--kind", "routine")
+    assert "warning" not in searched.stderr
+    bad = run(tmp_path, "list", "--user", "u1", "--kind", "Not A Kind", ok=False)
+    assert bad.returncode == 2 and "lowercase identifier" in bad.stderr
+
+
+def test_reports_are_tables_not_dicts(tmp_path: Path) -> None:
+    run(tmp_path, "add", "note", "--user", "u1")
+    for command in (["maintain"], ["stats"], ["erase-user", "u1", "--yes"]):
+        out = run(tmp_path, *command).stdout
+        assert "{" not in out and "'" not in out, (command, out)
+
+
+def test_demo_leaves_no_temporary_directory(tmp_path: Path) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    run(tmp_path, "demo", env={"TMPDIR": str(temp)})
+    assert list(temp.iterdir()) == []
+
+
+def test_import_into_the_same_store_merges(tmp_path: Path) -> None:
+    run(tmp_path, "add", "我住在杭州", "--user", "u1")
+    export = tmp_path / "out.jsonl"
+    run(tmp_path, "export", str(export))
+    merged = run_json(tmp_path, "import", str(export))
+    assert merged["memories"] == 0 and merged["already_there"] >= 2
