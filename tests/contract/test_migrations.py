@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memstrata.storage.sqlite.migrations import LATEST_VERSION, MIGRATIONS
+from memstrata.storage.sqlite.schema_migrations import LATEST_VERSION, MIGRATIONS
 from memstrata.storage.sqlite.store import SQLiteStore
 
 TABLES = {

@@ -79,6 +79,9 @@ class WriteBatch:
     entities: Sequence[Entity] = ()  # graph nodes, inserted or replaced whole (same id, same scope)
     entity_vectors: Sequence[tuple[str, Vector]] = ()  # (entity id, vector of its name) for embedding_id
     relations: Sequence[Relation] = ()  # graph edges, inserted or replaced whole
+    # Merge: rows already stored with the same id and content are skipped (an export imported into its own
+    # store, or twice); a stored row with the same id and other content is still a ConflictError.
+    skip_identical: bool = False
 
     def is_empty(self) -> bool:
         return not (
@@ -128,7 +131,18 @@ class Store(Protocol):
 
     def erase_scope(self, scope: Scope) -> dict[str, int]:
         """Delete every row about ``scope`` (memories, vectors, keyword entries, raw turns, history, jobs,
-        key-value facts) and the cached embeddings of its texts. Returns rows deleted per table."""
+        key-value facts, graph) and the cached embeddings of every text it ever had, then leave no copy in
+        the backend's indexes and logs (see :meth:`find_traces`). Returns rows deleted per table."""
+        ...
+
+    def find_traces(self, needles: Sequence[str]) -> dict[str, list[str]]:
+        """Where each string still appears in the stored data, for the strings found (empty: none).
+        SQLite scans its files (main database and WAL) and the keyword index; PostgreSQL every text
+        column of every table (a deleted row's bytes stay in its table file until VACUUM reuses them)."""
+        ...
+
+    def compact(self) -> None:
+        """Rewrite the database so freed space holds no old bytes (SQLite VACUUM; PostgreSQL VACUUM)."""
         ...
 
     def count_scope_rows(self, scope: Scope) -> dict[str, int]:

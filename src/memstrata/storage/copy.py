@@ -1,0 +1,362 @@
+"""Copy a whole store to another backend (SQLite file <-> PostgreSQL): ``memstrata migrate``.
+
+Unlike the JSONL export (memories, current vectors, history, raw turns), this copies every table
+row for row: memories with their counters, vectors of every model, history, raw turns with
+their stored_at, jobs, key-value facts, the embedding cache, the embedding identity, and the graph
+(entities with their name vectors, relations open and closed).
+
+* **Resumable.** Each table is copied in chunks, in the source's storage order (so ordering
+  ties, such as history of one memory, stay in the same order), one target transaction per
+  chunk. Rows whose key is already in the target are skipped, so an interrupted run is
+  simply run again.
+* **Verified.** At the end every table is read back on both sides into a canonical form and
+  compared: row counts and an order-independent SHA-256 checksum must match.
+
+The source must not be written while it is copied. Both ends are opened as stores and read and
+written through their dialects, so each keeps its own invariants (SQLite's keyword index and change
+counter, PostgreSQL's tsvector column and HNSW index).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memstrata.config import StoreSettings
+from memstrata.errors import ConflictError, StoreError
+from memstrata.storage.factory import is_postgres_url, open_store
+from memstrata.storage.sql.dialect import Tx
+from memstrata.storage.sql.store import SQLStore
+from memstrata.types import MemoryItem, Scope, as_utc
+
+Row = dict[str, Any]
+Cursor = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One table as both backends see it: canonical columns, the key that identifies a row, and the
+    SQL shape to page through it (``{vector}`` stands for the backend's vector column)."""
+
+    name: str
+    columns: tuple[str, ...]
+    key: tuple[str, ...]
+    source: str  # FROM clause
+    order: tuple[str, ...]  # storage order, also the paging cursor
+    key_sql: tuple[str, ...] = ()  # SQL for the key columns, when not their plain names
+    lookup: int = 0  # which key column ``present`` filters on in SQL (then the whole key is matched)
+    where: str = "TRUE"
+    select: str = ""  # defaults to the columns
+    timestamps: frozenset[str] = frozenset()
+    json_columns: frozenset[str] = frozenset()
+    binary: frozenset[str] = frozenset()
+
+    def key_of(self, row: Row) -> Cursor:
+        return tuple(row[column] for column in self.key)
+
+    def read_sql(self, after: Cursor | None, vector: str) -> str:
+        """``SELECT <cursor>, <columns> ... ORDER BY <cursor> LIMIT ?``."""
+        select = (self.select or ", ".join(self.columns)).format(vector=vector)
+        where = self.where
+        if after is not None:
+            where += f" AND ({', '.join(self.order)}) > ({', '.join('?' * len(self.order))})"
+        order = ", ".join(self.order)
+        return f"SELECT {order}, {select} FROM {self.source} WHERE {where} ORDER BY {order} LIMIT ?"
+
+    def present_sql(self, condition: str) -> str:
+        """``SELECT <key> FROM ... WHERE <condition on the lookup column>``."""
+        return f"SELECT {', '.join(self.key_sql or self.key)} FROM {self.source} WHERE {condition}"
+
+    def canonical(self, values: Sequence[Any]) -> Row:
+        """Backend values -> the one form both sides compare: ISO UTC text, sorted JSON, raw bytes."""
+        row: Row = {}
+        for column, value in zip(self.columns, values, strict=True):
+            if value is None:
+                row[column] = None
+            elif column in self.timestamps:
+                moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+                row[column] = as_utc(moment).isoformat(timespec="microseconds")
+            elif column in self.json_columns:
+                data = json.loads(value) if isinstance(value, str | bytes) else value
+                row[column] = json.dumps(data, ensure_ascii=False, sort_keys=True)
+            elif column in self.binary:
+                row[column] = value.astype("<f4").tobytes() if hasattr(value, "astype") else bytes(value)
+            else:
+                row[column] = value
+        return row
+
+
+_SCOPE = ("tenant_id", "user_id", "agent_id", "session_id")
+MEMORY_COLUMNS = (
+    "id", *_SCOPE, "kind", "text", "key", "metadata", "confidence", "status", "event_time", "created_at",
+    "updated_at", "valid_from", "valid_to", "recorded_to", "last_accessed_at", "access_count", "provenance",
+    "embedding_id", "content_hash",
+)  # fmt: skip
+HISTORY_COLUMNS = (
+    "id", "memory_id", *_SCOPE, "action", "old_text", "new_text", "actor", "reason", "created_at", "details",
+)  # fmt: skip
+MESSAGE_COLUMNS = ("id", *_SCOPE, "role", "name", "content", "timestamp", "stored_at")
+JOB_COLUMNS = (
+    "id", "kind", *_SCOPE, "status", "message_ids", "attempts", "lease_until", "error", "raw_output", "result",
+    "created_at", "updated_at",
+)  # fmt: skip
+ENTITY_COLUMNS = (
+    "id", *_SCOPE, "name", "type", "aliases", "message_ids", "metadata", "merged_into", "embedding_id", "vector",
+    "created_at", "updated_at",
+)  # fmt: skip
+RELATION_COLUMNS = (
+    "id", *_SCOPE, "source_id", "relation", "target_id", "confidence", "event_time", "valid_from", "valid_to",
+    "message_ids", "memory_ids", "metadata", "created_at", "updated_at",
+)  # fmt: skip
+_VECTORS_FROM = "memory_vectors v JOIN memories m ON m.seq = v.memory_seq"
+
+# In copy order: the embedding identity first (the target must agree), memories before what refers to them.
+TABLES = (
+    TableSpec("meta", ("key", "value"), ("key",), "meta", ("key",), where="key = 'embedding_id'"),
+    TableSpec(
+        "memories", MEMORY_COLUMNS, ("id",), "memories", ("seq",),
+        timestamps=frozenset(
+            {"event_time", "created_at", "updated_at", "valid_from", "valid_to", "recorded_to", "last_accessed_at"}
+        ),
+        json_columns=frozenset({"metadata", "provenance"}),
+    ),
+    TableSpec(
+        "memory_vectors", ("memory_id", "embedding_id", "vector"), ("memory_id",), _VECTORS_FROM, ("v.memory_seq",),
+        key_sql=("m.id",), select="m.id, v.embedding_id, v.{vector}", binary=frozenset({"vector"}),
+    ),
+    TableSpec(
+        "history", HISTORY_COLUMNS, ("id",), "history", ("seq",),
+        timestamps=frozenset({"created_at"}), json_columns=frozenset({"details"}),
+    ),
+    TableSpec(
+        "messages", MESSAGE_COLUMNS, ("id",), "messages", ("seq",),
+        timestamps=frozenset({"timestamp", "stored_at"}),
+    ),
+    TableSpec(
+        "jobs", JOB_COLUMNS, ("id",), "jobs", ("seq",),
+        timestamps=frozenset({"lease_until", "created_at", "updated_at"}),
+        json_columns=frozenset({"message_ids", "result"}),
+    ),
+    TableSpec("kv_facts", (*_SCOPE, "key", "memory_id"), ("key", *_SCOPE), "kv_facts", ("key", *_SCOPE)),
+    TableSpec(
+        "embedding_cache", ("embedding_id", "text_hash", "vector"), ("embedding_id", "text_hash"),
+        "embedding_cache", ("embedding_id", "text_hash"), lookup=1, binary=frozenset({"vector"}),
+    ),
+    # Entity name vectors are columns of the entity row on both backends (float32 bytes), so they travel with it.
+    TableSpec(
+        "entities", ENTITY_COLUMNS, ("id",), "entities", ("seq",),
+        timestamps=frozenset({"created_at", "updated_at"}),
+        json_columns=frozenset({"aliases", "message_ids", "metadata"}), binary=frozenset({"vector"}),
+    ),
+    TableSpec(
+        "relations", RELATION_COLUMNS, ("id",), "relations", ("seq",),
+        timestamps=frozenset({"event_time", "valid_from", "valid_to", "created_at", "updated_at"}),
+        json_columns=frozenset({"message_ids", "memory_ids", "metadata"}),
+    ),
+)  # fmt: skip
+
+
+def page(table: TableSpec, rows: Sequence[Sequence[Any]]) -> tuple[list[Row], Cursor | None]:
+    """Split ``read_sql`` result rows into canonical rows and the cursor after the last one."""
+    width = len(table.order)
+    canonical = [table.canonical(tuple(row)[width:]) for row in rows]
+    return canonical, (tuple(rows[-1])[:width] if rows else None)
+
+
+@dataclass
+class TableReport:
+    table: str
+    source_rows: int = 0
+    target_rows: int = 0
+    copied: int = 0
+    skipped: int = 0  # already in the target: a resumed run
+    source_checksum: str = ""
+    target_checksum: str = ""
+
+    @property
+    def matches(self) -> bool:
+        return self.source_rows == self.target_rows and self.source_checksum == self.target_checksum
+
+
+@dataclass
+class CopyReport:
+    source: str
+    target: str
+    tables: list[TableReport] = field(default_factory=list)
+
+    @property
+    def verified(self) -> bool:
+        return all(table.matches for table in self.tables)
+
+
+Progress = Callable[[str, int, int], None]  # (table, copied so far, skipped so far), after every chunk
+
+
+def copy_store(source: str, target: str, *, chunk_size: int = 1000, progress: Progress | None = None) -> CopyReport:
+    """Copy every row of ``source`` into ``target`` (both store locations), then verify both sides."""
+    if source.strip() == target.strip():
+        raise StoreError("source and target are the same store; name two different ones")
+    with Endpoint(source, must_exist=True) as src, Endpoint(target, must_exist=False) as dst:
+        _check_embedding_ids(src, dst)
+        dst.transaction(dst.dialect.before_copy)
+        report = CopyReport(source=src.location, target=dst.location)
+        for table in TABLES:
+            report.tables.append(_copy_table(src, dst, table, chunk_size, progress))
+        dst.transaction(dst.dialect.after_copy)
+        for table_report, table in zip(report.tables, TABLES, strict=True):
+            _checksum_into(table_report, src, dst, table, chunk_size)
+        return report
+
+
+def verify_copy(source: str, target: str, *, chunk_size: int = 1000) -> CopyReport:
+    """Compare two stores table by table without copying anything."""
+    with Endpoint(source, must_exist=True) as src, Endpoint(target, must_exist=True) as dst:
+        report = CopyReport(source=src.location, target=dst.location)
+        for table in TABLES:
+            table_report = TableReport(table.name)
+            _checksum_into(table_report, src, dst, table, chunk_size)
+            report.tables.append(table_report)
+        return report
+
+
+def _embedding_id(endpoint: Endpoint) -> str | None:
+    rows, _ = endpoint.read(TABLES[0], None, 10)
+    return next((str(row["value"]) for row in rows if row["key"] == "embedding_id"), None)
+
+
+def _check_embedding_ids(src: Endpoint, dst: Endpoint) -> None:
+    source_id, target_id = _embedding_id(src), _embedding_id(dst)
+    if source_id and target_id and source_id != target_id:
+        raise ConflictError(
+            f"the target holds vectors of {target_id!r} but the source has {source_id!r}; "
+            "migrate into an empty store, or run `memstrata reindex` on one side first"
+        )
+
+
+def _copy_table(
+    src: Endpoint, dst: Endpoint, table: TableSpec, chunk_size: int, progress: Progress | None
+) -> TableReport:
+    report = TableReport(table.name)
+    cursor: Cursor | None = None
+    while True:
+        rows, cursor = src.read(table, cursor, chunk_size)
+        if not rows:
+            return report
+        keys = [table.key_of(row) for row in rows]
+        present = dst.present(table, keys)
+        fresh = [row for row, key in zip(rows, keys, strict=True) if key not in present]
+        if fresh:
+            dst.insert(table, fresh)
+        report.copied += len(fresh)
+        report.skipped += len(rows) - len(fresh)
+        if progress is not None:
+            progress(table.name, report.copied, report.skipped)
+
+
+def checksum(endpoint: Endpoint, table: TableSpec, chunk_size: int = 1000) -> tuple[int, str]:
+    """Row count and an order-independent digest: the sum of every canonical row's SHA-256."""
+    count, total = 0, 0
+    cursor: Cursor | None = None
+    while True:
+        rows, cursor = endpoint.read(table, cursor, chunk_size)
+        if not rows:
+            return count, f"{total:064x}"
+        for row in rows:
+            encoded = json.dumps(
+                [row[column].hex() if isinstance(row[column], bytes) else row[column] for column in table.columns],
+                ensure_ascii=False,
+            )
+            total = (total + int.from_bytes(hashlib.sha256(encoded.encode("utf-8")).digest(), "big")) % (1 << 256)
+        count += len(rows)
+
+
+def _checksum_into(report: TableReport, src: Endpoint, dst: Endpoint, table: TableSpec, chunk_size: int) -> None:
+    report.source_rows, report.source_checksum = checksum(src, table, chunk_size)
+    report.target_rows, report.target_checksum = checksum(dst, table, chunk_size)
+
+
+class Endpoint:
+    """A store seen table by table, in canonical rows (opening it creates or migrates its schema)."""
+
+    def __init__(self, location: str, *, must_exist: bool) -> None:
+        file = Path(location).expanduser()
+        if must_exist and not is_postgres_url(location) and not file.is_file():
+            raise StoreError(f"no SQLite store at {file}; check the path")
+        store = open_store(StoreSettings(path=location))
+        assert isinstance(store, SQLStore)  # both backends are
+        self.store, self.dialect, self.location = store, store.dialect, store.location
+        self.transaction = store.dialect.transaction
+
+    def __enter__(self) -> Endpoint:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.store.close()
+
+    def read(self, table: TableSpec, after: Cursor | None, limit: int) -> tuple[list[Row], Cursor | None]:
+        """Up to ``limit`` rows after ``after`` in storage order, and the cursor of the last one."""
+        sql = table.read_sql(after, vector=self.dialect.vector_column)
+        return page(table, self.dialect.read(lambda tx: tx.execute(sql, (*(after or ()), limit)).fetchall()))
+
+    def present(self, table: TableSpec, keys: Sequence[Cursor]) -> set[Cursor]:
+        if not keys:
+            return set()
+        column = (table.key_sql or table.key)[table.lookup]
+        condition, params = self.dialect.in_(column, [key[table.lookup] for key in keys])
+        found = self.dialect.read(lambda tx: tx.execute(table.present_sql(condition), params).fetchall())
+        return {tuple(row) for row in found} & set(keys)
+
+    def insert(self, table: TableSpec, rows: Sequence[Row]) -> None:
+        """Rows in one transaction, with what the target's indexes need."""
+        self.transaction(lambda tx: self._insert(tx, table, rows))
+
+    def _insert(self, tx: Tx, table: TableSpec, rows: Sequence[Row]) -> None:
+        d = self.dialect
+        d.begin_batch(tx)
+        if table.name == "memory_vectors":
+            column = d.vector_column
+            tx.executemany(
+                f"INSERT INTO memory_vectors (memory_seq, embedding_id, {column}) SELECT seq, ?, ? FROM memories "
+                f"WHERE id = ? ON CONFLICT (memory_seq) DO UPDATE SET embedding_id = excluded.embedding_id, "
+                f"{column} = excluded.{column}",
+                [(row["embedding_id"], d.vector(np.frombuffer(row["vector"], dtype="<f4")), row["memory_id"])
+                 for row in rows],
+            )  # fmt: skip
+            if d.touch:  # an index that follows changed rows must see these vectors
+                tx.executemany(f"UPDATE memories SET {d.touch.lstrip(', ')} WHERE id = ?",
+                               [(row["memory_id"],) for row in rows])  # fmt: skip
+            return
+        columns, marks = list(table.columns), ["?"] * len(table.columns)
+        params = [[row[column] for column in table.columns] for row in rows]
+        items = [_indexable(row) for row in rows] if table.name == "memories" else []
+        if items:  # str parameters go untyped: PostgreSQL parses the JSON and timestamps itself
+            columns += [column for column, _ in d.memory_extras]
+            marks += [expression for _, expression in d.memory_extras]
+            params = [[*values, *d.memory_extra_params(item)] for values, item in zip(params, items, strict=True)]
+        conflict = _ON_CONFLICT.get(table.name, "")
+        tx.executemany(f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join(marks)}){conflict}", params)
+        d.index_memories(tx, items)
+
+
+_ON_CONFLICT = {
+    "meta": " ON CONFLICT (key) DO NOTHING",
+    "kv_facts": " ON CONFLICT (key, tenant_id, user_id, agent_id, session_id) DO UPDATE SET memory_id = "
+    "excluded.memory_id",
+    "embedding_cache": " ON CONFLICT DO NOTHING",
+}
+
+
+def _indexable(row: Row) -> MemoryItem:
+    """Enough of a canonical memory row for its keyword entry: id, kind, text and metadata."""
+    created = datetime.fromisoformat(row["created_at"])
+    return MemoryItem.model_construct(
+        id=row["id"], scope=Scope.model_construct(), kind=row["kind"], text=row["text"],
+        metadata=json.loads(row["metadata"]), created_at=created, updated_at=created, valid_from=created,
+    )  # fmt: skip
