@@ -33,7 +33,18 @@ from memstrata.config import StoreSettings
 from memstrata.errors import ConflictError, StoreError
 from memstrata.storage.factory import is_postgres_url, open_store
 from memstrata.storage.sql.dialect import Tx
+from memstrata.storage.sql.rows import (
+    ENTITY_COLUMNS,
+    HISTORY_COLUMNS,
+    JOB_COLUMNS,
+    MEMORY_WRITE_COLUMNS,
+    MESSAGE_WRITE_COLUMNS,
+    RELATION_COLUMNS,
+    SCOPE_COLUMNS,
+    names,
+)
 from memstrata.storage.sql.store import SQLStore
+from memstrata.storage.sql.writes import upsert_vectors
 from memstrata.types import MemoryItem, Scope, as_utc
 
 Row = dict[str, Any]
@@ -54,9 +65,6 @@ class TableSpec:
     lookup: int = 0  # which key column ``present`` filters on in SQL (then the whole key is matched)
     where: str = "TRUE"
     select: str = ""  # defaults to the columns
-    timestamps: frozenset[str] = frozenset()
-    json_columns: frozenset[str] = frozenset()
-    binary: frozenset[str] = frozenset()
 
     def key_of(self, row: Row) -> Cursor:
         return tuple(row[column] for column in self.key)
@@ -80,86 +88,41 @@ class TableSpec:
         for column, value in zip(self.columns, values, strict=True):
             if value is None:
                 row[column] = None
-            elif column in self.timestamps:
+            elif column in _TIMESTAMPS:
                 moment = datetime.fromisoformat(value) if isinstance(value, str) else value
                 row[column] = as_utc(moment).isoformat(timespec="microseconds")
-            elif column in self.json_columns:
+            elif column in _JSON:
                 data = json.loads(value) if isinstance(value, str | bytes) else value
                 row[column] = json.dumps(data, ensure_ascii=False, sort_keys=True)
-            elif column in self.binary:
+            elif column == "vector":
                 row[column] = value.astype("<f4").tobytes() if hasattr(value, "astype") else bytes(value)
             else:
                 row[column] = value
         return row
 
 
-_SCOPE = ("tenant_id", "user_id", "agent_id", "session_id")
-MEMORY_COLUMNS = (
-    "id", *_SCOPE, "kind", "text", "key", "metadata", "confidence", "status", "event_time", "created_at",
-    "updated_at", "valid_from", "valid_to", "recorded_to", "last_accessed_at", "access_count", "provenance",
-    "embedding_id", "content_hash",
-)  # fmt: skip
-HISTORY_COLUMNS = (
-    "id", "memory_id", *_SCOPE, "action", "old_text", "new_text", "actor", "reason", "created_at", "details",
-)  # fmt: skip
-MESSAGE_COLUMNS = ("id", *_SCOPE, "role", "name", "content", "timestamp", "stored_at")
-JOB_COLUMNS = (
-    "id", "kind", *_SCOPE, "status", "message_ids", "attempts", "lease_until", "error", "raw_output", "result",
-    "created_at", "updated_at",
-)  # fmt: skip
-ENTITY_COLUMNS = (
-    "id", *_SCOPE, "name", "type", "aliases", "message_ids", "metadata", "merged_into", "embedding_id", "vector",
-    "created_at", "updated_at",
-)  # fmt: skip
-RELATION_COLUMNS = (
-    "id", *_SCOPE, "source_id", "relation", "target_id", "confidence", "event_time", "valid_from", "valid_to",
-    "message_ids", "memory_ids", "metadata", "created_at", "updated_at",
-)  # fmt: skip
+# A column name means the same in every table: how values of each are compared.
+_TIMESTAMPS = frozenset({"event_time", "created_at", "updated_at", "valid_from", "valid_to", "recorded_to",
+                         "last_accessed_at", "timestamp", "stored_at", "lease_until"})  # fmt: skip
+_JSON = frozenset({"metadata", "provenance", "details", "message_ids", "memory_ids", "result", "aliases"})
 _VECTORS_FROM = "memory_vectors v JOIN memories m ON m.seq = v.memory_seq"
 
 # In copy order: the embedding identity first (the target must agree), memories before what refers to them.
+# Entity name vectors are columns of the entity row on both backends (float32 bytes), so they travel with it.
 TABLES = (
     TableSpec("meta", ("key", "value"), ("key",), "meta", ("key",), where="key = 'embedding_id'"),
-    TableSpec(
-        "memories", MEMORY_COLUMNS, ("id",), "memories", ("seq",),
-        timestamps=frozenset(
-            {"event_time", "created_at", "updated_at", "valid_from", "valid_to", "recorded_to", "last_accessed_at"}
-        ),
-        json_columns=frozenset({"metadata", "provenance"}),
-    ),
-    TableSpec(
-        "memory_vectors", ("memory_id", "embedding_id", "vector"), ("memory_id",), _VECTORS_FROM, ("v.memory_seq",),
-        key_sql=("m.id",), select="m.id, v.embedding_id, v.{vector}", binary=frozenset({"vector"}),
-    ),
-    TableSpec(
-        "history", HISTORY_COLUMNS, ("id",), "history", ("seq",),
-        timestamps=frozenset({"created_at"}), json_columns=frozenset({"details"}),
-    ),
-    TableSpec(
-        "messages", MESSAGE_COLUMNS, ("id",), "messages", ("seq",),
-        timestamps=frozenset({"timestamp", "stored_at"}),
-    ),
-    TableSpec(
-        "jobs", JOB_COLUMNS, ("id",), "jobs", ("seq",),
-        timestamps=frozenset({"lease_until", "created_at", "updated_at"}),
-        json_columns=frozenset({"message_ids", "result"}),
-    ),
-    TableSpec("kv_facts", (*_SCOPE, "key", "memory_id"), ("key", *_SCOPE), "kv_facts", ("key", *_SCOPE)),
-    TableSpec(
-        "embedding_cache", ("embedding_id", "text_hash", "vector"), ("embedding_id", "text_hash"),
-        "embedding_cache", ("embedding_id", "text_hash"), lookup=1, binary=frozenset({"vector"}),
-    ),
-    # Entity name vectors are columns of the entity row on both backends (float32 bytes), so they travel with it.
-    TableSpec(
-        "entities", ENTITY_COLUMNS, ("id",), "entities", ("seq",),
-        timestamps=frozenset({"created_at", "updated_at"}),
-        json_columns=frozenset({"aliases", "message_ids", "metadata"}), binary=frozenset({"vector"}),
-    ),
-    TableSpec(
-        "relations", RELATION_COLUMNS, ("id",), "relations", ("seq",),
-        timestamps=frozenset({"event_time", "valid_from", "valid_to", "created_at", "updated_at"}),
-        json_columns=frozenset({"message_ids", "memory_ids", "metadata"}),
-    ),
+    TableSpec("memories", MEMORY_WRITE_COLUMNS, ("id",), "memories", ("seq",)),
+    TableSpec("memory_vectors", ("memory_id", "embedding_id", "vector"), ("memory_id",), _VECTORS_FROM,
+              ("v.memory_seq",), key_sql=("m.id",), select="m.id, v.embedding_id, v.{vector}"),
+    TableSpec("history", tuple(names(HISTORY_COLUMNS)), ("id",), "history", ("seq",)),
+    TableSpec("messages", tuple(names(MESSAGE_WRITE_COLUMNS)), ("id",), "messages", ("seq",)),
+    TableSpec("jobs", tuple(names(JOB_COLUMNS)), ("id",), "jobs", ("seq",)),
+    TableSpec("kv_facts", (*SCOPE_COLUMNS, "key", "memory_id"), ("key", *SCOPE_COLUMNS), "kv_facts",
+              ("key", *SCOPE_COLUMNS)),
+    TableSpec("embedding_cache", ("embedding_id", "text_hash", "vector"), ("embedding_id", "text_hash"),
+              "embedding_cache", ("embedding_id", "text_hash"), lookup=1),
+    TableSpec("entities", (*names(ENTITY_COLUMNS), "embedding_id", "vector"), ("id",), "entities", ("seq",)),
+    TableSpec("relations", tuple(names(RELATION_COLUMNS)), ("id",), "relations", ("seq",)),
 )  # fmt: skip
 
 
@@ -321,16 +284,10 @@ class Endpoint:
         d = self.dialect
         d.begin_batch(tx)
         if table.name == "memory_vectors":
-            column = d.vector_column
-            tx.executemany(
-                f"INSERT INTO memory_vectors (memory_seq, embedding_id, {column}) SELECT seq, ?, ? FROM memories "
-                f"WHERE id = ? ON CONFLICT (memory_seq) DO UPDATE SET embedding_id = excluded.embedding_id, "
-                f"{column} = excluded.{column}",
-                [(row["embedding_id"], d.vector(np.frombuffer(row["vector"], dtype="<f4")), row["memory_id"])
-                 for row in rows],
-            )  # fmt: skip
+            vectors = [np.frombuffer(row["vector"], dtype="<f4") for row in rows]
+            upsert_vectors(d, tx, [(r["embedding_id"], v, r["memory_id"]) for r, v in zip(rows, vectors, strict=True)])
             if d.touch:  # an index that follows changed rows must see these vectors
-                tx.executemany(f"UPDATE memories SET {d.touch.lstrip(', ')} WHERE id = ?",
+                tx.executemany(f"UPDATE memories SET embedding_id = embedding_id{d.touch} WHERE id = ?",
                                [(row["memory_id"],) for row in rows])  # fmt: skip
             return
         columns, marks = list(table.columns), ["?"] * len(table.columns)

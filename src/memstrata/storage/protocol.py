@@ -7,7 +7,7 @@ Every read takes a Scope and applies it inside its own query. Every write arrive
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Protocol
 
@@ -84,21 +84,9 @@ class WriteBatch:
     skip_identical: bool = False
 
     def is_empty(self) -> bool:
-        return not (
-            self.messages
-            or self.inserts
-            or self.replacements
-            or self.status_changes
-            or self.history
-            or self.vectors
-            or self.cache_entries
-            or self.jobs
-            or self.job_updates
-            or self.release_waiting
-            or self.entities
-            or self.entity_vectors
-            or self.relations
-        )
+        """No rows to write (``embedding_id`` and ``skip_identical`` are settings, not rows)."""
+        settings = ("embedding_id", "skip_identical")
+        return not any(len(getattr(self, part.name)) for part in fields(self) if part.name not in settings)
 
 
 @dataclass(frozen=True)

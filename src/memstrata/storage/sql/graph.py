@@ -65,7 +65,7 @@ def vector_bytes(vector: Vector) -> bytes:
 
 
 def select_entities(d: Dialect, tx: Tx, scope: Scope, entity_ids: Sequence[str] | None) -> list[Entity]:
-    where = scope_where(d, scope, "e")
+    where = scope_where(d, scope, "e", by_key=entity_ids is not None)
     if entity_ids is None:
         where.add("e.merged_into IS NULL")
     else:
@@ -82,7 +82,7 @@ def select_relations(
     relation_ids: Sequence[str] | None,
     include_closed: bool,
 ) -> list[Relation]:
-    where = scope_where(d, scope, "r")
+    where = scope_where(d, scope, "r", by_key=entity_ids is not None or relation_ids is not None)
     if entity_ids is not None:
         source, params = d.in_("r.source_id", list(entity_ids))
         target, _ = d.in_("r.target_id", list(entity_ids))
@@ -98,29 +98,35 @@ def select_relations(
 def walk(
     d: Dialect, tx: Tx, scope: Scope, start_ids: Sequence[str], hops: int, include_closed: bool
 ) -> list[tuple[Relation, int]]:
-    """Breadth-first over edges in both directions, in one recursive query; scope applies at every step.
+    """Breadth-first over edges in both directions, one query per hop; scope applies at every step.
 
-    ``reached`` holds (entity, depth) pairs below ``hops``; UNION drops repeats, so cycles end. Each step
-    joins the relations touching an entity at either end (one index per end, ``relations_source`` and
-    ``relations_target``), never a table of all the scope's edges: PostgreSQL would scan and hash the whole
-    edge set at every hop. A relation's hop is one more than the shallowest depth it is reached from.
+    Each hop asks for the relations touching the frontier at either end, which both databases answer from
+    two indexes (``relations_source``, ``relations_target``). A recursive query needs a join that names the
+    reached entities once, so it either joins a table of all the scope's edges (scanned and hashed at every
+    hop: seconds at 300k edges) or joins on ``source OR target`` (planned as a scan per reached entity).
+    A relation's hop is one more than the shallowest depth of its ends; ties go to confidence, then age.
     """
-    where = scope_where(d, scope, "r")
+    where = scope_where(d, scope, "r", by_key=True)
     if not include_closed:
         where.add("r.valid_to IS NULL")
-    touching = f"relations r ON (r.source_id = reached.entity_id OR r.target_id = reached.entity_id) AND {where.sql()}"
-    starts = " UNION ".join(["SELECT ? AS id"] * len(start_ids))
-    sql = f"""
-        WITH RECURSIVE
-        reached(entity_id, depth) AS (
-            SELECT starts.id, 0 FROM ({starts}) AS starts
-            UNION
-            SELECT CASE WHEN r.source_id = reached.entity_id THEN r.target_id ELSE r.source_id END, reached.depth + 1
-            FROM reached JOIN {touching} WHERE reached.depth + 1 < ?
-        ),
-        hit(rid, hop) AS (SELECT r.id, MIN(reached.depth) + 1 FROM reached JOIN {touching} GROUP BY r.id)
-        SELECT {prefixed(RELATION_COLUMNS, "r")}, hit.hop FROM hit JOIN relations r ON r.id = hit.rid
-        ORDER BY hit.hop, r.confidence DESC, r.seq
-    """
-    params = [*start_ids, *where.params, hops, *where.params]
-    return [(rows.relation(d, tuple(row)[:-1]), int(row[-1])) for row in tx.execute(sql, params).fetchall()]
+    found: dict[str, tuple[int, Sequence[Any]]] = {}
+    seen, frontier = set(start_ids), list(dict.fromkeys(start_ids))
+    for hop in range(1, hops + 1):
+        if not frontier:
+            break
+        source, ids = d.in_("r.source_id", frontier)
+        target, _ = d.in_("r.target_id", frontier)
+        touching = tx.execute(
+            f"SELECT r.seq, {prefixed(RELATION_COLUMNS, 'r')} FROM relations r WHERE ({source} OR {target}) "
+            f"AND {where.sql()}",
+            (*ids, *ids, *where.params),
+        ).fetchall()
+        frontier = []
+        for row in touching:
+            if row[1] not in found:
+                found[row[1]] = (hop, row)
+                ends = [end for end in (row[6], row[8]) if end not in seen]  # source_id, target_id
+                seen.update(ends)
+                frontier.extend(dict.fromkeys(ends))
+    ordered = sorted(found.values(), key=lambda pair: (pair[0], -pair[1][9], pair[1][0]))  # hop, confidence, seq
+    return [(rows.relation(d, tuple(row)[1:]), hop) for hop, row in ordered]

@@ -170,13 +170,7 @@ def _put_vectors(d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector]], embe
             raise InvalidInputError(
                 f"the vector for memory {memory_id} has shape {np.shape(vector)}, but {embedding_id} has {dims} dims"
             )
-    column = d.vector_column
-    tx.executemany(
-        f"INSERT INTO memory_vectors (memory_seq, embedding_id, {column}) SELECT seq, ?, ? FROM memories "
-        f"WHERE id = ? ON CONFLICT (memory_seq) DO UPDATE SET embedding_id = excluded.embedding_id, "
-        f"{column} = excluded.{column}",
-        [(embedding_id, d.vector(vector), memory_id) for memory_id, vector in vectors],
-    )
+    upsert_vectors(d, tx, [(embedding_id, vector, memory_id) for memory_id, vector in vectors])
     ids = [memory_id for memory_id, _ in vectors]
     updated = tx.executemany(f"UPDATE memories SET embedding_id = ?{d.touch} WHERE id = ?",
                              [(embedding_id, memory_id) for memory_id in ids]).rowcount  # fmt: skip
@@ -185,3 +179,14 @@ def _put_vectors(d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector]], embe
         found = {row[0] for row in tx.execute(f"SELECT id FROM memories WHERE {condition}", params).fetchall()}
         missing = sorted(set(ids) - found)
         raise NotFoundError(f"cannot store a vector for unknown memory {missing[0] if missing else '?'}")
+
+
+def upsert_vectors(d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector, str]]) -> None:
+    """(embedding id, vector, memory id) rows into memory_vectors: one vector per memory, the newest wins."""
+    column = d.vector_column
+    tx.executemany(
+        f"INSERT INTO memory_vectors (memory_seq, embedding_id, {column}) SELECT seq, ?, ? FROM memories "
+        f"WHERE id = ? ON CONFLICT (memory_seq) DO UPDATE SET embedding_id = excluded.embedding_id, "
+        f"{column} = excluded.{column}",
+        [(embedding_id, d.vector(vector), memory_id) for embedding_id, vector, memory_id in vectors],
+    )

@@ -46,8 +46,8 @@ def retry_locked(action: Callable[[], T], *, timeout_s: float) -> T:
 
 def create_private(path: Path, file_mode: int | None) -> None:
     """A new database file gets ``file_mode`` (0600: the owner only) and the directories memstrata creates for it
-    the same rights plus search (0700). Existing files and directories keep theirs; None leaves it to the umask.
-    SQLite gives the -wal and -shm files the database file's mode."""
+    the same rights plus search (0700); SQLite gives the -wal and -shm files the database file's mode. Existing
+    files and directories keep theirs; None leaves it all to SQLite (0644) and the umask."""
     if file_mode is None:
         path.parent.mkdir(parents=True, exist_ok=True)
         return

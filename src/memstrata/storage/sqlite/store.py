@@ -10,7 +10,7 @@ from memstrata.storage.sqlite.dialect import SQLiteDialect
 
 class SQLiteStore(SQLStore):
     """``file_mode``: permissions of a database file this store creates (0600, the owner only; its new
-    directories get 0700); None leaves them to the umask."""
+    directories get 0700); None leaves them to SQLite (0644) and the umask."""
 
     def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0, file_mode: int | None = 0o600) -> None:
         self.path = Path(path).expanduser()
