@@ -53,21 +53,16 @@ Cursor = tuple[Any, ...]
 
 @dataclass(frozen=True)
 class TableSpec:
-    """One table as both backends see it: canonical columns, the key that identifies a row, and the
-    SQL shape to page through it (``{vector}`` stands for the backend's vector column)."""
+    """One table as both backends see it: canonical columns and the SQL shape to page through it
+    (``{vector}`` stands for the backend's vector column). Rows are told apart by the table's own unique
+    keys: an insert skips a row whose key the target already holds."""
 
     name: str
     columns: tuple[str, ...]
-    key: tuple[str, ...]
     source: str  # FROM clause
     order: tuple[str, ...]  # storage order, also the paging cursor
-    key_sql: tuple[str, ...] = ()  # SQL for the key columns, when not their plain names
-    lookup: int = 0  # which key column ``present`` filters on in SQL (then the whole key is matched)
     where: str = "TRUE"
     select: str = ""  # defaults to the columns
-
-    def key_of(self, row: Row) -> Cursor:
-        return tuple(row[column] for column in self.key)
 
     def read_sql(self, after: Cursor | None, vector: str) -> str:
         """``SELECT <cursor>, <columns> ... ORDER BY <cursor> LIMIT ?``."""
@@ -77,10 +72,6 @@ class TableSpec:
             where += f" AND ({', '.join(self.order)}) > ({', '.join('?' * len(self.order))})"
         order = ", ".join(self.order)
         return f"SELECT {order}, {select} FROM {self.source} WHERE {where} ORDER BY {order} LIMIT ?"
-
-    def present_sql(self, condition: str) -> str:
-        """``SELECT <key> FROM ... WHERE <condition on the lookup column>``."""
-        return f"SELECT {', '.join(self.key_sql or self.key)} FROM {self.source} WHERE {condition}"
 
     def canonical(self, values: Sequence[Any]) -> Row:
         """Backend values -> the one form both sides compare: ISO UTC text, sorted JSON, raw bytes."""
@@ -110,19 +101,18 @@ _VECTORS_FROM = "memory_vectors v JOIN memories m ON m.seq = v.memory_seq"
 # In copy order: the embedding identity first (the target must agree), memories before what refers to them.
 # Entity name vectors are columns of the entity row on both backends (float32 bytes), so they travel with it.
 TABLES = (
-    TableSpec("meta", ("key", "value"), ("key",), "meta", ("key",), where="key = 'embedding_id'"),
-    TableSpec("memories", MEMORY_WRITE_COLUMNS, ("id",), "memories", ("seq",)),
-    TableSpec("memory_vectors", ("memory_id", "embedding_id", "vector"), ("memory_id",), _VECTORS_FROM,
-              ("v.memory_seq",), key_sql=("m.id",), select="m.id, v.embedding_id, v.{vector}"),
-    TableSpec("history", tuple(names(HISTORY_COLUMNS)), ("id",), "history", ("seq",)),
-    TableSpec("messages", tuple(names(MESSAGE_WRITE_COLUMNS)), ("id",), "messages", ("seq",)),
-    TableSpec("jobs", tuple(names(JOB_COLUMNS)), ("id",), "jobs", ("seq",)),
-    TableSpec("kv_facts", (*SCOPE_COLUMNS, "key", "memory_id"), ("key", *SCOPE_COLUMNS), "kv_facts",
-              ("key", *SCOPE_COLUMNS)),
-    TableSpec("embedding_cache", ("embedding_id", "text_hash", "vector"), ("embedding_id", "text_hash"),
-              "embedding_cache", ("embedding_id", "text_hash"), lookup=1),
-    TableSpec("entities", (*names(ENTITY_COLUMNS), "embedding_id", "vector"), ("id",), "entities", ("seq",)),
-    TableSpec("relations", tuple(names(RELATION_COLUMNS)), ("id",), "relations", ("seq",)),
+    TableSpec("meta", ("key", "value"), "meta", ("key",), where="key = 'embedding_id'"),
+    TableSpec("memories", MEMORY_WRITE_COLUMNS, "memories", ("seq",)),
+    TableSpec("memory_vectors", ("memory_id", "embedding_id", "vector"), _VECTORS_FROM, ("v.memory_seq",),
+              select="m.id, v.embedding_id, v.{vector}"),
+    TableSpec("history", tuple(names(HISTORY_COLUMNS)), "history", ("seq",)),
+    TableSpec("messages", tuple(names(MESSAGE_WRITE_COLUMNS)), "messages", ("seq",)),
+    TableSpec("jobs", tuple(names(JOB_COLUMNS)), "jobs", ("seq",)),
+    TableSpec("kv_facts", (*SCOPE_COLUMNS, "key", "memory_id"), "kv_facts", ("key", *SCOPE_COLUMNS)),
+    TableSpec("embedding_cache", ("embedding_id", "text_hash", "vector"), "embedding_cache",
+              ("embedding_id", "text_hash")),
+    TableSpec("entities", (*names(ENTITY_COLUMNS), "embedding_id", "vector"), "entities", ("seq",)),
+    TableSpec("relations", tuple(names(RELATION_COLUMNS)), "relations", ("seq",)),
 )  # fmt: skip
 
 
@@ -212,13 +202,9 @@ def _copy_table(
         rows, cursor = src.read(table, cursor, chunk_size)
         if not rows:
             return report
-        keys = [table.key_of(row) for row in rows]
-        present = dst.present(table, keys)
-        fresh = [row for row, key in zip(rows, keys, strict=True) if key not in present]
-        if fresh:
-            dst.insert(table, fresh)
-        report.copied += len(fresh)
-        report.skipped += len(rows) - len(fresh)
+        copied = dst.insert(table, rows)
+        report.copied += copied
+        report.skipped += len(rows) - copied
         if progress is not None:
             progress(table.name, report.copied, report.skipped)
 
@@ -268,28 +254,23 @@ class Endpoint:
         sql = table.read_sql(after, vector=self.dialect.vector_column)
         return page(table, self.dialect.read(lambda tx: tx.execute(sql, (*(after or ()), limit)).fetchall()))
 
-    def present(self, table: TableSpec, keys: Sequence[Cursor]) -> set[Cursor]:
-        if not keys:
-            return set()
-        column = (table.key_sql or table.key)[table.lookup]
-        condition, params = self.dialect.in_(column, [key[table.lookup] for key in keys])
-        found = self.dialect.read(lambda tx: tx.execute(table.present_sql(condition), params).fetchall())
-        return {tuple(row) for row in found} & set(keys)
+    def insert(self, table: TableSpec, rows: Sequence[Row]) -> int:
+        """Rows in one transaction, with what the target's indexes need; those whose key the target already
+        holds are skipped (a resumed run). Returns how many were new."""
+        return self.transaction(lambda tx: self._insert(tx, table, rows))
 
-    def insert(self, table: TableSpec, rows: Sequence[Row]) -> None:
-        """Rows in one transaction, with what the target's indexes need."""
-        self.transaction(lambda tx: self._insert(tx, table, rows))
-
-    def _insert(self, tx: Tx, table: TableSpec, rows: Sequence[Row]) -> None:
+    def _insert(self, tx: Tx, table: TableSpec, rows: Sequence[Row]) -> int:
         d = self.dialect
         d.begin_batch(tx)
         if table.name == "memory_vectors":
-            vectors = [np.frombuffer(row["vector"], dtype="<f4") for row in rows]
-            upsert_vectors(d, tx, [(r["embedding_id"], v, r["memory_id"]) for r, v in zip(rows, vectors, strict=True)])
+            vectors = [
+                (row["embedding_id"], np.frombuffer(row["vector"], dtype="<f4"), row["memory_id"]) for row in rows
+            ]
+            copied = upsert_vectors(d, tx, vectors, replace=False)
             if d.touch:  # an index that follows changed rows must see these vectors
                 tx.executemany(f"UPDATE memories SET embedding_id = embedding_id{d.touch} WHERE id = ?",
                                [(row["memory_id"],) for row in rows])  # fmt: skip
-            return
+            return copied
         columns, marks = list(table.columns), ["?"] * len(table.columns)
         params = [[row[column] for column in table.columns] for row in rows]
         items = [_indexable(row) for row in rows] if table.name == "memories" else []
@@ -297,17 +278,10 @@ class Endpoint:
             columns += [column for column, _ in d.memory_extras]
             marks += [expression for _, expression in d.memory_extras]
             params = [[*values, *d.memory_extra_params(item)] for values, item in zip(params, items, strict=True)]
-        conflict = _ON_CONFLICT.get(table.name, "")
-        tx.executemany(f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join(marks)}){conflict}", params)
-        d.index_memories(tx, items)
-
-
-_ON_CONFLICT = {
-    "meta": " ON CONFLICT (key) DO NOTHING",
-    "kv_facts": " ON CONFLICT (key, tenant_id, user_id, agent_id, session_id) DO UPDATE SET memory_id = "
-    "excluded.memory_id",
-    "embedding_cache": " ON CONFLICT DO NOTHING",
-}
+        sql = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join(marks)}) ON CONFLICT DO NOTHING"
+        copied = tx.executemany(sql, params).rowcount
+        d.index_memories(tx, items)  # again for a memory already there: the same entry
+        return copied
 
 
 def _indexable(row: Row) -> MemoryItem:

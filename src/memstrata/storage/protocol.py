@@ -186,7 +186,7 @@ class Store(Protocol):
         self, scope: Scope, start_ids: Sequence[str], hops: int, *, include_closed: bool = False
     ) -> list[tuple[Relation, int]]:
         """Every relation within ``hops`` of the start entities, walking edges in both directions, with the hop
-        (1 = touches a start entity) at which it is first reached. One recursive query in the database."""
+        (1 = touches a start entity) at which it is first reached. One indexed query per hop."""
         ...
 
     # --- jobs ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Graph tables: entity and relation upserts, scoped reads, and the recursive walk.
+"""Graph tables: entity and relation upserts, scoped reads, and the walk, hop by hop.
 
 An id is replaced only within its own scope, and every read carries the scope in its own WHERE (in
 the walk, at every step). Writes run inside the caller's transaction.

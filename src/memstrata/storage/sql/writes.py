@@ -181,12 +181,13 @@ def _put_vectors(d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector]], embe
         raise NotFoundError(f"cannot store a vector for unknown memory {missing[0] if missing else '?'}")
 
 
-def upsert_vectors(d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector, str]]) -> None:
-    """(embedding id, vector, memory id) rows into memory_vectors: one vector per memory, the newest wins."""
+def upsert_vectors(d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector, str]], *, replace: bool = True) -> int:
+    """(embedding id, vector, memory id) rows into memory_vectors, one vector per memory: the new one replaces
+    the stored one, or (``replace=False``) is skipped. Returns the rows written."""
     column = d.vector_column
-    tx.executemany(
+    conflict = f"DO UPDATE SET embedding_id = excluded.embedding_id, {column} = excluded.{column}"
+    return tx.executemany(
         f"INSERT INTO memory_vectors (memory_seq, embedding_id, {column}) SELECT seq, ?, ? FROM memories "
-        f"WHERE id = ? ON CONFLICT (memory_seq) DO UPDATE SET embedding_id = excluded.embedding_id, "
-        f"{column} = excluded.{column}",
+        f"WHERE id = ? ON CONFLICT (memory_seq) {conflict if replace else 'DO NOTHING'}",
         [(embedding_id, d.vector(vector), memory_id) for embedding_id, vector, memory_id in vectors],
-    )
+    ).rowcount
