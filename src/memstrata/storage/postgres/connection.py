@@ -63,11 +63,6 @@ class _VectorBinaryDumper(Dumper):
         return struct.pack(">HH", values.shape[0], 0) + values.tobytes()
 
 
-class _VectorTextDumper(Dumper):
-    def dump(self, obj: Any) -> Buffer:
-        return ("[" + ",".join(repr(float(v)) for v in np.asarray(obj, dtype=np.float32)) + "]").encode()
-
-
 class _VectorBinaryLoader(Loader):
     format = Format.BINARY
 
@@ -75,19 +70,11 @@ class _VectorBinaryLoader(Loader):
         return np.frombuffer(bytes(data), dtype=">f4", offset=4).astype(np.float32)
 
 
-class _VectorTextLoader(Loader):
-    def load(self, data: Buffer) -> Any:
-        text = bytes(data).decode("ascii").strip("[]")
-        return np.array(text.split(","), dtype=np.float32) if text else np.zeros(0, dtype=np.float32)
-
-
 def register_vector(conn: psycopg.Connection[Any], oid: int) -> None:
-    """numpy float32 arrays are sent and read as pgvector ``vector`` values."""
-    adapters = conn.adapters
-    adapters.register_dumper(np.ndarray, type("VectorBinaryDumper", (_VectorBinaryDumper,), {"oid": oid}))
-    adapters.register_dumper(np.ndarray, type("VectorTextDumper", (_VectorTextDumper,), {"oid": oid}))
-    adapters.register_loader(oid, _VectorTextLoader)
-    adapters.register_loader(oid, _VectorBinaryLoader)
+    """numpy float32 arrays are sent and read as pgvector ``vector`` values, in binary only: the store reads
+    binary results, and a text dumper would be chosen for ``%s`` (the last one registered wins)."""
+    conn.adapters.register_dumper(np.ndarray, type("VectorBinaryDumper", (_VectorBinaryDumper,), {"oid": oid}))
+    conn.adapters.register_loader(oid, _VectorBinaryLoader)
 
 
 def vector_oid(conn: psycopg.Connection[Any]) -> int:
