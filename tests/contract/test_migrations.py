@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
-from memstrata.storage.sqlite.migrations import LATEST_VERSION, MIGRATIONS
+from memstrata.storage.sqlite.schema_migrations import LATEST_VERSION, MIGRATIONS
 from memstrata.storage.sqlite.store import SQLiteStore
 
 TABLES = {
@@ -32,3 +33,21 @@ def test_reopening_does_not_migrate_twice(tmp_path: Path) -> None:
     store.close()
     conn = sqlite3.connect(tmp_path / "m.db")
     assert conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(MIGRATIONS)
+
+
+# SHA-256 prefixes of every shipped schema migration. A database created by one must keep opening and mean the
+# same: never edit a shipped step, append a new one (and its hash here).
+SHIPPED = {
+    "sqlite": ["5feb9364fc72d5fd", "35608122eabbd220", "53b6d0af67d1951e", "a7acb58016b0c0de"],
+    "postgres": ["ff437033bab6f3ac", "9e0f875bfc701ae4", "e0d9b0ce8551336e", "2d96997aa0e24bf9"],
+}
+
+
+def test_shipped_migrations_never_change_and_both_backends_have_the_same_steps() -> None:
+    from memstrata.storage.postgres import schema_migrations as postgres
+    from memstrata.storage.sqlite import schema_migrations as sqlite
+
+    for backend, module in (("sqlite", sqlite), ("postgres", postgres)):
+        digests = [hashlib.sha256(script.encode()).hexdigest()[:16] for _, _, script in module.MIGRATIONS]
+        assert digests[: len(SHIPPED[backend])] == SHIPPED[backend], backend
+    assert [step[:2] for step in sqlite.MIGRATIONS] == [step[:2] for step in postgres.MIGRATIONS]

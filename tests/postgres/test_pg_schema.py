@@ -14,7 +14,7 @@ from memstrata import Memory, StoreError
 from memstrata.config import StoreSettings
 from memstrata.storage.factory import open_store
 from memstrata.storage.postgres.connection import masked
-from memstrata.storage.postgres.migrations import LATEST_VERSION, MIGRATIONS
+from memstrata.storage.postgres.schema_migrations import LATEST_VERSION, MIGRATIONS
 from memstrata.storage.postgres.store import PostgresStore
 from memstrata.storage.protocol import WriteBatch
 from memstrata.storage.sqlite.store import SQLiteStore

@@ -17,9 +17,9 @@ import pytest
 from memstrata import Memory
 from memstrata.config import StoreSettings, load_settings
 from memstrata.graph.model import Entity, Relation
+from memstrata.storage.copy import TABLES, copy_store, verify_copy
 from memstrata.storage.factory import open_store
 from memstrata.storage.protocol import WriteBatch
-from memstrata.storage.transfer_backends import TABLES, transfer, verify
 from memstrata.testing import HashingEmbedder
 from memstrata.types import Scope
 
@@ -65,11 +65,11 @@ def _snapshot(location: str) -> dict[str, Any]:
 def test_sqlite_to_postgres_and_back_is_lossless(tmp_path: Path, pg_url: str) -> None:
     source, back = str(tmp_path / "source.db"), str(tmp_path / "back.db")
     _fill(source)
-    there = transfer(source, pg_url, chunk_size=7)
+    there = copy_store(source, pg_url, chunk_size=7)
     assert there.verified and all(t.source_rows == t.target_rows for t in there.tables)
     assert all(t.copied == t.source_rows and t.skipped == 0 for t in there.tables)
-    returned = transfer(pg_url, back, chunk_size=7)
-    assert returned.verified and verify(source, back).verified
+    returned = copy_store(pg_url, back, chunk_size=7)
+    assert returned.verified and verify_copy(source, back).verified
     expected = _snapshot(source)
     assert _snapshot(pg_url) == expected
     assert _snapshot(back) == expected
@@ -89,9 +89,9 @@ def test_an_interrupted_migration_resumes(tmp_path: Path, pg_url: str, direction
                 raise KeyboardInterrupt  # like Ctrl-C between two chunks
 
     with pytest.raises(KeyboardInterrupt):
-        transfer(source, target, chunk_size=25, progress=crash_midway)
-    assert not verify(source, target).verified
-    resumed = transfer(source, target, chunk_size=25)
+        copy_store(source, target, chunk_size=25, progress=crash_midway)
+    assert not verify_copy(source, target).verified
+    resumed = copy_store(source, target, chunk_size=25)
     tables = {t.table: t for t in resumed.tables}
     assert resumed.verified
     assert tables["memories"].skipped == 75 and tables["memories"].copied == tables["memories"].source_rows - 75
@@ -166,10 +166,10 @@ def _graph_snapshot(location: str) -> dict[str, Any]:
 def test_migration_copies_the_graph_with_entity_vectors(tmp_path: Path, pg_url: str) -> None:
     source, back = str(tmp_path / "graph.db"), str(tmp_path / "graph-back.db")
     _fill_graph(source)
-    there = transfer(source, pg_url, chunk_size=2)
+    there = copy_store(source, pg_url, chunk_size=2)
     tables = {t.table: t for t in there.tables}
     assert there.verified and tables["entities"].copied == 4 and tables["relations"].copied == 2
-    assert transfer(pg_url, back, chunk_size=2).verified and verify(source, back).verified
+    assert copy_store(pg_url, back, chunk_size=2).verified and verify_copy(source, back).verified
     expected = _graph_snapshot(source)
     assert sorted(expected["vectors"]) == ["e1", "e2"] and expected["stats"]["closed_relations"] == 1
     assert _graph_snapshot(pg_url) == expected

@@ -7,7 +7,7 @@ Every read takes a Scope and applies it inside its own query. Every write arrive
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Protocol
 
@@ -79,23 +79,14 @@ class WriteBatch:
     entities: Sequence[Entity] = ()  # graph nodes, inserted or replaced whole (same id, same scope)
     entity_vectors: Sequence[tuple[str, Vector]] = ()  # (entity id, vector of its name) for embedding_id
     relations: Sequence[Relation] = ()  # graph edges, inserted or replaced whole
+    # Merge: rows already stored with the same id and content are skipped (an export imported into its own
+    # store, or twice); a stored row with the same id and other content is still a ConflictError.
+    skip_identical: bool = False
 
     def is_empty(self) -> bool:
-        return not (
-            self.messages
-            or self.inserts
-            or self.replacements
-            or self.status_changes
-            or self.history
-            or self.vectors
-            or self.cache_entries
-            or self.jobs
-            or self.job_updates
-            or self.release_waiting
-            or self.entities
-            or self.entity_vectors
-            or self.relations
-        )
+        """No rows to write (``embedding_id`` and ``skip_identical`` are settings, not rows)."""
+        settings = ("embedding_id", "skip_identical")
+        return not any(len(getattr(self, part.name)) for part in fields(self) if part.name not in settings)
 
 
 @dataclass(frozen=True)
@@ -128,7 +119,18 @@ class Store(Protocol):
 
     def erase_scope(self, scope: Scope) -> dict[str, int]:
         """Delete every row about ``scope`` (memories, vectors, keyword entries, raw turns, history, jobs,
-        key-value facts) and the cached embeddings of its texts. Returns rows deleted per table."""
+        key-value facts, graph) and the cached embeddings of every text it ever had, then leave no copy in
+        the backend's indexes and logs (see :meth:`find_traces`). Returns rows deleted per table."""
+        ...
+
+    def find_traces(self, needles: Sequence[str]) -> dict[str, list[str]]:
+        """Where each string still appears in the stored data, for the strings found (empty: none).
+        SQLite scans its files (main database and WAL) and the keyword index; PostgreSQL every text
+        column of every table (a deleted row's bytes stay in its table file until VACUUM reuses them)."""
+        ...
+
+    def compact(self) -> None:
+        """Rewrite the database so freed space holds no old bytes (SQLite VACUUM; PostgreSQL VACUUM)."""
         ...
 
     def count_scope_rows(self, scope: Scope) -> dict[str, int]:
@@ -184,7 +186,7 @@ class Store(Protocol):
         self, scope: Scope, start_ids: Sequence[str], hops: int, *, include_closed: bool = False
     ) -> list[tuple[Relation, int]]:
         """Every relation within ``hops`` of the start entities, walking edges in both directions, with the hop
-        (1 = touches a start entity) at which it is first reached. One recursive query in the database."""
+        (1 = touches a start entity) at which it is first reached. One indexed query per hop."""
         ...
 
     # --- jobs ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Connecting to PostgreSQL: URL handling, the connection pool, vector adapters, error translation.
+"""Connecting to PostgreSQL: URL handling, the connection pool, vector adapters, the shared SQL's
+placeholders, schema migration, error translation.
 
 psycopg errors never reach the caller: :func:`translated` turns them into memstrata errors whose
 message says what to do. Transactions that lose a deadlock or a serialization race are retried
@@ -10,8 +11,9 @@ from __future__ import annotations
 import random
 import struct
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -24,7 +26,10 @@ from psycopg.pq import Format
 from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from memstrata.errors import ConflictError, InvalidInputError, MemstrataError, StoreError
+from memstrata.errors import InvalidInputError, MemstrataError, StoreError
+from memstrata.storage.postgres.schema_migrations import LEDGER, MIGRATION_LOCK, MIGRATIONS
+from memstrata.storage.sql.dialect import Dialect, Tx, duplicate_error
+from memstrata.storage.sql.schema import upgrade
 
 T = TypeVar("T")
 
@@ -58,11 +63,6 @@ class _VectorBinaryDumper(Dumper):
         return struct.pack(">HH", values.shape[0], 0) + values.tobytes()
 
 
-class _VectorTextDumper(Dumper):
-    def dump(self, obj: Any) -> Buffer:
-        return ("[" + ",".join(repr(float(v)) for v in np.asarray(obj, dtype=np.float32)) + "]").encode()
-
-
 class _VectorBinaryLoader(Loader):
     format = Format.BINARY
 
@@ -70,19 +70,11 @@ class _VectorBinaryLoader(Loader):
         return np.frombuffer(bytes(data), dtype=">f4", offset=4).astype(np.float32)
 
 
-class _VectorTextLoader(Loader):
-    def load(self, data: Buffer) -> Any:
-        text = bytes(data).decode("ascii").strip("[]")
-        return np.array(text.split(","), dtype=np.float32) if text else np.zeros(0, dtype=np.float32)
-
-
 def register_vector(conn: psycopg.Connection[Any], oid: int) -> None:
-    """numpy float32 arrays are sent and read as pgvector ``vector`` values."""
-    adapters = conn.adapters
-    adapters.register_dumper(np.ndarray, type("VectorBinaryDumper", (_VectorBinaryDumper,), {"oid": oid}))
-    adapters.register_dumper(np.ndarray, type("VectorTextDumper", (_VectorTextDumper,), {"oid": oid}))
-    adapters.register_loader(oid, _VectorTextLoader)
-    adapters.register_loader(oid, _VectorBinaryLoader)
+    """numpy float32 arrays are sent and read as pgvector ``vector`` values, in binary only: the store reads
+    binary results, and a text dumper would be chosen for ``%s`` (the last one registered wins)."""
+    conn.adapters.register_dumper(np.ndarray, type("VectorBinaryDumper", (_VectorBinaryDumper,), {"oid": oid}))
+    conn.adapters.register_loader(oid, _VectorBinaryLoader)
 
 
 def vector_oid(conn: psycopg.Connection[Any]) -> int:
@@ -90,6 +82,45 @@ def vector_oid(conn: psycopg.Connection[Any]) -> int:
     if info is None:
         raise StoreError("the pgvector extension is missing in this database; run CREATE EXTENSION vector as an admin")
     return info.oid
+
+
+# --- the shared SQL on psycopg -------------------------------------------------------------------
+@lru_cache(maxsize=1024)
+def pyformat(sql: str) -> str:
+    """The store's ``?`` placeholders as psycopg's ``%s`` (the shared SQL has no ``?`` operator or literal)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class Session:
+    """A psycopg connection speaking the shared SQL; results come in binary (vectors, JSONB, timestamps)."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.raw = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = (), /, *, prepare: bool | None = None) -> psycopg.Cursor[Any]:
+        return self.raw.execute(pyformat(sql), params, prepare=prepare, binary=True)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> psycopg.Cursor[Any]:
+        cursor = self.raw.cursor(binary=True)
+        cursor.executemany(pyformat(sql), rows)
+        return cursor
+
+
+def migrate(conn: psycopg.Connection[Any], dialect: Dialect) -> int:
+    """Bring the schema up to date on an autocommit connection; returns the schema version."""
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+
+            def run(_: Tx, script: str) -> None:
+                conn.execute(script.encode())  # whole, in one simple-protocol call that may hold several statements
+
+            return upgrade(dialect, Session(conn), LEDGER, MIGRATIONS, run)
+    except pgerrors.InsufficientPrivilege as exc:
+        raise StoreError(
+            f"cannot create memstrata's tables or the vector extension ({str(exc).strip()}); run "
+            "`CREATE EXTENSION vector` as a superuser, and grant this user CREATE on the database"
+        ) from None
 
 
 # --- pool ----------------------------------------------------------------------------------
@@ -135,14 +166,6 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-_UNIQUE_MESSAGES = {
-    "memories_id_key": "a memory with this id already exists",
-    "messages_id_key": "a message with this id already exists",
-    "history_id_key": "a history event with this id already exists",
-    "jobs_id_key": "a job with this id already exists",
-}
-
-
 @contextmanager
 def translated(location: str) -> Iterator[None]:
     """Turn psycopg and pool errors into memstrata errors that say what to do."""
@@ -151,9 +174,9 @@ def translated(location: str) -> Iterator[None]:
     except MemstrataError:
         raise
     except pgerrors.UniqueViolation as exc:
-        what = _UNIQUE_MESSAGES.get(exc.diag.constraint_name or "", "the write clashes with data already in the store")
-        detail = exc.diag.message_detail or ""
-        raise ConflictError(f"{what} ({detail.strip()}); nothing was written") from None
+        constraint = exc.diag.constraint_name or ""
+        table = constraint.removesuffix("_id_key") if constraint.endswith("_id_key") else None
+        raise duplicate_error(table, exc.diag.message_detail or "") from None
     except (pgerrors.UntranslatableCharacter, pgerrors.CharacterNotInRepertoire) as exc:
         raise InvalidInputError(
             f"PostgreSQL cannot store this text ({_first_line(exc)}); remove NUL characters"

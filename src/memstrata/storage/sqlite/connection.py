@@ -1,7 +1,9 @@
-"""Opening a SQLite file the way several processes can share it: WAL, busy timeout, retries."""
+"""Opening a SQLite file the way several processes can share it (WAL, busy timeout, retries), private to
+its owner, and so that deleted text does not linger in free space."""
 
 from __future__ import annotations
 
+import os
 import random
 import sqlite3
 import time
@@ -42,8 +44,24 @@ def retry_locked(action: Callable[[], T], *, timeout_s: float) -> T:
             delay = min(delay * 2, 0.25)
 
 
-def connect(path: Path, *, busy_timeout_s: float) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def create_private(path: Path, file_mode: int | None) -> None:
+    """A new database file gets ``file_mode`` (0600: the owner only) and the directories memstrata creates for it
+    the same rights plus search (0700); SQLite gives the -wal and -shm files the database file's mode. Existing
+    files and directories keep theirs; None leaves it all to SQLite (0644) and the umask."""
+    if file_mode is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return
+    dir_mode = file_mode | ((file_mode & 0o444) >> 2)
+    for directory in reversed([p for p in (path.parent, *path.parent.parents) if not p.exists()]):
+        directory.mkdir(mode=dir_mode, exist_ok=True)
+        directory.chmod(dir_mode)  # mkdir's mode is masked by the umask
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, file_mode))
+        path.chmod(file_mode)
+
+
+def connect(path: Path, *, busy_timeout_s: float, file_mode: int | None = 0o600) -> sqlite3.Connection:
+    create_private(path, file_mode)
     conn = sqlite3.connect(
         path,
         timeout=busy_timeout_s,
@@ -54,6 +72,7 @@ def connect(path: Path, *, busy_timeout_s: float) -> sqlite3.Connection:
     retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), timeout_s=busy_timeout_s)
     conn.execute("PRAGMA synchronous = NORMAL")  # durable across application crashes; WAL makes it safe
     conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten with zeros, not left in free space
     conn.execute("PRAGMA temp_store = MEMORY")
     conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
     return conn

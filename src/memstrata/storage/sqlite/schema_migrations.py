@@ -1,34 +1,36 @@
-"""Numbered schema migrations for the SQLite backend, recorded in ``schema_migrations``.
+"""The SQLite schema, step by step (numbers and names in ``storage/sql/schema.py``).
 
-Append new migrations; never edit one that has shipped. Each runs in the same transaction as
-the row that records it, so a crash leaves either the old or the new schema.
+Append new steps; never edit one that has shipped: databases created by it must keep opening. Statements
+run one by one inside the migration transaction (executescript() would commit it).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
-from datetime import UTC, datetime
 
-Migration = Callable[[sqlite3.Connection], None]
+from memstrata.storage.sql.dialect import Tx
+from memstrata.storage.sql.schema import LATEST_VERSION, numbered
+
+__all__ = ["LATEST_VERSION", "LEDGER", "MIGRATIONS", "run_script"]
+
+LEDGER = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations "
+    "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+)
 
 
-def _run_script(conn: sqlite3.Connection, script: str) -> None:
-    """Execute statements one by one: executescript() would commit the migration transaction."""
+def run_script(tx: Tx, script: str) -> None:
     pending = ""
     for line in script.splitlines(keepends=True):
         pending += line
         if sqlite3.complete_statement(pending):
-            conn.execute(pending)
+            tx.execute(pending)
             pending = ""
     if pending.strip():
         raise ValueError(f"incomplete SQL statement in migration: {pending!r}")
 
 
-def _001_initial(conn: sqlite3.Connection) -> None:
-    _run_script(
-        conn,
-        """
+_001_INITIAL = """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         INSERT INTO meta (key, value) VALUES ('rev', '0'), ('index_epoch', '0');
 
@@ -123,14 +125,9 @@ def _001_initial(conn: sqlite3.Connection) -> None:
             vector BLOB NOT NULL,
             PRIMARY KEY (embedding_id, text_hash)
         ) WITHOUT ROWID;
-        """,
-    )
-
-
-def _002_jobs(conn: sqlite3.Connection) -> None:
-    _run_script(
-        conn,
         """
+
+_002_JOBS = """
         -- The durable queue of the LLM write path. A job survives a crash: a running job whose lease
         -- expired is claimed again, and its decisions are applied in the same transaction that marks
         -- it done, so nothing is applied twice.
@@ -154,14 +151,9 @@ def _002_jobs(conn: sqlite3.Connection) -> None:
         );
         CREATE INDEX jobs_status ON jobs (status, seq);
         CREATE INDEX jobs_scope ON jobs (tenant_id, user_id, agent_id, session_id, status);
-        """,
-    )
-
-
-def _003_graph(conn: sqlite3.Connection) -> None:
-    _run_script(
-        conn,
         """
+
+_003_GRAPH = """
         -- Graph memory. Entities and relations carry scope columns like memories; relations are closed
         -- (valid_to) when they stop being true, never deleted.
         CREATE TABLE entities (
@@ -207,55 +199,13 @@ def _003_graph(conn: sqlite3.Connection) -> None:
         CREATE INDEX relations_source ON relations (source_id, valid_to);
         CREATE INDEX relations_target ON relations (target_id, valid_to);
         CREATE INDEX relations_scope ON relations (tenant_id, user_id, agent_id, session_id);
-        """,
-    )
-
-
-def _004_record_time(conn: sqlite3.Connection) -> None:
-    _run_script(
-        conn,
         """
+
+_004_RECORD_TIME = """
         -- Bitemporal memories: valid_from/valid_to is when a fact was true (from the turns that said it);
         -- recorded_to is when the store stopped holding a version as current (record time).
         ALTER TABLE memories ADD COLUMN recorded_to TEXT;
         UPDATE memories SET recorded_to = updated_at WHERE status IN ('superseded', 'deleted');
-        """,
-    )
+        """
 
-
-MIGRATIONS: list[tuple[int, str, Migration]] = [
-    (1, "initial schema", _001_initial),
-    (2, "durable job queue", _002_jobs),
-    (3, "graph memory: entities and relations", _003_graph),
-    (4, "record time: memories.recorded_to", _004_record_time),
-]
-
-LATEST_VERSION = MIGRATIONS[-1][0]
-
-
-def current_version(conn: sqlite3.Connection) -> int:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations "
-        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-    )
-    row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
-    return int(row[0])
-
-
-def migrate(conn: sqlite3.Connection) -> int:
-    """Bring the schema up to date. Safe when several processes open a new file at once."""
-    conn.execute("BEGIN IMMEDIATE")  # one migrator at a time; the others wait, then find nothing to do
-    try:
-        version = current_version(conn)
-        for number, name, apply in MIGRATIONS:
-            if number > version:
-                apply(conn)
-                conn.execute(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                    (number, name, datetime.now(UTC).isoformat()),
-                )
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    return LATEST_VERSION
+MIGRATIONS = numbered({1: _001_INITIAL, 2: _002_JOBS, 3: _003_GRAPH, 4: _004_RECORD_TIME})

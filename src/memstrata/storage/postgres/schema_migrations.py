@@ -1,8 +1,8 @@
-"""Numbered schema migrations for the PostgreSQL backend, recorded in ``schema_migrations``.
+"""The PostgreSQL schema, step by step (numbers and names in ``storage/sql/schema.py``).
 
-Append new migrations; never edit one that has shipped. All pending migrations run in one
-transaction under an advisory lock, so several processes opening a fresh database at once
-queue up: the first migrates, the others find nothing left to do.
+Append new steps; never edit one that has shipped: databases created by it must keep opening. All
+pending steps run in one transaction under an advisory lock (see ``connection.migrate``), so several
+processes opening a fresh database at once queue up: the first migrates, the others find nothing to do.
 
 The HNSW index is not a migration: its vector dimension is known only when the first vector of
 an embedding model arrives, so :func:`ensure_vector_index` creates one partial index per
@@ -11,12 +11,10 @@ dimension then (vectors are derived state, rebuilt by ``memstrata reindex``).
 
 from __future__ import annotations
 
-from typing import Any
+from memstrata.storage.sql.dialect import Tx
+from memstrata.storage.sql.schema import LATEST_VERSION, numbered
 
-import psycopg
-from psycopg import errors as pgerrors
-
-from memstrata.errors import StoreError
+__all__ = ["LATEST_VERSION", "LEDGER", "MIGRATIONS", "ensure_vector_index", "vector_expression"]
 
 MIGRATION_LOCK = 0x6D656D7374726174  # "memstrat": pg_advisory_xact_lock key for migrations
 INDEX_LOCK = MIGRATION_LOCK + 1  # creating a vector index for a new dimension
@@ -213,41 +211,11 @@ ALTER TABLE memories ADD COLUMN recorded_to TIMESTAMPTZ;
 UPDATE memories SET recorded_to = updated_at WHERE status IN ('superseded', 'deleted');
 """
 
-MIGRATIONS: list[tuple[int, str, str]] = [
-    (1, "initial schema", _001_INITIAL),
-    (2, "durable job queue", _002_JOBS),
-    (3, "graph memory: entities and relations", _003_GRAPH),
-    (4, "record time: memories.recorded_to", _004_RECORD_TIME),
-]
-LATEST_VERSION = MIGRATIONS[-1][0]
-
-
-def migrate(conn: psycopg.Connection[Any]) -> int:
-    """Bring the schema up to date on an autocommit connection; returns the schema version."""
-    try:
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations "
-                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-            )
-            row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
-            version = int(row[0]) if row else 0
-            if version > LATEST_VERSION:
-                raise StoreError(
-                    f"this database has schema version {version}, newer than this memstrata ({LATEST_VERSION}); "
-                    "upgrade memstrata"
-                )
-            for number, name, script in MIGRATIONS:
-                if number > version:
-                    conn.execute(script.encode())  # several statements in one simple-protocol call
-                    conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (number, name))
-    except pgerrors.InsufficientPrivilege as exc:
-        raise StoreError(
-            f"cannot create memstrata's tables or the vector extension ({str(exc).strip()}); run "
-            "`CREATE EXTENSION vector` as a superuser, and grant this user CREATE on the database"
-        ) from None
-    return LATEST_VERSION
+LEDGER = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations "
+    "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+)
+MIGRATIONS = numbered({1: _001_INITIAL, 2: _002_JOBS, 3: _003_GRAPH, 4: _004_RECORD_TIME})
 
 
 def vector_expression(dims: int, column: str = "embedding") -> str | None:
@@ -259,18 +227,18 @@ def vector_expression(dims: int, column: str = "embedding") -> str | None:
     return None
 
 
-def ensure_vector_index(conn: psycopg.Connection[Any], dims: int) -> None:
+def ensure_vector_index(tx: Tx, dims: int) -> None:
     """Create the HNSW (cosine) index for vectors of ``dims`` dimensions, inside the caller's transaction."""
     expression = vector_expression(int(dims))
     if expression is None:
         return  # above 4,000 dims pgvector has no index; search stays exact
     name = f"memory_vectors_hnsw_{int(dims)}"
-    exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
+    exists = tx.execute("SELECT to_regclass(?) IS NOT NULL", (name,)).fetchone()
     if exists and exists[0]:
         return
     ops = "vector_cosine_ops" if int(dims) <= HNSW_MAX_DIMS else "halfvec_cosine_ops"
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (INDEX_LOCK,))  # two first writers must not race
-    conn.execute(
+    tx.execute("SELECT pg_advisory_xact_lock(?)", (INDEX_LOCK,))  # two first writers must not race
+    tx.execute(
         f"CREATE INDEX IF NOT EXISTS {name} ON memory_vectors USING hnsw ({expression} {ops}) "
         f"WHERE vector_dims(embedding) = {int(dims)}"
     )

@@ -1,0 +1,1 @@
+"""One SQL store for every backend; each backend supplies only its :class:`~.dialect.Dialect`."""

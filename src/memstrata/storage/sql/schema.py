@@ -1,0 +1,48 @@
+"""Schema migrations, the bookkeeping both backends share: the numbered steps and the ledger that records them.
+
+Each backend writes the SQL of every step in its own ``schema_migrations.py``; the numbers and names are
+the same on both, so a store copied between backends is at the same version. Append new steps; never edit
+one that has shipped. The caller runs :func:`upgrade` in one transaction under its migration lock, so a
+crash leaves either the old or the new schema, and processes opening a new database at once migrate it once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from memstrata.errors import StoreError
+from memstrata.storage.sql.dialect import Dialect, Tx
+from memstrata.types import utcnow
+
+STEPS = {
+    1: "initial schema",
+    2: "durable job queue",
+    3: "graph memory: entities and relations",
+    4: "record time: memories.recorded_to",
+}
+LATEST_VERSION = max(STEPS)
+
+
+def numbered(scripts: Mapping[int, str]) -> list[tuple[int, str, str]]:
+    """(version, name, SQL) of a backend's scripts, which must cover every step."""
+    if sorted(scripts) != sorted(STEPS):
+        raise ValueError(f"schema migrations {sorted(scripts)} do not match the steps {sorted(STEPS)}")
+    return [(number, STEPS[number], scripts[number]) for number in sorted(scripts)]
+
+
+def upgrade(d: Dialect, tx: Tx, ledger: str, migrations: list[tuple[int, str, str]],
+            run: Callable[[Tx, str], None]) -> int:  # fmt: skip
+    """Apply the steps newer than the ledger (``ledger``: its CREATE TABLE IF NOT EXISTS); the schema version."""
+    tx.execute(ledger)
+    version = int(tx.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()[0])
+    if version > LATEST_VERSION:
+        raise StoreError(
+            f"this database has schema version {version}, newer than this memstrata ({LATEST_VERSION}); "
+            "upgrade memstrata"
+        )
+    for number, name, script in migrations:
+        if number > version:
+            run(tx, script)
+            tx.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                       (number, name, d.ts(utcnow())))  # fmt: skip
+    return LATEST_VERSION

@@ -1,0 +1,342 @@
+"""The one SQL store: every Store method, written once over a backend's :class:`~.dialect.Dialect`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from memstrata.graph.model import Entity, Relation
+from memstrata.query import Filters, ListQuery
+from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
+from memstrata.storage.sql import graph, rows
+from memstrata.storage.sql.dialect import Dialect, Tx
+from memstrata.storage.sql.erase import count_scope_rows, erase_scope_rows, purge_rows
+from memstrata.storage.sql.rows import (
+    ENTITY_COLUMNS,
+    HISTORY_COLUMNS,
+    JOB_COLUMNS,
+    MEMORY_COLUMNS,
+    MESSAGE_COLUMNS,
+    RELATION_COLUMNS,
+)
+from memstrata.storage.sql.where import memory_where, scope_where
+from memstrata.storage.sql.writes import apply_batch
+from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, Scope, StoredMessage
+
+TABLES = ("memory_vectors", "kv_facts", "history", "messages", "memories", "embedding_cache", "jobs", "entities",
+          "relations")  # fmt: skip
+
+
+class SQLStore:
+    def __init__(self, dialect: Dialect, schema_version: int) -> None:
+        self.dialect = dialect
+        self.location = dialect.location
+        self.schema_version = schema_version
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return self.dialect.read(lambda tx: tx.execute(sql, params).fetchall())
+
+    def _memories(self, sql: str, params: Sequence[Any] = ()) -> list[MemoryItem]:
+        return [rows.memory(self.dialect, row) for row in self._rows(sql, params)]
+
+    def close(self) -> None:
+        self.dialect.close()
+
+    # --- writes -------------------------------------------------------------------------
+    def write(self, batch: WriteBatch) -> None:
+        if not batch.is_empty():
+            self.dialect.transaction(lambda tx: apply_batch(self.dialect, tx, batch))
+
+    def record_access(self, scope: Scope, memory_ids: Sequence[str], at: datetime) -> None:
+        """Best-effort counters: rows a writer holds locked right now are skipped, never waited for."""
+        if not memory_ids:
+            return
+        where = scope_where(self.dialect, scope, "memories")
+        condition, params = self.dialect.in_("id", list(memory_ids))
+        sql = (
+            f"WITH hit AS (SELECT seq FROM memories WHERE {condition} AND {where.sql()} ORDER BY seq"
+            f"{self.dialect.skip_locked}) UPDATE memories SET access_count = access_count + 1, "
+            "last_accessed_at = ? WHERE seq IN (SELECT seq FROM hit)"
+        )
+        self.dialect.transaction(lambda tx: tx.execute(sql, (*params, *where.params, self.dialect.ts(at))))
+
+    def purge(self, scope: Scope, memory_ids: Sequence[str]) -> int:
+        if not memory_ids:
+            return 0
+        purged = self.dialect.transaction(lambda tx: purge_rows(self.dialect, tx, scope, memory_ids))
+        if purged:
+            self.dialect.scrub()
+        return purged
+
+    def reset(self) -> None:
+        def run(tx: Tx) -> None:
+            self.dialect.drop_memories(tx, None)
+            for table in TABLES:
+                tx.execute(f"DELETE FROM {table}")
+            tx.execute("DELETE FROM meta WHERE key = 'embedding_id'")
+
+        self.dialect.transaction(run)
+
+    def erase_scope(self, scope: Scope) -> dict[str, int]:
+        deleted = self.dialect.transaction(lambda tx: erase_scope_rows(self.dialect, tx, scope))
+        self.dialect.scrub()
+        return deleted
+
+    def count_scope_rows(self, scope: Scope) -> dict[str, int]:
+        return self.dialect.read(lambda tx: count_scope_rows(self.dialect, tx, scope))
+
+    def find_traces(self, needles: Sequence[str]) -> dict[str, list[str]]:
+        return self.dialect.find_traces([needle for needle in dict.fromkeys(needles) if needle])
+
+    def compact(self) -> None:
+        self.dialect.compact()
+
+    # --- reads --------------------------------------------------------------------------
+    def get(self, scope: Scope, memory_ids: Sequence[str]) -> list[MemoryItem]:
+        if not memory_ids:
+            return []
+        where = scope_where(self.dialect, scope, by_key=True)
+        condition, params = self.dialect.in_("m.id", list(memory_ids))
+        found = self._memories(
+            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {condition} AND {where.sql()}", (*params, *where.params)
+        )
+        by_id = {item.id: item for item in found}
+        return [by_id[memory_id] for memory_id in memory_ids if memory_id in by_id]
+
+    def list_memories(self, query: ListQuery) -> list[MemoryItem]:
+        where = memory_where(self.dialect, query.scope, query.filters)
+        direction = "DESC" if query.descending else "ASC"
+        nulls = "LAST" if query.descending else "FIRST"
+        return self._memories(
+            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where.sql()} "
+            f"ORDER BY m.{query.order_by} {direction} NULLS {nulls}, m.seq {direction} LIMIT ? OFFSET ?",
+            (*where.params, query.limit, query.offset),
+        )
+
+    def count(self, scope: Scope, filters: Filters) -> int:
+        where = memory_where(self.dialect, scope, filters)
+        return int(self._rows(f"SELECT COUNT(*) FROM memories m WHERE {where.sql()}", where.params)[0][0])
+
+    def scan_memories(self, filters: Filters, after: int, limit: int) -> list[tuple[int, MemoryItem]]:
+        where = memory_where(self.dialect, None, filters)
+        found = self._rows(
+            f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE m.seq > ? AND {where.sql()} ORDER BY m.seq LIMIT ?",
+            (after, *where.params, limit),
+        )
+        return [(row[0], rows.memory(self.dialect, tuple(row)[1:])) for row in found]
+
+    def find_by_key(self, scope: Scope, key: str) -> MemoryItem | None:
+        where = scope_where(self.dialect, scope, "k")
+        found = self._memories(
+            f"SELECT {MEMORY_COLUMNS} FROM kv_facts k JOIN memories m ON m.id = k.memory_id "
+            f"WHERE k.key = ? AND {where.sql()} ORDER BY m.updated_at DESC LIMIT 1",
+            (key, *where.params),
+        )
+        return found[0] if found else None
+
+    def find_by_hash(self, scope: Scope, content_hash: str) -> list[MemoryItem]:
+        where = scope_where(self.dialect, scope)
+        return self._memories(
+            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.content_hash = ? AND m.status = 'active' "
+            f"AND {where.sql()} ORDER BY m.seq",
+            (content_hash, *where.params),
+        )
+
+    def keyword_search(self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int) -> list[ScoredId]:
+        unique = [token for token in dict.fromkeys(tokens) if token]
+        if not unique:
+            return []
+        where = memory_where(self.dialect, scope, filters)
+        return self.dialect.read(lambda tx: self.dialect.keyword_search(tx, unique, where, limit))
+
+    def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]:
+        return self.dialect.vector_search(scope, vector, filters, limit)
+
+    def history(self, scope: Scope, memory_id: str) -> list[HistoryEvent]:
+        where = scope_where(self.dialect, scope, "h")
+        found = self._rows(
+            f"SELECT {HISTORY_COLUMNS} FROM history h WHERE (h.memory_id = ? "
+            f"OR {self.dialect.json_text('h.details', 'supersedes')} = ?) AND {where.sql()} ORDER BY h.seq",
+            (memory_id, memory_id, *where.params),
+        )
+        return [rows.history(self.dialect, row) for row in found]
+
+    def messages(self, scope: Scope, limit: int = 1000) -> list[StoredMessage]:
+        return self._messages(scope, None, limit)
+
+    def messages_by_id(self, scope: Scope, message_ids: Sequence[str]) -> list[StoredMessage]:
+        return self._messages(scope, message_ids, len(message_ids)) if message_ids else []
+
+    def _messages(self, scope: Scope, message_ids: Sequence[str] | None, limit: int) -> list[StoredMessage]:
+        where = scope_where(self.dialect, scope, "t")
+        if message_ids is not None:
+            where.add_sql(self.dialect.in_("t.id", list(message_ids)))
+        found = self._rows(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages t WHERE {where.sql()} ORDER BY t.timestamp, t.seq LIMIT ?",
+            (*where.params, limit),
+        )
+        return [rows.message(self.dialect, row) for row in found]
+
+    # --- graph --------------------------------------------------------------------------
+    def graph_entities(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> list[Entity]:
+        return self.dialect.read(lambda tx: graph.select_entities(self.dialect, tx, scope, entity_ids))
+
+    def entity_vectors(self, scope: Scope, embedding_id: str) -> dict[str, Vector]:
+        where = scope_where(self.dialect, scope, "e")
+        where.add("e.merged_into IS NULL AND e.embedding_id = ? AND e.vector IS NOT NULL", embedding_id)
+        found = self._rows(f"SELECT e.id, e.vector FROM entities e WHERE {where.sql()} ORDER BY e.seq", where.params)
+        return {entity_id: _from_bytes(blob) for entity_id, blob in found}
+
+    def graph_relations(
+        self,
+        scope: Scope,
+        *,
+        entity_ids: Sequence[str] | None = None,
+        relation_ids: Sequence[str] | None = None,
+        include_closed: bool = False,
+    ) -> list[Relation]:
+        return self.dialect.read(
+            lambda tx: graph.select_relations(self.dialect, tx, scope, entity_ids, relation_ids, include_closed)
+        )
+
+    def graph_walk(
+        self, scope: Scope, start_ids: Sequence[str], hops: int, *, include_closed: bool = False
+    ) -> list[tuple[Relation, int]]:
+        if not start_ids or hops < 1:
+            return []
+        return self.dialect.read(lambda tx: graph.walk(self.dialect, tx, scope, start_ids, hops, include_closed))
+
+    # --- jobs ---------------------------------------------------------------------------
+    def claim_jobs(self, now: datetime, lease_until: datetime, limit: int) -> list[Job]:
+        claimable = "(status = 'queued' OR (status = 'running' AND lease_until < ?))"
+        moment = self.dialect.ts(now)
+
+        def run(tx: Tx) -> list[Job]:
+            self.dialect.lock_claims(tx)
+            first = tx.execute(
+                f"SELECT tenant_id, user_id, agent_id, session_id FROM jobs WHERE {claimable} ORDER BY seq LIMIT 1",
+                (moment,),
+            ).fetchone()
+            if first is None:
+                return []
+            # Jobs of one scope are claimed together so their turns share one model call.
+            claimed = tx.execute(
+                "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? "
+                f"WHERE seq IN (SELECT seq FROM jobs WHERE {claimable} AND tenant_id = ? AND user_id = ? "
+                f"AND agent_id = ? AND session_id = ? ORDER BY seq LIMIT ?) RETURNING {JOB_COLUMNS}",
+                (self.dialect.ts(lease_until), moment, moment, *first, limit),
+            ).fetchall()
+            return sorted((rows.job(self.dialect, row) for row in claimed), key=lambda job: job.created_at)
+
+        return self.dialect.transaction(run)
+
+    def list_jobs(self, scope: Scope | None, statuses: Sequence[JobStatus], limit: int) -> list[Job]:
+        where = scope_where(self.dialect, scope, "j")
+        if statuses:
+            where.add_sql(self.dialect.in_("j.status", [status.value for status in statuses]))
+        found = self._rows(
+            f"SELECT {JOB_COLUMNS} FROM jobs j WHERE {where.sql()} ORDER BY j.seq LIMIT ?", (*where.params, limit)
+        )
+        return [rows.job(self.dialect, row) for row in found]
+
+    # --- embeddings ---------------------------------------------------------------------
+    def embedding_id(self) -> str | None:
+        found = self._rows("SELECT value FROM meta WHERE key = 'embedding_id'")
+        return str(found[0][0]) if found else None
+
+    def set_embedding_id(self, embedding_id: str) -> None:
+        def run(tx: Tx) -> None:
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES ('embedding_id', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (embedding_id,),
+            )
+            self.dialect.on_embedding_id(tx, embedding_id)
+
+        self.dialect.transaction(run)
+
+    def cached_vectors(self, embedding_id: str, text_hashes: Sequence[str]) -> dict[str, Vector]:
+        if not text_hashes:
+            return {}
+        condition, params = self.dialect.in_("text_hash", list(dict.fromkeys(text_hashes)))
+        found = self._rows(
+            f"SELECT text_hash, vector FROM embedding_cache WHERE embedding_id = ? AND {condition}",
+            (embedding_id, *params),
+        )
+        return {digest: _from_bytes(blob) for digest, blob in found}
+
+    def memories_needing_vectors(self, embedding_id: str, batch_size: int) -> Iterator[list[MemoryItem]]:
+        sql = (
+            f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE m.seq > ? AND NOT EXISTS "
+            "(SELECT 1 FROM memory_vectors v WHERE v.memory_seq = m.seq AND v.embedding_id = ?) "
+            "ORDER BY m.seq LIMIT ?"
+        )
+        last_seq = 0
+        while found := self._rows(sql, (last_seq, embedding_id, batch_size)):
+            last_seq = found[-1][0]
+            yield [rows.memory(self.dialect, tuple(row)[1:]) for row in found]
+
+    # --- whole-store --------------------------------------------------------------------
+    def _pages(self, sql: str, params: Sequence[Any] = (), *, size: int = 5000) -> Iterator[tuple[Any, ...]]:
+        """Rows of ``SELECT seq, ... WHERE seq > ? ... ORDER BY seq LIMIT ?``, page by page, without the seq."""
+        last = 0
+        while found := self._rows(sql, (*params, last, size)):
+            last = found[-1][0]
+            yield from (tuple(row)[1:] for row in found)
+
+    def export_all(self) -> Iterator[tuple[str, object]]:
+        """Every record, in an order import can replay: memories, vectors, history, messages, entities, relations."""
+        d = self.dialect
+        for row in self._pages(
+            f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
+        ):
+            yield "memory", rows.memory(d, row)
+        embedding_id = self.embedding_id()
+        if embedding_id:
+            for memory_id, vector in self._pages(
+                f"SELECT v.memory_seq, m.id, v.{d.vector_column} FROM memory_vectors v JOIN memories m "
+                "ON m.seq = v.memory_seq WHERE v.embedding_id = ? AND v.memory_seq > ? ORDER BY v.memory_seq LIMIT ?",
+                (embedding_id,),
+            ):
+                yield "vector", (memory_id, embedding_id, d.from_vector(vector))
+        for kind, table, columns, decode in (
+            ("history", "history", HISTORY_COLUMNS, rows.history),
+            ("message", "messages", MESSAGE_COLUMNS, rows.message),
+            ("entity", "entities", ENTITY_COLUMNS, rows.entity),
+            ("relation", "relations", RELATION_COLUMNS, rows.relation),
+        ):
+            for row in self._pages(f"SELECT seq, {columns} FROM {table} WHERE seq > ? ORDER BY seq LIMIT ?"):
+                yield kind, decode(d, row)
+
+    def stats(self, scope: Scope | None = None) -> StoreStats:
+        where = scope_where(self.dialect, scope, "m")
+
+        def select(sql: str) -> list[Any]:
+            return self._rows(sql.format(where=where.sql()), where.params * sql.count("{where}"))
+
+        counts = select(
+            "SELECT (SELECT COUNT(*) FROM messages m WHERE {where}), (SELECT COUNT(*) FROM history m WHERE {where}), "
+            "(SELECT COUNT(*) FROM memory_vectors v JOIN memories m ON m.seq = v.memory_seq WHERE {where}), "
+            "(SELECT COUNT(*) FROM entities m WHERE {where}), COUNT(*), COUNT(m.valid_to) "
+            "FROM relations m WHERE {where}"
+        )
+        messages, history, vectors, entities, relations, closed = (int(count) for count in counts[0])
+        return StoreStats(
+            memories_by_status=dict(select("SELECT status, COUNT(*) FROM memories m WHERE {where} GROUP BY status")),
+            memories_by_kind=dict(select("SELECT kind, COUNT(*) FROM memories m WHERE {where} GROUP BY kind")),
+            messages=messages,
+            history_events=history,
+            vectors=vectors,
+            embedding_id=self.embedding_id(),
+            schema_version=self.schema_version,
+            location=self.location,
+            size_bytes=self.dialect.read(self.dialect.size_bytes),
+            extra={"entities": entities, "relations": relations, "closed_relations": closed},
+        )
+
+
+def _from_bytes(blob: Any) -> Vector:
+    return np.frombuffer(bytes(blob), dtype="<f4").astype(np.float32)
