@@ -97,6 +97,7 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> I
         embedding_id=embedding_id if batch_vectors else None,
         entities=fresh.entities,
         relations=fresh.relations,
+        skip_identical=True,  # a row written since the check above by someone else is not a conflict either
     )
     if not batch.is_empty():
         store.write(batch)

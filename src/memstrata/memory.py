@@ -24,7 +24,6 @@ from memstrata.export import ImportReport
 from memstrata.facade import ids
 from memstrata.facade.admin import AdminAPI, ErasureReport
 from memstrata.facade.core import Clock, MemoryCore
-from memstrata.facade.files import prepare_private_file
 from memstrata.facade.ids import IdKind
 from memstrata.facade.jobs import JobsAPI
 from memstrata.facade.lifecycle import ForgetResult, LifecycleAPI
@@ -111,7 +110,6 @@ class Memory:
             if isinstance(config, Settings)
             else load_settings(dict(config) if isinstance(config, Mapping) else config)
         )
-        prepare_private_file(settings.store)
         store = open_store(settings.store)
         llm = resolve_llm(settings.llm, os.environ)
         extractor = LLMExtractor(llm.model, graph=settings.graph.enabled) if llm.model else None

@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from memstrata.cli.render import err_console
 
@@ -23,3 +31,22 @@ def progress_bar(label: str, *, total: int | None, quiet: bool = False) -> Itera
     with Progress(*columns, console=err_console, transient=False) as progress:
         task = progress.add_task(label, total=total)
         yield lambda n: progress.advance(task, n)
+
+
+@contextmanager
+def progress_counters(*, quiet: bool = False) -> Iterator[Callable[[str, int], None]]:
+    """Yields ``update(label, done)``: one counting row per label (tables of a copy, stages of a job)."""
+    if quiet or not err_console.is_terminal:
+        yield lambda _label, _done: None
+        return
+    columns = [TextColumn("{task.description:>18}"), BarColumn(), TextColumn("{task.completed:,} rows"),
+               TimeElapsedColumn()]  # fmt: skip
+    with Progress(*columns, console=err_console, transient=False) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def update(label: str, done: int) -> None:
+            if label not in tasks:
+                tasks[label] = progress.add_task(label, total=None)
+            progress.update(tasks[label], completed=done)
+
+        yield update

@@ -9,9 +9,10 @@ import typer
 from rich.table import Table
 
 from memstrata.cli.context import CliState, cli_state
-from memstrata.cli.render import console, err_console, print_json
+from memstrata.cli.progress import progress_counters
+from memstrata.cli.render import console, print_json
 from memstrata.errors import StoreError
-from memstrata.storage.transfer_backends import TransferReport, transfer, verify
+from memstrata.storage.copy import CopyReport, copy_store, verify_copy
 
 FromOpt = Annotated[str, typer.Option("--from", help="source store: a SQLite file or a postgresql:// URL")]
 ToOpt = Annotated[str, typer.Option("--to", help="target store: a postgresql:// URL or a SQLite file")]
@@ -34,14 +35,11 @@ def copy(
     """
     state = cli_state(ctx)
     if check_only:
-        report = verify(source, target, chunk_size=chunk_size)
+        report = verify_copy(source, target, chunk_size=chunk_size)
     else:
-
-        def progress(table: str, copied: int, skipped: int) -> None:
-            if not state.json:
-                err_console.print(f"  {table}: {copied} copied, {skipped} already there", end="\r", highlight=False)
-
-        report = transfer(source, target, chunk_size=chunk_size, progress=progress)
+        with progress_counters(quiet=state.json) as update:
+            report = copy_store(source, target, chunk_size=chunk_size,
+                                progress=lambda table, copied, skipped: update(table, copied + skipped))  # fmt: skip
     _show(state, report)
     if not report.verified:
         bad = ", ".join(table.table for table in report.tables if not table.matches)
@@ -52,7 +50,7 @@ def copy(
 app.command("migrate", hidden=True, help="Old name of `copy`.")(copy)
 
 
-def _show(state: CliState, report: TransferReport) -> None:
+def _show(state: CliState, report: CopyReport) -> None:
     if state.json:
         print_json(
             {

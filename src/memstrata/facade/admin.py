@@ -4,7 +4,7 @@ import, and erasure with proof."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Unpack
 
@@ -13,8 +13,9 @@ from memstrata.export import ImportReport, export_jsonl, import_jsonl
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.providers.protocol import embedding_identity
+from memstrata.query import Filters, ListQuery
 from memstrata.storage.protocol import StoreStats
-from memstrata.types import MemoryItem
+from memstrata.types import MemoryItem, MemoryStatus, Scope
 from memstrata.validation import check_count, clean_id
 
 
@@ -22,6 +23,14 @@ from memstrata.validation import check_count, clean_id
 class ErasureReport:
     deleted: dict[str, int]  # rows removed per table
     remaining: dict[str, int]  # rows per table still about the user afterwards: all zero
+    checked_strings: int = 0  # the user's texts searched for in the database files afterwards
+    traces: dict[str, list[str]] = field(default_factory=dict)  # where any was still found: always empty
+
+
+# How many of the user's own texts the proof looks for, and how much of each: the database files are scanned
+# once per string, so a short list of the most distinctive (longest) texts keeps erasure fast.
+PROOF_STRINGS = 40
+PROOF_CHARS = 120
 
 
 class AdminAPI:
@@ -55,12 +64,30 @@ class AdminAPI:
                 f"erase_user removes every memory, raw turn and history row of {user_id!r} for good; "
                 "call erase_user(user_id, confirm=True)"
             )
+        store = self._core.store
         scope = self._binding.scope({"user_id": user_id})
-        deleted = self._core.store.erase_scope(scope)
-        remaining = self._core.store.count_scope_rows(scope)
+        needles = self._proof_strings(scope)
+        deleted = store.erase_scope(scope)
+        remaining = store.count_scope_rows(scope)
         if any(remaining.values()):
             raise StoreError(f"erasure of {user_id!r} left rows behind: {remaining}; run erase_user again")
-        return ErasureReport(deleted=deleted, remaining=remaining)
+        traces = store.find_traces(needles)
+        if traces:  # freed pages may still hold old bytes: rewrite the database and look again
+            store.compact()
+            traces = store.find_traces(needles)
+        if traces:
+            raise StoreError(f"erasure of {user_id!r} left text in the database files ({sorted(traces)[:3]}...); "
+                             "run erase_user again")  # fmt: skip
+        return ErasureReport(deleted=deleted, remaining=remaining, checked_strings=len(needles), traces=traces)
+
+    def _proof_strings(self, scope: Scope) -> list[str]:
+        """The user's most distinctive texts (every version of every memory, and raw turns)."""
+        store = self._core.store
+        every = Filters(status=tuple(MemoryStatus))
+        texts = [item.text for item in store.list_memories(ListQuery(scope=scope, filters=every, limit=10_000))]
+        texts += [stored.message.content for stored in store.messages(scope, limit=10_000)]
+        distinct = sorted({text.strip()[:PROOF_CHARS] for text in texts if len(text.strip()) >= 8}, key=len)
+        return distinct[-PROOF_STRINGS:]
 
     def reindex(self, *, batch_size: int = 256) -> Iterator[int]:
         """Embed every memory lacking a vector of the configured model; yields progress counts.
