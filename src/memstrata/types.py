@@ -14,8 +14,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from memstrata.validation import string_problem
-
 JsonDict = dict[str, Any]
 
 
@@ -25,6 +23,17 @@ def utcnow() -> datetime:
 
 def new_id() -> str:
     return uuid.uuid4().hex
+
+
+def string_problem(value: str) -> str | None:
+    """Why ``value`` cannot be stored as text, or None when it can."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"contains an unpaired surrogate at position {exc.start} (broken UTF-8); fix the encoding of the source"
+    if "\x00" in value:
+        return f"contains a NUL character at position {value.index(chr(0))}; remove it"
+    return None
 
 
 def as_utc(value: datetime) -> datetime:

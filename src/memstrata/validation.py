@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from memstrata.errors import InvalidInputError
-
-if TYPE_CHECKING:
-    from memstrata.query import Filters
+from memstrata.query import Filters
+from memstrata.types import as_utc, string_problem
 
 DEFAULT_MAX_TEXT_CHARS = 20_000
 
@@ -79,17 +78,6 @@ def guarded(build: Callable[[], ModelT], *, what: str) -> ModelT:
         raise InvalidInputError(f"invalid {what}: {describe_validation_error(exc)}") from None
 
 
-def string_problem(value: str) -> str | None:
-    """Why ``value`` cannot be stored as text, or None when it can."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return f"contains an unpaired surrogate at position {exc.start} (broken UTF-8); fix the encoding of the source"
-    if "\x00" in value:
-        return f"contains a NUL character at position {value.index(chr(0))}; remove it"
-    return None
-
-
 def check_string(value: str, field: str) -> str:
     problem = string_problem(value)
     if problem is not None:
@@ -138,7 +126,6 @@ def clean_label(value: str | None, *, field: str, max_chars: int = 1000) -> str 
 
 def clean_time(value: datetime | None, *, field: str) -> datetime | None:
     """A datetime converted to UTC, refused (not overflowing later) when UTC cannot represent it."""
-    from memstrata.types import as_utc  # types imports this module's siblings only; keep the edge one-way
 
     if value is None:
         return None
@@ -161,7 +148,6 @@ def check_count(value: object, field: str, low: int, high: int) -> int:
 
 def checked_filters(filters: object) -> Filters:
     """Search and list filters, validated, with every string in them storable text."""
-    from memstrata.query import Filters  # query imports types, which imports this module: import at call time
 
     if filters is not None and not isinstance(filters, Filters | Mapping):
         raise InvalidInputError(f"filters must be a dict or Filters, got {type(filters).__name__}")

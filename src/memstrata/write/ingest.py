@@ -27,6 +27,7 @@ from memstrata.types import (
     Provenance,
     Scope,
     new_id,
+    string_problem,
 )
 from memstrata.validation import (
     check_string,
@@ -34,7 +35,6 @@ from memstrata.validation import (
     clean_text,
     clean_time,
     describe_validation_error,
-    string_problem,
 )
 
 MessageInput = str | Mapping[str, Any] | Message
