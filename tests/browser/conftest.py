@@ -1,0 +1,97 @@
+"""Browser tests of the web console: real Chromium (Debian's package) driven by Playwright, headless, against a
+real `memstrata serve` subprocess on a free loopback port with seeded data.
+
+Every test here is marked ``browser`` and skipped, saying why, when Playwright or Chromium is missing, so
+`make test` stays light; `make test-browser` (and CI) runs them. Screenshots of each page are saved under the
+pytest temporary directory (``console-screens*``), the path printed at the end of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from console_browser import CHROMIUM, CHROMIUM_ARGS, Recorder
+from console_seed import ScriptedBrain, Seeded, seed
+from console_server import serving
+
+from support.scripted_llm import Reply, ScriptedServer
+
+
+def _skip_reason() -> str | None:
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return "the browser tests need Playwright: pip install -e '.[browser]'"
+    if CHROMIUM is None:
+        return "the browser tests need Chromium: apt-get install -y chromium (or set MEMSTRATA_CHROMIUM)"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    reason = _skip_reason()
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def brain() -> ScriptedBrain:
+    return ScriptedBrain()
+
+
+@pytest.fixture(scope="session")
+def llm(brain: ScriptedBrain) -> Iterator[ScriptedServer]:
+    """The scripted model behind extraction (a stand-in at the HTTP boundary; see tests/support)."""
+    server = ScriptedServer()
+    server.enqueue(*[Reply(respond=brain) for _ in range(1000)])
+    with server.running() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def seeded(tmp_path_factory: pytest.TempPathFactory, llm: ScriptedServer) -> Seeded:
+    return seed(tmp_path_factory.mktemp("console-data"), llm.base_url)
+
+
+@pytest.fixture(scope="session")
+def console_url(seeded: Seeded) -> Iterator[str]:
+    with serving(seeded.config, log=seeded.config.parent / "serve.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def screens(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("console-screens")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def page(browser: Any, recorder: Recorder) -> Iterator[Any]:
+    """A fresh browser context (no storage shared between tests) at laptop size, English, recording requests."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="en-US")
+    context.on("request", lambda request: recorder.urls.append(request.url))
+    one = context.new_page()
+    one.on("pageerror", lambda error: recorder.errors.append(str(error)))
+    one.set_default_timeout(20_000)
+    yield one
+    context.close()
