@@ -1,8 +1,9 @@
 """Browser tests of the web console: real Chromium (Debian's package) driven by Playwright, headless, against a
 real `memstrata serve` subprocess on a free loopback port with seeded data.
 
-Every test here is marked ``browser`` and skipped, saying why, when Playwright or Chromium is missing, so
-`make test` stays light; `make test-browser` (and CI) runs them. Screenshots of each page are saved under the
+Every test here is marked ``browser``. A plain `make test` skips them (saying so) and stays light; `make
+test-browser` (which CI runs after `make test`) selects them, and skips them with the reason when Playwright or
+Chromium is missing. Screenshots of each page are saved under the
 pytest temporary directory (``console-screens*``), the path printed at the end of the run.
 """
 
@@ -14,13 +15,21 @@ from typing import Any
 
 import pytest
 from console_browser import CHROMIUM, CHROMIUM_ARGS, Recorder
-from console_seed import ScriptedBrain, Seeded, seed
+from console_seed import ScriptedBrain, Seeded, seed, seed_keyless
 from console_server import serving
 
 from support.scripted_llm import Reply, ScriptedServer
 
 
-def _skip_reason() -> str | None:
+def _skip_reason(config: pytest.Config) -> str | None:
+    """Why the browser tests do not run now, or None. They run when asked for (``-m browser``, as
+    `make test-browser` does, or this folder named on the command line) and Chromium and Playwright are here."""
+    here = Path(__file__).parent
+    named = any(
+        here == path or here in path.parents for path in (Path(arg.split("::")[0]).resolve() for arg in config.args)
+    )
+    if "browser" not in (config.option.markexpr or "") and not named:
+        return "browser tests run with `make test-browser` (pytest -m browser)"
     try:
         import playwright  # noqa: F401
     except ImportError:
@@ -32,7 +41,7 @@ def _skip_reason() -> str | None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
-    reason = _skip_reason()
+    reason = _skip_reason(config)
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.browser)
@@ -62,6 +71,14 @@ def seeded(tmp_path_factory: pytest.TempPathFactory, llm: ScriptedServer) -> See
 @pytest.fixture(scope="session")
 def console_url(seeded: Seeded) -> Iterator[str]:
     with serving(seeded.config, log=seeded.config.parent / "serve.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def keyless_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A second service in keyless loopback mode (`serve --allow-anonymous-loopback`) on its own store."""
+    config = seed_keyless(tmp_path_factory.mktemp("console-keyless"))
+    with serving(config, "--allow-anonymous-loopback", log=config.parent / "serve.log") as url:
         yield url
 
 

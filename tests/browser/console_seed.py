@@ -25,6 +25,7 @@ PENDING_FACT = "王总喜欢红酒"
 DOUBTFUL_FACT = "用户可能养了一只猫"
 CHINESE_FACT = "我对花生过敏"
 OTHER_TENANT_SECRET = "bob 的银行卡密码提示是蓝色海豚"
+KEYLESS_FACT = "Sam keeps the spare key under the blue pot"
 OTHER_TENANT_TEXTS = (OTHER_TENANT_SECRET, "我对海鲜过敏")  # tenant "other", user alice too
 
 
@@ -135,3 +136,12 @@ def seed(directory: Path, llm_url: str) -> Seeded:
         keys.close()
     chinese_id = added.results[0].id
     return Seeded(directory / "memstrata.toml", acme_key, alice_key, other_key, chinese_id, failed_job_id)
+
+
+def seed_keyless(directory: Path) -> Path:
+    """A store for keyless loopback mode: one memory in the default tenant; returns the config file."""
+    settings = {"store": {"path": str(directory / "memstrata.db")}, "llm": {"provider": "rules"}}
+    write_config(directory / "memstrata.toml", settings)
+    with Memory.from_config(load_settings(settings)) as memory:
+        memory.add(KEYLESS_FACT, user_id="sam")
+    return directory / "memstrata.toml"

@@ -14,6 +14,7 @@ from console_seed import (
     CHINESE_FACT,
     DOUBTFUL_FACT,
     FAILING_TURN,
+    KEYLESS_FACT,
     OTHER_TENANT_TEXTS,
     PENDING_FACT,
     ScriptedBrain,
@@ -23,6 +24,7 @@ from console_seed import (
 expect = pytest.importorskip(
     "playwright.sync_api", reason="the browser tests need Playwright (the browser extra)"
 ).expect
+expect.set_options(timeout=20_000)  # a shared 2-core machine: the first search of a fresh service may take seconds
 
 
 def log_in(page: Any, url: str, key: str, user: str | None = "alice") -> None:
@@ -217,4 +219,18 @@ def test_a_wrong_key_is_refused_and_the_key_stays_in_the_tab(
     log_in(page, console_url, seeded.acme_key)
     storage = page.evaluate("() => [Object.keys(sessionStorage), Object.keys(localStorage), document.cookie]")
     assert "memstrata.key" in storage[0] and "memstrata.key" not in storage[1] and storage[2] == ""
+    assert_clean(recorder)
+
+
+def test_keyless_loopback_mode_needs_no_login(page: Any, keyless_url: str, recorder: Recorder, screens: Path) -> None:
+    page.goto(keyless_url + "/")
+    expect(page.locator("#who")).to_have_text("local, no key")
+    expect(page.get_by_role("button", name="Log out")).to_be_hidden()
+    visit(page, keyless_url, "stats", "Stats")  # the whole local store, no scope needed
+    expect(page.locator(".stat-grid")).to_contain_text("1")
+    page.get_by_label("User").fill("sam")
+    page.locator("#scope-form").get_by_role("button", name="Show").click()
+    visit(page, keyless_url, "memories", "Memories")
+    expect(page.locator("main a.memory-text")).to_have_text([KEYLESS_FACT])
+    shot(page, screens, "15-keyless")
     assert_clean(recorder)
