@@ -36,7 +36,8 @@ $(BROWSER_STAMP): $(STAMP)
 	touch $(BROWSER_STAMP)
 
 test-browser: $(BROWSER_STAMP)
-	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -m browser tests/browser
+	OPENBLAS_NUM_THREADS=1 MEMSTRATA_CONSOLE_SCREENSHOTS=$(CURDIR)/build/console-screens \
+		$(BIN)/python -m pytest -q -m browser tests/browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -4,7 +4,8 @@ real `memstrata serve` subprocess on a free loopback port with seeded data.
 Every test here is marked ``browser``. A plain `make test` skips them (saying so) and stays light; `make
 test-browser` (which CI runs after `make test`) selects them, and skips them with the reason when Playwright or
 Chromium is missing. Screenshots of each page are saved under the
-pytest temporary directory (``console-screens*``), the path printed at the end of the run.
+folder MEMSTRATA_CONSOLE_SCREENSHOTS names (`make test-browser`: build/console-screens), else under pytest's
+temporary directory (``console-screens*``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_browser import CHROMIUM, CHROMIUM_ARGS, Recorder
+from console_browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, Recorder
 from console_seed import ScriptedBrain, Seeded, seed, seed_keyless
 from console_server import serving
 
@@ -84,6 +85,10 @@ def keyless_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def screens(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if SCREENSHOTS:
+        folder = Path(SCREENSHOTS)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
     return tmp_path_factory.mktemp("console-screens")
 
 

@@ -19,6 +19,8 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-default-apps", "--disable-domain-reliability", "--metrics-recording-only",
 ]  # fmt: skip
+# Where the page screenshots go: this folder when set (make test-browser: build/console-screens), else pytest's tmp.
+SCREENSHOTS = os.environ.get("MEMSTRATA_CONSOLE_SCREENSHOTS")
 LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
 

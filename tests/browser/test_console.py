@@ -66,9 +66,12 @@ def test_a_person_reviews_and_corrects_memories(
     shot(page, screens, "01-login")
     log_in(page, url, seeded.acme_key)
 
-    # Search a Chinese memory with an English query; the score breakdown says why it ranked.
-    page.get_by_role("searchbox", name="Search").fill("peanut allergy")
-    page.get_by_role("button", name="Search", exact=True).click()
+    # Search a Chinese memory with an English query ("/" jumps to the search field); the breakdown says why.
+    expect(page.get_by_role("searchbox", name="Search")).to_be_visible()
+    page.keyboard.press("/")
+    expect(page.get_by_role("searchbox", name="Search")).to_be_focused()
+    page.keyboard.type("peanut allergy")
+    page.keyboard.press("Enter")
     first = page.locator("li.hit").first
     expect(first.locator("a.memory-text")).to_have_text(CHINESE_FACT)
     first.get_by_text("Why it ranked here").click()
@@ -88,6 +91,17 @@ def test_a_person_reviews_and_corrects_memories(
     expect(edit.locator("ins")).to_have_text("我对花生和腰果过敏")
     expect(edit).to_contain_text("also cashews")
     shot(page, screens, "03-memory-history")
+    page.get_by_role("button", name="Delete").click()  # destructive: the dialog says what will happen; cancel
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("Soft delete")
+    expect(dialog).to_contain_text("stay in the history")
+    dialog.get_by_role("button", name="Cancel").click()
+    expect(dialog).to_be_hidden()
+    page.get_by_role("button", name="Purge…").click()
+    expect(dialog).to_contain_text("cannot be undone")
+    page.keyboard.press("Escape")  # the keyboard closes it too
+    expect(dialog).to_be_hidden()
+    expect(page.locator("main .meta, main dl.facts").first).to_contain_text("active")
 
     # Review queue: confirm one pending fact in bulk, reject the other after a dialog that says what happens.
     visit(page, url, "review", "Review")
@@ -160,6 +174,10 @@ def test_a_person_reviews_and_corrects_memories(
     visit(page, url, "stats", "Stats")
     expect(page.locator(".stat-grid")).to_contain_text("memories")
     shot(page, screens, "11-stats")
+
+    # Every English string has its Chinese counterpart.
+    tables = page.evaluate("async () => (await import('/console/js/i18n.js')).STRING_TABLES")
+    assert set(tables["zh"]) == set(tables["en"])
 
     # Chinese interface at a phone's width: the menu folds away, every page is still reachable.
     page.set_viewport_size({"width": 390, "height": 844})
