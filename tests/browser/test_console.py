@@ -240,6 +240,21 @@ def test_a_wrong_key_is_refused_and_the_key_stays_in_the_tab(
     assert_clean(recorder)
 
 
+def test_the_interface_language_follows_the_browser(browser: Any, keyless_url: str) -> None:
+    context = browser.new_context(locale="zh-CN")
+    try:
+        page = context.new_page()
+        page.goto(keyless_url + "/")
+        expect(page.get_by_role("link", name="记忆")).to_be_visible()
+        expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+        page.get_by_label("语言").select_option("en")  # switchable, and remembered
+        expect(page.get_by_role("link", name="Memories")).to_be_visible()
+        page.reload()
+        expect(page.get_by_role("link", name="Memories")).to_be_visible()
+    finally:
+        context.close()
+
+
 def test_keyless_loopback_mode_needs_no_login(page: Any, keyless_url: str, recorder: Recorder, screens: Path) -> None:
     page.goto(keyless_url + "/")
     expect(page.locator("#who")).to_have_text("local, no key")

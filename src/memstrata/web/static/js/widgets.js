@@ -131,3 +131,14 @@ export function pager({ offset, limit, nextOffset, count, go }) {
 export function pageHeader(title, ...extra) {
   return h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, title), ...extra);
 }
+
+/** A filter form navigates to ``page`` with its filled fields in the hash: back / forward and links keep them. */
+export function submitsToHash(form, page, ctx) {
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    for (const [name, value] of new FormData(form)) if (value) next.set(name, String(value));
+    ctx.navigate(`#/${page}?${next}`);
+  });
+  return form;
+}

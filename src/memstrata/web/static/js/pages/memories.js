@@ -4,7 +4,7 @@ import { dateToIso, field, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { hasScope, scopeArgs } from "../state.js";
 import {
-  breakdownTable, errorBox, memoryLink, memoryMeta, needScopeNotice, notice, pageHeader, pager,
+  breakdownTable, errorBox, memoryLink, memoryMeta, needScopeNotice, notice, pageHeader, pager, submitsToHash,
 } from "../widgets.js";
 
 const PAGE = 20;
@@ -42,13 +42,7 @@ function searchForm(params, ctx) {
       field(t("kind"), kind), field(t("statusLabel"), status), field(t("keyPrefix"), key),
       field(t("createdFrom"), from), field(t("createdTo"), to),
       h("button", { type: "button", onclick: () => ctx.navigate("#/memories") }, t("clear"))));
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const next = new URLSearchParams();
-    for (const [name, value] of new FormData(form)) if (value) next.set(name, String(value));
-    ctx.navigate(`#/memories?${next}`);
-  });
-  return form;
+  return submitsToHash(form, "memories", ctx);
 }
 
 function hitItem(hit) {

@@ -4,7 +4,7 @@ import { api } from "../api.js";
 import { field, formatTime, h, localToIso, uid } from "../dom.js";
 import { t } from "../i18n.js";
 import { hasScope, scopeArgs } from "../state.js";
-import { errorBox, memoryLink, memoryMeta, needScopeNotice, notice, pageHeader } from "../widgets.js";
+import { errorBox, memoryLink, memoryMeta, needScopeNotice, notice, pageHeader, submitsToHash } from "../widgets.js";
 
 function nowLocal() {
   const now = new Date();
@@ -26,13 +26,7 @@ function form(params, ctx) {
     h("fieldset", {}, h("legend", {}, t("axis")), radio("valid", t("axisValid")), radio("record", t("axisRecord"))),
     field(t("searchOptional"), query),
     h("button", { type: "submit", class: "primary" }, t("show")));
-  element.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const next = new URLSearchParams();
-    for (const [name, value] of new FormData(element)) if (value) next.set(name, String(value));
-    ctx.navigate(`#/time?${next}`);
-  });
-  return element;
+  return submitsToHash(element, "time", ctx);
 }
 
 function row(item) {
