@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, Recorder
+from console_browser import CHROMIUM, CHROMIUM_ARGS, REQUIRED, SCREENSHOTS, Recorder
 from console_seed import ScriptedBrain, Seeded, seed, seed_keyless
 from console_server import serving
 
@@ -31,13 +31,16 @@ def _skip_reason(config: pytest.Config) -> str | None:
     )
     if "browser" not in (config.option.markexpr or "") and not named:
         return "browser tests run with `make test-browser` (pytest -m browser)"
+    missing = None
     try:
         import playwright  # noqa: F401
     except ImportError:
-        return "the browser tests need Playwright: pip install -e '.[browser]'"
-    if CHROMIUM is None:
-        return "the browser tests need Chromium: apt-get install -y chromium (or set MEMSTRATA_CHROMIUM)"
-    return None
+        missing = "the browser tests need Playwright: pip install -e '.[browser]'"
+    if missing is None and CHROMIUM is None:
+        missing = "the browser tests need Chromium: apt-get install -y chromium (or set MEMSTRATA_CHROMIUM)"
+    if missing and REQUIRED:
+        raise pytest.UsageError(f"MEMSTRATA_REQUIRE_BROWSER=1 but {missing}")
+    return missing
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -21,6 +21,8 @@ CHROMIUM_ARGS = [
 ]  # fmt: skip
 # Where the page screenshots go: this folder when set (make test-browser: build/console-screens), else pytest's tmp.
 SCREENSHOTS = os.environ.get("MEMSTRATA_CONSOLE_SCREENSHOTS")
+# CI sets this: a missing browser is then an error, not a skip, so the console is never silently untested.
+REQUIRED = os.environ.get("MEMSTRATA_REQUIRE_BROWSER") == "1"
 LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
 
