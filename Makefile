@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run demo test lint typecheck bench bench-quick clean
+.PHONY: run demo test test-browser lint typecheck bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,17 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The web console in real Chromium (Debian's `chromium` package; Playwright drives it and never downloads a browser).
+# Skipped, with the reason, when Chromium is missing: `apt-get install -y chromium` (CI installs it in .ci/run).
+BROWSER_STAMP := $(VENV)/.browser-installed
+$(BROWSER_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[browser]'
+	touch $(BROWSER_STAMP)
+
+test-browser: $(BROWSER_STAMP)
+	OPENBLAS_NUM_THREADS=1 MEMSTRATA_CONSOLE_SCREENSHOTS=$(CURDIR)/build/console-screens \
+		$(BIN)/python -m pytest -q -m browser tests/browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

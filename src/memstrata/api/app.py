@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from memstrata.api import docs, graph_routes, lifecycle_routes, problems, routes, vault_routes
+from memstrata.api import console_routes, docs, graph_routes, lifecycle_routes, problems, routes, vault_routes
 from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
 from memstrata.api.browser_guard import BrowserGuard
 from memstrata.api.keys import KeyStore
@@ -26,6 +26,7 @@ from memstrata.memory import Memory
 from memstrata.providers.protocol import embedding_identity
 from memstrata.vault import Vault
 from memstrata.vault.watch import VaultWatcher
+from memstrata.web import install_console
 
 DESCRIPTION = """\
 Long-term memory for LLM agents. Every request needs `Authorization: Bearer <API key>`
@@ -94,6 +95,8 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     app.include_router(lifecycle_routes.router)
     app.include_router(graph_routes.router)
     app.include_router(vault_routes.router)
+    app.include_router(console_routes.router)
+    install_console(app)  # the web console at / (static assets under /console)
 
     @app.get("/health", response_model=Health, tags=["service"])
     def health() -> Health:

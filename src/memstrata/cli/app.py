@@ -20,6 +20,7 @@ from memstrata.cli import (
     memory_cmds,
     service_cmds,
     storage_cmds,
+    ui_cmds,
     vault_cmds,
 )
 from memstrata.cli.context import CliState, configure_logging
@@ -49,7 +50,7 @@ def _global(
     ctx.call_on_close(state.close)
 
 
-for group in (memory_cmds.app, lifecycle_cmds.app, ingest_cmds.app, service_cmds.app, storage_cmds.app):
+for group in (memory_cmds.app, lifecycle_cmds.app, ingest_cmds.app, service_cmds.app, storage_cmds.app, ui_cmds.app):
     app.add_typer(group)
 app.add_typer(graph_cmds.app, name="graph")
 app.add_typer(vault_cmds.app, name="vault")

@@ -81,7 +81,7 @@ def serve(
         application = create_app(memory, server, keys=keys)
         active = len(keys.list_keys())
         err_console.print(
-            f"memstrata on http://{server.host}:{server.port}  (REST /v1, docs /docs, MCP /mcp)\n"
+            f"memstrata on http://{server.host}:{server.port}  (console /, REST /v1, docs /docs, MCP /mcp)\n"
             f"store {memory.store.location}; {active} API keys in {keys.path}"
             + ("; anonymous loopback access ON" if server.allow_anonymous_loopback else ""),
             highlight=False,
