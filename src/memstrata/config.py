@@ -153,7 +153,7 @@ class LifecycleSettings(Section):
     reinforcement: float = Field(default=0.25, ge=0, description="boost per log(1 + access count)")
     max_reinforcement: float = Field(default=2.0, ge=1)
     weight: float = Field(
-        default=0.2,
+        default=0.3,
         ge=0,
         le=1,
         description="share of a hit's score lifecycle may take away: it reorders hits whose relevance is within "
