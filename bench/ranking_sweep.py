@@ -25,7 +25,7 @@ from tqdm import tqdm
 from bench import metrics
 from bench.datasets import LOCOMO_CATEGORIES
 from bench.ranking_data import Case, Corpus, corpora
-from memstrata.read.rank import Ranker, pool
+from memstrata.read.rank import MemoryText, Ranker, pool
 from memstrata.read.retrieve import Retrieved
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import ScoredId
@@ -51,8 +51,9 @@ def rank_case(case: Case, corpus: Corpus, settings: ReadSettings, limit: int = K
     )
     docs = corpus.indexed[case.scope]
     ranker = Ranker(case.text, settings)
-    ranked = ranker.candidates(retrieved, {hit.memory_id: docs[hit.memory_id] for hit in retrieved.keyword})
-    chosen = [ranker.settle(c, docs[c.memory_id]) for c in pool(ranked, max(limit * 3, 30), max(limit, 10))]
+    texts = {doc: MemoryText(text, text) for doc, text in docs.items()}  # one language per dataset
+    ranked = ranker.candidates(retrieved, {hit.memory_id: texts[hit.memory_id] for hit in retrieved.keyword})
+    chosen = [ranker.settle(c, texts[c.memory_id]) for c in pool(ranked, max(limit * 3, 30), max(limit, 10))]
     chosen.sort(key=lambda c: c.fused, reverse=True)
     return [Scored(c.memory_id, c.relevance) for c in chosen[:limit]]
 
@@ -153,7 +154,7 @@ def run(quick: bool) -> dict[str, Any]:
 def markdown(result: dict[str, Any]) -> str:
     lines = ["## Ranking sweep (dev sets: LoCoMo, MADial zh/en)", ""]
     lines += [
-        "Every query ranked by `memstrata.read.rank.fuse_candidates` over the store's own keyword (BM25) and",
+        "Every query ranked by `memstrata.read.rank.Ranker` (as search does) over the store's own keyword (BM25) and",
         "dense (cosine) lists, 100 candidates each; recall@10 and nDCG@10 with no cutoff. Defaults: "
         + ", ".join(f"{k} {v}" for k, v in result["defaults"].items())
         + ".",

@@ -64,8 +64,8 @@ class SearchSettings(Section):
     comparable across queries, so hits under ``min_relevance`` are dropped: an unrelated query or an
     empty scope returns nothing. A memory in another script than the query (Chinese memory, English
     question) cannot have keyword evidence, so its similarity alone is its relevance, mapped from
-    the stricter ``dense_alone_floor``: with the bundled model unrelated zh<->en pairs reach cosine
-    ~0.25 and real matches 0.3-0.6. Another embedding model needs its own floors and ceiling (see
+    the stricter ``dense_alone_floor``: with the bundled model unrelated zh<->en pairs mostly stay
+    under cosine 0.22 and real matches reach 0.28-0.6. Another embedding model needs its own floors and ceiling (see
     memstrata.read.evidence and bench/results/*-ranking.md).
     """
 
@@ -73,15 +73,15 @@ class SearchSettings(Section):
         default="score", description="score: fuse calibrated evidence; rrf: reciprocal rank fusion (first release)"
     )
     candidates: int = Field(default=100, ge=1, le=2000, description="per-retriever candidates before fusion")
-    keyword_weight: float = Field(default=0.7, ge=0, description="weight of keyword evidence (or list, for rrf)")
-    dense_weight: float = Field(default=0.3, ge=0, description="weight of dense evidence (or list, for rrf)")
+    keyword_weight: float = Field(default=0.6, ge=0, description="weight of keyword evidence (or list, for rrf)")
+    dense_weight: float = Field(default=0.4, ge=0, description="weight of dense evidence (or list, for rrf)")
     graph_evidence: float = Field(
         default=0.5, ge=0, le=1, description="relevance a one-hop graph hit gets from the graph alone (halved per hop)"
     )
     dense_floor: float = Field(default=0.1, ge=-1, lt=1, description="cosine similarity that counts as no evidence")
     dense_ceiling: float = Field(default=0.7, gt=-1, le=1, description="cosine similarity that counts as full evidence")
     dense_alone_floor: float = Field(
-        default=0.25,
+        default=0.2,
         ge=-1,
         lt=1,
         description="cosine similarity that counts as no evidence for a memory in another script than the query",

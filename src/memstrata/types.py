@@ -190,7 +190,7 @@ class ScoreBreakdown(Frozen):
     relevance: float = 0.0  # calibrated relevance in [0, 1], time boost included
     lifecycle: LifecycleFactors | None = None
     lifecycle_factor: float = 1.0  # what lifecycle multiplied the score by, in [1 - lifecycle.weight, 1]
-    time_boost: float = 1.0
+    time_boost: float = 1.0  # 1 + lifecycle.time_boost inside a time range the query names, else 1
     final: float = 0.0
 
 

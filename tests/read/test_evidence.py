@@ -17,7 +17,7 @@ from memstrata.read.evidence import (
     scripts,
     term_weights,
 )
-from memstrata.read.fuse import EvidenceWeights, graph_evidence, in_time_range, rrf, score_fusion
+from memstrata.read.fuse import TIME_ALONE, EvidenceWeights, graph_evidence, in_time_range, rrf, score_fusion
 
 UNIT = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 
@@ -94,7 +94,12 @@ def test_graph_evidence_halves_per_hop() -> None:
 def test_time_range_lifts_topical_hits_only(relevance: float, boost: float, gate: float) -> None:
     lifted = in_time_range(relevance, boost, gate)
     assert relevance <= lifted <= 1.0
-    assert in_time_range(0.0, boost, gate) == 0.0  # an unrelated memory from that week stays unrelated
+    # a topical memory from that week gains a larger share of what it lacks than an unrelated one
+    topical = max(relevance, gate)
+    if topical < 1.0:
+        share = (in_time_range(topical, boost, gate) - topical) / (1.0 - topical)
+        assert share >= in_time_range(0.0, boost, gate) - 1e-9
+    assert in_time_range(0.0, boost, gate) == pytest.approx(boost * TIME_ALONE)
 
 
 def test_rrf_is_kept_for_fusion_rrf() -> None:

@@ -43,8 +43,8 @@ def max_rrf(total_weight: float, k: int = 60) -> float:
 class EvidenceWeights:
     """How much each calibrated signal counts in score fusion (see module docstring)."""
 
-    keyword: float = 0.7
-    dense: float = 0.3
+    keyword: float = 0.6
+    dense: float = 0.4
     graph: float = 0.5  # relevance a one-hop graph hit gets from the graph alone
 
 
@@ -64,12 +64,16 @@ def score_fusion(keyword: float, dense: float, graph: float, weights: EvidenceWe
     return base + (1.0 - base) * graph
 
 
+TIME_ALONE = 0.3  # share of the boost a memory gets for lying in the named range, with no other evidence
+
+
 def in_time_range(relevance: float, boost: float, gate: float) -> float:
     """Relevance of a memory inside the time range the query names ("last week", "上个月").
 
-    It gains up to ``boost`` of its missing relevance, in proportion to its own relevance up to
-    ``gate`` (the relevance cutoff): a topical match from that week moves ahead of a closer match
-    from another time, while an unrelated memory from that week stays unrelated.
+    It gains up to ``boost`` of its missing relevance: fully once its own relevance reaches ``gate``
+    (the relevance cutoff), and ``TIME_ALONE`` of it with no other evidence, since a question that
+    names a time partly asks "what happened then?". A topical match from that week so moves ahead
+    of a closer match from another time, and of unrelated memories from that week.
     """
-    topical = 1.0 if gate <= 0 else min(1.0, relevance / gate)
+    topical = 1.0 if gate <= 0 else max(TIME_ALONE, min(1.0, relevance / gate))
     return relevance + (1.0 - relevance) * min(1.0, boost) * topical

@@ -36,6 +36,15 @@ from memstrata.types import MemoryItem, ScoreBreakdown
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryText:
+    """What ranking reads of a memory: the text the indexes saw (with speaker and preceding turns)
+    for its words, and its own text for its script (context in another language is not its own)."""
+
+    indexed: str
+    own: str
+
+
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """One memory some retriever found, with its evidence. ``cross_script`` is None until its text
     is known; until then relevance assumes the memory shares the query's script."""
@@ -80,7 +89,7 @@ def _relevance(candidate: Candidate, settings: ReadSettings, weights: EvidenceWe
     hop = candidate.graph_hit.hop if candidate.graph_hit else None
     dense = candidate.dense_match or 0.0
     if cross and candidate.known_similarity is not None:
-        # Standing alone, similarity must clear a higher floor: unrelated zh<->en pairs reach ~0.25.
+        # Standing alone, similarity must clear a higher floor: unrelated zh<->en pairs reach ~0.22.
         dense = dense_evidence(candidate.known_similarity, settings.dense_alone_floor, settings.dense_ceiling)
     graph = graph_evidence(hop, weights)
     return score_fusion(candidate.keyword_match or 0.0, dense, graph, weights, cross_script=cross)
@@ -134,11 +143,13 @@ class Ranker:
         self.settings = settings
         self.weights = settings.evidence_weights()
 
-    def candidates(self, retrieved: Retrieved, texts: Mapping[str, str]) -> list[Candidate]:
-        """Every candidate, best first by the configured fusion. ``texts`` holds the index text of at
-        least every keyword match: query words are weighted by how rare they are among those."""
+    def candidates(self, retrieved: Retrieved, texts: Mapping[str, MemoryText]) -> list[Candidate]:
+        """Every candidate, best first by the configured fusion. ``texts`` holds at least every keyword
+        match: query words are weighted by how rare they are among those."""
         found = {
-            hit.memory_id: memory_terms(texts[hit.memory_id]) for hit in retrieved.keyword if hit.memory_id in texts
+            hit.memory_id: memory_terms(texts[hit.memory_id].indexed)
+            for hit in retrieved.keyword
+            if hit.memory_id in texts
         }
         population = max(len(retrieved.dense), len(retrieved.keyword))
         weights = term_weights(self.terms, list(found.values()), population)
@@ -162,14 +173,14 @@ class Ranker:
         ranked.sort(key=lambda c: c.fused, reverse=True)
         return ranked
 
-    def settle(self, candidate: Candidate, text: str | None) -> Candidate:
+    def settle(self, candidate: Candidate, text: MemoryText | None) -> Candidate:
         """The candidate's relevance once its text is known (``text=None``: not yet known)."""
         if candidate.settled():
             return candidate
         if text is None:
             relevance = _relevance(candidate, self.settings, self.weights, cross=False)
             return replace(candidate, relevance=relevance, fused=relevance)
-        cross = cross_script(self.scripts, text)
+        cross = cross_script(self.scripts, text.own)
         relevance = _relevance(candidate, self.settings, self.weights, cross=cross)
         fused = relevance if self.settings.fusion == "score" else candidate.fused
         return replace(candidate, cross_script=cross, relevance=relevance, fused=fused)
@@ -200,7 +211,7 @@ def rescore(
     if span is not None and item.event_time is not None and span.start <= item.event_time < span.end:
         relevance = in_time_range(relevance, settings.time_boost, gate)
         fused = in_time_range(fused, settings.time_boost, gate)
-        boost = relevance / breakdown.relevance if breakdown.relevance > 0 else 1.0
+        boost = 1.0 + settings.time_boost  # inside the range: the configured boost applied
     factors = lifecycle_factors(item, now, settings) if use_lifecycle else None
     multiplier = lifecycle_multiplier(factors, settings) if factors else 1.0
     return breakdown.model_copy(

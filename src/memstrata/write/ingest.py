@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from memstrata.errors import InvalidInputError
 from memstrata.query import looks_like_key, validate_kind
+from memstrata.read.evidence import scripts
 from memstrata.types import (
     HistoryAction,
     HistoryEvent,
@@ -154,13 +155,18 @@ def turn_context(message: Message, earlier: Sequence[Message]) -> str | None:
 
     One turn rarely holds a whole fact: "It was great, I learned so much" answers the turn before
     it. Indexing the previous turn with each episode lifted LoCoMo recall@10 from 0.61 to 0.72
-    (bench/results). Turns more than ``CONTEXT_MAX_GAP`` apart are another conversation.
+    (bench/results). Turns more than ``CONTEXT_MAX_GAP`` apart are another conversation; a turn in
+    another script (an English reply to a Chinese turn) is left out: mixed into the embedded text,
+    it drowned the turn's own meaning and lost zh<->en matches in a bilingual chat.
     """
     lines: list[str] = []
     later = message
+    own = scripts(message.content)
     for turn in reversed(earlier[-CONTEXT_TURNS:] if CONTEXT_TURNS else ()):
         if abs(later.timestamp - turn.timestamp) > CONTEXT_MAX_GAP:
             break
+        if own and not own & scripts(turn.content):
+            break  # a turn in another language would blur this one's meaning for the embedder
         label = turn_label(turn)
         lines.insert(0, label if len(label) <= CONTEXT_MAX_CHARS else label[: CONTEXT_MAX_CHARS - 1] + "…")
         later = turn
