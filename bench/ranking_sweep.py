@@ -25,7 +25,7 @@ from tqdm import tqdm
 from bench import metrics
 from bench.datasets import LOCOMO_CATEGORIES
 from bench.ranking_data import Case, Corpus, corpora
-from memstrata.read.rank import MemoryText, Ranker, pool
+from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, pool
 from memstrata.read.retrieve import Retrieved
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import ScoredId
@@ -52,7 +52,7 @@ def rank_case(case: Case, corpus: Corpus, settings: ReadSettings, limit: int = K
     docs = corpus.indexed[case.scope]
     ranker = Ranker(case.text, settings)
     texts = {doc: MemoryText(text, text) for doc, text in docs.items()}  # one language per dataset
-    ranked = ranker.candidates(retrieved, {hit.memory_id: texts[hit.memory_id] for hit in retrieved.keyword})
+    ranked = ranker.candidates(retrieved, {doc: texts[doc] for doc in keyword_matches_to_read(retrieved)})
     chosen = [ranker.settle(c, texts[c.memory_id]) for c in pool(ranked, max(limit * 3, 30), max(limit, 10))]
     chosen.sort(key=lambda c: c.fused, reverse=True)
     return [Scored(c.memory_id, c.relevance) for c in chosen[:limit]]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from memstrata.indexing import index_text
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
-from memstrata.read.rank import MemoryText, Ranker, pool, rescore
+from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, pool, rescore
 from memstrata.read.retrieve import exact_key_hit, query_time_span, retrieve
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store
@@ -38,7 +38,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         hits.append(SearchHit(memory=key_item, score=1.0, breakdown=breakdown))
     span = query_time_span(query)
     retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span)
-    items = _hydrate(store, query.scope, [hit.memory_id for hit in retrieved.keyword], {})
+    items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
     texts = {memory_id: MemoryText(index_text(item), item.text) for memory_id, item in items.items()}
     ranker = Ranker(query.text, settings)
     ranked = [c for c in ranker.candidates(retrieved, texts) if key_item is None or c.memory_id != key_item.id]

@@ -12,7 +12,7 @@ and settled once it is read (:func:`pool`), so only candidates that can reach th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from memstrata.config import LifecycleSettings
@@ -44,10 +44,12 @@ class MemoryText:
     own: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Candidate:
-    """One memory some retriever found, with its evidence. ``cross_script`` is None until its text
-    is known; until then relevance assumes the memory shares the query's script."""
+    """One memory some retriever found, with its evidence; built and settled by a Ranker (in place:
+    a query has a few hundred of these). ``cross_script`` is None until its text is known; until
+    then relevance assumes the memory shares the query's script, and a keyword match that was not
+    read yet (``keyword_exact`` False) is credited with the lowest coverage among those read."""
 
     memory_id: str
     keyword_rank: int | None = None
@@ -61,6 +63,7 @@ class Candidate:
     graph_rank: int | None = None
     graph_hit: GraphHit | None = None
     cross_script: bool | None = None
+    keyword_exact: bool = True
     relevance: float = 0.0
     fused: float = 0.0  # what the fusion orders by: relevance, or the rank fusion score for fusion="rrf"
 
@@ -116,22 +119,37 @@ def _rank_fusion(retrieved: Retrieved, settings: ReadSettings) -> dict[str, floa
     return {memory_id: min(1.0, score / scale) for memory_id, score in rrf(lists, settings.rrf_k, weights).items()}
 
 
-def _gather(retrieved: Retrieved) -> list[Candidate]:
-    """One candidate per memory any list found, with its rank (and raw score) in each list."""
+KEYWORD_READ = 40  # keyword matches read before fusion: enough to weigh the query's words
+
+
+def keyword_matches_to_read(retrieved: Retrieved) -> list[str]:
+    """The keyword matches whose text fusion needs up front (the rest are read if they reach the pool)."""
+    return [hit.memory_id for hit in retrieved.keyword[:KEYWORD_READ]]
+
+
+def _gather(retrieved: Retrieved) -> dict[str, Candidate]:
+    """One candidate per memory any list found (keyword matches first, best first), with its rank
+    (and raw score) in each list."""
     by_id: dict[str, Candidate] = {}
 
-    def update(memory_id: str, **ranks: object) -> None:
-        by_id[memory_id] = replace(by_id.get(memory_id) or Candidate(memory_id), **ranks)  # type: ignore[arg-type]
+    def get(memory_id: str) -> Candidate:
+        found = by_id.get(memory_id)
+        if found is None:
+            found = by_id[memory_id] = Candidate(memory_id)
+        return found
 
     for rank, hit in enumerate(retrieved.keyword, start=1):
-        update(hit.memory_id, keyword_rank=rank, keyword_score=hit.score)
+        candidate = get(hit.memory_id)
+        candidate.keyword_rank, candidate.keyword_score = rank, hit.score
     for rank, hit in enumerate(retrieved.dense, start=1):
-        update(hit.memory_id, vector_rank=rank, similarity=hit.score)
+        candidate = get(hit.memory_id)
+        candidate.vector_rank, candidate.similarity = rank, hit.score
     for rank, hit in enumerate(retrieved.in_time_range, start=1):
-        update(hit.memory_id, time_rank=rank)
+        get(hit.memory_id).time_rank = rank
     for rank, graphed in enumerate(retrieved.graph, start=1):
-        update(graphed.memory_id, graph_rank=rank, graph_hit=graphed)
-    return list(by_id.values())
+        candidate = get(graphed.memory_id)
+        candidate.graph_rank, candidate.graph_hit = rank, graphed
+    return by_id
 
 
 class Ranker:
@@ -142,48 +160,62 @@ class Ranker:
         self.scripts = scripts(query_text)
         self.settings = settings
         self.weights = settings.evidence_weights()
+        self.term_weights: dict[str, float] = {}
+        self.best_keyword = 0.0
 
     def candidates(self, retrieved: Retrieved, texts: Mapping[str, MemoryText]) -> list[Candidate]:
-        """Every candidate, best first by the configured fusion. ``texts`` holds at least every keyword
-        match: query words are weighted by how rare they are among those."""
+        """Every candidate, best first by the configured fusion. ``texts`` holds the keyword matches
+        read so far (:func:`keyword_matches_to_read`): query words are weighted by how rare they are
+        among those, and each read match's coverage comes from its own words."""
         found = {
             hit.memory_id: memory_terms(texts[hit.memory_id].indexed)
             for hit in retrieved.keyword
             if hit.memory_id in texts
         }
         population = max(len(retrieved.dense), len(retrieved.keyword))
-        weights = term_weights(self.terms, list(found.values()), population)
-        best_keyword = retrieved.keyword[0].score if retrieved.keyword else 0.0
+        self.term_weights = term_weights(self.terms, list(found.values()), population)
+        self.best_keyword = retrieved.keyword[0].score if retrieved.keyword else 0.0
+        coverages = {memory_id: keyword_coverage(self.term_weights, terms) for memory_id, terms in found.items()}
+        unread_coverage = min(coverages.values(), default=0.0)
         bound = retrieved.dense_bound()
         settings = self.settings
         ranked = []
-        for candidate in _gather(retrieved):
+        for candidate in _gather(retrieved).values():
             # Left out of a full dense list means less similar than its last entry: that bound is used.
             known = candidate.similarity if candidate.similarity is not None else bound
-            dense = None if known is None else dense_evidence(known, settings.dense_floor, settings.dense_ceiling)
-            keyword = None
+            candidate.known_similarity = known
+            if known is not None:
+                candidate.dense_match = dense_evidence(known, settings.dense_floor, settings.dense_ceiling)
             if candidate.keyword_score is not None:
-                coverage = keyword_coverage(weights, found.get(candidate.memory_id, frozenset()))
-                keyword = keyword_evidence(coverage, candidate.keyword_score, best_keyword, dense)
-            evidenced = replace(candidate, known_similarity=known, dense_match=dense, keyword_match=keyword)
-            ranked.append(self.settle(evidenced, texts.get(candidate.memory_id)))
+                candidate.keyword_exact = candidate.memory_id in coverages
+                coverage = coverages.get(candidate.memory_id, unread_coverage)
+                candidate.keyword_match = self._keyword(candidate, coverage)
+            ranked.append(self.settle(candidate, texts.get(candidate.memory_id)))
         if settings.fusion == "rrf":
             fused = _rank_fusion(retrieved, settings)
-            ranked = [replace(c, fused=fused.get(c.memory_id, 0.0)) for c in ranked]
+            for candidate in ranked:
+                candidate.fused = fused.get(candidate.memory_id, 0.0)
         ranked.sort(key=lambda c: c.fused, reverse=True)
         return ranked
+
+    def _keyword(self, candidate: Candidate, coverage: float) -> float:
+        return keyword_evidence(coverage, candidate.keyword_score or 0.0, self.best_keyword, candidate.dense_match)
 
     def settle(self, candidate: Candidate, text: MemoryText | None) -> Candidate:
         """The candidate's relevance once its text is known (``text=None``: not yet known)."""
         if candidate.settled():
             return candidate
         if text is None:
-            relevance = _relevance(candidate, self.settings, self.weights, cross=False)
-            return replace(candidate, relevance=relevance, fused=relevance)
-        cross = cross_script(self.scripts, text.own)
-        relevance = _relevance(candidate, self.settings, self.weights, cross=cross)
-        fused = relevance if self.settings.fusion == "score" else candidate.fused
-        return replace(candidate, cross_script=cross, relevance=relevance, fused=fused)
+            candidate.relevance = candidate.fused = _relevance(candidate, self.settings, self.weights, cross=False)
+            return candidate
+        if not candidate.keyword_exact:
+            coverage = keyword_coverage(self.term_weights, memory_terms(text.indexed))
+            candidate.keyword_match, candidate.keyword_exact = self._keyword(candidate, coverage), True
+        candidate.cross_script = cross_script(self.scripts, text.own)
+        candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=candidate.cross_script)
+        if self.settings.fusion == "score":
+            candidate.fused = candidate.relevance
+        return candidate
 
 
 def pool(ranked: list[Candidate], size: int, most_similar: int) -> list[Candidate]:
