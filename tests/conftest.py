@@ -141,17 +141,26 @@ def store(store_factory: Callable[[str], Store]) -> Store:
 
 
 @pytest.fixture
-def memory(store: Store, embedder: UniversalSentenceEncoder) -> Memory:
-    return Memory(store, embedder, settings=load_settings({"store": {"path": store.location}}))
+def memory(store: Store, embedder: UniversalSentenceEncoder) -> Iterator[Memory]:
+    opened = Memory(store, embedder, settings=load_settings({"store": {"path": store.location}}))
+    yield opened
+    opened.close()  # stops its background threads before the store goes away
 
 
 @pytest.fixture
-def make_memory(store_factory: Callable[[str], Store], embedder: UniversalSentenceEncoder) -> Callable[[str], Memory]:
+def make_memory(
+    store_factory: Callable[[str], Store], embedder: UniversalSentenceEncoder
+) -> Iterator[Callable[[str], Memory]]:
+    made: list[Memory] = []
+
     def make(name: str) -> Memory:
         store = store_factory(name)
-        return Memory(store, embedder, settings=load_settings({"store": {"path": store.location}}))
+        made.append(Memory(store, embedder, settings=load_settings({"store": {"path": store.location}})))
+        return made[-1]
 
-    return make
+    yield make
+    for opened in made:
+        opened.close()
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -67,16 +67,49 @@ class EmbedderSettings(Section):
 
 
 class SearchSettings(Section):
-    """Rank-fusion defaults measured on LoCoMo and MADial-Bench (bench/README.md): the keyword list is
-    the stronger retriever on conversational English, the vectors on paraphrase and across languages;
-    keyword 1.0 / dense 0.5 with k=20 over 100 candidates each lifted LoCoMo recall@10 from 0.51 to
-    0.62 for a loss under 0.01 on MADial. Where keywords find nothing (a Chinese query over English
-    memories) the dense ranking decides alone, whatever its weight."""
+    """How search ranks and cuts, tuned on the LoCoMo and MADial dev sets (bench/results/*-ranking.md).
 
+    Score fusion (default) combines calibrated evidence: keyword evidence (the weighted share of the
+    query's words a memory holds, scaled by its BM25 relative to the best match) and dense evidence
+    (cosine similarity mapped from ``dense_floor`` to ``dense_ceiling``). Relevance is in [0, 1] and
+    comparable across queries, so hits under ``min_relevance`` are dropped: an unrelated query or an
+    empty scope returns nothing. A memory in another script than the query (Chinese memory, English
+    question) cannot have keyword evidence, so its similarity alone is its relevance, mapped from
+    the stricter ``dense_alone_floor``: with the bundled model unrelated zh<->en pairs mostly stay
+    under cosine 0.22 and real matches reach 0.28-0.6. Another embedding model needs its own floors
+    and ceiling (see memstrata.read.evidence and bench/results/*-ranking.md). The default cutoff kept
+    96-100% of the relevant top-10 hits on the dev sets and answered 0-8% of off-topic questions.
+    """
+
+    fusion: Literal["score", "rrf"] = Field(
+        default="score", description="score: fuse calibrated evidence; rrf: reciprocal rank fusion (first release)"
+    )
     candidates: int = Field(default=100, ge=1, le=2000, description="per-retriever candidates before fusion")
-    rrf_k: int = Field(default=20, ge=1)
-    keyword_weight: float = Field(default=1.0, ge=0, description="weight of the keyword list in rank fusion")
-    dense_weight: float = Field(default=0.5, ge=0, description="weight of the vector list in rank fusion")
+    keyword_weight: float = Field(default=0.6, ge=0, description="weight of keyword evidence (or list, for rrf)")
+    dense_weight: float = Field(default=0.4, ge=0, description="weight of dense evidence (or list, for rrf)")
+    graph_evidence: float = Field(
+        default=0.5, ge=0, le=1, description="relevance a one-hop graph hit gets from the graph alone (halved per hop)"
+    )
+    dense_floor: float = Field(default=0.1, ge=-1, lt=1, description="cosine similarity that counts as no evidence")
+    dense_ceiling: float = Field(default=0.7, gt=-1, le=1, description="cosine similarity that counts as full evidence")
+    dense_alone_floor: float = Field(
+        default=0.2,
+        ge=-1,
+        lt=1,
+        description="cosine similarity that counts as no evidence for a memory in another script than the query",
+    )
+    min_relevance: float = Field(
+        default=0.1, ge=0, le=1, description="hits below this relevance are dropped; threshold= overrides per call"
+    )
+    rrf_k: int = Field(default=20, ge=1, description="rank offset for fusion=rrf")
+
+    @model_validator(mode="after")
+    def _floor_below_ceiling(self) -> SearchSettings:
+        if self.dense_ceiling <= max(self.dense_floor, self.dense_alone_floor):
+            raise ValueError("search.dense_ceiling must be greater than search.dense_floor and dense_alone_floor")
+        if self.keyword_weight + self.dense_weight <= 0:
+            raise ValueError("search.keyword_weight and search.dense_weight cannot both be 0")
+        return self
 
 
 class LLMSettings(Section):
@@ -106,6 +139,11 @@ class WriteSettings(Section):
     background: bool = True
     lease_s: float = Field(default=600.0, gt=0, description="a running job not finished by then is run again")
     batch_jobs: int = Field(default=8, ge=1, description="jobs of one scope sent to the model together")
+    session_summary: Literal["off", "extractive", "model"] = Field(
+        default="extractive",
+        description="end_session stores a summary memory of the session: extractive (offline, instant) or "
+        "written by the configured model (falls back to extractive when the model fails)",
+    )
 
 
 def _default_half_lives() -> dict[str, float]:
@@ -131,13 +169,24 @@ class LifecycleSettings(Section):
     recency_at_90_days: float = Field(default=0.2, gt=0, lt=0.5)
     reinforcement: float = Field(default=0.25, ge=0, description="boost per log(1 + access count)")
     max_reinforcement: float = Field(default=2.0, ge=1)
-    weight: float = Field(default=0.3, ge=0, le=1, description="share of the score lifecycle signals may move")
+    weight: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="share of a hit's score lifecycle may take away: it reorders hits whose relevance is within "
+        "this share of each other and never lifts one past a hit more relevant than that",
+    )
     pending_below: float = Field(default=0.5, ge=0, le=1, description="extracted facts below this go pending")
     promote_step: float = Field(default=0.2, ge=0, le=1, description="confidence gained when a fact repeats")
     pending_ttl_days: float = Field(default=30.0, gt=0)
     archive_after_days: dict[str, float] = Field(default_factory=lambda: {"*": 180.0})
     session_ttl_minutes: float = Field(default=30.0, gt=0)
-    time_boost: float = Field(default=0.5, ge=0, description="extra weight for hits inside a time range in the query")
+    time_boost: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="share of its missing relevance a topical hit gains inside a time range the query names",
+    )
 
     def half_life(self, kind: str) -> float:
         return self.half_life_days.get(kind, self.default_half_life_days)

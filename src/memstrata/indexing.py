@@ -17,9 +17,15 @@ _SPACES = re.compile(r"\s+")
 
 
 def index_text(item: MemoryItem) -> str:
-    """Episodes are indexed with their speaker, so "what did Caroline say about X" can match."""
-    speaker = item.metadata.get("speaker") if item.kind == "episode" else None
-    return f"{speaker}: {item.text}" if isinstance(speaker, str) and speaker else item.text
+    """Episodes are indexed with their speaker, so "what did Caroline say about X" can match, and
+    with the turns before them (``metadata["preceding_turns"]``, set on the write path), so an answer is
+    found by the words of the question it answered."""
+    if item.kind != "episode":
+        return item.text
+    speaker = item.metadata.get("speaker")
+    text = f"{speaker}: {item.text}" if isinstance(speaker, str) and speaker else item.text
+    context = item.metadata.get("preceding_turns")
+    return f"{text}\n{context}" if isinstance(context, str) and context else text
 
 
 def normalised(text: str) -> str:

@@ -42,6 +42,7 @@ from memstrata.facade.writes import (
 from memstrata.graph.view import GraphView
 from memstrata.lifecycle.maintain import MaintenanceReport
 from memstrata.providers.factory import build_embedder
+from memstrata.providers.llm import ChatModel
 from memstrata.providers.llm_factory import resolve_llm
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
@@ -95,10 +96,12 @@ class Memory:
         extractor: Extractor | None = None,
         reconciler: Reconciler | None = None,
         llm_reason: str = "rules extractor (no model passed to Memory)",
+        chat_model: ChatModel | None = None,
     ) -> None:
-        """Without an extractor, infer=True uses the bilingual rules (no model)."""
+        """Without an extractor, infer=True uses the bilingual rules (no model). ``chat_model`` is the model for
+        everything else that may use one (model-written session summaries, deep search)."""
         self._core = MemoryCore(store, embedder, settings=settings or Settings(), clock=clock, extractor=extractor,
-                                reconciler=reconciler, llm_reason=llm_reason)  # fmt: skip
+                                reconciler=reconciler, llm_reason=llm_reason, chat_model=chat_model)  # fmt: skip
         self._binding = ScopeBinding()
         self._owner = True
 
@@ -115,7 +118,7 @@ class Memory:
         extractor = LLMExtractor(llm.model, graph=settings.graph.enabled) if llm.model else None
         reconciler = LLMReconciler(llm.model) if llm.model else None
         return cls(store, build_embedder(settings.embedder), settings=settings, extractor=extractor,
-                   reconciler=reconciler, llm_reason=llm.reason)  # fmt: skip
+                   reconciler=reconciler, llm_reason=llm.reason, chat_model=llm.model)  # fmt: skip
 
     # --- views ----------------------------------------------------------------------------------
     def _view(self, binding: ScopeBinding) -> Self:

@@ -106,7 +106,9 @@ class SearchQuery(Frozen):
     text: str
     limit: int = Field(default=10, ge=1, le=1000)
     filters: Filters = Field(default_factory=Filters)
-    threshold: float | None = Field(default=None, ge=-1.0, le=1.0)
+    # Minimum calibrated relevance (hit.breakdown.relevance, in [0, 1]) for this call; None uses
+    # search.min_relevance. 0 returns every candidate the retrievers found.
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     record_access: bool = True
     now: UtcDatetime  # the facade's clock: lifecycle scoring and relative time in the query use it
     lifecycle: bool = True  # rank with decay, recency, reinforcement and confidence

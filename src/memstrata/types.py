@@ -202,20 +202,31 @@ class LifecycleFactors(Frozen):
 
 
 class ScoreBreakdown(Frozen):
-    """Why a hit ranked where it did: every signal that went into its score."""
+    """Why a hit ranked where it did: every signal that went into its score.
+
+    ``relevance`` is calibrated: in [0, 1], comparable across queries, and what the relevance
+    cutoff (``search.min_relevance`` or ``threshold=``) applies to. ``final`` (the hit's score) is
+    relevance times the lifecycle factor, which lies in [1 - lifecycle.weight, 1]: lifecycle can
+    reorder hits of similar relevance but never lift one past a hit that is clearly more relevant.
+    """
 
     key_match: bool = False
     keyword_rank: int | None = None
-    keyword_score: float | None = None
+    keyword_score: float | None = None  # the store's raw keyword score (BM25 / ts_rank_cd)
+    keyword_match: float | None = None  # keyword evidence in [0, 1]: weighted share of query words held
     vector_rank: int | None = None
     vector_similarity: float | None = None
+    dense_match: float | None = None  # dense evidence in [0, 1]: similarity between floor and ceiling
+    cross_script: bool = False  # memory and query share no script: keyword evidence was not expected
     time_rank: int | None = None  # rank among memories inside the query's time range, if it named one
     graph_rank: int | None = None  # rank in the graph list: reached through an entity the query names
     graph_hop: int | None = None
     graph_relation: str | None = None  # the edge that reached it, e.g. "王总 likes 红酒"
-    fused: float = 0.0  # reciprocal rank fusion, scaled to [0, 1]
+    fused: float = 0.0  # the fusion's output in [0, 1] (score fusion, or rank fusion when fusion="rrf")
+    relevance: float = 0.0  # calibrated relevance in [0, 1], time boost included
     lifecycle: LifecycleFactors | None = None
-    time_boost: float = 1.0
+    lifecycle_factor: float = 1.0  # what lifecycle multiplied the score by, in [1 - lifecycle.weight, 1]
+    time_boost: float = 1.0  # 1 + lifecycle.time_boost inside a time range the query names, else 1
     final: float = 0.0
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from memstrata import Memory, Scope
 from memstrata.config import LifecycleSettings
-from memstrata.lifecycle.decay import lifecycle_factors, recency
+from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier, recency
 from memstrata.testing import ManualClock
 from memstrata.types import MemoryItem
 
@@ -43,6 +43,16 @@ def test_lifecycle_is_monotone_in_age_and_access(
     assert more_idle.recency <= older.recency
     assert recalled.reinforcement >= base.reinforcement
     assert 0 < base.lifecycle <= SETTINGS.max_reinforcement
+
+
+@given(kind=KINDS, age=DAYS, idle=DAYS, accesses=st.integers(0, 10_000), weight=st.floats(0, 1))
+def test_lifecycle_takes_at_most_its_weight(kind: str, age: float, idle: float, accesses: int, weight: float) -> None:
+    settings = SETTINGS.model_copy(update={"weight": weight})
+    multiplier = lifecycle_multiplier(lifecycle_factors(_item(kind, age, idle, accesses), NOW, settings), settings)
+    assert 1.0 - weight - 1e-12 <= multiplier <= 1.0
+    # so relevance r_a > r_b / (1 - weight) keeps a above b, whatever either memory's lifecycle is
+    strongest = lifecycle_multiplier(lifecycle_factors(_item(kind, 0, 0, 10_000), NOW, settings), settings)
+    assert strongest == 1.0
 
 
 def test_recency_anchors_and_half_lives() -> None:

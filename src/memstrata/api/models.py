@@ -160,7 +160,9 @@ class SearchRequest(ScopedBody):
     query: str = Field(min_length=1, max_length=20_000, pattern=TEXT_PATTERN)
     limit: Count = Field(default=10, ge=1, le=1000)
     filters: Annotated[Filters | None, BeforeValidator(_filter_times_are_strings)] = None
-    threshold: Number | None = Field(default=None, ge=-1.0, le=1.0, description="minimum cosine similarity")
+    threshold: Number | None = Field(
+        default=None, ge=0.0, le=1.0, description="minimum relevance in [0, 1] (default search.min_relevance; 0: all)"
+    )
     as_of: TimeIn | None = Field(default=None, description="valid time: what was true then")
     known_at: TimeIn | None = Field(default=None, description="record time: what the store held then")
     include_archived: Flag = Field(default=False, description="also search archived memories")

@@ -93,7 +93,9 @@ def search(
     session: SessionOpt = None,
     limit: Annotated[int, typer.Option("--limit", "-k")] = 10,
     kind: Annotated[list[str] | None, typer.Option(help="only these kinds")] = None,
-    threshold: Annotated[float | None, typer.Option(help="minimum cosine similarity")] = None,
+    threshold: Annotated[
+        float | None, typer.Option(help="minimum relevance 0..1 (default search.min_relevance)")
+    ] = None,
     filters: Annotated[str | None, typer.Option(help='JSON filters, e.g. \'{"metadata": {"topic": "x"}}\'')] = None,
 ) -> None:
     """Hybrid keyword + vector search within a scope."""

@@ -13,11 +13,12 @@ from memstrata.errors import EmbeddingMismatchError
 from memstrata.facade.access import AccessLog
 from memstrata.indexing import index_text
 from memstrata.providers.cache import Embedded, embed_with_cache
+from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder, embedding_identity
 from memstrata.providers.rules_extractor import RulesExtractor
 from memstrata.query import SearchQuery
-from memstrata.read.pipeline import ReadSettings
 from memstrata.read.pipeline import search as run_search
+from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store, WriteBatch
 from memstrata.types import MemoryItem, SearchHit
 from memstrata.write.apply import Gate
@@ -27,17 +28,6 @@ from memstrata.write.reconcile import Reconciler, RulesReconciler
 from memstrata.write.worker import BackgroundWorker, JobRunner
 
 Clock = Callable[[], datetime]
-
-
-def read_settings(settings: Settings) -> ReadSettings:
-    return ReadSettings(
-        candidates=settings.search.candidates,
-        rrf_k=settings.search.rrf_k,
-        keyword_weight=settings.search.keyword_weight,
-        dense_weight=settings.search.dense_weight,
-        lifecycle=settings.lifecycle,
-        graph=settings.graph,
-    )
 
 
 class MemoryCore:
@@ -51,15 +41,17 @@ class MemoryCore:
         extractor: Extractor | None,
         reconciler: Reconciler | None,
         llm_reason: str,
+        chat_model: ChatModel | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self.clock = clock
         self.llm_reason = llm_reason
+        self.chat_model = chat_model  # the configured model (None: rules only), for summaries and deep search
         self.extractor: Extractor = extractor or RulesExtractor()
         self.reconciler: Reconciler = reconciler or RulesReconciler()
-        self.read_settings = read_settings(settings)
+        self.read_settings = ReadSettings.from_settings(settings)
         deps = WriteDeps(
             store=store,
             embed_texts=self.embed_texts,

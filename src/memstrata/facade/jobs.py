@@ -8,7 +8,7 @@ from typing import Any, Unpack
 
 from memstrata.errors import InvalidInputError, JobFailedError, NotFoundError
 from memstrata.facade.core import MemoryCore
-from memstrata.facade.long_text import turn_episodes
+from memstrata.facade.long_text import preceding_turns, turn_episodes
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.facade.writes import rejected
 from memstrata.storage.protocol import JobUpdate, WriteBatch
@@ -32,7 +32,8 @@ class JobsAPI:
         core = self._core
         turns = parsed.messages or [Message(role="user", content=text) for text in parsed.texts]
         now = core.clock()
-        episodes = turn_episodes(turns, scope, metadata, now, max_chars=core.settings.limits.max_text_chars)
+        episodes = turn_episodes(turns, scope, metadata, now, max_chars=core.settings.limits.max_text_chars,
+                                 previous=preceding_turns(core, scope))  # fmt: skip
         batch, job = plan_infer(core.store, scope, turns, episodes, settings=core.settings.write, now=now, actor=actor)
         core.store.write(batch)
         if wait:

@@ -109,7 +109,8 @@ class LifecycleAPI:
         query = parse_model(
             SearchQuery,
             {"scope": self._binding.scope(scope), "text": clean_text(what, field="what"), "limit": limit,
-             "now": self._core.clock(), "lifecycle": False, "understand_time": False},
+             "now": self._core.clock(), "lifecycle": False, "understand_time": False,
+             "threshold": 0.0},  # forget applies its own rule below, not search's relevance cutoff
             what="forget",
         )  # fmt: skip
         if not 0.0 <= min_similarity <= 1.0:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from memstrata.facade.core import MemoryCore
 from memstrata.types import JsonDict, MemoryItem, Message, Scope
-from memstrata.write.ingest import episode_memories
+from memstrata.write.ingest import CONTEXT_TURNS, episode_memories
 
 # Strongest first; a cut is made just after the mark, so a part ends with its sentence's punctuation.
 BREAKS = ("\n\n", "\n", "。", "！", "？", ". ", "! ", "? ", "；", "; ", "，", ", ", " ")
@@ -45,22 +46,40 @@ def part_label(number: int, total: int) -> str:
     return f"{number}/{total}"
 
 
+def preceding_turns(core: MemoryCore, scope: Scope) -> list[Message]:
+    """The scope's latest stored turns, oldest first: what a new turn is indexed with (turns often arrive one
+    ``add()`` at a time, so the turn before is usually already stored)."""
+    if not CONTEXT_TURNS:
+        return []
+    return [stored.message for stored in core.store.messages(scope, CONTEXT_TURNS, latest=True)]
+
+
 def turn_episodes(
-    messages: Sequence[Message], scope: Scope, metadata: JsonDict, now: datetime, *, max_chars: int
+    messages: Sequence[Message],
+    scope: Scope,
+    metadata: JsonDict,
+    now: datetime,
+    *,
+    max_chars: int,
+    previous: Sequence[Message] = (),
 ) -> list[MemoryItem]:
     """Episodes of the turns: one per turn, or one per part of a long turn; none for an empty turn (a tool call or
-    an image with no text is still kept as a raw turn)."""
+    an image with no text is still kept as a raw turn). ``previous``: the scope's turns just before these, oldest
+    first; each episode is indexed with the turn before it (see ``episode_memories``)."""
     episodes: list[MemoryItem] = []
+    earlier = list(previous)
     for message in messages:
         if not message.content.strip():
             continue
         spans = split_spans(message.content, max_chars)
+        context = earlier[-CONTEXT_TURNS:] if CONTEXT_TURNS else []
+        earlier.append(message)
         if len(spans) == 1:
-            episodes.extend(episode_memories([message], scope, metadata, now))
+            episodes.extend(episode_memories([message], scope, metadata, now, previous=context))
             continue
         for number, (start, end) in enumerate(spans, start=1):
             part = message.model_copy(update={"content": message.content[start:end]})
-            (episode,) = episode_memories([part], scope, metadata, now)
+            (episode,) = episode_memories([part], scope, metadata, now, previous=context)
             episodes.append(
                 episode.model_copy(
                     update={

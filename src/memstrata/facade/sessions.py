@@ -3,14 +3,21 @@ handing its waiting turns to the write path when it ends."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Unpack
 
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import OwnerArgs, ScopeBinding, in_session
+from memstrata.facade.writes import write_update
 from memstrata.lifecycle.session import within_budget
+from memstrata.query import Filters, ListQuery
 from memstrata.storage.protocol import WriteBatch
-from memstrata.types import Job, JobStatus, Message
+from memstrata.types import HistoryAction, Job, JobStatus, MemoryItem, Message, Scope
 from memstrata.validation import check_count
+from memstrata.write.ingest import history_event
+from memstrata.write.session_summary import SUMMARY_KIND, model_writer, session_summary
+
+MAX_SUMMARY_TURNS = 400  # the last turns of a very long session are what its summary covers
 
 
 class SessionsAPI:
@@ -26,12 +33,40 @@ class SessionsAPI:
         return within_budget(turns, budget_tokens)
 
     def end(self, session_id: str, *, wait: bool = False, **owner: Unpack[OwnerArgs]) -> list[Job]:
-        """Hand the session's turns still waiting for the trigger policy to the write path."""
+        """Hand the session's turns still waiting for the trigger policy to the write path, and store (or refresh)
+        the session's summary memory (``write.session_summary``)."""
         resolved = self._binding.scope(in_session(session_id, owner))
         self._core.store.write(WriteBatch(release_waiting=[resolved]))
+        self.summarise(resolved)
         if wait:
             self._core.runner.drain(scope=resolved)
         else:
             self._core.wake_worker()
         jobs = self._core.store.list_jobs(resolved, list(JobStatus), limit=10_000)
         return [job for job in jobs if job.scope == resolved]
+
+    def summarise(self, session: Scope) -> MemoryItem | None:
+        """One ``summary`` memory per session, linked to all its turns: a fact spread over a session has one place
+        where its words sit together. Ending a session again refreshes it in place (history keeps the old text)."""
+        core = self._core
+        mode = core.settings.write.session_summary
+        turns = [stored.message for stored in core.store.messages(session, limit=MAX_SUMMARY_TURNS, latest=True)]
+        if mode == "off" or not turns:
+            return None
+        writer = model_writer(core.chat_model) if mode == "model" and core.chat_model is not None else None
+        fresh = session_summary(turns, session, now=core.clock(), write=writer)
+        if fresh is None:
+            return None
+        query = ListQuery(scope=session, filters=Filters(kind=(SUMMARY_KIND,)), limit=10)
+        current = [item for item in core.store.list_memories(query) if item.scope == session]
+        if not current:
+            history = [history_event(fresh, HistoryAction.ADD, at=fresh.created_at, actor="session-summary")]
+            core.store.write(replace(core.vector_batch([fresh]), inserts=[fresh], history=history))
+            return fresh
+        old = current[0]
+        if old.text == fresh.text:
+            return old
+        new = old.model_copy(update={"text": fresh.text, "metadata": fresh.metadata, "provenance": fresh.provenance,
+                                     "updated_at": core.clock()})  # fmt: skip
+        write_update(core, old, new, actor="session-summary", reason="the session went on")
+        return new

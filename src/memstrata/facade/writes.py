@@ -10,7 +10,7 @@ from typing import Any
 
 from memstrata.errors import ConflictError, InvalidInputError, ProviderError
 from memstrata.facade.core import MemoryCore
-from memstrata.facade.long_text import turn_episodes
+from memstrata.facade.long_text import preceding_turns, turn_episodes
 from memstrata.indexing import index_text
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import AddResult, HistoryAction, ItemError, MemoryEvent, MemoryItem, MemoryKind, Scope
@@ -72,7 +72,8 @@ def refuse_ignored_options(parsed: ParsedInput, *, infer: bool, given: Mapping[s
 def add_turns(core: MemoryCore, parsed: ParsedInput, scope: Scope, metadata: dict[str, Any], actor: str) -> AddResult:
     """Raw turns and their episodes are committed before any model runs; vectors follow in a second write."""
     now = core.clock()
-    items = turn_episodes(parsed.messages, scope, metadata, now, max_chars=core.settings.limits.max_text_chars)
+    items = turn_episodes(parsed.messages, scope, metadata, now, max_chars=core.settings.limits.max_text_chars,
+                          previous=preceding_turns(core, scope))  # fmt: skip
     history = [history_event(item, HistoryAction.ADD, at=now, actor=actor) for item in items]
     core.store.write(WriteBatch(messages=[(m, scope) for m in parsed.messages], inserts=items, history=history))
     try:

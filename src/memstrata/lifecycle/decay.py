@@ -5,8 +5,12 @@
   and 0.2 after 90 — a smooth curve, never a cliff.
 - reinforcement: 1 + r * ln(1 + access count), capped: recalled often = stronger, like a synapse.
 - confidence: as recorded.
-The product moves at most ``weight`` of the final score, so lifecycle reorders close calls but never
-buries a clearly relevant memory. All functions take ``now`` explicitly (the facade's clock).
+The product, capped at 1, is a strength in [0, 1] (reinforcement only makes up for age and idleness:
+a fresh memory is at full strength already); the score is relevance times
+``1 - weight * (1 - strength)``. So lifecycle can take at most ``weight`` of a hit's score:
+a hit whose relevance is more than 1 / (1 - weight) times another's always stays above it, however
+often the other was used or however long this one lay idle. All functions take ``now`` explicitly
+(the facade's clock).
 """
 
 from __future__ import annotations
@@ -53,5 +57,7 @@ def lifecycle_factors(item: MemoryItem, now: datetime, settings: LifecycleSettin
     )
 
 
-def adjusted_score(relevance: float, factors: LifecycleFactors, weight: float) -> float:
-    return relevance * ((1.0 - weight) + weight * factors.lifecycle)
+def lifecycle_multiplier(factors: LifecycleFactors, settings: LifecycleSettings) -> float:
+    """What lifecycle multiplies relevance by: in [1 - weight, 1]; 1 for a fresh or well-used memory."""
+    strength = min(1.0, max(0.0, factors.lifecycle))
+    return 1.0 - settings.weight * (1.0 - strength)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memstrata.errors import InvalidInputError
 from memstrata.query import looks_like_key, validate_kind
+from memstrata.read.evidence import scripts
 from memstrata.types import (
     HistoryAction,
     HistoryEvent,
@@ -223,13 +224,62 @@ def new_memory(
     )
 
 
-def episode_memories(messages: Sequence[Message], scope: Scope, metadata: JsonDict, now: datetime) -> list[MemoryItem]:
-    """One episode per turn: the verbatim content, pointing back at its raw message."""
+CONTEXT_TURNS = 1  # earlier turns indexed with each episode (bench/ranking_units.py measured 0, 1 and 2)
+CONTEXT_MAX_CHARS = 240  # per context turn: enough for the question a turn answers, cheap to embed
+CONTEXT_MAX_GAP = timedelta(hours=6)  # turns further apart belong to different conversations
+
+
+def turn_label(message: Message) -> str:
+    """A turn as a reader sees it, with who spoke: ``name: text`` (or ``role: text``)."""
+    return f"{message.name or message.role}: {message.content}"
+
+
+def turn_context(message: Message, earlier: Sequence[Message]) -> str | None:
+    """The turns just before ``message`` (oldest first) as its index context, one line each.
+
+    One turn rarely holds a whole fact: "It was great, I learned so much" answers the turn before
+    it. Indexing the previous turn with each episode lifted LoCoMo recall@10 from 0.61 to 0.72
+    (bench/results). Turns more than ``CONTEXT_MAX_GAP`` apart are another conversation; a turn in
+    another script (an English reply to a Chinese turn) is left out: mixed into the embedded text,
+    it drowned the turn's own meaning and lost zh<->en matches in a bilingual chat.
+    """
+    lines: list[str] = []
+    later = message
+    own = scripts(message.content)
+    for turn in reversed(earlier[-CONTEXT_TURNS:] if CONTEXT_TURNS else ()):
+        if abs(later.timestamp - turn.timestamp) > CONTEXT_MAX_GAP:
+            break
+        if own and not own & scripts(turn.content):
+            break  # a turn in another language would blur this one's meaning for the embedder
+        label = turn_label(turn)
+        lines.insert(0, label if len(label) <= CONTEXT_MAX_CHARS else label[: CONTEXT_MAX_CHARS - 1] + "…")
+        later = turn
+    return "\n".join(lines) or None
+
+
+def episode_memories(
+    messages: Sequence[Message],
+    scope: Scope,
+    metadata: JsonDict,
+    now: datetime,
+    *,
+    previous: Sequence[Message] = (),
+) -> list[MemoryItem]:
+    """One episode per turn: the verbatim content, pointing back at its raw message.
+
+    ``previous`` holds the turns stored in the scope just before these messages, oldest first (the
+    facade passes the last ``CONTEXT_TURNS`` when turns arrive one ``add()`` at a time). Each
+    episode keeps the turns before it as ``metadata["preceding_turns"]``, which
+    :func:`memstrata.indexing.index_text` indexes with it; the memory's text stays the turn's own.
+    """
     episodes = []
+    earlier = list(previous)
     for message in messages:
         episode_metadata = {**metadata, "role": message.role}
         if message.name:
             episode_metadata["speaker"] = message.name
+        if (context := turn_context(message, earlier)) is not None:
+            episode_metadata["preceding_turns"] = context
         episodes.append(
             new_memory(
                 scope,
@@ -241,6 +291,7 @@ def episode_memories(messages: Sequence[Message], scope: Scope, metadata: JsonDi
                 event_time=message.timestamp,
             )
         )
+        earlier.append(message)
     return episodes
 
 

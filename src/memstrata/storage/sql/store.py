@@ -164,21 +164,25 @@ class SQLStore:
         )
         return [rows.history(self.dialect, row) for row in found]
 
-    def messages(self, scope: Scope, limit: int = 1000) -> list[StoredMessage]:
-        return self._messages(scope, None, limit)
+    def messages(self, scope: Scope, limit: int = 1000, *, latest: bool = False) -> list[StoredMessage]:
+        return self._messages(scope, None, limit, latest=latest)
 
     def messages_by_id(self, scope: Scope, message_ids: Sequence[str]) -> list[StoredMessage]:
         return self._messages(scope, message_ids, len(message_ids)) if message_ids else []
 
-    def _messages(self, scope: Scope, message_ids: Sequence[str] | None, limit: int) -> list[StoredMessage]:
+    def _messages(
+        self, scope: Scope, message_ids: Sequence[str] | None, limit: int, *, latest: bool = False
+    ) -> list[StoredMessage]:
         where = scope_where(self.dialect, scope, "t")
         if message_ids is not None:
             where.add_sql(self.dialect.in_("t.id", list(message_ids)))
+        order = "t.timestamp DESC, t.seq DESC" if latest else "t.timestamp, t.seq"
         found = self._rows(
-            f"SELECT {MESSAGE_COLUMNS} FROM messages t WHERE {where.sql()} ORDER BY t.timestamp, t.seq LIMIT ?",
+            f"SELECT {MESSAGE_COLUMNS} FROM messages t WHERE {where.sql()} ORDER BY {order} LIMIT ?",
             (*where.params, limit),
         )
-        return [rows.message(self.dialect, row) for row in found]
+        turns = [rows.message(self.dialect, row) for row in found]
+        return turns[::-1] if latest else turns
 
     # --- graph --------------------------------------------------------------------------
     def graph_entities(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> list[Entity]:

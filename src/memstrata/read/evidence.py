@@ -1,0 +1,122 @@
+"""How strongly each retriever says a memory matches a query, on a scale that means the same in
+every query: 0 is no evidence, 1 is as strong as that signal gets.
+
+- Keyword evidence: the share of the query's informative words the memory contains (each query
+  word weighted by how rare it is among the memories that matched any query word), scaled by the
+  memory's BM25 score relative to the best keyword match. A memory holding every rare word of a
+  short question scores near 1; one sharing a single common word scores near 0, whatever the
+  store's BM25 scale is (SQLite's bm25 and PostgreSQL's ts_rank_cd differ by orders of magnitude).
+  A long query (a whole conversation) can never be covered by one memory, so there the share of
+  the memory's words found in the query counts too. Words shared with a memory that means
+  something else (dense evidence near 0: "How many moons..." vs "so many cool people") are weak
+  evidence, so keyword evidence counts fully only once the dense similarity agrees a little.
+- Dense evidence: cosine similarity mapped linearly from the embedder's "unrelated" level
+  (``floor``) to its "same meaning" level (``ceiling``), clipped to [0, 1]. Both depend on the
+  embedding model and are settings (``search.dense_floor`` / ``search.dense_ceiling``). For the
+  bundled USE model, relevant LoCoMo / MADial pairs have median cosine 0.30-0.40 and others
+  0.17-0.22 (bench/ranking_data.py); floor 0.1 and ceiling 0.7 ranked best (bench/results).
+- Scripts: a memory and a query that share no script (Han characters vs other letters) cannot
+  share keywords, so keyword evidence is not expected of that memory (read/fuse.py).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Mapping, Sequence
+from functools import lru_cache
+
+from memstrata.lexical import keyword_tokens
+
+_LATIN_WORD = re.compile(r"^[a-z]+$")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_OTHER_LETTER = re.compile(r"[^\W\d_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+@lru_cache(maxsize=32_768)
+def scripts(text: str) -> frozenset[str]:
+    """Which writing systems a text uses, as far as keyword search is concerned: "han" and "letters"."""
+    found = set()
+    if _HAN.search(text):
+        found.add("han")
+    if _OTHER_LETTER.search(text):
+        found.add("letters")
+    return frozenset(found)
+
+
+def cross_script(query: frozenset[str], memory_text: str) -> bool:
+    """True when query and memory share no script: keyword search cannot match them at all."""
+    return bool(query) and not (query & scripts(memory_text))
+
+
+def match_form(token: str) -> str:
+    """English plurals folded to the singular (Porter's step 1a, "ies" -> "y"), so "weekends"
+    matches "weekend" as it does in SQLite's porter-stemmed keyword index.
+
+    Only for matching query words to memory words here; the keyword index keeps its own tokens.
+    """
+    if len(token) <= 3 or not _LATIN_WORD.match(token):
+        return token
+    if token.endswith("sses"):
+        return token[:-2]
+    if token.endswith("ies") and len(token) > 4:
+        return token[:-3] + "y"
+    if token.endswith(("ss", "us", "is")) or not token.endswith("s"):
+        return token
+    return token[:-1]
+
+
+@lru_cache(maxsize=32_768)
+def memory_terms(text: str) -> frozenset[str]:
+    """The match forms of a memory's keyword tokens (cached: memories are searched again and again)."""
+    return frozenset(match_form(token) for token in keyword_tokens(text))
+
+
+def query_terms(text: str) -> tuple[str, ...]:
+    """The query's distinct match forms, in order."""
+    return tuple(dict.fromkeys(match_form(token) for token in keyword_tokens(text)))
+
+
+def term_weights(terms: Sequence[str], matched: Sequence[frozenset[str]], population: int) -> dict[str, float]:
+    """BM25's idf for each query term, counted among ``matched`` (the memories that hold any query
+    term) out of ``population`` memories. A term no memory holds keeps the highest weight: the
+    question asks for something the store does not have, and a match on the rest is partial."""
+    total = max(population, len(matched), 1)
+    weights = {}
+    for term in terms:
+        frequency = sum(1 for found in matched if term in found)
+        weights[term] = math.log(1.0 + (total - frequency + 0.5) / (frequency + 0.5))
+    return weights
+
+
+LONG_QUERY_TERMS = 20  # from this many distinct terms on, a query is a conversation, not a question
+AGREEMENT_FLOOR = 0.3  # share of keyword evidence kept when the dense evidence is 0
+AGREEMENT_AT = 0.25  # dense evidence from which keyword evidence counts fully
+
+
+def keyword_coverage(weights: Mapping[str, float], found: Collection[str]) -> float:
+    """The weighted share of query terms present in a memory's terms, in [0, 1]; for a long query,
+    or the share of the memory's terms present in the query, whichever is larger."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    covered = sum(weight for term, weight in weights.items() if term in found) / total
+    if len(weights) < LONG_QUERY_TERMS or not found:
+        return covered
+    return max(covered, sum(1 for term in found if term in weights) / len(found))
+
+
+def keyword_evidence(coverage: float, score: float, best_score: float, dense: float | None) -> float:
+    """Coverage scaled by the store's keyword score relative to the query's best keyword match
+    (BM25 adds term frequency and length), and by how much the dense similarity agrees."""
+    if best_score <= 0 or score <= 0:
+        return 0.0
+    agreement = AGREEMENT_FLOOR + (1.0 - AGREEMENT_FLOOR) * min(1.0, (dense or 0.0) / AGREEMENT_AT)
+    return coverage * min(1.0, score / best_score) * agreement
+
+
+def dense_evidence(similarity: float, floor: float, ceiling: float) -> float:
+    """Cosine similarity mapped to [0, 1] between the embedder's unrelated and same-meaning levels."""
+    if ceiling <= floor:
+        raise ValueError("search.dense_ceiling must be greater than search.dense_floor")
+    return min(1.0, max(0.0, (similarity - floor) / (ceiling - floor)))

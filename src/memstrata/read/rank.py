@@ -1,0 +1,257 @@
+"""Ranking: calibrated evidence for every candidate, fused into one relevance, then bounded lifecycle.
+
+Pure functions over what retrieval returned and the texts of the memories read so far; the
+pipeline does the store calls. Every number that decides a hit's place ends up in its
+ScoreBreakdown.
+
+Relevance needs a memory's text (its words, its script). Keyword matches are read before fusion;
+a candidate only the dense or graph list found is first ranked as if it shared the query's script
+and settled once it is read (:func:`pool`), so only candidates that can reach the top are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from memstrata.config import LifecycleSettings
+from memstrata.graph.retrieve import GraphHit
+from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier
+from memstrata.lifecycle.timeparse import TimeSpan
+from memstrata.read.evidence import (
+    cross_script,
+    dense_evidence,
+    keyword_coverage,
+    keyword_evidence,
+    memory_terms,
+    query_terms,
+    scripts,
+    term_weights,
+)
+from memstrata.read.fuse import EvidenceWeights, graph_evidence, in_time_range, max_rrf, rrf, score_fusion
+from memstrata.read.retrieve import Retrieved
+from memstrata.read.settings import ReadSettings
+from memstrata.types import MemoryItem, ScoreBreakdown
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryText:
+    """What ranking reads of a memory: the text the indexes saw (with speaker and preceding turns)
+    for its words, and its own text for its script (context in another language is not its own)."""
+
+    indexed: str
+    own: str
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One memory some retriever found, with its evidence; built and settled by a Ranker (in place:
+    a query has a few hundred of these). ``cross_script`` is None until its text is known; until
+    then relevance assumes the memory shares the query's script, and a keyword match that was not
+    read yet (``keyword_exact`` False) is credited with the lowest coverage among those read."""
+
+    memory_id: str
+    keyword_rank: int | None = None
+    keyword_score: float | None = None
+    keyword_match: float | None = None
+    vector_rank: int | None = None
+    similarity: float | None = None
+    known_similarity: float | None = None  # the similarity, or its bound when the dense list left it out
+    dense_match: float | None = None
+    time_rank: int | None = None
+    graph_rank: int | None = None
+    graph_hit: GraphHit | None = None
+    cross_script: bool | None = None
+    keyword_exact: bool = True
+    relevance: float = 0.0
+    fused: float = 0.0  # what the fusion orders by: relevance, or the rank fusion score for fusion="rrf"
+
+    def settled(self) -> bool:
+        return self.cross_script is not None
+
+    def breakdown(self) -> ScoreBreakdown:
+        return ScoreBreakdown(
+            keyword_rank=self.keyword_rank,
+            keyword_score=self.keyword_score,
+            keyword_match=self.keyword_match,
+            vector_rank=self.vector_rank,
+            vector_similarity=self.similarity,
+            dense_match=self.dense_match,
+            cross_script=bool(self.cross_script),
+            time_rank=self.time_rank,
+            graph_rank=self.graph_rank,
+            graph_hop=self.graph_hit.hop if self.graph_hit else None,
+            graph_relation=self.graph_hit.relation if self.graph_hit else None,
+            fused=self.fused,
+            relevance=self.relevance,
+        )
+
+
+def _relevance(candidate: Candidate, settings: ReadSettings, weights: EvidenceWeights, cross: bool) -> float:
+    hop = candidate.graph_hit.hop if candidate.graph_hit else None
+    dense = candidate.dense_match or 0.0
+    if cross and candidate.known_similarity is not None:
+        # Standing alone, similarity must clear a higher floor: unrelated zh<->en pairs reach ~0.22.
+        dense = dense_evidence(candidate.known_similarity, settings.dense_alone_floor, settings.dense_ceiling)
+    graph = graph_evidence(hop, weights)
+    return score_fusion(candidate.keyword_match or 0.0, dense, graph, weights, cross_script=cross)
+
+
+def _rank_fusion(retrieved: Retrieved, settings: ReadSettings) -> dict[str, float]:
+    lists = {
+        "keyword": [hit.memory_id for hit in retrieved.keyword],
+        "dense": [hit.memory_id for hit in retrieved.dense],
+    }
+    if retrieved.in_time_range:
+        lists["time"] = [hit.memory_id for hit in retrieved.in_time_range]
+    if retrieved.graph:
+        lists["graph"] = [hit.memory_id for hit in retrieved.graph]
+    weights = {
+        "keyword": settings.keyword_weight,
+        "dense": settings.dense_weight,
+        "time": settings.dense_weight,
+        "graph": settings.graph.weight,
+    }
+    graph_weight = settings.graph.weight if retrieved.graph else 0.0
+    # The time list is a bonus on top: scores may exceed 1 inside a named range, so they are capped.
+    scale = max_rrf(settings.keyword_weight + settings.dense_weight + graph_weight, settings.rrf_k)
+    return {memory_id: min(1.0, score / scale) for memory_id, score in rrf(lists, settings.rrf_k, weights).items()}
+
+
+KEYWORD_READ = 40  # keyword matches read before fusion: enough to weigh the query's words
+
+
+def keyword_matches_to_read(retrieved: Retrieved) -> list[str]:
+    """The keyword matches whose text fusion needs up front (the rest are read if they reach the pool)."""
+    return [hit.memory_id for hit in retrieved.keyword[:KEYWORD_READ]]
+
+
+def _gather(retrieved: Retrieved) -> dict[str, Candidate]:
+    """One candidate per memory any list found (keyword matches first, best first), with its rank
+    (and raw score) in each list."""
+    by_id: dict[str, Candidate] = {}
+
+    def get(memory_id: str) -> Candidate:
+        found = by_id.get(memory_id)
+        if found is None:
+            found = by_id[memory_id] = Candidate(memory_id)
+        return found
+
+    for rank, hit in enumerate(retrieved.keyword, start=1):
+        candidate = get(hit.memory_id)
+        candidate.keyword_rank, candidate.keyword_score = rank, hit.score
+    for rank, hit in enumerate(retrieved.dense, start=1):
+        candidate = get(hit.memory_id)
+        candidate.vector_rank, candidate.similarity = rank, hit.score
+    for rank, hit in enumerate(retrieved.in_time_range, start=1):
+        get(hit.memory_id).time_rank = rank
+    for rank, graphed in enumerate(retrieved.graph, start=1):
+        candidate = get(graphed.memory_id)
+        candidate.graph_rank, candidate.graph_hit = rank, graphed
+    return by_id
+
+
+class Ranker:
+    """Evidence and relevance for one query's candidates (see the module docstring)."""
+
+    def __init__(self, query_text: str, settings: ReadSettings) -> None:
+        self.terms = query_terms(query_text)
+        self.scripts = scripts(query_text)
+        self.settings = settings
+        self.weights = settings.evidence_weights()
+        self.term_weights: dict[str, float] = {}
+        self.best_keyword = 0.0
+
+    def candidates(self, retrieved: Retrieved, texts: Mapping[str, MemoryText]) -> list[Candidate]:
+        """Every candidate, best first by the configured fusion. ``texts`` holds the keyword matches
+        read so far (:func:`keyword_matches_to_read`): query words are weighted by how rare they are
+        among those, and each read match's coverage comes from its own words."""
+        found = {
+            hit.memory_id: memory_terms(texts[hit.memory_id].indexed)
+            for hit in retrieved.keyword
+            if hit.memory_id in texts
+        }
+        population = max(len(retrieved.dense), len(retrieved.keyword))
+        self.term_weights = term_weights(self.terms, list(found.values()), population)
+        self.best_keyword = retrieved.keyword[0].score if retrieved.keyword else 0.0
+        coverages = {memory_id: keyword_coverage(self.term_weights, terms) for memory_id, terms in found.items()}
+        unread_coverage = min(coverages.values(), default=0.0)
+        bound = retrieved.dense_bound()
+        settings = self.settings
+        ranked = []
+        for candidate in _gather(retrieved).values():
+            # Left out of a full dense list means less similar than its last entry: that bound is used.
+            known = candidate.similarity if candidate.similarity is not None else bound
+            candidate.known_similarity = known
+            if known is not None:
+                candidate.dense_match = dense_evidence(known, settings.dense_floor, settings.dense_ceiling)
+            if candidate.keyword_score is not None:
+                candidate.keyword_exact = candidate.memory_id in coverages
+                coverage = coverages.get(candidate.memory_id, unread_coverage)
+                candidate.keyword_match = self._keyword(candidate, coverage)
+            ranked.append(self.settle(candidate, texts.get(candidate.memory_id)))
+        if settings.fusion == "rrf":
+            fused = _rank_fusion(retrieved, settings)
+            for candidate in ranked:
+                candidate.fused = fused.get(candidate.memory_id, 0.0)
+        ranked.sort(key=lambda c: c.fused, reverse=True)
+        return ranked
+
+    def _keyword(self, candidate: Candidate, coverage: float) -> float:
+        return keyword_evidence(coverage, candidate.keyword_score or 0.0, self.best_keyword, candidate.dense_match)
+
+    def settle(self, candidate: Candidate, text: MemoryText | None) -> Candidate:
+        """The candidate's relevance once its text is known (``text=None``: not yet known)."""
+        if candidate.settled():
+            return candidate
+        if text is None:
+            candidate.relevance = candidate.fused = _relevance(candidate, self.settings, self.weights, cross=False)
+            return candidate
+        if not candidate.keyword_exact:
+            coverage = keyword_coverage(self.term_weights, memory_terms(text.indexed))
+            candidate.keyword_match, candidate.keyword_exact = self._keyword(candidate, coverage), True
+        candidate.cross_script = cross_script(self.scripts, text.own)
+        candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=candidate.cross_script)
+        if self.settings.fusion == "score":
+            candidate.fused = candidate.relevance
+        return candidate
+
+
+def pool(ranked: list[Candidate], size: int, most_similar: int) -> list[Candidate]:
+    """The candidates worth reading: the best ``size`` by fused score, plus the ``most_similar``
+    unread ones by dense evidence, which may turn out to be in another script than the query (a
+    Chinese memory for an English question has no keyword evidence but can be the answer)."""
+    chosen = ranked[:size]
+    unread = sorted((c for c in ranked[size:] if not c.settled()), key=lambda c: c.dense_match or 0.0, reverse=True)
+    return chosen + unread[:most_similar]
+
+
+def rescore(
+    item: MemoryItem,
+    breakdown: ScoreBreakdown,
+    *,
+    now: datetime,
+    use_lifecycle: bool,
+    settings: LifecycleSettings,
+    span: TimeSpan | None,
+    gate: float,
+) -> ScoreBreakdown:
+    """A time range the query names raises relevance inside it (read/fuse.py); lifecycle then takes
+    at most ``settings.weight`` of the score (lifecycle/decay.py), so it reorders only close calls."""
+    relevance, fused, boost = breakdown.relevance, breakdown.fused, 1.0
+    if span is not None and item.event_time is not None and span.start <= item.event_time < span.end:
+        relevance = in_time_range(relevance, settings.time_boost, gate)
+        fused = in_time_range(fused, settings.time_boost, gate)
+        boost = 1.0 + settings.time_boost  # inside the range: the configured boost applied
+    factors = lifecycle_factors(item, now, settings) if use_lifecycle else None
+    multiplier = lifecycle_multiplier(factors, settings) if factors else 1.0
+    return breakdown.model_copy(
+        update={
+            "relevance": relevance,
+            "lifecycle": factors,
+            "lifecycle_factor": multiplier,
+            "time_boost": boost,
+            "final": fused * multiplier,
+        }
+    )

@@ -1,0 +1,100 @@
+"""Retrieval: the candidate lists a query gets from the store (key, keyword, dense, time range, graph).
+
+The store applies scope and filters inside every query; nothing here post-filters by scope.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from memstrata.config import GraphSettings
+from memstrata.errors import ProviderError
+from memstrata.graph.retrieve import GraphHit, graph_hits
+from memstrata.lexical import keyword_tokens
+from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
+from memstrata.providers.protocol import Embedder
+from memstrata.query import SearchQuery, TimeRange, looks_like_key
+from memstrata.storage.protocol import ScoredId, Store, Vector
+from memstrata.types import MemoryItem
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """Each retriever's list, best first. ``dense_limit`` is how many the vector search was asked
+    for: a full list means memories missing from it are less similar than its last one."""
+
+    keyword: list[ScoredId]
+    dense: list[ScoredId]
+    in_time_range: list[ScoredId] = field(default_factory=list)
+    graph: list[GraphHit] = field(default_factory=list)
+    dense_limit: int = 0
+
+    def dense_bound(self) -> float | None:
+        """An upper bound on the similarity of a memory the dense list left out, if one is known."""
+        if self.dense and len(self.dense) >= self.dense_limit:
+            return self.dense[-1].score
+        return None
+
+
+def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
+    """A query that *is* a namespaced key (``project:db:engine``) is answered by exact lookup first."""
+    if not looks_like_key(query.text):
+        return None
+    item = store.find_by_key(query.scope, query.text)
+    if item is None or item.status not in query.filters.status:
+        return None
+    if query.filters.kind and item.kind not in query.filters.kind:
+        return None
+    return item
+
+
+def query_time_span(query: SearchQuery) -> TimeSpan | None:
+    return find_time_span(query.text, query.now) if query.understand_time else None
+
+
+def _embed_query(embedder: Embedder, text: str) -> Vector | None:
+    try:
+        vector: Vector = embedder.embed_batch([text])[0]
+        return vector
+    except ProviderError as exc:
+        # An embedding outage degrades search to keyword-only instead of failing it; the log says so
+        # and every hit's breakdown shows no vector rank.
+        log.warning("dense retrieval skipped, keyword results only: %s", exc)
+        return None
+
+
+def retrieve_graph(store: Store, query: SearchQuery, settings: GraphSettings) -> list[GraphHit]:
+    """Memories the edges around the query's entities point at, kept only if they pass the query's filters.
+    Filters on other columns (metadata, key, time ranges) are the store's job: the graph list sits out then."""
+    if not (settings.enabled and query.graph) or query.filters.needs_row_filter():
+        return []
+    hits = graph_hits(store, query.scope, query.text, hops=settings.hops, max_relations=settings.max_relations)
+    items = {item.id: item for item in store.get(query.scope, [hit.memory_id for hit in hits])}
+    filters = query.filters
+    return [
+        hit for hit in hits
+        if (item := items.get(hit.memory_id)) is not None
+        and item.status in filters.status
+        and (filters.kind is None or item.kind in filters.kind)
+        and item.kind not in filters.exclude_kind
+    ]  # fmt: skip
+
+
+def retrieve(
+    store: Store, embedder: Embedder, query: SearchQuery, candidates: int, graph: GraphSettings, span: TimeSpan | None
+) -> Retrieved:
+    limit = max(candidates, query.limit)
+    keyword = store.keyword_search(query.scope, keyword_tokens(query.text), query.filters, limit)
+    graphed = retrieve_graph(store, query, graph)
+    vector = _embed_query(embedder, query.text)
+    if vector is None:
+        return Retrieved(keyword=keyword, dense=[], graph=graphed)
+    dense = store.vector_search(query.scope, vector, query.filters, limit)
+    in_range: list[ScoredId] = []
+    if span is not None:  # a third list: the most similar memories whose event lies in the named range
+        timed = query.filters.model_copy(update={"event_time": TimeRange(gte=span.start, lt=span.end)})
+        in_range = store.vector_search(query.scope, vector, timed, limit)
+    return Retrieved(keyword=keyword, dense=dense, in_time_range=in_range, graph=graphed, dense_limit=limit)

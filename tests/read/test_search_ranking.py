@@ -1,0 +1,69 @@
+"""Search scores carry evidence: calibrated relevance, a cutoff, bounded lifecycle (real store, real embedder)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memstrata import InvalidInputError, Memory, Scope
+from memstrata.config import LifecycleSettings
+from memstrata.query import SearchQuery
+from memstrata.read.pipeline import search
+from memstrata.read.settings import ReadSettings
+from memstrata.storage.protocol import Store
+
+FOUR = ["I am allergic to peanuts", "我周末喜欢打羽毛球", "My dog is called Biscuit", "我在杭州工作"]
+
+
+def test_a_clearly_better_match_wins_by_a_clear_margin(memory: Memory) -> None:
+    memory.add(FOUR, user_id="u1")
+    memory.search("我对什么过敏？", user_id="u1")  # an earlier search must not tilt the next one
+    hits = memory.search("What sport do I play on weekends?", user_id="u1")
+    assert hits[0].text == "我周末喜欢打羽毛球"
+    assert "I am allergic to peanuts" not in [hit.text for hit in hits]  # cosine ~0.1: below the cutoff
+    top = hits[0].breakdown
+    assert top.cross_script and top.keyword_match is None and top.dense_match is not None
+    assert 0.0 < top.relevance <= 1.0 and hits[0].score == top.final
+    assert all(hit.score <= hits[0].score for hit in hits)
+
+
+def test_unrelated_queries_and_empty_scopes_return_nothing(memory: Memory) -> None:
+    assert memory.search("What is my cat's name?", user_id="nobody") == []
+    memory.add(FOUR, user_id="u1")
+    assert memory.search("What is the boiling point of mercury?", user_id="u1") == []
+    assert memory.search("PostgreSQL默认监听哪个端口？", user_id="u1") == []
+    everything = memory.search("What is the boiling point of mercury?", user_id="u1", threshold=0)
+    assert len(everything) == len(FOUR)  # threshold=0: every candidate, scores still calibrated
+    assert all(0.0 <= hit.breakdown.relevance < 0.1 for hit in everything)
+
+
+def test_threshold_is_a_minimum_relevance(memory: Memory) -> None:
+    memory.add(["I enjoy playing the violin", "I enjoy playing the violin in an orchestra on Sundays"], user_id="u1")
+    hits = memory.search("violin", user_id="u1", threshold=0)
+    assert len(hits) == 2
+    strict = memory.search("violin", user_id="u1", threshold=hits[0].breakdown.relevance)
+    assert [hit.id for hit in strict] == [hits[0].id]
+    with pytest.raises(InvalidInputError):
+        memory.search("violin", user_id="u1", threshold=-0.2)
+
+
+def test_lifecycle_takes_at_most_its_weight_of_the_score(memory: Memory) -> None:
+    memory.add(["The team offsite is in Lisbon", "The quarterly report is due in March"], user_id="u1")
+    weight = LifecycleSettings().weight
+    for hit in memory.search("team offsite Lisbon", user_id="u1", threshold=0):
+        factor = hit.breakdown.lifecycle_factor
+        assert 1.0 - weight <= factor <= 1.0
+        assert hit.score == pytest.approx(hit.breakdown.fused * factor)
+    plain = memory.search("team offsite Lisbon", user_id="u1", lifecycle=False)
+    assert plain[0].breakdown.lifecycle is None and plain[0].score == plain[0].breakdown.relevance
+
+
+def test_rank_fusion_stays_available(store: Store, memory: Memory) -> None:
+    memory.add([*FOUR, "I play badminton with my sister"], user_id="u1")
+    query = SearchQuery(scope=Scope(user_id="u1"), text="badminton on weekends", now=datetime.now(UTC))
+    by_rank = search(store, memory.embedder, query, ReadSettings(fusion="rrf"))
+    by_score = search(store, memory.embedder, query, ReadSettings())
+    assert {hit.text for hit in by_rank[:2]} == {hit.text for hit in by_score[:2]}
+    assert all(hit.breakdown.relevance >= ReadSettings().min_relevance for hit in by_rank)
+    assert by_rank[0].breakdown.fused != by_rank[0].breakdown.relevance  # ordered by rank, cut by relevance
