@@ -7,10 +7,17 @@ MemstrataError
 ├── ConfirmationRequiredError  a destructive call was made without confirm=True
 ├── EmbeddingMismatchError     the store holds vectors of another embedding model
 ├── StoreError                 the database failed (locked too long, corrupt, migration)
-└── ProviderError              an embedder or model call failed
+├── ProviderError              an embedder or model call failed
+└── JobFailedError             a background write job (infer=True) failed; its turns are kept
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memstrata.types import Job
 
 
 class MemstrataError(Exception):
@@ -49,3 +56,23 @@ class StoreError(MemstrataError):
 
 class ProviderError(MemstrataError):
     pass
+
+
+class JobFailedError(MemstrataError):
+    """Extraction jobs ended failed. Nothing of theirs was applied; the raw turns are stored and searchable.
+
+    ``jobs`` are the failed jobs, each with ``error`` and the model's ``raw_output``; fix the cause (model
+    reachable? output valid?) and queue them again with ``retry_job(job.id)``."""
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self.jobs = list(jobs)
+        first = self.jobs[0] if self.jobs else None
+        what = f"{len(self.jobs)} write job(s) failed"
+        if first is not None:
+            what += f"; job {first.id}: {first.error or 'no error recorded'}"
+            what += (
+                f". The turns are stored and searchable; nothing was applied. See the raw model output with "
+                f"`memstrata jobs --status failed` and queue it again with retry_job({first.id!r}) "
+                f"(CLI: `memstrata jobs --retry {first.id}`)"
+            )
+        super().__init__(what)

@@ -152,6 +152,11 @@ class LocalChatModel:
     def model_path(self) -> Path:
         return self._model_path or (self._cache_dir or default_cache_dir()) / MODEL_FILENAME
 
+    @property
+    def loaded(self) -> bool:
+        """True once the model is in memory (the write path reports "loading the model" before the first call)."""
+        return self._server is not None
+
     def load(self) -> None:
         """Load now instead of on the first call (assembling the GGUF first if needed)."""
         self._ensure_server()
