@@ -18,7 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,12 @@ def bundled_model() -> ChatModel:
 
 
 def run_decisions(
-    model: ChatModel, scenarios: Sequence[Scenario], root: Path, *, progress: bool = True
+    model: ChatModel,
+    scenarios: Sequence[Scenario],
+    root: Path,
+    *,
+    progress: bool = True,
+    on_outcome: Callable[[Outcome], None] | None = None,
 ) -> list[Outcome]:
     """Each scenario on its own store (nothing leaks between them), one embedder and one model for all."""
     data = load_decision_set()
@@ -60,6 +65,8 @@ def run_decisions(
         with Memory(SQLiteStore(path), embedder, settings=settings, clock=clock, extractor=LLMExtractor(model),
                     reconciler=LLMReconciler(model)) as memory:  # fmt: skip
             outcomes.append(run_scenario(memory, clock, data, scenario, user_id="u1"))
+        if on_outcome is not None:
+            on_outcome(outcomes[-1])
     return outcomes
 
 
@@ -122,11 +129,24 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(rows) + "\n"
 
 
+def _logger(path: Path | None) -> Callable[[Outcome], None] | None:
+    if path is None:
+        return None
+
+    def log(outcome: Outcome) -> None:
+        with path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps({**_row(outcome), "why": outcome.failures, "memories": outcome.memories},
+                                 ensure_ascii=False) + "\n")  # fmt: skip
+
+    return log
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ids", default=None, help="comma-separated scenario ids (default: all)")
     parser.add_argument("--classes", default=None, help="comma-separated classes (default: all)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
+    parser.add_argument("--log", type=Path, default=None, help="append each scenario's outcome to this JSONL file")
     args = parser.parse_args(argv)
     scenarios = load_decision_set().scenarios
     if args.ids:
@@ -139,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     machine = machine_facts()
     model = bundled_model()
     with tempfile.TemporaryDirectory() as tmp:
-        outcomes = run_decisions(model, scenarios, Path(tmp))
+        outcomes = run_decisions(model, scenarios, Path(tmp), on_outcome=_logger(args.log))
     result = {"machine": machine, **report(outcomes, model.model_id, time.perf_counter() - started)}
     result["machine"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     args.out.mkdir(parents=True, exist_ok=True)

@@ -168,4 +168,4 @@ def test_mixed_language_turns_are_extracted_per_language(scripted_memory: Memory
     assert len(prompts) == 2 and "杭州" in prompts[0] and "nurse" not in prompts[0] and "nurse" in prompts[1]
     assert set(_live(scripted_memory)) == {"用户住在杭州", "User is a nurse"}
     system = {request["messages"][0]["content"] for request in server.requests}
-    assert len(system) == 1  # one cached system prompt for both languages
+    assert len(system) == 2  # one fixed (cached) system prompt per language

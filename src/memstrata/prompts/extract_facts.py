@@ -1,7 +1,7 @@
 """Extract durable facts from conversation turns, in the language they were said in.
 
-One system prompt serves both languages, user and assistant turns alike: the bundled model keeps the
-evaluated prompt in its cache, so every call after the first pays only for the turns. The answer is
+One system prompt per language (user and assistant turns alike), fixed, so the bundled model keeps its
+evaluation in its prompt cache and every call after the first pays only for the turns. The answer is
 compact on purpose (turn number and text; no kind, confidence or date per fact): output tokens are the
 slowest part of a local model's call (~10 tokens/s on two cores), and the engine derives kind, confidence
 and event time from the text and the turn's timestamp instead (``write/facts.py``).
@@ -10,16 +10,25 @@ and event time from the text and the turn's timestamp instead (``write/facts.py`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from memstrata.lexical import has_han
 from memstrata.providers.llm import ChatMessage
 from memstrata.types import Message
 
 
+def _turn_first(schema: dict[str, Any]) -> None:
+    # Constrained decoding (llama.cpp's schema grammar) leaves optional fields out, so the schema the model sees
+    # requires the turn; validation still accepts an answer without one (a server that ignores the schema).
+    schema["required"] = ["turn", "text"]
+
+
 class ExtractedFact(BaseModel):
-    turn: int = Field(default=0, description="number of the turn the fact was said in")
+    model_config = ConfigDict(json_schema_extra=_turn_first)
+
+    turn: int = Field(default=0, description="number of the turn the fact was said in; 0: one of them")
     text: str = Field(max_length=600, description="one self-contained fact, in the language of its turn")
 
 
@@ -49,47 +58,75 @@ class FactsAndRelations(FactList):
     relations: list[CompactTriple | ExtractedRelation] = Field(default_factory=list, max_length=60)
 
 
-_SYSTEM = """You extract long-term memories from a conversation. Turns are numbered.
-For every clause that states a fact, output one self-contained fact with the number of its turn:
+_EN = """You extract long-term memories from an English conversation. Turns are numbered.
+For every clause that states a fact, output one self-contained fact in English with the number of its turn:
 - about the user: identity, home, work, family, health, likes and dislikes, habits, plans, events, changes;
 - about people the user mentions (sister, colleague, manager, friend): keep their names and relation to the user;
-- a change or an ending is a fact: "User no longer drinks coffee", "用户卖掉了车", "用户现在喜欢冬天";
-- keep time words as said ("last month", "下周", "in May");
+- a change or an ending is a fact: "User no longer drinks coffee", "User sold their bike";
+- keep time words as said ("last month", "in May");
 - from assistant turns only concrete commitments or settings made for the user.
-Write each fact in the language of its own turn: Chinese turns give Chinese facts starting with 用户, English
-turns give English facts starting with User. Never translate; keep names as written. Greetings, thanks,
-small talk, questions and weather give no facts.
+Write facts as "User ...". Only what the turns say; never translate names. Greetings, thanks, small talk,
+questions and weather give no facts.
 
 Example 1
-[1] user: 我上个月从上海搬到了苏州。我哥哥王磊在华为当工程师，我不再喝咖啡了。
-{"facts": [{"turn": 1, "text": "用户上个月从上海搬到了苏州"}, {"turn": 1, "text": "用户的哥哥叫王磊"},
- {"turn": 1, "text": "用户的哥哥王磊在华为当工程师"}, {"turn": 1, "text": "用户不再喝咖啡"}]}
-
-Example 2
 [1] user: hey there!
 [2] assistant: Hi! How can I help?
-[3] user: I gave away my old piano last week. My manager 陈静 prefers short updates, and I'm off to Lisbon in June.
+[3] user: I gave away my old piano last week. My manager Ines prefers short updates, and I'm off to Lisbon in June.
 {"facts": [{"turn": 3, "text": "User gave away their old piano last week"},
- {"turn": 3, "text": "User's manager is 陈静"}, {"turn": 3, "text": "User's manager 陈静 prefers short updates"},
+ {"turn": 3, "text": "User's manager is Ines"}, {"turn": 3, "text": "User's manager Ines prefers short updates"},
  {"turn": 3, "text": "User is going to Lisbon in June"}]}
 
-Example 3
-[1] user: 我对海鲜过敏。
-[2] assistant: 好的，以后推荐餐厅我会避开海鲜。
-{"facts": [{"turn": 1, "text": "用户对海鲜过敏"}, {"turn": 2, "text": "助手承诺推荐餐厅时避开海鲜"}]}
+Example 2
+[1] user: I don't eat pork anymore. My brother Omar just started at Siemens.
+[2] assistant: Noted, I'll leave pork out of your recipes from now on.
+{"facts": [{"turn": 1, "text": "User no longer eats pork"}, {"turn": 1, "text": "User has a brother named Omar"},
+ {"turn": 1, "text": "User's brother Omar started working at Siemens"},
+ {"turn": 2, "text": "Assistant will leave pork out of the user's recipes"}]}
 
-Example 4
+Example 3
+[1] user: nice weather today, how are you?
+{"facts": []}"""
+
+_ZH = """你从中文对话中提取长期记忆。每轮对话有编号。
+对话里每个陈述事实的分句，都写成一条完整、独立的记忆，并标出它来自哪一轮：
+- 关于用户：身份、住处、工作、家人、健康、喜好和厌恶、习惯、计划、经历、变化；
+- 关于用户提到的人（妹妹、同事、领导、朋友）：保留名字和与用户的关系；
+- 变化和结束也是事实："用户不再吃猪肉"、"用户把自行车卖了"；
+- 时间词照原话保留（"上个月"、"下周"）；
+- 助手的话只记录为用户做出的具体承诺或设置。
+用中文写，以"用户"开头；句子里原本是英文的部分保持英文，名字不翻译。只写对话里说过的内容。
+寒暄、感谢、闲聊、提问、天气不产生记忆。
+
+示例 1
+[1] user: 我前天把旧钢琴送人了。我领导周敏喜欢简短的汇报，六月我要去里斯本。
+{"facts": [{"turn": 1, "text": "用户前天把旧钢琴送人了"}, {"turn": 1, "text": "用户的领导叫周敏"},
+ {"turn": 1, "text": "用户的领导周敏喜欢简短的汇报"}, {"turn": 1, "text": "用户六月要去里斯本"}]}
+
+示例 2
+[1] user: 我不吃猪肉了。我哥哥王磊刚入职西门子, he works on trains.
+[2] assistant: 好的，以后给你的菜谱我会去掉猪肉。
+{"facts": [{"turn": 1, "text": "用户不再吃猪肉"}, {"turn": 1, "text": "用户的哥哥叫王磊"},
+ {"turn": 1, "text": "用户的哥哥王磊刚入职西门子"}, {"turn": 1, "text": "用户的哥哥王磊 works on trains"},
+ {"turn": 2, "text": "助手承诺给用户的菜谱去掉猪肉"}]}
+
+示例 3
 [1] user: 今天天气不错，你好吗？
 {"facts": []}"""
 
-_GRAPH = """
+_GRAPH_EN = """
 
 Also list relations between named entities as [subject, relation, object], or [subject, relation, object,
-"ended"] when the turn says it is over. The user is "我" in Chinese turns and "I" in English turns; names stay as
-said. relation is English snake_case: lives_in, works_at, sibling_of, spouse_of, friend_of, colleague_of,
-reports_to, likes, has_profession, studies_at, depends_on, responsible_for.
-For example 1 also: "relations": [["我", "lives_in", "苏州"], ["我", "lives_in", "上海", "ended"],
- ["王磊", "sibling_of", "我"], ["王磊", "works_at", "华为"], ["王磊", "has_profession", "工程师"]]"""
+"ended"] when the turn says it is over. The user is "I"; names stay as said. relation is snake_case: lives_in,
+works_at, sibling_of, spouse_of, friend_of, colleague_of, reports_to, likes, has_profession, studies_at,
+depends_on, responsible_for.
+For example 2 also: "relations": [["Omar", "sibling_of", "I"], ["Omar", "works_at", "Siemens"]]"""
+
+_GRAPH_ZH = """
+
+同时列出实体之间的关系 relations，每条写成 [主体, 关系, 客体]；关系已经结束时写 [主体, 关系, 客体, "ended"]。
+用户本人写"我"，名字保持原文。关系用英文 snake_case：lives_in, works_at, sibling_of, spouse_of, friend_of,
+colleague_of, reports_to, likes, has_profession, studies_at, depends_on, responsible_for。
+示例 2 还应输出："relations": [["王磊", "sibling_of", "我"], ["王磊", "works_at", "西门子"]]"""
 
 
 def render_turns(turns: Sequence[Message]) -> str:
@@ -101,9 +138,12 @@ def render_turns(turns: Sequence[Message]) -> str:
 
 
 def extraction_prompt(turns: Sequence[Message], *, graph: bool = False) -> list[ChatMessage]:
-    """The system prompt is fixed (per ``graph``) and comes first so its evaluation is cached; only the turns
-    change. No date is given: time words stay as said and are resolved against each turn's own timestamp."""
-    system = _SYSTEM + (_GRAPH if graph else "")
+    """The prompt's own language follows the turns': asked in English about Chinese turns (or the reverse), the
+    bundled model translates the facts, and copies details from examples of the other language. Each of the
+    (at most four) system prompts is fixed and comes first, so its evaluation is cached; only the turns change.
+    No date is given: time words stay as said and are resolved against each turn's own timestamp."""
+    chinese = any(has_han(turn.content) for turn in turns)
+    system = (_ZH + (_GRAPH_ZH if graph else "")) if chinese else (_EN + (_GRAPH_EN if graph else ""))
     return [ChatMessage("system", system), ChatMessage("user", render_turns(turns))]
 
 
