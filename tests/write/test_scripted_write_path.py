@@ -169,3 +169,11 @@ def test_mixed_language_turns_are_extracted_per_language(scripted_memory: Memory
     assert set(_live(scripted_memory)) == {"用户住在杭州", "User is a nurse"}
     system = {request["messages"][0]["content"] for request in server.requests}
     assert len(system) == 2  # one fixed (cached) system prompt per language
+
+
+def test_a_fact_repeated_in_one_answer_is_stored_once(scripted_memory: Memory, server: ScriptedServer) -> None:
+    server.enqueue(_facts("用户是素食者", "用户是素食者。"))
+    scripted_memory.add("我是素食者，真的是素食者。", user_id="u1", infer=True, wait=True)
+    assert _live(scripted_memory) == {"用户是素食者": "active"}
+    decisions = scripted_memory.list_jobs(user_id="u1")[0].result["decisions"]
+    assert [d["action"] for d in decisions] == ["ADD", "NONE"] and decisions[1]["same_as"] == "用户是素食者"

@@ -23,11 +23,11 @@ from memstrata.graph.plan import GraphPlan
 from memstrata.indexing import content_hash, index_text
 from memstrata.providers.cache import Embedded
 from memstrata.storage.protocol import JobUpdate, Store, Vector, WriteBatch
-from memstrata.types import Job, JobStatus, MemoryItem, MemoryKind, Message, Scope
+from memstrata.types import Job, JobStatus, MemoryItem, MemoryKind, MemoryStatus, Message, Scope
 from memstrata.write.apply import Gate, PlannedWrites, Planner
 from memstrata.write.candidates import CandidateFinder, CandidateRules
 from memstrata.write.decide import DecideRules, decide, same_text
-from memstrata.write.decisions import Candidate, Extraction, NewFact, Noop, Resolved
+from memstrata.write.decisions import Extraction, NewFact, Noop, Resolved
 from memstrata.write.extract import CallStats, Extractor
 from memstrata.write.graph_step import plan_graph_step
 from memstrata.write.progress import Progress, ProgressHook, Stage, quiet, safe
@@ -128,20 +128,21 @@ class _Run:
         finder = CandidateFinder(deps.store, home, vectors.many, deps.candidates)
         ordered = sorted(enumerate(facts), key=lambda pair: (pair[1].said_at or planner.now, pair[0]))
         for done, (number, fact) in enumerate(ordered):
-            stored = [c for c in finder.stored(fact) if planner.is_live(c.item.id)]
-            earlier = [item for item in planner.live_inserts() if not set(item.provenance.message_ids)
-                       & set(fact.message_ids)]  # fmt: skip
-            candidates = sorted([*stored, *finder.earlier_in_batch(fact, earlier)], key=lambda c: -c.similarity)
-            planner.apply(self._resolve(fact, candidates[: deps.candidates.per_fact], home), number)
+            planner.apply(self._resolve(fact, finder, planner), number)
             self.emit("judge", done + 1, len(ordered))
         return planner.planned()
 
-    def _resolve(self, fact: NewFact, candidates: Sequence[Candidate], home: Scope) -> Resolved:
-        equal = next((c for c in candidates if same_text(fact.text, c.item.text)), None)
-        if equal is None:
-            equal = _stored_duplicate(self.deps.store, home, fact)
+    def _resolve(self, fact: NewFact, finder: CandidateFinder, planner: Planner) -> Resolved:
+        equal = _same_words(fact, planner, self.deps.store)
         if equal is not None:  # said before in the same words: no question needed
-            return Noop(fact, equal.item, "same text as a live memory")
+            return Noop(fact, equal, "same text as a live memory")
+        stored = [c for c in finder.stored(fact) if planner.is_live(c.item.id)]
+        # Facts of earlier turns of this job; facts of the same turn never replace each other.
+        earlier = [
+            item for item in planner.live_inserts() if not set(item.provenance.message_ids) & set(fact.message_ids)
+        ]
+        candidates = sorted([*stored, *finder.earlier_in_batch(fact, earlier)], key=lambda c: -c.similarity)
+        candidates = candidates[: self.deps.candidates.per_fact]
         if not candidates:  # nothing similar stored: stored without asking anyone
             return decide(fact, [], [], self.deps.decide)
         answers = self.deps.reconciler.judge([(fact, c.item) for c in candidates], self.stats)
@@ -190,10 +191,15 @@ def _aligned(answers: Sequence[Any], count: int) -> list[Any]:
     return [*answers[:count], *([None] * (count - len(answers)))]
 
 
-def _stored_duplicate(store: Store, scope: Scope, fact: NewFact) -> Candidate | None:
-    for item in store.find_by_hash(scope, content_hash(fact.text)):
-        if item.kind != MemoryKind.EPISODE and item.status.value in ("active", "pending"):
-            return Candidate(item, 1.0)
+def _same_words(fact: NewFact, planner: Planner, store: Store) -> MemoryItem | None:
+    """A live memory (planned in this job, or stored) with the same text up to case, width and punctuation."""
+    for item in planner.live_inserts():
+        if same_text(fact.text, item.text):
+            return item
+    for item in store.find_by_hash(planner.scope, content_hash(fact.text)):
+        live = item.status in (MemoryStatus.ACTIVE, MemoryStatus.PENDING) and planner.is_live(item.id)
+        if live and item.kind != MemoryKind.EPISODE:
+            return item
     return None
 
 
