@@ -69,13 +69,32 @@ def _stage_totals(results: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return totals
 
 
+# Idle speeds of the bundled model on this machine's two cores (DESIGN.md §4, measured when nothing else ran).
+IDLE_PROMPT_TOKENS_PER_S = 45.0
+IDLE_GENERATED_TOKENS_PER_S = 10.0
+
+
+def _timings(memory: Memory) -> dict[str, float]:
+    """llama.cpp's own token counts so far (the bundled model only; empty for a remote model)."""
+    model = getattr(memory.extractor, "model", None)
+    return dict(getattr(model, "timings", {}))
+
+
+def _delta(after: dict[str, float], before: dict[str, float]) -> dict[str, float]:
+    return {key: after[key] - before.get(key, 0.0) for key in after}
+
+
 def _per_turn(memory: Memory, turns: list[str]) -> dict[str, Any]:
-    """One job per turn, processed at once (as a chat app with wait=True would): seconds and cost per turn."""
+    """One job per turn, processed at once (as a chat app with wait=True would): seconds and cost per turn.
+    ``idle_estimate_s`` converts the tokens llama.cpp actually evaluated and generated for the turn at the idle
+    speeds above: what the turn costs without the other processes of a shared machine."""
     rows = []
     for text in track(turns, description="write path, per turn"):
+        before = _timings(memory)
         started = time.perf_counter()
         result = memory.add([{"role": "user", "content": text}], user_id="u1", session_id="s1", infer=True, wait=True)
         seconds = time.perf_counter() - started
+        used = _delta(_timings(memory), before)
         job = next(j for j in memory.list_jobs(user_id="u1", limit=1000) if j.id == result.job_id)
         stages = job.result.get("stages", {})
         rows.append(
@@ -92,6 +111,15 @@ def _per_turn(memory: Memory, turns: list[str]) -> dict[str, Any]:
                 "completion_tokens": job.result.get("completion_tokens", 0),
                 "facts": job.result.get("facts", 0),
                 "decisions": [d["action"] for d in job.result.get("decisions", [])],
+                "evaluated_prompt_tokens": used.get("prompt_n", 0),
+                "cached_prompt_tokens": used.get("cache_n", 0),
+                "generated_tokens": used.get("predicted_n", 0),
+                "idle_estimate_s": round(
+                    used.get("prompt_n", 0) / IDLE_PROMPT_TOKENS_PER_S
+                    + used.get("predicted_n", 0) / IDLE_GENERATED_TOKENS_PER_S,
+                    2,
+                ),
+                "model_ms": round(used.get("prompt_ms", 0) + used.get("predicted_ms", 0)),
             }
         )
     return {"turns": rows, **_summary(rows)}
@@ -105,7 +133,11 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     def median(values: list[float]) -> float | None:
         return round(statistics.median(values), 2) if values else None
 
+    generated = sum(r["generated_tokens"] for r in warm)
+    generating_s = sum(r["model_ms"] for r in warm) / 1000
     return {
+        "idle_estimate_median_s_per_fact_turn": median([r["idle_estimate_s"] for r in facts]),
+        "measured_tokens_per_s": round(generated / generating_s, 2) if generating_s else None,
         "first_turn_s": rows[0]["seconds"] if rows else None,
         "median_s_per_turn": median([r["seconds"] for r in warm]),
         "median_s_per_fact_turn": median([r["seconds"] for r in facts]),
@@ -172,7 +204,8 @@ def markdown(result: dict[str, Any]) -> str:
         "|---|---|",
         f"| first turn (model load + system prompts), s | {t['first_turn_s']} |",
         f"| median s per turn (after the first, small talk included) | {t['median_s_per_turn']} |",
-        f"| median s per fact-bearing turn | {t['median_s_per_fact_turn']} |",
+        f"| median s per fact-bearing turn (measured, shared machine) | {t['median_s_per_fact_turn']} |",
+        f"| median s per fact-bearing turn (idle estimate from tokens) | {t['idle_estimate_median_s_per_fact_turn']} |",
         f"| p90 s per fact-bearing turn | {t['p90_s_per_fact_turn']} |",
         f"| model calls per fact-bearing turn (median) | {t['model_calls_per_fact_turn']} |",
         f"| most calls for a turn with nothing similar stored | {t['max_calls_nothing_similar']} |",
@@ -182,13 +215,15 @@ def markdown(result: dict[str, Any]) -> str:
         f"{b['model_calls_per_turn']} |",
         f"| add(infer=True) return p50 / p95 ms | {b['add_ms_p50']} / {b['add_ms_p95']} |",
         "",
-        "| turn | s | extract calls | judge calls | prompt tok | completion tok | decisions |",
-        "|---|---|---|---|---|---|---|",
+        "| turn | s | idle est. s | extract calls | judge calls | evaluated / cached prompt tok | generated tok "
+        "| decisions |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in t["turns"]:
         rows.append(
-            f"| {row['turn'][:48]} | {row['seconds']} | {row['extract_calls']} | {row['judge_calls']} | "
-            f"{row['prompt_tokens']} | {row['completion_tokens']} | {' '.join(row['decisions'])} |"
+            f"| {row['turn'][:48]} | {row['seconds']} | {row['idle_estimate_s']} | {row['extract_calls']} | "
+            f"{row['judge_calls']} | {row['evaluated_prompt_tokens']:.0f} / {row['cached_prompt_tokens']:.0f} | "
+            f"{row['generated_tokens']:.0f} | {' '.join(row['decisions'])} |"
         )
     return "\n".join(rows) + "\n"
 
