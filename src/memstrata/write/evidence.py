@@ -18,8 +18,9 @@ _TOPICS: dict[str, re.Pattern[str]] = {
     for name, pattern in {
         "home": r"住|搬|老家|房子|公寓|定居|"
         r"\b(live[sd]?|living|mov(e|ed|ing)|relocat\w*|apartment|house|home|based in)\b",
-        "work": r"工作|上班|公司|跳槽|离职|入职|辞职|任职|退休|\b(jobs?|work(s|ed|ing)?|employ\w*|company|hired|career|"
-        r"quit|retired?|position)\b",
+        "work": r"工作|上班|公司|跳槽|离职|入职|辞职|任职|退休|实习|岗位|职位|开发|工程师|程序员|设计师|经理|运营|"
+        r"销售|老师|医生|护士|律师|会计|\b(jobs?|work(s|ed|ing)?|employ\w*|company|hired|career|quit|retired?|"
+        r"position|intern\w*|engineer|developer|designer|manager|nurse|teacher|doctor|lawyer|accountant)\b",
         "drink": r"喝|茶|咖啡|酒|饮料|\b(drinks?|drinking|tea|coffee|beer|wine|water|juice|latte|espresso)\b",
         "diet": r"吃|素|肉|辣|香菜|饮食|\b(eats?|eating|vegan|vegetarian|meat|steak|fish|spicy|food|diet|coriander)\b",
         "health": r"过敏|烟|酒|病|药|\b(allerg\w*|smok\w*|cigarettes?|vap\w*|sick|illness|medication)\b",

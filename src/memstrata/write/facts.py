@@ -92,10 +92,14 @@ def valid_from(fact: NewFact, now: datetime) -> datetime:
 
 def known_before(fact: NewFact, current: MemoryItem, now: datetime) -> bool:
     """Was the fact over before ``current`` began? Only then is it history rather than a change: a chat from
-    2023 imported after 2024's, or "in 2019 I lived in Berlin". A period that reaches past the current
-    memory's start ("this month", a turn said later) is a change."""
+    2023 imported after 2024's, or "in 2019 I lived in Berlin" against a memory dated 2021. A memory with no
+    date of its own was true *at least* from when it was said, maybe long before, so a dated fact said after
+    it ("我以前住在南京" then "去年秋天搬到了苏州") is a change, not history."""
     ends = fact.event_end if fact.event_time is not None and fact.event_end is not None else valid_from(fact, now)
-    return ends <= current.valid_from
+    if current.event_time is not None:
+        return ends <= current.event_time
+    said = fact.said_at or now
+    return ends <= current.valid_from and said <= current.valid_from
 
 
 def make_fact(
