@@ -144,7 +144,7 @@ def _logger(path: Path | None) -> Callable[[Outcome], None] | None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ids", default=None, help="comma-separated scenario ids (default: all)")
-    parser.add_argument("--classes", default=None, help="comma-separated classes (default: all)")
+    parser.add_argument("--classes", default=None, help="comma-separated classes, run in this order (default: all)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
     parser.add_argument("--log", type=Path, default=None, help="append each scenario's outcome to this JSONL file")
     args = parser.parse_args(argv)
@@ -152,9 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ids:
         wanted = set(args.ids.split(","))
         scenarios = [s for s in scenarios if s.id in wanted]
-    if args.classes:
-        classes = set(args.classes.split(","))
-        scenarios = [s for s in scenarios if s.class_ in classes]
+    if args.classes:  # in the order given
+        classes = args.classes.split(",")
+        scenarios = sorted((s for s in scenarios if s.class_ in classes), key=lambda s: classes.index(s.class_))
     started = time.perf_counter()
     machine = machine_facts()
     model = bundled_model()

@@ -34,13 +34,16 @@ _EXAMPLES = [
     ("User is allergic to mangoes", "用户对芒果过敏", "same"),
     ("User likes classical music", "User's wife likes jazz", "compatible"),
     ("用户住在上海", "用户搬到了苏州", "conflict"),
+    ("User has two kids", "User is the parent of two children", "same"),
+    ("用户是素食者", "用户不吃肉", "same"),
 ]
 
 _SYSTEM = (
     "Two statements about a user: OLD was stored earlier, NEW was just said. Answer with one word:\n"
     "conflict: NEW shows that OLD is no longer true (it changed, ended, or is now the opposite).\n"
-    "compatible: both can be true at the same time (another topic, another person, or more detail).\n"
-    "same: NEW says the same as OLD, maybe in another language.\n\n"
+    "compatible: both can be true at the same time and NEW adds something (another topic, another person, "
+    "more detail).\n"
+    "same: NEW adds nothing: it says what OLD says, in other words or another language.\n\n"
     + "\n".join(f'OLD: {old}\nNEW: {new}\n{{"answer": "{answer}"}}\n' for old, new, answer in _EXAMPLES)
 )
 
