@@ -13,7 +13,7 @@ What can be read off the text is read off here, the same way for every extractor
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
@@ -63,11 +63,6 @@ def clean(text: str) -> str:
     return " ".join(text.split())  # small models add stray leading spaces and line breaks
 
 
-def said_at(message_ids: Sequence[str], turns: Mapping[str, Message]) -> datetime | None:
-    times = [turns[m].timestamp for m in message_ids if m in turns]
-    return min(times) if times else None
-
-
 def event_span(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) -> TimeSpan | None:
     """The period the fact's own words name ("last month"), resolved against its turn's timestamp. The turn's
     words count only when this is the turn's only fact: "我下周出差，我妹妹叫小雨" dates the trip, not the sister."""
@@ -102,23 +97,20 @@ def known_before(fact: NewFact, current: MemoryItem, now: datetime) -> bool:
     return ends <= current.valid_from and said <= current.valid_from
 
 
-def make_fact(
-    text: str, source: Sequence[Message], *, only_fact_of_turn: bool, role: str | None = None, key: str | None = None
-) -> NewFact | None:
+def make_fact(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) -> NewFact | None:
     """A NewFact from an extracted sentence and the turns it came from; None for an empty sentence."""
     text = clean(text)
     if not text:
         return None
     span = event_span(text, source, only_fact_of_turn=only_fact_of_turn)
     said = min((turn.timestamp for turn in source), default=None)
-    speaker = role or (source[0].role if source else "user")
+    speaker = source[0].role if source else "user"
     past_event = span is not None and said is not None and span.end <= said
     return NewFact(
         text=text,
         kind=kind_of(text, role=speaker, event=past_event),
         confidence=confidence_of(text, " ".join(turn.content for turn in source) if only_fact_of_turn else ""),
         message_ids=tuple(turn.id for turn in source),
-        key=key,
         event_time=span.start if span else None,
         event_end=span.end if span else None,
         said_at=said,
