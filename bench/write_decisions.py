@@ -38,10 +38,13 @@ from memstrata.write.extract import LLMExtractor
 from memstrata.write.reconcile import LLMReconciler
 
 
-def bundled_model() -> ChatModel:
+def bundled_model(threads: int = 2) -> ChatModel:
+    """On a machine other processes keep busy, ``threads=1`` is several times faster: llama.cpp's threads wait
+    for each other at every step, and a descheduled one stalls the rest (measured at load ~13 on 2 cores:
+    1.2 generated tokens/s with one thread, 0.1-0.3 with two)."""
     from memstrata.providers.local_llm import assemble_gguf, default_cache_dir, shared_local_model
 
-    model = shared_local_model(assemble_gguf(default_cache_dir(os.environ)))
+    model = shared_local_model(assemble_gguf(default_cache_dir(os.environ)), threads=threads)
     model.load()
     return model
 
@@ -145,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ids", default=None, help="comma-separated scenario ids (default: all)")
     parser.add_argument("--classes", default=None, help="comma-separated classes, run in this order (default: all)")
+    parser.add_argument("--threads", type=int, default=2, help="model threads (1 on a busy machine)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
     parser.add_argument("--log", type=Path, default=None, help="append each scenario's outcome to this JSONL file")
     args = parser.parse_args(argv)
@@ -157,10 +161,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         scenarios = sorted((s for s in scenarios if s.class_ in classes), key=lambda s: classes.index(s.class_))
     started = time.perf_counter()
     machine = machine_facts()
-    model = bundled_model()
+    model = bundled_model(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
         outcomes = run_decisions(model, scenarios, Path(tmp), on_outcome=_logger(args.log))
-    result = {"machine": machine, **report(outcomes, model.model_id, time.perf_counter() - started)}
+    result = {
+        "machine": machine,
+        "threads": args.threads,
+        **report(outcomes, model.model_id, time.perf_counter() - started),
+    }
     result["machine"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     args.out.mkdir(parents=True, exist_ok=True)
     base = args.out / f"{stamp()}-write-decisions"

@@ -9,6 +9,7 @@ prompt prefix, so the per-turn numbers are reported with and without the first t
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -175,22 +176,25 @@ def _batched(memory: Memory, turns: list[str], every_n: int) -> dict[str, Any]:
     }
 
 
-def _settings(path: Path, **write: Any) -> Any:
-    return load_settings({"store": {"path": str(path)}, "write": {"background": False, **write}})
+def _settings(path: Path, threads: int, **write: Any) -> Any:
+    return load_settings(
+        {"store": {"path": str(path)}, "write": {"background": False, **write}, "llm": {"threads": threads}}
+    )
 
 
-def run_write_path(quick: bool) -> dict[str, Any]:
+def run_write_path(quick: bool, threads: int = 2) -> dict[str, Any]:
+    """``threads=1`` on a busy machine (see bench/write_decisions.bundled_model)."""
     turns = TURNS[:8] if quick else TURNS
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        with Memory.from_config(_settings(root / "turn.db", trigger="every_turn")) as memory:
+        with Memory.from_config(_settings(root / "turn.db", threads, trigger="every_turn")) as memory:
             memory.add("warm-up", user_id="warm")  # the embedder is loaded before anything is timed
             per_turn = _per_turn(memory, turns)
             model = memory.extractor.name
-        with Memory.from_config(_settings(root / "batch.db", trigger="every_n", every_n=4)) as memory:
+        with Memory.from_config(_settings(root / "batch.db", threads, trigger="every_n", every_n=4)) as memory:
             memory.add("warm-up", user_id="warm")
             batched = _batched(memory, turns, 4)
-    return {"model": model, "per_turn": per_turn, "batched": batched}
+    return {"model": model, "threads": threads, "per_turn": per_turn, "batched": batched}
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -198,7 +202,7 @@ def markdown(result: dict[str, Any]) -> str:
         return "### LLM write path\n\n(older result format; see the JSON)\n"
     t, b = result["per_turn"], result["batched"]
     rows = [
-        f"### LLM write path ({result['model']})",
+        f"### LLM write path ({result['model']}, {result.get('threads', 2)} threads)",
         "",
         "| measure | value |",
         "|---|---|",
@@ -229,14 +233,16 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    """``python -m bench.write_path [--quick]``: writes bench/results/<date>-write-path.{json,md}."""
+    """``python -m bench.write_path [--quick] [--threads N]``: writes bench/results/<date>-write-path.{json,md}."""
     import sys
 
     from bench.machine import machine_facts
     from bench.report import RESULTS_DIR, stamp
 
     machine = machine_facts()
-    result = {"machine": machine, **run_write_path("--quick" in sys.argv)}
+    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 2
+    result = {"machine": machine, **run_write_path("--quick" in sys.argv, threads)}
+    result["machine"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     base = RESULTS_DIR / f"{stamp()}-write-path"
     base.with_suffix(".json").write_text(json.dumps(result, ensure_ascii=False, indent=1, default=str))
     base.with_suffix(".md").write_text(markdown(result))
