@@ -100,33 +100,56 @@ def check_plan(deps: ProcessDeps, scope: Scope, planned: Sequence[PlannedStep]) 
 
 
 def _refuted(deps: ProcessDeps, scope: Scope, steps: Sequence[Step]) -> dict[str, tuple[Hypothesis, ...]]:
-    """Refuted hypotheses per step: the one a step tested, or one it proposed."""
+    """Refuted hypotheses per step: the one it tested, one it proposed, or one its parent proposed."""
     task_ids = list(dict.fromkeys(step.task_id for step in steps))
     hypotheses = [h for h in deps.store.process.hypotheses(scope, task_ids=task_ids)
                   if h.status == HypothesisStatus.REFUTED]  # fmt: skip
     by_step: dict[str, tuple[Hypothesis, ...]] = {}
     for step in steps:
-        linked = tuple(h for h in hypotheses if h.id == step.hypothesis_id or h.step_id == step.id)
+        linked = tuple(h for h in hypotheses if h.id == step.hypothesis_id or h.step_id in (step.id, step.parent_id))
         if linked:
             by_step[step.id] = linked
     return by_step
 
 
+def _failed_lineage(deps: ProcessDeps, scope: Scope, failed: dict[str, Step]) -> dict[str, Step]:
+    """The failed steps and their ancestors that failed too (an attempt under a refuted hypothesis: the
+    alternative may be a sibling of the hypothesis, not of the attempt)."""
+    task_ids = list(dict.fromkeys(step.task_id for step in failed.values()))
+    every = {step.id: step for step in deps.store.process.steps(scope, task_ids=task_ids)}
+    lineage = dict(failed)
+    for step in failed.values():
+        parent = every.get(step.parent_id or "")
+        while parent is not None and not parent.useful and parent.id not in lineage:
+            lineage[parent.id] = parent
+            parent = every.get(parent.parent_id or "")
+    return lineage
+
+
 def alternatives(deps: ProcessDeps, scope: Scope, step: Step, *, limit: int = 5) -> list[Alternative]:
-    """Steps that succeeded where a step like ``step`` failed: its own siblings that worked, and the siblings
-    of similar recorded steps (same action) that failed or were dead ends."""
+    """Steps that succeeded where a step like ``step`` failed: siblings that worked of the step itself and of
+    similar recorded steps (same action) that failed or were dead ends, and of their failed ancestors."""
     index_pending(deps, scope)
     similar = dict(_similar_steps(deps, scope, step.action, step_text(step.input, step.reasoning)))
     similar[step.id] = 1.0
     store = deps.store.process
-    failed = {s.id: s for s in store.steps(scope, step_ids=list(similar)) if s.dead_end or not s.useful}
+    failed = {s.id: s for s in store.steps(scope, step_ids=list(similar)) if not s.useful}
     failed.setdefault(step.id, step)
-    pairs = store.succeeded_siblings(scope, list(failed))
+    lineage = _failed_lineage(deps, scope, failed)
+    inherited = dict(similar)
+    for failed_step in failed.values():  # an ancestor is as relevant as the similar step under it
+        parent = lineage.get(failed_step.parent_id or "")
+        while parent is not None:
+            inherited[parent.id] = max(inherited.get(parent.id, 0.0), similar.get(failed_step.id, 0.0))
+            parent = lineage.get(parent.parent_id or "")
+    pairs = store.succeeded_siblings(scope, list(lineage))
     tasks = _tasks(deps, scope, [sibling for _, sibling in pairs])
     best: dict[str, Alternative] = {}
     for failed_id, sibling in pairs:
-        found = Alternative(failed=failed[failed_id], sibling=sibling, task=tasks[sibling.task_id],
-                            similarity=round(similar.get(failed_id, 0.0), 4))  # fmt: skip
+        if sibling.task_id not in tasks or sibling.id in lineage:
+            continue
+        found = Alternative(failed=lineage[failed_id], sibling=sibling, task=tasks[sibling.task_id],
+                            similarity=round(inherited.get(failed_id, 0.0), 4))  # fmt: skip
         if sibling.id not in best or found.similarity > best[sibling.id].similarity:
             best[sibling.id] = found
     return sorted(best.values(), key=lambda alternative: alternative.similarity, reverse=True)[:limit]

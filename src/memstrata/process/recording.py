@@ -59,7 +59,8 @@ class TaskWriter(Protocol):
 
 
 def bounded_repr(value: object) -> str:
-    """A call's arguments or result as step text: repr, cut at MAX_REPR, NUL replaced (tools return anything)."""
+    """A value as step text: strings as they are, anything else as repr; cut at MAX_REPR, NUL and broken
+    UTF-8 replaced (tools return anything)."""
     text = value if isinstance(value, str) else repr(value)
     text = text.replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
     return text if len(text) <= MAX_REPR else text[: MAX_REPR - 1] + "…"
@@ -124,7 +125,7 @@ class _StepBlock:
     def __enter__(self) -> StepRecorder:
         step = self._task.writer._record(self._task.task, self._given)
         self._open = StepRecorder(self._task, step)
-        self._task._stack.append(step.id)
+        self._task._stack.append(step)
         return self._open
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: object) -> None:
@@ -140,7 +141,7 @@ class TaskRecorder:
         self.writer = writer
         self.reader = reader  # memory.tasks, for recall and check_plan in this task's long-term scope
         self.task = task
-        self._stack: list[str] = []
+        self._stack: list[Step] = []  # the open steps, innermost last
         self._token: Token[TaskRecorder | None] | None = None
 
     @property
@@ -149,15 +150,20 @@ class TaskRecorder:
 
     def step(self, action: str, input: str, *, reasoning: str | None = None, parent_id: str | None = None,
              hypothesis: str | None = None, hypothesis_id: str | None = None) -> _StepBlock:  # fmt: skip
-        """A step as a block: committed as ``running`` now, with its output and cost when the block ends."""
-        parent = parent_id or (self._stack[-1] if self._stack else None)
-        given = StepInput(action=action, input=input, reasoning=reasoning, parent_id=parent, hypothesis=hypothesis,
-                          hypothesis_id=hypothesis_id, status=StepStatus.RUNNING)  # fmt: skip
+        """A step as a block: committed as ``running`` now, with its output and cost when the block ends. Inside
+        another step's block it is that step's child, and tests the hypothesis the parent proposed or tested."""
+        enclosing = self._stack[-1] if self._stack else None
+        inherits = action != "hypothesize" and hypothesis is None and parent_id is None
+        if hypothesis_id is None and inherits and enclosing is not None:
+            hypothesis_id = enclosing.hypothesis_id
+        given = StepInput(action=action, input=input, reasoning=reasoning, hypothesis=hypothesis,
+                          parent_id=parent_id or (enclosing.id if enclosing else None), hypothesis_id=hypothesis_id,
+                          status=StepStatus.RUNNING)  # fmt: skip
         return _StepBlock(self, given)
 
     def record(self, action: str, input: str, **fields: Any) -> Step:
         """A step that already happened, in one call (``output``, ``status``, ``dead_end``, cost ...)."""
-        fields.setdefault("parent_id", self._stack[-1] if self._stack else None)
+        fields.setdefault("parent_id", self._stack[-1].id if self._stack else None)
         return self.writer._record(self.task, StepInput(action=action, input=input, **fields))
 
     def hypothesize(self, text: str, *, step_id: str | None = None) -> Hypothesis:
@@ -220,7 +226,7 @@ def _decorator(action: str, find: Callable[[], TaskRecorder | None]) -> Callable
             task = find()
             if task is None:
                 return function(*args, **kwargs)
-            shown = [bounded_repr(arg) for arg in args] + [f"{k}={bounded_repr(v)}" for k, v in kwargs.items()]
+            shown = [repr(arg) for arg in args] + [f"{name}={value!r}" for name, value in kwargs.items()]
             with task.step(action, input=bounded_repr(f"{function.__name__}({', '.join(shown)})")) as step:
                 result = function(*args, **kwargs)
                 step.output = bounded_repr(result)

@@ -33,9 +33,7 @@ def _none_asked(*selections: Sequence[str] | None) -> bool:
 
 
 def apply_process(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
-    """Process records of ``batch``, each inserted or replaced whole within its scope (merged imports keep
-    what is stored)."""
-    keep = batch.skip_identical
+    """Process records of ``batch``, each inserted or replaced whole within its scope."""
     for table, columns, params in (
         ("process_tasks", TASK_COLUMNS, [process_rows.task_params(d, task) for task in batch.tasks]),
         ("process_steps", STEP_COLUMNS, [process_rows.step_params(d, step) for step in batch.steps]),
@@ -46,7 +44,7 @@ def apply_process(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
         ("process_strategies", STRATEGY_COLUMNS,
          [process_rows.strategy_params(d, strategy) for strategy in batch.strategies]),
     ):  # fmt: skip
-        upsert_scoped(d, tx, table, columns, params, keep_stored=keep)
+        upsert_scoped(d, tx, table, columns, params)
 
 
 class ProcessTables:

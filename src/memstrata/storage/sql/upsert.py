@@ -18,19 +18,17 @@ from memstrata.storage.sql.rows import SCOPE_COLUMNS
 _FIRST_WRITTEN = frozenset({"created_at", "started_at"})
 
 
-def upsert_scoped(
-    d: Dialect, tx: Tx, table: str, columns: str, params: Sequence[tuple[Any, ...]], *, keep_stored: bool = False
-) -> None:
-    """``columns`` start with id and the four scope columns. ``keep_stored``: a row already stored under the
-    id stays as it is (an import merging into a store that changed since), still only within its scope."""
+def upsert_scoped(d: Dialect, tx: Tx, table: str, columns: str, params: Sequence[tuple[Any, ...]]) -> None:
+    """``columns`` start with id and the four scope columns."""
     if not params:
         return
     names = rows.names(columns)
     updates = ", ".join(f"{name} = excluded.{name}" for name in names[5:] if name not in _FIRST_WRITTEN)
     same_scope = " AND ".join(f"{table}.{name} = excluded.{name}" for name in SCOPE_COLUMNS)
-    # "SET id = id": a no-op update that still counts the row, so a foreign scope is told apart below.
-    action = f"UPDATE SET {'id = excluded.id' if keep_stored else updates} WHERE {same_scope}"
-    sql = f"INSERT INTO {table} ({columns}) VALUES ({rows.marks(len(names))}) ON CONFLICT (id) DO {action}"
+    sql = (
+        f"INSERT INTO {table} ({columns}) VALUES ({rows.marks(len(names))}) "
+        f"ON CONFLICT (id) DO UPDATE SET {updates} WHERE {same_scope}"
+    )
     if tx.executemany(sql, params).rowcount != len(params):
         condition, values = d.in_("id", [row[0] for row in params])
         stored = {row[0]: tuple(row[1:]) for row in tx.execute(
