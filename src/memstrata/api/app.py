@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from memstrata.api import docs, graph_routes, lifecycle_routes, problems, routes, vault_routes
+from memstrata.api import docs, graph_routes, lifecycle_routes, problems, routes, task_routes, vault_routes
 from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
 from memstrata.api.browser_guard import BrowserGuard
 from memstrata.api.keys import KeyStore
@@ -94,6 +94,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     app.include_router(lifecycle_routes.router)
     app.include_router(graph_routes.router)
     app.include_router(vault_routes.router)
+    app.include_router(task_routes.router)
 
     @app.get("/health", response_model=Health, tags=["service"])
     def health() -> Health:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from memstrata.process.deps import ProcessDeps
 from memstrata.process.indexing import index_pending
@@ -37,14 +37,17 @@ class PlanWarning(Frozen):
     similarity: float
     refuted: tuple[Hypothesis, ...] = ()  # refuted hypotheses the dead end proposed or tested
 
-    @property
-    def message(self) -> str:
-        why = f"; hypothesis refuted: {self.refuted[0].text}" if self.refuted else ""
-        said = f" (it gave: {self.dead_end.output})" if self.dead_end.output else ""
-        return (
-            f"step {self.index} ({self.planned.action}: {self.planned.input}) matches a dead end of task "
-            f"{self.task.id[:12]} '{self.task.goal}': {self.dead_end.input}{said}{why}"
-        )
+    message: str = ""  # one line for an agent or a person: what was planned, what it matches, what happened
+
+    @model_validator(mode="after")
+    def _explained(self) -> PlanWarning:
+        if not self.message:
+            why = f"; hypothesis refuted: {self.refuted[0].text}" if self.refuted else ""
+            said = f" (it gave: {self.dead_end.output})" if self.dead_end.output else ""
+            text = (f"step {self.index} ({self.planned.action}: {self.planned.input}) matches a dead end of task "
+                    f"{self.task.id[:12]} '{self.task.goal}': {self.dead_end.input}{said}{why}")  # fmt: skip
+            object.__setattr__(self, "message", text)
+        return self
 
 
 class Alternative(Frozen):
