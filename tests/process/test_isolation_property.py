@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstrata import InvalidInputError, Memory, NotFoundError, Scope
+from memstrata.write.pipeline import long_term_scope
 
 IDS = st.one_of(st.none(), st.sampled_from(["a", "b"]))
 TENANTS = st.sampled_from([None, "acme"])
@@ -41,7 +42,8 @@ def test_process_memory_never_crosses_scopes(memory: Memory) -> None:
                     action = ("read", "run")[min(n, 1)]
                     steps_of[task.record(action, input=word, dead_end=not works, status=status).id] = scope
                 task.finish("done" if works else "no luck", status="succeeded" if works else "failed")
-            for strategy in view.tasks.strategies(min_confidence=0.0, **_ids(scope)):
+            # Strategies are mined into the tasks' long-term scope (the session left out).
+            for strategy in view.tasks.strategies(min_confidence=0.0, **_ids(long_term_scope(scope))):
                 strategies_of[strategy.id] = strategy.scope
 
         view, ids = memory.for_tenant(reader.tenant_id), _ids(reader)

@@ -16,13 +16,12 @@ from typing import Any, Literal, Unpack
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
-from memstrata.process.compress import plan_compress, plan_restore
 from memstrata.process.deps import ProcessDeps
 from memstrata.process.indexing import index_pending
-from memstrata.process.mining import mine_strategies
+from memstrata.process.lifecycle import compress_task, finish_task, restore_task
+from memstrata.process.mining import find_strategies, mine_strategies
 from memstrata.process.model import (
     FINISHED,
-    STRATEGY_KIND,
     Artifact,
     Hypothesis,
     HypothesisStatus,
@@ -33,7 +32,7 @@ from memstrata.process.model import (
     TaskStatus,
 )
 from memstrata.process.plan_check import Alternative, PlannedStep, PlanWarning, alternatives, check_plan
-from memstrata.process.recall import RecalledTask, recall_tasks, unit_relevance
+from memstrata.process.recall import RecalledTask, recall_tasks
 from memstrata.process.recording import TaskRecorder
 from memstrata.process.trees import TaskTree, render_mermaid, render_text
 from memstrata.process.writes import (
@@ -46,7 +45,6 @@ from memstrata.process.writes import (
     plan_task,
     resolved_hypothesis,
 )
-from memstrata.query import Filters, SearchQuery
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import new_id
 from memstrata.validation import check_count, check_strings, clean_id, clean_text, parse_model
@@ -65,6 +63,7 @@ class TasksAPI:
         core = self._core
         model = core.extractor.model if isinstance(core.extractor, LLMExtractor) else None
         return ProcessDeps(store=core.store, search=core.search, vector_batch=core.vector_batch,
+                           embed=core.embedder.embed_batch,
                            identity=core.identity, clock=core.clock, settings=core.settings.process,
                            max_text_chars=core.settings.limits.max_text_chars, model=model)  # fmt: skip
 
@@ -247,52 +246,19 @@ class TasksAPI:
         return self._finish(self.get(task_id, **scope), status, outcome, confidence)
 
     def _finish(self, task: Task, status: str, outcome: str | None, confidence: float | None) -> Task:
-        ended = _task_status(status)
-        outcome = self._optional(outcome, "outcome")
-        if task.finished:
-            if task.status == ended and task.outcome == outcome:
-                return task
-            raise ConflictError(f"task {task.id} already finished as {task.status.value}")
         now = self._core.clock()
-        closed = parse_model(Task, {**task.model_dump(), "status": ended, "outcome": outcome, "confidence": confidence,
-                                    "ended_at": now, "updated_at": now}, what="task")  # fmt: skip
-        deps = self._deps()
-        batch = WriteBatch(tasks=[closed])
-        if deps.settings.compress_on_finish:
-            closed, batch = self._plan_compress(deps, closed)
-        self._core.store.write(batch)
-        index_pending(deps, task.scope)
-        if ended in (TaskStatus.SUCCEEDED, TaskStatus.FAILED):
-            mine_strategies(deps, long_term_scope(task.scope), task.task_type)
-        return closed
-
-    def _plan_compress(self, deps: ProcessDeps, task: Task) -> tuple[Task, WriteBatch]:
-        steps = self._core.store.process.steps(task.scope, task_ids=[task.id])
-        path = self._core.store.process.useful_paths(task.scope, [task.id]).get(task.id, [])
-        return plan_compress(deps, TaskTree(task=task, steps=tuple(steps)), path, self._core.clock())
+        closed = parse_model(Task, {**task.model_dump(), "status": _task_status(status), "confidence": confidence,
+                                    "outcome": self._optional(outcome, "outcome"), "ended_at": now,
+                                    "updated_at": now}, what="task")  # fmt: skip
+        return finish_task(self._deps(), task, closed)
 
     def compress(self, task_id: str, **scope: Unpack[ScopeArgs]) -> Task:
         """Summarise a finished task and let the summary stand in for its chain in recall (archived, restorable)."""
-        task = self.get(task_id, **scope)
-        if not task.finished:
-            raise ConflictError(f"task {task.id} is still running; finish it first")
-        if task.compressed:
-            return task
-        deps = self._deps()
-        compressed, batch = self._plan_compress(deps, task)
-        self._core.store.write(batch)
-        index_pending(deps, task.scope)
-        return compressed
+        return compress_task(self._deps(), self.get(task_id, **scope))
 
     def restore(self, task_id: str, **scope: Unpack[ScopeArgs]) -> Task:
         """Bring a compressed task's chain back into recall (its summary is archived)."""
-        task = self.get(task_id, **scope)
-        if not task.compressed:
-            return task
-        steps = self._core.store.process.steps(task.scope, task_ids=[task.id])
-        restored, batch = plan_restore(self._deps(), TaskTree(task=task, steps=tuple(steps)), self._core.clock())
-        self._core.store.write(batch)
-        return restored
+        return restore_task(self._deps(), self.get(task_id, **scope))
 
     # --- reading ---------------------------------------------------------------------------------
     def get(self, task_id: str, **scope: Unpack[ScopeArgs]) -> Task:
@@ -359,8 +325,9 @@ class TasksAPI:
             raise InvalidInputError("planned_steps must be a list of {action, input, intent} steps")
         check_strings([dict(step) if isinstance(step, Mapping) else step for step in planned_steps], "planned_steps")
         planned = [parse_model(PlannedStep, step, what=f"planned_steps[{n}]") for n, step in enumerate(planned_steps)]
-        where = long_term_scope(self.get(task_id, **scope).scope) if task_id else self._binding.scope(scope)
-        return check_plan(self._deps(), where, planned)
+        task = self.get(task_id, **scope) if task_id else None
+        where = long_term_scope(task.scope) if task else self._binding.scope(scope)
+        return check_plan(self._deps(), where, planned, f"{task.goal}\n{task.context or ''}" if task else "")
 
     def alternatives(self, step_id: str, *, limit: int = 5, **scope: Unpack[ScopeArgs]) -> list[Alternative]:
         """Steps that succeeded beside steps like this one that failed (its own siblings first)."""
@@ -378,26 +345,10 @@ class TasksAPI:
     ) -> list[Strategy]:
         """Mined strategies: by ``context`` (a goal, a situation; most relevant and confident first), else most
         confident first. Below ``min_confidence`` (default ``[process] strategy_min_confidence``) left out."""
-        resolved = self._binding.scope(scope)
         floor = self._core.settings.process.strategy_min_confidence if min_confidence is None else min_confidence
-        limit = check_count(limit, "limit", 1, 1000)
-        store = self._core.store.process
-        types = [task_type] if task_type else None
-        if context is None:
-            return [s for s in store.strategies(resolved, task_types=types, limit=10_000) if s.confidence >= floor][
-                :limit
-            ]
-        query = SearchQuery(scope=resolved, text=clean_text(context, field="context"), limit=200,
-                            filters=Filters(kind=(STRATEGY_KIND,)), now=self._core.clock(), lifecycle=False,
-                            understand_time=False, graph=False, record_access=False)  # fmt: skip
-        relevance: dict[str, float] = {}
-        for hit in self._core.search(query):
-            strategy_id = hit.memory.metadata.get("strategy_id")
-            if isinstance(strategy_id, str):
-                relevance.setdefault(strategy_id, unit_relevance(hit))
-        found = [s for s in store.strategies(resolved, ids=list(relevance), task_types=types, limit=10_000)
-                 if s.confidence >= floor]  # fmt: skip
-        return sorted(found, key=lambda s: relevance[s.id] * s.confidence, reverse=True)[:limit]
+        text = None if context is None else clean_text(context, field="context")
+        return find_strategies(self._deps(), self._binding.scope(scope), text, [task_type] if task_type else None,
+                               check_count(limit, "limit", 1, 1000), floor)  # fmt: skip
 
     def mine(self, task_type: str, **scope: Unpack[ScopeArgs]) -> list[Strategy]:
         """Mine the strategies of a task type now (finishing a task does it for its type)."""

@@ -37,7 +37,9 @@ from memstrata.process.model import (
     TaskQuery,
     TaskStatus,
 )
+from memstrata.process.recall import unit_relevance
 from memstrata.process.units import added, unit
+from memstrata.query import Filters, SearchQuery
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import HistoryAction, Scope
 from memstrata.write.ingest import history_event
@@ -210,3 +212,26 @@ def mine_strategies(deps: ProcessDeps, scope: Scope, task_type: str) -> list[Str
         cache_entries=embedded.cache_entries if embedded else (),
     ))  # fmt: skip
     return sorted(strategies, key=lambda s: (s.confidence, s.support), reverse=True)
+
+
+def find_strategies(
+    deps: ProcessDeps, scope: Scope, context: str | None, task_types: list[str] | None, limit: int, floor: float
+) -> list[Strategy]:
+    """Strategies at or above ``floor`` confidence: by relevance to ``context`` times confidence (the read path
+    over strategy units), or most confident first without a context."""
+    store = deps.store.process
+    if context is None:
+        return [s for s in store.strategies(scope, task_types=task_types, limit=10_000) if s.confidence >= floor][
+            :limit
+        ]
+    query = SearchQuery(scope=scope, text=context, limit=200, filters=Filters(kind=(STRATEGY_KIND,)),
+                        now=deps.clock(), lifecycle=False, understand_time=False, graph=False,
+                        record_access=False)  # fmt: skip
+    relevance: dict[str, float] = {}
+    for hit in deps.search(query):
+        strategy_id = hit.memory.metadata.get("strategy_id")
+        if isinstance(strategy_id, str):
+            relevance.setdefault(strategy_id, unit_relevance(hit))
+    found = [s for s in store.strategies(scope, ids=list(relevance), task_types=task_types, limit=10_000)
+             if s.confidence >= floor]  # fmt: skip
+    return sorted(found, key=lambda s: relevance[s.id] * s.confidence, reverse=True)[:limit]

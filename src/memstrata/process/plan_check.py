@@ -1,10 +1,9 @@
 """Dead-end avoidance and alternatives: compare steps (planned, or just failed) with recorded ones.
 
 A planned step matches a recorded step when the action type is the same and the input and intent are
-similar: the step units of that action are searched (the read path, with the action as a metadata filter
-and ``dead_end_similarity`` as the cosine threshold), and the store says which of the matches were dead
-ends. Archived units (of compressed tasks) are searched too: compression shortens recall, it does not
-forget what failed.
+similar (``matching.py``: the read path finds candidates, a closer look on what the texts do not share
+scores them against ``dead_end_similarity``); the store says which matches were dead ends. Archived units
+(of compressed tasks) are searched too: compression shortens recall, it does not forget what failed.
 """
 
 from __future__ import annotations
@@ -15,10 +14,10 @@ from pydantic import Field, model_validator
 
 from memstrata.process.deps import ProcessDeps
 from memstrata.process.indexing import index_pending
-from memstrata.process.model import STEP_KIND, Action, Hypothesis, HypothesisStatus, Step, Task, TaskQuery
+from memstrata.process.matching import closer_look, similar_units
+from memstrata.process.model import Action, Hypothesis, HypothesisStatus, Step, Task, TaskQuery
 from memstrata.process.units import step_text
-from memstrata.query import Filters, SearchQuery
-from memstrata.types import Frozen, MemoryStatus, Scope, StorableText
+from memstrata.types import Frozen, Scope, StorableText
 
 
 class PlannedStep(Frozen):
@@ -34,7 +33,8 @@ class PlanWarning(Frozen):
     planned: PlannedStep
     dead_end: Step  # the recorded step it matches
     task: Task  # where it was recorded: goal, outcome
-    similarity: float
+    similarity: float  # the match score (``matching.py``): cosine and the closer look, averaged
+    cosine: float  # the first look alone: cosine similarity of the two texts
     refuted: tuple[Hypothesis, ...] = ()  # refuted hypotheses the dead end proposed or tested
 
     message: str = ""  # one line for an agent or a person: what was planned, what it matches, what happened
@@ -59,22 +59,6 @@ class Alternative(Frozen):
     similarity: float
 
 
-def _similar_steps(deps: ProcessDeps, scope: Scope, action: str, text: str) -> list[tuple[str, float]]:
-    """(step id, cosine similarity) of recorded steps of ``action`` like ``text``, most similar first."""
-    query = SearchQuery(
-        scope=scope, text=text, limit=deps.settings.candidates, threshold=deps.settings.dead_end_similarity,
-        filters=Filters(kind=(STEP_KIND,), status=(MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED),
-                        metadata={"action": action}),
-        now=deps.clock(), lifecycle=False, understand_time=False, graph=False, record_access=False,
-    )  # fmt: skip
-    found: dict[str, float] = {}
-    for hit in deps.search(query):
-        step_id, similarity = hit.memory.metadata.get("step_id"), hit.breakdown.vector_similarity
-        if isinstance(step_id, str) and similarity is not None:
-            found.setdefault(step_id, similarity)
-    return sorted(found.items(), key=lambda pair: pair[1], reverse=True)
-
-
 def _tasks(deps: ProcessDeps, scope: Scope, steps: Sequence[Step]) -> dict[str, Task]:
     ids = tuple(dict.fromkeys(step.task_id for step in steps))
     if not ids:
@@ -82,24 +66,23 @@ def _tasks(deps: ProcessDeps, scope: Scope, steps: Sequence[Step]) -> dict[str, 
     return {task.id: task for task in deps.store.process.tasks(TaskQuery(scope=scope, ids=ids, limit=len(ids)))}
 
 
-def check_plan(deps: ProcessDeps, scope: Scope, planned: Sequence[PlannedStep]) -> list[PlanWarning]:
+def check_plan(deps: ProcessDeps, scope: Scope, planned: Sequence[PlannedStep], context: str = "") -> list[PlanWarning]:
     """Warnings for planned steps that match recorded dead ends, most similar first within each step."""
     index_pending(deps, scope)
-    candidates: list[tuple[int, str, float]] = []
-    for index, step in enumerate(planned):
-        for step_id, similarity in _similar_steps(deps, scope, step.action, step_text(step.input, step.intent)):
-            candidates.append((index, step_id, similarity))
-    recorded = {step.id: step for step in deps.store.process.steps(scope, step_ids=[c[1] for c in candidates])}
-    dead = {step_id: step for step_id, step in recorded.items() if step.dead_end}
+    found = [similar_units(deps, scope, step.action, step_text(step.input, step.intent)) for step in planned]
+    wanted = list(dict.fromkeys(step_id for candidates in found for step_id, _ in candidates))
+    dead = {step.id: step for step in deps.store.process.steps(scope, step_ids=wanted) if step.dead_end}
     tasks = _tasks(deps, scope, list(dead.values()))
     refuted = _refuted(deps, scope, list(dead.values()))
-    warnings = [
-        PlanWarning(index=index, planned=planned[index], dead_end=dead[step_id], task=tasks[dead[step_id].task_id],
-                    similarity=round(similarity, 4), refuted=refuted.get(step_id, ()))
-        for index, step_id, similarity in candidates
-        if step_id in dead and dead[step_id].task_id in tasks
-    ]  # fmt: skip
-    return sorted(warnings, key=lambda warning: (warning.index, -warning.similarity))
+    warnings = []
+    for index, candidates in enumerate(found):
+        known = [(dead[step_id], cosine) for step_id, cosine in candidates
+                 if step_id in dead and dead[step_id].task_id in tasks]  # fmt: skip
+        compared = [(step, tasks[step.task_id].goal, cosine) for step, cosine in known]
+        for step, score, cosine in closer_look(deps, planned[index].input, compared, context):
+            warnings.append(PlanWarning(index=index, planned=planned[index], dead_end=step, task=tasks[step.task_id],
+                                        similarity=score, cosine=cosine, refuted=refuted.get(step.id, ())))  # fmt: skip
+    return warnings
 
 
 def _refuted(deps: ProcessDeps, scope: Scope, steps: Sequence[Step]) -> dict[str, tuple[Hypothesis, ...]]:
@@ -133,11 +116,17 @@ def alternatives(deps: ProcessDeps, scope: Scope, step: Step, *, limit: int = 5)
     """Steps that succeeded where a step like ``step`` failed: siblings that worked of the step itself and of
     similar recorded steps (same action) that failed or were dead ends, and of their failed ancestors."""
     index_pending(deps, scope)
-    similar = dict(_similar_steps(deps, scope, step.action, step_text(step.input, step.reasoning)))
-    similar[step.id] = 1.0
     store = deps.store.process
-    failed = {s.id: s for s in store.steps(scope, step_ids=list(similar)) if not s.useful}
-    failed.setdefault(step.id, step)
+    found = similar_units(deps, scope, step.action, step_text(step.input, step.reasoning))
+    recorded = {s.id: s for s in store.steps(scope, step_ids=[step_id for step_id, _ in found]) if not s.useful}
+    goals = _tasks(deps, scope, [*recorded.values(), step])
+    compared = [(recorded[step_id], goals[recorded[step_id].task_id].goal, cosine) for step_id, cosine in found
+                if step_id in recorded and step_id != step.id and recorded[step_id].task_id in goals]  # fmt: skip
+    own = goals[step.task_id].goal if step.task_id in goals else ""
+    similar = {matched.id: score for matched, score, _ in closer_look(deps, step.input, compared, own)}
+    similar[step.id] = 1.0
+    failed = {s.id: s for s in recorded.values() if s.id in similar}
+    failed[step.id] = step
     lineage = _failed_lineage(deps, scope, failed)
     inherited = dict(similar)
     for failed_step in failed.values():  # an ancestor is as relevant as the similar step under it
@@ -151,8 +140,8 @@ def alternatives(deps: ProcessDeps, scope: Scope, step: Step, *, limit: int = 5)
     for failed_id, sibling in pairs:
         if sibling.task_id not in tasks or sibling.id in lineage:
             continue
-        found = Alternative(failed=lineage[failed_id], sibling=sibling, task=tasks[sibling.task_id],
-                            similarity=round(inherited.get(failed_id, 0.0), 4))  # fmt: skip
-        if sibling.id not in best or found.similarity > best[sibling.id].similarity:
-            best[sibling.id] = found
+        found_one = Alternative(failed=lineage[failed_id], sibling=sibling, task=tasks[sibling.task_id],
+                                similarity=round(inherited.get(failed_id, 0.0), 4))  # fmt: skip
+        if sibling.id not in best or found_one.similarity > best[sibling.id].similarity:
+            best[sibling.id] = found_one
     return sorted(best.values(), key=lambda alternative: alternative.similarity, reverse=True)[:limit]
