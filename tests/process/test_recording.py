@@ -96,7 +96,13 @@ def test_record_step_validates_at_the_edge(memory: Memory) -> None:
         memory.tasks.record_step(task.id, "run", "pytest", parent_id=foreign.id, user_id="u1")
     with pytest.raises(NotFoundError):
         memory.tasks.record_step(task.id, "run", "pytest", user_id="someone-else")
+    recorder = memory.tasks.start("Through the handle", user_id="u1")
+    with pytest.raises(InvalidInputError, match="lowercase identifier"):
+        recorder.record("Run Tests", input="pytest")
+    with pytest.raises(InvalidInputError, match="input"):
+        recorder.step("run", input="   ").__enter__()
     assert memory.tasks.tree(task.id, user_id="u1").steps == ()  # nothing half-written
+    assert memory.tasks.tree(recorder.id, user_id="u1").steps == ()
     memory.tasks.finish(task.id, "done", user_id="u1")
     assert memory.tasks.finish(task.id, "done", user_id="u1").status == TaskStatus.SUCCEEDED  # a retry is fine
     with pytest.raises(ConflictError, match="already finished"):

@@ -102,9 +102,18 @@ def test_an_agent_records_and_recalls_over_mcp(svc: Service) -> None:
             )
         )
         shown = structured(await mcp.call_tool("task_show", {"task_id": task["id"], **ids}))
-        return {"task": task, "step": step, "recalled": recalled, "warnings": warnings, "shown": shown}
+        tools = {tool.name: tool for tool in (await mcp.list_tools()).tools if tool.name.startswith("task_")}
+        return {"task": task, "step": step, "recalled": recalled, "warnings": warnings, "shown": shown, "tools": tools}
 
     out = run(session, f"{svc.url}/mcp", headers=svc.auth(svc.token("ops")))
     assert out["recalled"][0]["task"]["id"] == out["task"]["id"]
     assert out["warnings"][0]["dead_end"]["id"] == out["step"]["id"]
     assert "✓ run: freeze the clock in the checkout fixture" in out["shown"]
+    tools = out["tools"]
+    assert set(tools) == {"task_start", "task_record_step", "task_update_step", "task_resolve_hypothesis",
+                          "task_finish", "task_recall", "task_check_plan", "task_strategies", "task_show"}  # fmt: skip
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 30 and "ctx" not in tool.input_schema["properties"]
+    for name in ("task_recall", "task_check_plan", "task_strategies", "task_show"):
+        assert tools[name].annotations.read_only_hint is True
+    assert tools["task_record_step"].annotations.destructive_hint is False

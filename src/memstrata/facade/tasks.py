@@ -21,7 +21,6 @@ from memstrata.process.indexing import index_pending
 from memstrata.process.lifecycle import compress_task, finish_task, restore_task
 from memstrata.process.mining import find_strategies, mine_strategies
 from memstrata.process.model import (
-    FINISHED,
     Artifact,
     Hypothesis,
     HypothesisStatus,
@@ -29,7 +28,6 @@ from memstrata.process.model import (
     Strategy,
     Task,
     TaskQuery,
-    TaskStatus,
 )
 from memstrata.process.plan_check import Alternative, PlannedStep, PlanWarning, alternatives, check_plan
 from memstrata.process.recall import RecalledTask, recall_tasks
@@ -40,10 +38,12 @@ from memstrata.process.writes import (
     StepInput,
     TaskInput,
     changed_step,
+    hypothesis_status,
     plan_artifact,
     plan_step,
     plan_task,
     resolved_hypothesis,
+    task_status,
 )
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import new_id
@@ -86,7 +86,7 @@ class TasksAPI:
     ) -> TaskRecorder:
         """Start a task (committed at once) and return its handle: a context manager that records steps."""
         return TaskRecorder(self, self.begin(goal, context=context, constraints=constraints, task_type=task_type,
-                                             metadata=metadata, **scope), self)  # fmt: skip
+                                             metadata=metadata, **scope))  # fmt: skip
 
     def begin(
         self,
@@ -128,7 +128,11 @@ class TasksAPI:
         given = parse_model(StepInput, {"action": action, "input": self._text(input, "input"), **fields}, what="step")
         return self._record(task, given)
 
-    def _record(self, task: Task, given: StepInput, started: float | None = None) -> Step:
+    def _record(self, task: Task, given: StepInput) -> Step:
+        for name in ("input", "output", "reasoning", "hypothesis"):  # the limit applies on every way in
+            value = getattr(given, name)
+            if value is not None:
+                self._text(value, name)
         if task.finished:
             raise ConflictError(f"task {task.id} is {task.status.value}; start a new task to record more steps")
         self._check_links(task, given.parent_id, given.hypothesis_id)
@@ -184,7 +188,7 @@ class TasksAPI:
         if not found:
             raise NotFoundError(f"no hypothesis {hypothesis_id} in scope {resolved.label()}")
         task = self.get(found[0].task_id, **scope)
-        return self._resolve(task, found[0].id, _hypothesis_status(status), evidence)
+        return self._resolve(task, found[0].id, hypothesis_status(status), evidence)
 
     def _resolve(self, task: Task, hypothesis_id: str, status: HypothesisStatus, evidence: Sequence[str]) -> Hypothesis:
         store = self._core.store.process
@@ -247,7 +251,7 @@ class TasksAPI:
 
     def _finish(self, task: Task, status: str, outcome: str | None, confidence: float | None) -> Task:
         now = self._core.clock()
-        closed = parse_model(Task, {**task.model_dump(), "status": _task_status(status), "confidence": confidence,
+        closed = parse_model(Task, {**task.model_dump(), "status": task_status(status), "confidence": confidence,
                                     "outcome": self._optional(outcome, "outcome"), "ended_at": now,
                                     "updated_at": now}, what="task")  # fmt: skip
         return finish_task(self._deps(), task, closed)
@@ -321,13 +325,14 @@ class TasksAPI:
     ) -> list[PlanWarning]:
         """Warn, before the time is spent, about planned steps that match recorded dead ends (same action type,
         similar input or intent), with the evidence. With a task, its long-term scope is searched."""
-        if isinstance(planned_steps, str | Mapping):
-            raise InvalidInputError("planned_steps must be a list of {action, input, intent} steps")
-        check_strings([dict(step) if isinstance(step, Mapping) else step for step in planned_steps], "planned_steps")
-        planned = [parse_model(PlannedStep, step, what=f"planned_steps[{n}]") for n, step in enumerate(planned_steps)]
-        task = self.get(task_id, **scope) if task_id else None
-        where = long_term_scope(task.scope) if task else self._binding.scope(scope)
-        return check_plan(self._deps(), where, planned, f"{task.goal}\n{task.context or ''}" if task else "")
+        if task_id:
+            return self.check_plan_for(self.get(task_id, **scope), planned_steps)
+        return check_plan(self._deps(), self._binding.scope(scope), _planned(planned_steps))
+
+    def check_plan_for(self, task: Task, planned_steps: Sequence[PlannedStep | Mapping[str, Any]]) -> list[PlanWarning]:
+        """check_plan for an open task: its long-term scope, its goal and context as the topic."""
+        topic = f"{task.goal}\n{task.context or ''}"
+        return check_plan(self._deps(), long_term_scope(task.scope), _planned(planned_steps), topic)
 
     def alternatives(self, step_id: str, *, limit: int = 5, **scope: Unpack[ScopeArgs]) -> list[Alternative]:
         """Steps that succeeded beside steps like this one that failed (its own siblings first)."""
@@ -369,26 +374,15 @@ class TasksAPI:
     ) -> list[Task]:
         """Tasks of a scope, newest first."""
         query = parse_model(TaskQuery, {
-            "scope": self._binding.scope(scope), "statuses": [_task_status(s, allow_running=True) for s in status],
+            "scope": self._binding.scope(scope), "statuses": [task_status(s, allow_running=True) for s in status],
             "task_types": list(task_type), "limit": check_count(limit, "limit", 1, 100_000),
             "offset": check_count(offset, "offset", 0, 10**9),
         }, what="task query")  # fmt: skip
         return self._core.store.process.tasks(query)
 
 
-def _task_status(value: str, *, allow_running: bool = False) -> TaskStatus:
-    allowed = [TaskStatus.RUNNING, *FINISHED] if allow_running else list(FINISHED)
-    try:
-        status = TaskStatus(value)
-    except ValueError:
-        status = None
-    if status not in allowed:
-        raise InvalidInputError(f"task status must be one of {', '.join(s.value for s in allowed)}, not {value!r}")
-    return status
-
-
-def _hypothesis_status(value: str) -> HypothesisStatus:
-    try:
-        return HypothesisStatus(value)
-    except ValueError:
-        raise InvalidInputError(f"hypothesis status must be open, supported or refuted, not {value!r}") from None
+def _planned(planned_steps: Sequence[PlannedStep | Mapping[str, Any]]) -> list[PlannedStep]:
+    if isinstance(planned_steps, str | Mapping):
+        raise InvalidInputError("planned_steps must be a list of {action, input, intent} steps")
+    check_strings([dict(step) if isinstance(step, Mapping) else step for step in planned_steps], "planned_steps")
+    return [parse_model(PlannedStep, step, what=f"planned_steps[{n}]") for n, step in enumerate(planned_steps)]

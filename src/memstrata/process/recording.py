@@ -30,7 +30,10 @@ from contextvars import ContextVar, Token
 from typing import Any, ParamSpec, Protocol, Self, TypeVar
 
 from memstrata.process.model import Artifact, Hypothesis, HypothesisStatus, Step, StepStatus, Task
+from memstrata.process.plan_check import PlannedStep, PlanWarning
+from memstrata.process.recall import RecalledTask
 from memstrata.process.writes import StepChange, StepInput
+from memstrata.validation import parse_model
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -40,9 +43,9 @@ _current: ContextVar[TaskRecorder | None] = ContextVar("memstrata_current_task",
 
 
 class TaskWriter(Protocol):
-    """The recording half of ``memory.tasks`` that recorders call."""
+    """What recorders call on ``memory.tasks``: the recording half, and the reads a task handle offers."""
 
-    def _record(self, task: Task, given: StepInput, started: float | None = None) -> Step: ...
+    def _record(self, task: Task, given: StepInput) -> Step: ...
 
     def _update(self, step: Step, change: StepChange) -> Step: ...
 
@@ -56,6 +59,12 @@ class TaskWriter(Protocol):
 
     def _artifact(self, task: Task, name: str, text: str | None, uri: str | None, step_id: str | None,
                   metadata: Mapping[str, Any]) -> Artifact: ...  # fmt: skip
+
+    def recall_for(self, task: Task, *, limit: int = 5) -> list[RecalledTask]: ...
+
+    def check_plan_for(
+        self, task: Task, planned_steps: Sequence[PlannedStep | Mapping[str, Any]]
+    ) -> list[PlanWarning]: ...
 
 
 def bounded_repr(value: object) -> str:
@@ -137,9 +146,8 @@ class _StepBlock:
 class TaskRecorder:
     """An open task: record steps, hypotheses and artifacts; recall, check a plan; finish."""
 
-    def __init__(self, writer: TaskWriter, task: Task, reader: Any) -> None:
+    def __init__(self, writer: TaskWriter, task: Task) -> None:
         self.writer = writer
-        self.reader = reader  # memory.tasks, for recall and check_plan in this task's long-term scope
         self.task = task
         self._stack: list[Step] = []  # the open steps, innermost last
         self._token: Token[TaskRecorder | None] | None = None
@@ -156,15 +164,18 @@ class TaskRecorder:
         inherits = action != "hypothesize" and hypothesis is None and parent_id is None
         if hypothesis_id is None and inherits and enclosing is not None:
             hypothesis_id = enclosing.hypothesis_id
-        given = StepInput(action=action, input=input, reasoning=reasoning, hypothesis=hypothesis,
-                          parent_id=parent_id or (enclosing.id if enclosing else None), hypothesis_id=hypothesis_id,
-                          status=StepStatus.RUNNING)  # fmt: skip
+        given = parse_model(StepInput, {
+            "action": action, "input": input, "reasoning": reasoning, "hypothesis": hypothesis,
+            "parent_id": parent_id or (enclosing.id if enclosing else None), "hypothesis_id": hypothesis_id,
+            "status": StepStatus.RUNNING,
+        }, what="step")  # fmt: skip
         return _StepBlock(self, given)
 
     def record(self, action: str, input: str, **fields: Any) -> Step:
         """A step that already happened, in one call (``output``, ``status``, ``dead_end``, cost ...)."""
         fields.setdefault("parent_id", self._stack[-1].id if self._stack else None)
-        return self.writer._record(self.task, StepInput(action=action, input=input, **fields))
+        return self.writer._record(self.task, parse_model(StepInput, {"action": action, "input": input, **fields},
+                                                          what="step"))  # fmt: skip
 
     def hypothesize(self, text: str, *, step_id: str | None = None) -> Hypothesis:
         return self.writer._hypothesize(self.task, text, step_id)
@@ -180,13 +191,13 @@ class TaskRecorder:
                  **metadata: Any) -> Artifact:  # fmt: skip
         return self.writer._artifact(self.task, name, text, uri, step_id, metadata)
 
-    def recall(self, *, limit: int = 5) -> Any:
-        """Similar past tasks (this one left out) and what worked in them."""
-        return self.reader.recall_for(self.task, limit=limit)
+    def recall(self, *, limit: int = 5) -> list[RecalledTask]:
+        """Similar past tasks (this one left out) and what worked in them, from the task's long-term scope."""
+        return self.writer.recall_for(self.task, limit=limit)
 
-    def check_plan(self, planned_steps: Sequence[Any]) -> Any:
-        """Warnings for planned steps that were dead ends before."""
-        return self.reader.check_plan(self.task.id, planned_steps, **_ids(self.task))
+    def check_plan(self, planned_steps: Sequence[PlannedStep | Mapping[str, Any]]) -> list[PlanWarning]:
+        """Warnings for planned steps that were dead ends before ({action, input, intent} each)."""
+        return self.writer.check_plan_for(self.task, planned_steps)
 
     def finish(self, outcome: str | None = None, *, status: str = "succeeded", confidence: float | None = None) -> Task:
         self.task = self.writer._finish(self.task, status, outcome, confidence)
@@ -208,10 +219,6 @@ class TaskRecorder:
                 self.finish(bounded_repr(f"{type(error).__name__}: {error}"), status="failed")
             else:
                 self.finish()
-
-
-def _ids(task: Task) -> dict[str, str | None]:
-    return {"user_id": task.scope.user_id, "agent_id": task.scope.agent_id, "session_id": task.scope.session_id}
 
 
 def current_task() -> TaskRecorder | None:

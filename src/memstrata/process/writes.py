@@ -11,8 +11,10 @@ from typing import Any
 
 from pydantic import Field
 
+from memstrata.errors import InvalidInputError
 from memstrata.process.model import (
     ARTIFACT_KIND,
+    FINISHED,
     Action,
     ActionType,
     Artifact,
@@ -21,6 +23,7 @@ from memstrata.process.model import (
     Step,
     StepStatus,
     Task,
+    TaskStatus,
     TaskType,
 )
 from memstrata.process.units import added, step_text, step_unit, task_text, task_unit, unit
@@ -81,7 +84,7 @@ def plan_task(scope: Scope, given: TaskInput, now: datetime, *, max_chars: int) 
 
 
 def plan_step(
-    task: Task, given: StepInput, now: datetime, *, max_chars: int, started_at: datetime | None = None
+    task: Task, given: StepInput, now: datetime, *, max_chars: int
 ) -> tuple[Step, Hypothesis | None, WriteBatch]:
     """The step (ended now unless it is still running) and, if it proposes one, its hypothesis."""
     step_id = new_id()
@@ -97,7 +100,7 @@ def plan_step(
     fields["hypothesis_id"] = given.hypothesis_id or (hypothesis.id if hypothesis else None)
     ended = None if given.status == StepStatus.RUNNING else now
     step = Step(id=step_id, task_id=task.id, scope=task.scope, memory_id=step_index.id,
-                started_at=started_at or now, ended_at=ended, **fields)  # fmt: skip
+                started_at=now, ended_at=ended, **fields)  # fmt: skip
     batch = WriteBatch(inserts=[step_index], history=[added(step_index, now)], steps=[step],
                        hypotheses=[hypothesis] if hypothesis else [])  # fmt: skip
     return step, hypothesis, batch
@@ -144,3 +147,21 @@ def plan_artifact(
     artifact = Artifact(id=artifact_id, task_id=task.id, scope=task.scope, step_id=step_id, name=name, text=text,
                         uri=uri, memory_id=artifact_unit.id, metadata=dict(metadata), created_at=now)  # fmt: skip
     return artifact, WriteBatch(inserts=[artifact_unit], history=[added(artifact_unit, now)], artifacts=[artifact])
+
+
+def task_status(value: str, *, allow_running: bool = False) -> TaskStatus:
+    allowed = [TaskStatus.RUNNING, *FINISHED] if allow_running else list(FINISHED)
+    try:
+        status = TaskStatus(value)
+    except ValueError:
+        status = None
+    if status not in allowed:
+        raise InvalidInputError(f"task status must be one of {', '.join(s.value for s in allowed)}, not {value!r}")
+    return status
+
+
+def hypothesis_status(value: str) -> HypothesisStatus:
+    try:
+        return HypothesisStatus(value)
+    except ValueError:
+        raise InvalidInputError(f"hypothesis status must be open, supported or refuted, not {value!r}") from None
