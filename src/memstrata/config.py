@@ -207,6 +207,65 @@ class GraphSettings(Section):
     max_relations: int = Field(default=50, ge=1, le=1000, description="most relations a query's walk may return")
 
 
+class RecallWeights(Section):
+    """How recall ranks past tasks of one type. The four signals are each in [0, 1] and mixed by these weights
+    (normalised to sum 1): relevance (cosine similarity of the task's best-matching goal, step or summary
+    unit), confidence (of its successful path's steps, else of the task), cost (1 / (1 + seconds /
+    cost_scale_seconds + tokens / cost_scale_tokens) of that path: cheap paths first) and recency (halves every
+    recency_half_life_days)."""
+
+    relevance: float = Field(default=0.6, ge=0)
+    confidence: float = Field(default=0.15, ge=0)
+    cost: float = Field(default=0.1, ge=0)
+    recency: float = Field(default=0.15, ge=0)
+    recency_half_life_days: float = Field(default=90.0, gt=0)
+    cost_scale_seconds: float = Field(default=600.0, gt=0, description="a path this long scores 0.5 on cost")
+    cost_scale_tokens: float = Field(default=20_000.0, gt=0, description="a path this costly scores 0.5 on cost")
+    unsuccessful: float = Field(
+        default=0.5, ge=0, le=1, description="score factor of tasks that failed or were abandoned"
+    )
+
+
+def _default_recall_weights() -> dict[str, RecallWeights]:
+    return {
+        "*": RecallWeights(),
+        # Debugging: what fixed a similar bug matters most, and a proven fix beats a fresh guess.
+        "debugging": RecallWeights(relevance=0.6, confidence=0.2, cost=0.1, recency=0.1),
+        # Research and data analysis: sources and data go stale; prefer recent work.
+        "research": RecallWeights(relevance=0.55, confidence=0.1, cost=0.05, recency=0.3, recency_half_life_days=30),
+        "analysis": RecallWeights(relevance=0.55, confidence=0.15, cost=0.1, recency=0.2, recency_half_life_days=60),
+    }
+
+
+class ProcessSettings(Section):
+    """Process memory (``memory.tasks``): recording, recall, dead-end checks, strategies, compression."""
+
+    weights: dict[str, RecallWeights] = Field(
+        default_factory=_default_recall_weights, description='recall weights per task type; "*" is the fallback'
+    )
+    candidates: int = Field(default=60, ge=1, le=1000, description="index units retrieved per recall or check")
+    min_relevance: float = Field(
+        default=0.3, ge=0, le=1, description="past tasks less similar than this are not recalled"
+    )
+    dead_end_similarity: float = Field(
+        default=0.55, ge=0, le=1, description="cosine similarity at which a planned step matches a recorded one"
+    )
+    compress_on_finish: bool = Field(default=True, description="summarise a finished task and archive its chain")
+    summary_model: bool = Field(default=True, description="let the configured model write summaries, if there is one")
+    summary_max_tokens: int = Field(default=300, ge=16, le=4000)
+    strategy_min_support: int = Field(default=2, ge=1, description="succeeded tasks a sequence needs to be mined")
+    strategy_min_confidence: float = Field(
+        default=0.5, ge=0, le=1, description="strategies below this are kept with their evidence but not proposed"
+    )
+    strategy_max_length: int = Field(default=4, ge=1, le=8, description="longest action sequence mined")
+    strategy_window: int = Field(default=200, ge=1, le=100_000, description="latest finished tasks per type mined")
+    strategies_per_type: int = Field(default=10, ge=1, le=1000)
+    index_batch: int = Field(default=64, ge=1, le=10_000, description="units embedded per write when indexing")
+
+    def weights_for(self, task_type: str) -> RecallWeights:
+        return self.weights.get(task_type) or self.weights.get("*") or RecallWeights()
+
+
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,63}$")
 
 
@@ -297,6 +356,7 @@ class Settings(BaseSettings):
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
     graph: GraphSettings = Field(default_factory=GraphSettings)
     vault: VaultSettings = Field(default_factory=VaultSettings)
+    process: ProcessSettings = Field(default_factory=ProcessSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
 

@@ -29,6 +29,7 @@ from memstrata.facade.jobs import JobsAPI
 from memstrata.facade.lifecycle import ForgetResult, LifecycleAPI
 from memstrata.facade.scoping import OwnerArgs, ScopeArgs, ScopeBinding
 from memstrata.facade.sessions import SessionsAPI
+from memstrata.facade.tasks import TasksAPI
 from memstrata.facade.texts import add_texts
 from memstrata.facade.writes import (
     TextOptions,
@@ -194,6 +195,11 @@ class Memory:
     def admin(self) -> AdminAPI:
         """Stats, purge, reset, reindex, export/import, erasure."""
         return AdminAPI(self._core, self._binding)
+
+    @property
+    def tasks(self) -> TasksAPI:
+        """Process memory: record tasks and their step trees, recall what worked, check plans for dead ends."""
+        return TasksAPI(self._core, self._binding)
 
     @property
     def vault(self) -> Vault:

@@ -20,6 +20,7 @@ from memstrata.cli import (
     memory_cmds,
     service_cmds,
     storage_cmds,
+    task_cmds,
     ui_cmds,
     vault_cmds,
 )
@@ -54,6 +55,7 @@ for group in (memory_cmds.app, lifecycle_cmds.app, ingest_cmds.app, service_cmds
     app.add_typer(group)
 app.add_typer(graph_cmds.app, name="graph")
 app.add_typer(vault_cmds.app, name="vault")
+app.add_typer(task_cmds.app, name="task")
 app.add_typer(service_cmds.keys_app, name="keys")
 app.add_typer(ingest_cmds.collections_app, name="collections")
 

@@ -2,8 +2,9 @@
 
 Unlike the JSONL export (memories, current vectors, history, raw turns), this copies every table
 row for row: memories with their counters, vectors of every model, history, raw turns with
-their stored_at, jobs, key-value facts, the embedding cache, the embedding identity, and the graph
-(entities with their name vectors, relations open and closed).
+their stored_at, jobs, key-value facts, the embedding cache, the embedding identity, the graph
+(entities with their name vectors, relations open and closed) and process memory (tasks, steps,
+hypotheses, artifacts, strategies).
 
 * **Resumable.** Each table is copied in chunks, in the source's storage order (so ordering
   ties, such as history of one memory, stay in the same order), one target transaction per
@@ -33,6 +34,7 @@ from memstrata.config import StoreSettings
 from memstrata.errors import ConflictError, StoreError
 from memstrata.storage.factory import is_postgres_url, open_store
 from memstrata.storage.sql.dialect import Tx
+from memstrata.storage.sql.process_rows import PROCESS_TABLES
 from memstrata.storage.sql.rows import (
     ENTITY_COLUMNS,
     HISTORY_COLUMNS,
@@ -85,6 +87,8 @@ class TableSpec:
             elif column in _JSON:
                 data = json.loads(value) if isinstance(value, str | bytes) else value
                 row[column] = json.dumps(data, ensure_ascii=False, sort_keys=True)
+            elif column in _FLAGS:
+                row[column] = bool(value)
             elif column == "vector":
                 row[column] = value.astype("<f4").tobytes() if hasattr(value, "astype") else bytes(value)
             else:
@@ -94,8 +98,12 @@ class TableSpec:
 
 # A column name means the same in every table: how values of each are compared.
 _TIMESTAMPS = frozenset({"event_time", "created_at", "updated_at", "valid_from", "valid_to", "recorded_to",
-                         "last_accessed_at", "timestamp", "stored_at", "lease_until"})  # fmt: skip
-_JSON = frozenset({"metadata", "provenance", "details", "message_ids", "memory_ids", "result", "aliases"})
+                         "last_accessed_at", "timestamp", "stored_at", "lease_until", "started_at",
+                         "ended_at"})  # fmt: skip
+_JSON = frozenset({"metadata", "provenance", "details", "message_ids", "memory_ids", "result", "aliases",
+                   "constraints", "tags", "evidence", "trigger_condition", "steps", "example_task_ids",
+                   "counter_examples"})  # fmt: skip
+_FLAGS = frozenset({"compressed", "dead_end", "generalisable"})  # SQLite keeps 0/1, PostgreSQL booleans
 _VECTORS_FROM = "memory_vectors v JOIN memories m ON m.seq = v.memory_seq"
 
 # In copy order: the embedding identity first (the target must agree), memories before what refers to them.
@@ -113,6 +121,7 @@ TABLES = (
               ("embedding_id", "text_hash")),
     TableSpec("entities", (*names(ENTITY_COLUMNS), "embedding_id", "vector"), "entities", ("seq",)),
     TableSpec("relations", tuple(names(RELATION_COLUMNS)), "relations", ("seq",)),
+    *(TableSpec(table, tuple(names(columns)), table, ("seq",)) for _, table, columns, _ in PROCESS_TABLES),
 )  # fmt: skip
 
 

@@ -15,7 +15,9 @@ import numpy as np
 import numpy.typing as npt
 
 from memstrata.graph.model import Entity, Relation
+from memstrata.process.model import Artifact, Hypothesis, Step, Strategy, Task
 from memstrata.query import Filters, ListQuery
+from memstrata.storage.process_protocol import ProcessStore
 from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Message, Scope, StoredMessage
 
 Vector = npt.NDArray[np.float32]
@@ -79,6 +81,12 @@ class WriteBatch:
     entities: Sequence[Entity] = ()  # graph nodes, inserted or replaced whole (same id, same scope)
     entity_vectors: Sequence[tuple[str, Vector]] = ()  # (entity id, vector of its name) for embedding_id
     relations: Sequence[Relation] = ()  # graph edges, inserted or replaced whole
+    # Process memory: records inserted or replaced whole (same id, same scope), with their index units above.
+    tasks: Sequence[Task] = ()
+    steps: Sequence[Step] = ()
+    hypotheses: Sequence[Hypothesis] = ()
+    artifacts: Sequence[Artifact] = ()
+    strategies: Sequence[Strategy] = ()
     # Merge: rows already stored with the same id and content are skipped (an export imported into its own
     # store, or twice); a stored row with the same id and other content is still a ConflictError.
     skip_identical: bool = False
@@ -107,6 +115,11 @@ class Store(Protocol):
     """What the Memory facade needs from a database."""
 
     location: str
+
+    @property
+    def process(self) -> ProcessStore:
+        """Process memory's reads: tasks, step trees, hypotheses, artifacts, strategies."""
+        ...
 
     # --- writes -------------------------------------------------------------------------
     def write(self, batch: WriteBatch) -> None: ...

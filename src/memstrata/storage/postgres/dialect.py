@@ -33,13 +33,18 @@ from memstrata.types import MemoryItem, Scope, as_utc
 T = TypeVar("T")
 CLAIM_LOCK = 0x6D656D7374726174 + 2  # one claimer at a time, so a scope's queued jobs go to one worker
 TABLES = ("memories", "memory_vectors", "messages", "history", "kv_facts", "embedding_cache", "jobs", "meta",
-          "entities", "relations")  # fmt: skip
+          "entities", "relations", "process_tasks", "process_steps", "process_hypotheses", "process_artifacts",
+          "process_strategies")  # fmt: skip
 # Where user text lives, for find_traces: (table, columns as text).
 _TEXT_COLUMNS = {
     "memories": ("text", "key", "metadata::text"), "messages": ("content", "name"),
     "history": ("old_text", "new_text", "reason", "details::text"),
     "jobs": ("error", "raw_output", "result::text"), "entities": ("name", "aliases::text", "metadata::text"),
     "relations": ("relation", "metadata::text"), "kv_facts": ("key",),
+    "process_tasks": ("goal", "context", "constraints::text", "outcome", "summary", "metadata::text"),
+    "process_steps": ("input", "output", "reasoning", "tags::text"), "process_hypotheses": ("text",),
+    "process_artifacts": ("name", "text", "uri", "metadata::text"),
+    "process_strategies": ("trigger_condition::text", "steps::text", "expected_outcome", "counter_examples::text"),
 }  # fmt: skip
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL's limit for one tsvector lexeme
 _MAX_POSITION = 16383

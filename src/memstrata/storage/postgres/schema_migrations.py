@@ -211,11 +211,134 @@ ALTER TABLE memories ADD COLUMN recorded_to TIMESTAMPTZ;
 UPDATE memories SET recorded_to = updated_at WHERE status IN ('superseded', 'deleted');
 """
 
+_005_PROCESS = """
+-- Process memory: how an agent searched. Rows carry scope columns like memories; each searchable
+-- record also has an index unit in memories (memory_id), so the read path finds it. parent_id and
+-- the other optional ids hold '' when absent, so equality joins (siblings) stay simple.
+CREATE TABLE process_tasks (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    goal TEXT NOT NULL,
+    context TEXT,
+    constraints JSONB NOT NULL DEFAULT '[]',
+    task_type TEXT NOT NULL,
+    status TEXT NOT NULL,                    -- running | succeeded | failed | abandoned
+    outcome TEXT,
+    confidence DOUBLE PRECISION,
+    summary TEXT,
+    summary_source TEXT,
+    compressed BOOLEAN NOT NULL DEFAULT FALSE,
+    memory_id TEXT NOT NULL,
+    summary_memory_id TEXT,
+    metadata JSONB NOT NULL DEFAULT '{}',
+    started_at TIMESTAMPTZ NOT NULL,
+    ended_at TIMESTAMPTZ,
+    updated_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX process_tasks_scope ON process_tasks (tenant_id, user_id, agent_id, session_id, task_type);
+CREATE INDEX process_tasks_type ON process_tasks (tenant_id, task_type, status);
+
+CREATE TABLE process_steps (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    task_id TEXT NOT NULL,
+    parent_id TEXT NOT NULL DEFAULT '',
+    action TEXT NOT NULL,
+    input TEXT NOT NULL,
+    output TEXT,
+    reasoning TEXT,
+    hypothesis_id TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL,                    -- running | succeeded | failed
+    dead_end BOOLEAN NOT NULL DEFAULT FALSE,
+    confidence DOUBLE PRECISION,
+    generalisable BOOLEAN,
+    tags JSONB NOT NULL DEFAULT '{}',
+    cost_seconds DOUBLE PRECISION,
+    cost_tokens BIGINT,
+    memory_id TEXT NOT NULL,
+    started_at TIMESTAMPTZ NOT NULL,
+    ended_at TIMESTAMPTZ
+);
+-- The tree: a task's steps, and a step's children (the walk joins on parent_id).
+CREATE INDEX process_steps_task ON process_steps (task_id, parent_id);
+CREATE INDEX process_steps_parent ON process_steps (parent_id);
+CREATE INDEX process_steps_scope ON process_steps (tenant_id, user_id, agent_id, session_id);
+
+CREATE TABLE process_hypotheses (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    task_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    status TEXT NOT NULL,                    -- open | supported | refuted
+    step_id TEXT NOT NULL DEFAULT '',
+    evidence JSONB NOT NULL DEFAULT '[]',  -- step ids
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX process_hypotheses_task ON process_hypotheses (task_id);
+CREATE INDEX process_hypotheses_scope ON process_hypotheses (tenant_id, user_id, agent_id, session_id);
+
+CREATE TABLE process_artifacts (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    task_id TEXT NOT NULL,
+    step_id TEXT NOT NULL DEFAULT '',
+    name TEXT NOT NULL,
+    text TEXT,
+    uri TEXT,
+    memory_id TEXT NOT NULL,
+    metadata JSONB NOT NULL DEFAULT '{}',
+    created_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX process_artifacts_task ON process_artifacts (task_id);
+CREATE INDEX process_artifacts_scope ON process_artifacts (tenant_id, user_id, agent_id, session_id);
+
+CREATE TABLE process_strategies (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    task_type TEXT NOT NULL,
+    trigger_condition JSONB NOT NULL DEFAULT '{}',
+    steps JSONB NOT NULL DEFAULT '[]',
+    expected_outcome TEXT,
+    confidence DOUBLE PRECISION NOT NULL,
+    support INTEGER NOT NULL,
+    successes INTEGER NOT NULL,
+    failures INTEGER NOT NULL,
+    example_task_ids JSONB NOT NULL DEFAULT '[]',
+    counter_examples JSONB NOT NULL DEFAULT '[]',
+    memory_id TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX process_strategies_scope
+    ON process_strategies (tenant_id, user_id, agent_id, session_id, task_type);
+"""
+
 LEDGER = (
     "CREATE TABLE IF NOT EXISTS schema_migrations "
     "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
 )
-MIGRATIONS = numbered({1: _001_INITIAL, 2: _002_JOBS, 3: _003_GRAPH, 4: _004_RECORD_TIME})
+MIGRATIONS = numbered({1: _001_INITIAL, 2: _002_JOBS, 3: _003_GRAPH, 4: _004_RECORD_TIME, 5: _005_PROCESS})
 
 
 def vector_expression(dims: int, column: str = "embedding") -> str | None:

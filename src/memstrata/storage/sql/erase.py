@@ -19,7 +19,8 @@ from memstrata.storage.sql.where import scope_where
 from memstrata.types import MemoryItem, Scope
 
 # Tables holding scope columns directly; memory_vectors (and SQLite's keyword index) hang off memories.seq.
-_SCOPED_TABLES = ("messages", "history", "jobs", "kv_facts", "entities", "relations")
+_SCOPED_TABLES = ("messages", "history", "jobs", "kv_facts", "entities", "relations", "process_tasks", "process_steps",
+                  "process_hypotheses", "process_artifacts", "process_strategies")  # fmt: skip
 
 
 def delete_in(d: Dialect, tx: Tx, table: str, column: str, values: Sequence[object]) -> int:

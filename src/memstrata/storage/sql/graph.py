@@ -1,6 +1,6 @@
 """Graph tables: entity and relation upserts, scoped reads, and the walk, hop by hop.
 
-An id is replaced only within its own scope, and every read carries the scope in its own WHERE (in
+An id is replaced only within its own scope (``upsert.py``), and every read carries the scope in its own WHERE (in
 the walk, at every step). Writes run inside the caller's transaction.
 """
 
@@ -11,34 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.errors import ConflictError
 from memstrata.graph.model import Entity, Relation
 from memstrata.storage.protocol import Vector
 from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx
-from memstrata.storage.sql.rows import ENTITY_COLUMNS, RELATION_COLUMNS, SCOPE_COLUMNS, prefixed
+from memstrata.storage.sql.rows import ENTITY_COLUMNS, RELATION_COLUMNS, prefixed
+from memstrata.storage.sql.upsert import upsert_scoped
 from memstrata.storage.sql.where import scope_where
 from memstrata.types import Scope
-
-
-def _upsert(d: Dialect, tx: Tx, table: str, columns: str, params: Sequence[tuple[Any, ...]]) -> None:
-    """Insert, or replace the row with the same id *in the same scope*. For an id owned by another scope the
-    WHERE fails, nothing changes and the row counts 0."""
-    if not params:
-        return
-    names = rows.names(columns)
-    updates = ", ".join(f"{name} = excluded.{name}" for name in names[5:] if name != "created_at")
-    same_scope = " AND ".join(f"{table}.{name} = excluded.{name}" for name in SCOPE_COLUMNS)
-    sql = (
-        f"INSERT INTO {table} ({columns}) VALUES ({rows.marks(len(names))}) "
-        f"ON CONFLICT (id) DO UPDATE SET {updates} WHERE {same_scope}"
-    )
-    if tx.executemany(sql, params).rowcount != len(params):
-        condition, values = d.in_("id", [row[0] for row in params])
-        stored = {row[0]: tuple(row[1:]) for row in tx.execute(
-            f"SELECT id, {', '.join(SCOPE_COLUMNS)} FROM {table} WHERE {condition}", values).fetchall()}  # fmt: skip
-        foreign = next((str(row[0]) for row in params if stored.get(row[0]) != tuple(row[1:5])), "?")
-        raise ConflictError(f"{table} id {foreign} belongs to another scope")
 
 
 def apply_graph(
@@ -50,13 +30,13 @@ def apply_graph(
     embedding_id: str | None,
 ) -> None:
     """The caller has checked ``embedding_id`` when there are vectors."""
-    _upsert(d, tx, "entities", ENTITY_COLUMNS, [rows.entity_params(d, entity) for entity in entities])
+    upsert_scoped(d, tx, "entities", ENTITY_COLUMNS, [rows.entity_params(d, entity) for entity in entities])
     if vectors:
         tx.executemany(
             "UPDATE entities SET embedding_id = ?, vector = ? WHERE id = ?",
             [(embedding_id, vector_bytes(vector), entity_id) for entity_id, vector in vectors],
         )
-    _upsert(d, tx, "relations", RELATION_COLUMNS, [rows.relation_params(d, relation) for relation in relations])
+    upsert_scoped(d, tx, "relations", RELATION_COLUMNS, [rows.relation_params(d, relation) for relation in relations])
 
 
 def vector_bytes(vector: Vector) -> bytes:

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from memstrata.errors import ConflictError
 from memstrata.storage.protocol import WriteBatch
+from memstrata.storage.sql import process_rows as pr
 from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx
 
@@ -71,5 +72,12 @@ def without_identical(d: Dialect, tx: Tx, batch: WriteBatch) -> WriteBatch:
                      _without(_JOB_PROGRESS)),
         entities=_absent(d, tx, "entities", rows.ENTITY_COLUMNS, rows.entity, batch.entities, _same, _same),
         relations=_absent(d, tx, "relations", rows.RELATION_COLUMNS, rows.relation, batch.relations, _same, _same),
+        tasks=_absent(d, tx, "process_tasks", pr.TASK_COLUMNS, pr.task, batch.tasks, _same, _same),
+        steps=_absent(d, tx, "process_steps", pr.STEP_COLUMNS, pr.step, batch.steps, _same, _same),
+        hypotheses=_absent(d, tx, "process_hypotheses", pr.HYPOTHESIS_COLUMNS, pr.hypothesis, batch.hypotheses,
+                           _same, _same),
+        artifacts=_absent(d, tx, "process_artifacts", pr.ARTIFACT_COLUMNS, pr.artifact, batch.artifacts, _same, _same),
+        strategies=_absent(d, tx, "process_strategies", pr.STRATEGY_COLUMNS, pr.strategy, batch.strategies, _same,
+                           _same),
         skip_identical=False,
     )  # fmt: skip

@@ -19,6 +19,7 @@ STEPS = {
     2: "durable job queue",
     3: "graph memory: entities and relations",
     4: "record time: memories.recorded_to",
+    5: "process memory: tasks, steps, hypotheses, artifacts, strategies",
 }
 LATEST_VERSION = max(STEPS)
 

@@ -14,6 +14,8 @@ from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
 from memstrata.storage.sql import graph, rows
 from memstrata.storage.sql.dialect import Dialect, Tx
 from memstrata.storage.sql.erase import count_scope_rows, erase_scope_rows, purge_rows
+from memstrata.storage.sql.process import ProcessTables
+from memstrata.storage.sql.process_rows import PROCESS_TABLES
 from memstrata.storage.sql.rows import (
     ENTITY_COLUMNS,
     HISTORY_COLUMNS,
@@ -27,7 +29,7 @@ from memstrata.storage.sql.writes import apply_batch
 from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, Scope, StoredMessage
 
 TABLES = ("memory_vectors", "kv_facts", "history", "messages", "memories", "embedding_cache", "jobs", "entities",
-          "relations")  # fmt: skip
+          "relations", *(table for _, table, _, _ in PROCESS_TABLES))  # fmt: skip
 
 
 class SQLStore:
@@ -35,12 +37,17 @@ class SQLStore:
         self.dialect = dialect
         self.location = dialect.location
         self.schema_version = schema_version
+        self._process = ProcessTables(dialect)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self.dialect.read(lambda tx: tx.execute(sql, params).fetchall())
 
     def _memories(self, sql: str, params: Sequence[Any] = ()) -> list[MemoryItem]:
         return [rows.memory(self.dialect, row) for row in self._rows(sql, params)]
+
+    @property
+    def process(self) -> ProcessTables:
+        return self._process
 
     def close(self) -> None:
         self.dialect.close()
@@ -306,7 +313,8 @@ class SQLStore:
             yield from (tuple(row)[1:] for row in found)
 
     def export_all(self) -> Iterator[tuple[str, object]]:
-        """Every record, in an order import can replay: memories, vectors, history, messages, entities, relations."""
+        """Every record, in an order import can replay: memories, vectors, history, messages, entities, relations,
+        then process records (tasks, steps, hypotheses, artifacts, strategies)."""
         d = self.dialect
         for row in self._pages(
             f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
@@ -328,6 +336,9 @@ class SQLStore:
         ):
             for row in self._pages(f"SELECT seq, {columns} FROM {table} WHERE seq > ? ORDER BY seq LIMIT ?"):
                 yield kind, decode(d, row)
+        for record, process_table, process_columns, read_row in PROCESS_TABLES:
+            sql = f"SELECT seq, {process_columns} FROM {process_table} WHERE seq > ? ORDER BY seq LIMIT ?"
+            yield from ((record, read_row(d, row)) for row in self._pages(sql))
 
     def stats(self, scope: Scope | None = None) -> StoreStats:
         where = scope_where(self.dialect, scope, "m")
@@ -352,7 +363,8 @@ class SQLStore:
             schema_version=self.schema_version,
             location=self.location,
             size_bytes=self.dialect.read(self.dialect.size_bytes),
-            extra={"entities": entities, "relations": relations, "closed_relations": closed},
+            extra={"entities": entities, "relations": relations, "closed_relations": closed}
+            | self._process.counts(scope),
         )
 
 

@@ -17,6 +17,7 @@ from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx
 from memstrata.storage.sql.graph import apply_graph, vector_bytes
 from memstrata.storage.sql.merge import without_identical
+from memstrata.storage.sql.process import apply_process
 from memstrata.storage.sql.rows import HISTORY_COLUMNS, JOB_COLUMNS, MEMORY_WRITE_COLUMNS, MESSAGE_WRITE_COLUMNS
 from memstrata.storage.sql.where import scope_where
 from memstrata.types import MemoryItem, MemoryStatus, Scope, utcnow
@@ -68,6 +69,7 @@ def apply_batch(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
         )
     _insert(tx, "jobs", JOB_COLUMNS, [rows.job_params(d, job) for job in batch.jobs])
     apply_graph(d, tx, batch.entities, batch.entity_vectors, batch.relations, batch.embedding_id)
+    apply_process(d, tx, batch)
     for update in batch.job_updates:
         _update_job(d, tx, update)
     for scope in batch.release_waiting:
