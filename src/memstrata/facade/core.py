@@ -13,6 +13,7 @@ from memstrata.errors import EmbeddingMismatchError
 from memstrata.facade.access import AccessLog
 from memstrata.indexing import index_text
 from memstrata.providers.cache import Embedded, embed_with_cache
+from memstrata.providers.factory import cap_blas_threads
 from memstrata.providers.protocol import Embedder, embedding_identity
 from memstrata.providers.rules_extractor import RulesExtractor
 from memstrata.query import SearchQuery
@@ -52,6 +53,7 @@ class MemoryCore:
         reconciler: Reconciler | None,
         llm_reason: str,
     ) -> None:
+        cap_blas_threads(settings.embedder.blas_threads)  # before any embedding or vector maths runs
         self.store = store
         self.embedder = embedder
         self.settings = settings

@@ -34,7 +34,14 @@ def _texts(tx: Tx, sql: str, params: Sequence[object]) -> Iterable[str]:
 
 
 def _forget_texts(d: Dialect, tx: Tx, texts: Iterable[str]) -> int:
-    return delete_in(d, tx, "embedding_cache", "text_hash", sorted({text_hash(text) for text in texts}))
+    """Cached embeddings of ``texts`` gone: the cache rows, and the mark on memory vectors that double as the cache
+    (another scope's memory keeps its vector for search, but no longer answers for the text)."""
+    digests = sorted({text_hash(text) for text in texts})
+    if not digests:
+        return 0
+    condition, params = d.in_("text_hash", digests)
+    unmarked = tx.execute(f"UPDATE memory_vectors SET text_hash = NULL WHERE {condition}", params).rowcount
+    return delete_in(d, tx, "embedding_cache", "text_hash", digests) + unmarked
 
 
 def _memory_texts(items: Iterable[MemoryItem]) -> Iterable[str]:

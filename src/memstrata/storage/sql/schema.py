@@ -19,6 +19,7 @@ STEPS = {
     2: "durable job queue",
     3: "graph memory: entities and relations",
     4: "record time: memories.recorded_to",
+    5: "one vector copy: memory_vectors.text_hash; SQLite vector index bookkeeping",
 }
 LATEST_VERSION = max(STEPS)
 

@@ -261,12 +261,22 @@ class SQLStore:
     def cached_vectors(self, embedding_id: str, text_hashes: Sequence[str]) -> dict[str, Vector]:
         if not text_hashes:
             return {}
-        condition, params = self.dialect.in_("text_hash", list(dict.fromkeys(text_hashes)))
-        found = self._rows(
-            f"SELECT text_hash, vector FROM embedding_cache WHERE embedding_id = ? AND {condition}",
-            (embedding_id, *params),
+        d = self.dialect
+        condition, params = d.in_("text_hash", list(dict.fromkeys(text_hashes)))
+        held = self._rows(  # vectors of memories double as the cache of their texts (one copy on disk)
+            f"SELECT text_hash, {d.vector_column} FROM memory_vectors WHERE {condition} AND embedding_id = ?",
+            (*params, embedding_id),
         )
-        return {digest: _from_bytes(blob) for digest, blob in found}
+        found = {digest: d.from_vector(vector).astype(np.float32, copy=False) for digest, vector in held}
+        missing = [digest for digest in dict.fromkeys(text_hashes) if digest not in found]
+        if missing:
+            condition, params = d.in_("text_hash", missing)
+            rest = self._rows(
+                f"SELECT text_hash, vector FROM embedding_cache WHERE embedding_id = ? AND {condition}",
+                (embedding_id, *params),
+            )
+            found.update((digest, _from_bytes(blob)) for digest, blob in rest)
+        return found
 
     def memories_needing_vectors(self, embedding_id: str, batch_size: int) -> Iterator[list[MemoryItem]]:
         sql = (
