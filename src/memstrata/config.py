@@ -246,6 +246,14 @@ class ServerSettings(Section):
     allow_anonymous_loopback: bool = Field(
         default=False, description="accept requests without a key, only on a loopback host, as the default tenant"
     )
+    max_active_requests: int = Field(
+        default=32, ge=1, le=10_000, description="requests handled at once; more wait (see max_waiting_requests)"
+    )
+    max_waiting_requests: int = Field(
+        default=256, ge=0, le=100_000, description="requests waiting for a slot; beyond this, 503 with Retry-After"
+    )
+    max_wait_s: float = Field(default=2.0, gt=0, description="longest wait for a slot before 503 with Retry-After")
+    retry_after_s: int = Field(default=1, ge=0, le=3600, description="the Retry-After a 503 for overload carries")
 
     def keys_file(self, store_path: str) -> Path:
         return Path(self.keys_path).expanduser() if self.keys_path else Path(store_path).expanduser().parent / "keys.db"
