@@ -39,6 +39,24 @@ _REV = "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'rev')"
 _BUMP_REV = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev'"
 _LONG_LIST = 100  # longer IN lists travel as one JSON parameter
 _RESCORE_MARGIN = 16  # candidates beyond the limit rescored exactly, so int8 rounding never decides a cut
+_POST_FILTER_FACTOR = 16  # candidates checked in SQL against a metadata/time filter: enough for one row in ~12
+
+
+def _index_filter(scope: Scope, filters: Filters, allowed: np.ndarray | None = None) -> IndexFilter:
+    return IndexFilter(
+        tenant_id=scope.tenant_id or "",
+        user_id=scope.user_id,
+        agent_id=scope.agent_id,
+        session_id=scope.session_id,
+        statuses=[status.value for status in filters.status],
+        kinds=filters.kind,
+        excluded_kinds=filters.exclude_kind,
+        allowed_seqs=allowed,
+    )
+
+
+def _best(rows: list[Any], vector: Vector, limit: int) -> list[ScoredId]:
+    return [ScoredId(memory_id, score) for memory_id, score in exact_scores(rows, vector)[:limit]]
 
 
 def _quoted(token: str) -> str:
@@ -237,37 +255,35 @@ class SQLiteDialect:
         return [ScoredId(memory_id, -float(rank)) for memory_id, rank in found]
 
     def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]:
-        allowed = None
+        """Candidates from the index, rescored with the exact float32 vectors, the scope checked again in SQL (the
+        index is a cache). Filters on columns the index does not hold (metadata, key, times) are checked in SQL on
+        a generous candidate list first; only when too few pass are the matching rows listed in SQL up front."""
+        want = limit + _RESCORE_MARGIN
         if filters.needs_row_filter():
+            ask = max(want * _POST_FILTER_FACTOR, 256)
+            found = self.vectors.candidates(vector, _index_filter(scope, filters), ask)
+            passing = self._rows_for(found, memory_where(self, scope, filters, by_key=True))
+            if len(passing) >= want or len(found) < ask:  # enough, or every row of the scope was a candidate
+                return _best(passing, vector, limit)
             where = memory_where(self, scope, filters)
             sql = f"SELECT m.seq FROM memories m WHERE {where.sql()}"
             seqs = self.read(lambda tx: tx.execute(sql, where.params).fetchall())
             allowed = np.fromiter((row[0] for row in seqs), dtype=np.int64, count=len(seqs))
-        found = self.vectors.candidates(
-            vector,
-            IndexFilter(
-                tenant_id=scope.tenant_id or "",
-                user_id=scope.user_id,
-                agent_id=scope.agent_id,
-                session_id=scope.session_id,
-                statuses=[status.value for status in filters.status],
-                kinds=filters.kind,
-                excluded_kinds=filters.exclude_kind,
-                allowed_seqs=allowed,
-            ),
-            limit + _RESCORE_MARGIN,
-        )
+            found = self.vectors.candidates(vector, _index_filter(scope, filters, allowed), want)
+        else:
+            found = self.vectors.candidates(vector, _index_filter(scope, filters), want)
+        return _best(self._rows_for(found, scope_where(self, scope, by_key=True)), vector, limit)
+
+    def _rows_for(self, found: list[tuple[int, float]], where: Where) -> list[Any]:
+        """(seq, id, float32 vector) of the candidates that pass ``where``."""
         if not found:
             return []
-        # Rescored with the exact float32 vectors, and the scope checked again in SQL: the index is a cache.
-        where = scope_where(self, scope, by_key=True)
         condition, params = self.in_("m.seq", [seq for seq, _ in found])
         sql = (
             f"SELECT m.seq, m.id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_seq = m.seq "
             f"WHERE {condition} AND {where.sql()}"
         )
-        rows = self.read(lambda tx: tx.execute(sql, (*params, *where.params)).fetchall())
-        return [ScoredId(memory_id, score) for memory_id, score in exact_scores(rows, vector)[:limit]]
+        return self.read(lambda tx: tx.execute(sql, (*params, *where.params)).fetchall())
 
     def size_bytes(self, tx: Tx) -> int | None:
         files = [*self.path.parent.glob(self.path.name + "*"), *self.vectors.folder.glob("*")]
