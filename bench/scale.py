@@ -221,7 +221,9 @@ def run_worker(spec: dict[str, Any]) -> dict[str, Any]:
                 size = min(INSERT_BATCH, n - done)
                 texts = facts.facts(done, size)
                 vectors = fact_vectors(done, size, spec["real_vectors"], Path(spec["fact_vectors"]))
-                store.insert(done, texts, vectors)
+                (store.bulk_insert if spec.get("bulk") and hasattr(store, "bulk_insert") else store.insert)(
+                    done, texts, vectors
+                )
                 done += size
             insert_s, insert_cpu = time.perf_counter() - began, time.process_time() - cpu
             rate = (n - (result["points"][-1]["n"] if result["points"] else 0)) / max(insert_s, 1e-9)
@@ -279,6 +281,7 @@ def run_scale(
     progress: bool = True,
     loaded: bool = False,
     recall_max_n: int = 0,
+    bulk: bool = False,
 ) -> dict[str, Any]:
     results: dict[str, Any] = {}
     workdir = workdir or CACHE_DIR / "tmp"  # stores can be GBs: keep them off a small /tmp
@@ -299,6 +302,7 @@ def run_scale(
                 "fact_vectors": str(FACT_VECTORS),
                 "loaded": loaded,
                 "recall_max_n": recall_max_n,
+                "bulk": bulk,
             }
             spec_path = Path(tmp) / f"{name}-spec.json"
             spec_path.write_text(json.dumps(spec))
@@ -389,8 +393,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--recall-max-n", type=int, default=1_000_000)
     parser.add_argument("--no-load", action="store_true", help="skip the runs under a CPU hog")
+    parser.add_argument("--bulk", action="store_true", help="memstrata: insert through store.write, not Memory.add")
     parser.add_argument("--budget-s", type=float, default=3600.0, help="per store")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--suffix", default="", help="added to the result file names")
     args = parser.parse_args(argv)
     points = [int(x) for x in args.points.split(",")]
     embedder = CachedEmbedder()
@@ -401,14 +407,16 @@ def main(argv: list[str] | None = None) -> int:
     stores = args.stores.split(",")
     scale = run_scale(stores, points, baseline_max_n=args.baseline_max_n, real_vectors=real, queries=args.queries,
                       budget_s=dict.fromkeys(stores, args.budget_s), model_id=embedder.model_id,
-                      query_vectors=query_vectors, loaded=not args.no_load, recall_max_n=args.recall_max_n)  # fmt: skip
+                      query_vectors=query_vectors, loaded=not args.no_load, recall_max_n=args.recall_max_n,
+                      bulk=args.bulk)  # fmt: skip
     result = {"machine": machine_facts(), "load_start": load_start, "load_end": [round(x, 2) for x in os.getloadavg()],
               "scale": scale}  # fmt: skip
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{stamp}-scale.json").write_text(json.dumps(result, indent=1))
-    (args.out / f"{stamp}-scale.md").write_text(render(result))
-    print(args.out / f"{stamp}-scale.md")
+    name = f"{stamp}-scale{args.suffix}"
+    (args.out / f"{name}.json").write_text(json.dumps(result, indent=1))
+    (args.out / f"{name}.md").write_text(render(result))
+    print(args.out / f"{name}.md")
     return 0
 
 

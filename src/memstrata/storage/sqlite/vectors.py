@@ -11,6 +11,7 @@ store is reset, and then the index is rebuilt.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -49,6 +50,7 @@ class IndexKeeper:
         self._rev = -1
         self._builder: threading.Thread | None = None
         self._build_lock = threading.Lock()  # one decision at a time about starting a build
+        self._build_threads = 1  # a background build leaves the other cores to requests
         self._closed = False
 
     # --- keeping up with the database --------------------------------------------------------------
@@ -116,7 +118,8 @@ class IndexKeeper:
     def _build(self, index: VectorIndex) -> None:
         try:
             rows, size, tick = index.graph_input()
-            graph = AnnGraph.build(rows, size, cancelled=lambda: self._closed or self._index is not index)
+            graph = AnnGraph.build(rows, size, threads=lambda: self._build_threads,
+                                   cancelled=lambda: self._closed or self._index is not index)  # fmt: skip
             with self._lock:
                 if graph is None or self._index is not index or self._closed or self._origin is None:
                     return  # the store was reset or closed meanwhile
@@ -131,7 +134,9 @@ class IndexKeeper:
         """Wait for a graph build in progress (benchmarks, tests); True when none is running."""
         builder = self._builder
         if builder is not None:
+            self._build_threads = os.cpu_count() or 1  # someone is waiting for it: every core
             builder.join(timeout_s)
+            self._build_threads = 1
         return builder is None or not builder.is_alive()
 
     # --- searching ---------------------------------------------------------------------------------
