@@ -46,17 +46,24 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(directory: Path, blas_threads: int) -> tuple[subprocess.Popen[bytes], str, str]:
-    """A `memstrata serve` process on a fresh store; returns it, its URL and an API key."""
-    keys = KeyStore(directory / "keys.db")  # the default place: beside the store
+def make_key(directory: Path) -> str:
+    keys = KeyStore(directory / "keys.db")  # the default place: beside a SQLite store; passed with --keys otherwise
     token = keys.create("bench", name="service-load")[1]
     keys.close()
+    return token
+
+
+def start_server(directory: Path, blas_threads: int, db: str | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """A `memstrata serve` process on ``db`` (default: a fresh SQLite store in ``directory``); it and its URL."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
+    env["MEMSTRATA_LLM__PROVIDER"] = "rules"  # adds here are infer=False; no model should load for them
     if blas_threads:  # as `make run` does: one BLAS thread per request thread, no oversubscription
         env["OPENBLAS_NUM_THREADS"] = str(blas_threads)
+    store = db or str(directory / "memstrata.db")
+    command = [sys.executable, "-m", "memstrata", "--db", store, "serve", "--port", str(port), "--keys"]
     server = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "--db", str(directory / "memstrata.db"), "serve", "--port", str(port)],
+        [*command, str(directory / "keys.db")],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -68,7 +75,7 @@ def start_server(directory: Path, blas_threads: int) -> tuple[subprocess.Popen[b
             raise RuntimeError(f"memstrata serve exited with {server.returncode}")
         try:
             if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                return server, url, token
+                return server, url
         except httpx.TransportError:
             pass
         time.sleep(0.2)
@@ -108,19 +115,25 @@ async def client(
         samples.append({"op": op, "ms": (time.perf_counter() - began) * 1000, "status": status, "error": error})
 
 
-async def run_load(url: str, token: str, args: argparse.Namespace) -> dict[str, Any]:
+async def run_load(urls: list[str], token: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Client ``n`` talks to worker ``n % len(urls)`` (as a load balancer spreading connections would)."""
     samples: list[dict[str, Any]] = []
     limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
     headers = {"Authorization": f"Bearer {token}"}
-    async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=120) as http:
-        await asyncio.gather(*(seed(http, n, args) for n in range(args.clients)))  # not measured
+    https = [httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=120) for url in urls]
+    try:
+        http_of = [https[n % len(https)] for n in range(args.clients)]
+        await asyncio.gather(*(seed(http_of[n], n, args) for n in range(args.clients)))  # not measured
         started = time.monotonic()
         deadline = started + args.time_limit
-        tasks = [asyncio.create_task(client(http, n, args, deadline, samples)) for n in range(args.clients)]
+        tasks = [asyncio.create_task(client(http_of[n], n, args, deadline, samples)) for n in range(args.clients)]
         done, pending = await asyncio.wait(tasks, timeout=args.time_limit + 60)
         for task in pending:
             task.cancel()
         elapsed = time.monotonic() - started
+    finally:
+        for http in https:
+            await http.aclose()
     failures = [str(task.exception()) for task in done if task.exception() is not None]
     return summarise(samples, elapsed, args, failures, timed_out=len(pending) > 0 or elapsed >= args.time_limit)
 
@@ -128,11 +141,14 @@ async def run_load(url: str, token: str, args: argparse.Namespace) -> dict[str, 
 def summarise(
     samples: list[dict[str, Any]], elapsed: float, args: argparse.Namespace, failures: list[str], *, timed_out: bool
 ) -> dict[str, Any]:
-    errors = [s for s in samples if s["error"] is not None]
+    # A 503 is the overload guard shedding load on purpose (with Retry-After): counted apart from errors.
+    errors = [s for s in samples if s["error"] is not None and s["status"] != 503]
+    shed = [s for s in samples if s["status"] == 503]
+    answered = [s for s in samples if s["status"] != 503]
     by_op = {
         op: {"requests": len(ms), **percentiles(ms)}
         for op in ("add", "search")
-        if (ms := [s["ms"] for s in samples if s["op"] == op])
+        if (ms := [s["ms"] for s in answered if s["op"] == op])
     }
     return {
         "config": {k: v for k, v in vars(args).items() if k != "out"},
@@ -142,9 +158,11 @@ def summarise(
         "error_examples": [e["error"] for e in errors[:5]] + failures[:5],
         "status_counts": dict(Counter(str(s["status"]) for s in samples)),
         "elapsed_s": round(elapsed, 2),
-        "throughput_rps": round(len(samples) / elapsed, 1) if elapsed else 0.0,
+        "throughput_rps": round(len(answered) / elapsed, 1) if elapsed else 0.0,
+        "shed_503": len(shed),
+        "search_rps": round(sum(1 for s in answered if s["op"] == "search") / elapsed, 1) if elapsed else 0.0,
         "timed_out": timed_out,
-        "latency_ms": {"all": percentiles([s["ms"] for s in samples]), **by_op},
+        "latency_ms": {"all": percentiles([s["ms"] for s in answered]), **by_op},
     }
 
 
@@ -157,7 +175,9 @@ def markdown(result: dict[str, Any]) -> str:
         f"Machine: {machine_line(result['machine'])}",
         "",
         f"Completed {result['completed_requests']} of {result['planned_requests']} requests in "
-        f"{result['elapsed_s']} s: **{result['throughput_rps']} requests/s**, **{result['errors']} errors**"
+        f"{result['elapsed_s']} s on {cfg.get('workers', 1)} worker(s) ({cfg.get('db') or 'SQLite'}): "
+        f"**{result['throughput_rps']} requests/s** answered ({result.get('search_rps')} searches/s), "
+        f"**{result['errors']} errors**, {result.get('shed_503', 0)} shed with 503"
         f"{' (stopped at the time limit)' if result['timed_out'] else ''}.",
         "",
         "| operation | requests | p50 ms | p95 ms | p99 ms | mean ms |",
@@ -180,20 +200,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed-facts", type=int, default=20, help="facts stored per user before measuring")
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds; the run stops there")
     parser.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS of the server; 0: unset")
+    parser.add_argument("--workers", type=int, default=1, help="memstrata serve processes on the one store")
+    parser.add_argument("--db", default=None, help="a postgresql:// URL (default: a fresh SQLite file)")
+    parser.add_argument("--suffix", default="", help="added to the result file names")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
     machine = machine_facts()
     with tempfile.TemporaryDirectory(prefix="memstrata-load-") as tmp:
-        server, url, token = start_server(Path(tmp), args.blas_threads)
+        token = make_key(Path(tmp))
+        servers = [start_server(Path(tmp), args.blas_threads, args.db) for _ in range(args.workers)]
         try:
-            result = asyncio.run(run_load(url, token, args))
+            result = asyncio.run(run_load([url for _, url in servers], token, args))
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            for server, _ in servers:
+                server.terminate()
+                server.wait(timeout=30)
     result["machine"] = machine
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"{datetime.now(UTC):%Y-%m-%d}-service-load"
+    stem = args.out / f"{datetime.now(UTC):%Y-%m-%d}-service-load{args.suffix}"
     stem.with_suffix(".json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     stem.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
     print(markdown(result))

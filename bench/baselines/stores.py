@@ -3,7 +3,10 @@
 memstrata is driven through ``Memory.add`` / ``Memory.search`` with a :class:`PresetEmbedder`
 that serves the same precomputed vectors every other store receives. Every store holds all
 points in one scope (user "bench") and every search is scoped to it, as memstrata always is;
-chroma and qdrant are also timed without the filter (``search_unscoped``).
+the vector stores are also timed without the filter (``search_unscoped``). Row ``i`` carries the
+metadata ``topic = i % 10``; ``search_filtered`` adds ``topic == 3`` (a tenth of the rows) to the scope.
+``raw-numpy`` (an exact float32 scan) and ``raw-usearch`` (an in-memory int8 HNSW graph, no storage) are the
+limits a store adds its costs to.
 """
 
 from __future__ import annotations
@@ -13,9 +16,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
 from bench.embedders import PresetEmbedder, Vectors
 
 SCOPE = "bench"
+TOPICS = 10
+FILTER_TOPIC = 3
+
+
+def topic(row: int) -> int:
+    return row % TOPICS
 
 
 class StoreAdapter(Protocol):
@@ -50,17 +61,56 @@ class MemstrataStore:
             SQLiteStore(self.path), self.embedder, settings=load_settings({"store": {"path": str(self.path)}})
         )
         self.memory = self._open()
+        from memstrata.query import Filters
+        from memstrata.types import Scope
+
+        self._scope, self._filters = Scope(user_id=SCOPE), Filters()
 
     def insert(self, start: int, texts: Sequence[str], vectors: Vectors) -> None:
         self.embedder.provide(texts, vectors)
-        self.memory.add(list(texts), user_id=SCOPE)
+        rows = [{"text": t, "metadata": {"topic": topic(start + i), "row": start + i}} for i, t in enumerate(texts)]
+        self.memory.add(rows, user_id=SCOPE)
         self.embedder.provide([], vectors[:0])  # drop the batch: only query vectors stay resident
+
+    def bulk_insert(self, start: int, texts: Sequence[str], vectors: Vectors) -> None:
+        """The store's write path directly (one WriteBatch of memories and vectors), for sizes where Memory.add's
+        per-text work (validation, dedupe lookups, history) would not finish on this machine; labelled as such."""
+        from memstrata.indexing import content_hash
+        from memstrata.storage.protocol import WriteBatch
+        from memstrata.types import MemoryItem, new_id, utcnow
+
+        now = utcnow()
+        items = [
+            MemoryItem(id=new_id(), scope=self._scope, kind="fact", text=text, created_at=now, updated_at=now,
+                       valid_from=now, metadata={"topic": topic(start + i), "row": start + i},
+                       content_hash=content_hash(text), embedding_id=self.embedder.model_id + ":512")
+            for i, text in enumerate(texts)
+        ]  # fmt: skip
+        pairs = list(zip([item.id for item in items], vectors, strict=True))
+        self.memory.store.write(WriteBatch(inserts=items, vectors=pairs, embedding_id=f"{self.embedder.model_id}:512"))
 
     def prepare_queries(self, texts: Sequence[str], vectors: Vectors) -> None:
         self.embedder.keep(dict(zip(texts, vectors, strict=True)))
 
+    def ready(self) -> None:
+        """Wait for the vector graph the inserts started building (timed separately by the worker)."""
+        self.memory.store.wait_for_vector_index()  # type: ignore[attr-defined]
+
     def search(self, query: str, vector: Vectors, k: int) -> int:
         return len(self.memory.search(query, user_id=SCOPE, limit=k, record_access=False))
+
+    def search_filtered(self, query: str, vector: Vectors, k: int) -> int:
+        found = self.memory.search(query, user_id=SCOPE, limit=k, filters={"metadata": {"topic": FILTER_TOPIC}})
+        return len(found)
+
+    def search_dense(self, query: str, vector: Vectors, k: int) -> int:
+        """The store's vector search alone (what the vector stores below do): no keywords, fusion or hydration."""
+        return len(self.memory.store.vector_search(self._scope, vector, self._filters, k))
+
+    def dense_rows(self, vector: Vectors, k: int) -> list[int]:
+        hits = self.memory.store.vector_search(self._scope, vector, self._filters, k)
+        items = {item.id: item for item in self.memory.store.get(self._scope, [h.memory_id for h in hits])}
+        return [int(items[h.memory_id].metadata["row"]) for h in hits]
 
     def reopen(self) -> None:
         self.memory.close()
@@ -93,7 +143,7 @@ class ChromaStore:
                 ids=[str(start + i) for i in range(lo, hi)],
                 embeddings=vectors[lo:hi],
                 documents=list(texts[lo:hi]),
-                metadatas=[{"user_id": SCOPE}] * (hi - lo),
+                metadatas=[{"user_id": SCOPE, "topic": topic(start + i)} for i in range(lo, hi)],
             )
 
     def search(self, query: str, vector: Vectors, k: int) -> int:
@@ -102,6 +152,10 @@ class ChromaStore:
 
     def search_unscoped(self, query: str, vector: Vectors, k: int) -> int:
         return len(self.collection.query(query_embeddings=[vector], n_results=k)["ids"][0])
+
+    def search_filtered(self, query: str, vector: Vectors, k: int) -> int:
+        where = {"$and": [{"user_id": SCOPE}, {"topic": FILTER_TOPIC}]}
+        return len(self.collection.query(query_embeddings=[vector], n_results=k, where=where)["ids"][0])
 
     def close(self) -> None:
         """chromadb's PersistentClient has no close(); its files are flushed on every add."""
@@ -120,7 +174,10 @@ class QdrantLocalStore:
         self.client.create_collection(
             "bench", vectors_config=models.VectorParams(size=512, distance=models.Distance.COSINE)
         )
-        self.scope = models.Filter(must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=SCOPE))])
+        user = models.FieldCondition(key="user_id", match=models.MatchValue(value=SCOPE))
+        chosen = models.FieldCondition(key="topic", match=models.MatchValue(value=FILTER_TOPIC))
+        self.scope = models.Filter(must=[user])
+        self.filtered = models.Filter(must=[user, chosen])
 
     def insert(self, start: int, texts: Sequence[str], vectors: Vectors) -> None:
         for lo in range(0, len(texts), 1000):
@@ -130,7 +187,10 @@ class QdrantLocalStore:
                 points=self.models.Batch(
                     ids=list(range(start + lo, start + hi)),
                     vectors=vectors[lo:hi].tolist(),
-                    payloads=[{"user_id": SCOPE, "text": t} for t in texts[lo:hi]],
+                    payloads=[
+                        {"user_id": SCOPE, "text": t, "topic": topic(start + lo + i)}
+                        for i, t in enumerate(texts[lo:hi])
+                    ],
                 ),
             )
 
@@ -139,6 +199,9 @@ class QdrantLocalStore:
 
     def search_unscoped(self, query: str, vector: Vectors, k: int) -> int:
         return len(self.client.query_points("bench", query=vector.tolist(), limit=k).points)
+
+    def search_filtered(self, query: str, vector: Vectors, k: int) -> int:
+        return len(self.client.query_points("bench", query=vector.tolist(), limit=k, query_filter=self.filtered).points)
 
     def close(self) -> None:
         self.client.close()
@@ -203,6 +266,113 @@ class Mem0Store:
         self.memory.close()
 
 
+class LanceStore:
+    name = "lancedb"
+    notes = "lancedb.connect(dir), one table, add() per batch; no ANN index (flat scan), where(..., prefilter=True)"
+
+    def __init__(self, workdir: Path) -> None:
+        import lancedb
+
+        self.path = workdir / "lance"
+        self.db = lancedb.connect(str(self.path))
+        self.table: Any = None
+
+    def insert(self, start: int, texts: Sequence[str], vectors: Vectors) -> None:
+        import pyarrow as pa
+
+        data = pa.table({
+            "id": pa.array(range(start, start + len(texts)), pa.int64()),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1), pa.float32()), vectors.shape[1]),
+            "text": pa.array(list(texts)),
+            "user_id": pa.array([SCOPE] * len(texts)),
+            "topic": pa.array([topic(start + i) for i in range(len(texts))], pa.int32()),
+        })  # fmt: skip
+        if self.table is None:
+            self.table = self.db.create_table("bench", data)
+        else:
+            self.table.add(data)
+
+    def _query(self, vector: Vectors, k: int, where: str | None) -> int:
+        search = self.table.search(vector).metric("cosine").limit(k)
+        if where:
+            search = search.where(where, prefilter=True)
+        return len(search.to_list())
+
+    def search(self, query: str, vector: Vectors, k: int) -> int:
+        return self._query(vector, k, f"user_id = '{SCOPE}'")
+
+    def search_unscoped(self, query: str, vector: Vectors, k: int) -> int:
+        return self._query(vector, k, None)
+
+    def search_filtered(self, query: str, vector: Vectors, k: int) -> int:
+        return self._query(vector, k, f"user_id = '{SCOPE}' AND topic = {FILTER_TOPIC}")
+
+    def close(self) -> None:
+        """lancedb writes on every add; nothing to close."""
+
+
+class RawNumpy:
+    name = "raw-numpy"
+    notes = "the limit for an exact scan: one float32 matrix in memory, matrix @ query, argpartition; no storage"
+
+    def __init__(self, workdir: Path) -> None:
+        self.path = workdir / "raw-numpy"  # nothing is written: disk 0
+        self.path.mkdir()
+        self.matrix = np.zeros((0, 512), dtype=np.float32)
+        self.topics = np.zeros(0, dtype=np.int32)
+
+    def insert(self, start: int, texts: Sequence[str], vectors: Vectors) -> None:
+        self.matrix = np.concatenate([self.matrix, vectors.astype(np.float32)])
+        self.topics = np.concatenate([self.topics, [topic(start + i) for i in range(len(texts))]]).astype(np.int32)
+
+    def _top(self, matrix: Vectors, vector: Vectors, k: int) -> int:
+        scores = matrix @ vector
+        k = min(k, scores.size)
+        return int(np.argpartition(-scores, k - 1)[:k].size) if k else 0
+
+    def search(self, query: str, vector: Vectors, k: int) -> int:
+        return self._top(self.matrix, vector, k)
+
+    def search_filtered(self, query: str, vector: Vectors, k: int) -> int:
+        return self._top(self.matrix[self.topics == FILTER_TOPIC], vector, k)
+
+    def close(self) -> None:
+        """Nothing held outside memory."""
+
+
+class RawUsearch:
+    name = "raw-usearch"
+    notes = "the limit for a graph: usearch HNSW over int8 rows in memory (memstrata's parameters); no storage"
+
+    def __init__(self, workdir: Path) -> None:
+        from memstrata.storage.ann import _new_index
+
+        self.path = workdir / "raw-usearch"
+        self.path.mkdir()
+        self.index = _new_index(512)
+        self.topics = np.zeros(0, dtype=np.int32)
+
+    def insert(self, start: int, texts: Sequence[str], vectors: Vectors) -> None:
+        from memstrata.storage.compact_rows import quantize
+
+        self.index.add(np.arange(start, start + len(texts), dtype=np.uint64), quantize(vectors), threads=2)
+        self.topics = np.concatenate([self.topics, [topic(start + i) for i in range(len(texts))]]).astype(np.int32)
+
+    def search(self, query: str, vector: Vectors, k: int) -> int:
+        from memstrata.storage.compact_rows import quantize
+
+        return len(self.index.search(quantize(vector)[0], k, threads=1).keys)
+
+    def search_filtered(self, query: str, vector: Vectors, k: int) -> int:
+        from memstrata.storage.compact_rows import quantize
+
+        keys = self.index.search(quantize(vector)[0], k * 10 + 16, threads=1).keys
+        return int(min(k, np.count_nonzero(self.topics[keys.astype(np.int64)] == FILTER_TOPIC)))
+
+    def close(self) -> None:
+        """Nothing held outside memory."""
+
+
 def make_store(name: str, workdir: Path, model_id: str) -> Any:
     if name == "memstrata":
         return MemstrataStore(workdir, model_id)
@@ -212,4 +382,10 @@ def make_store(name: str, workdir: Path, model_id: str) -> Any:
         return QdrantLocalStore(workdir)
     if name == "mem0":
         return Mem0Store(workdir)
+    if name == "lancedb":
+        return LanceStore(workdir)
+    if name == "raw-numpy":
+        return RawNumpy(workdir)
+    if name == "raw-usearch":
+        return RawUsearch(workdir)
     raise ValueError(f"unknown store {name!r}")

@@ -45,12 +45,21 @@ class StoreSettings(Section):
         description="SQLite file path, or a postgresql:// URL for the PostgreSQL + pgvector backend",
     )
     busy_timeout_s: float = Field(default=30.0, gt=0, description="longest wait for a lock or a pooled connection")
-    pool_size: int = Field(default=8, ge=1, le=1000, description="PostgreSQL: most connections per process")
+    pool_size: int = Field(
+        default=8, ge=1, le=1000, description="most connections per process (SQLite: readers; PostgreSQL: all)"
+    )
     file_mode: str | None = Field(
         default="0600",
         pattern=r"^(0?[0-7]{3})?$",
         description="SQLite: permissions of the database files memstrata creates, octal (default 0600: the owner "
         "only; new directories get the matching 0700); empty or null leaves them to the umask",
+    )
+
+    ann_min_rows: int = Field(
+        default=20_000,
+        ge=0,
+        description="SQLite: a search whose scope and filters leave at least this many vectors uses the HNSW graph "
+        "(approximate, rescored exactly); fewer are scanned exactly. 0 forces the graph for every search (tests)",
     )
 
     def file_mode_bits(self) -> int | None:
@@ -64,6 +73,13 @@ class EmbedderSettings(Section):
     base_url: str | None = None
     api_key: str | None = None
     threads: int = Field(default=1, ge=1)
+    blas_threads: int = Field(
+        default=1,
+        ge=0,
+        description="BLAS threads for this process (embedding and vector maths run as many small matrix products "
+        "from many threads: more threads per call oversubscribe the cores); set when a Memory is built; 0 leaves "
+        "numpy's default",
+    )
 
 
 class SearchSettings(Section):
@@ -338,6 +354,14 @@ class ServerSettings(Section):
     allow_anonymous_loopback: bool = Field(
         default=False, description="accept requests without a key, only on a loopback host, as the default tenant"
     )
+    max_active_requests: int = Field(
+        default=32, ge=1, le=10_000, description="requests handled at once; more wait (see max_waiting_requests)"
+    )
+    max_waiting_requests: int = Field(
+        default=256, ge=0, le=100_000, description="requests waiting for a slot; beyond this, 503 with Retry-After"
+    )
+    max_wait_s: float = Field(default=2.0, gt=0, description="longest wait for a slot before 503 with Retry-After")
+    retry_after_s: int = Field(default=1, ge=0, le=3600, description="the Retry-After a 503 for overload carries")
 
     def keys_file(self, store_path: str) -> Path:
         return Path(self.keys_path).expanduser() if self.keys_path else Path(store_path).expanduser().parent / "keys.db"

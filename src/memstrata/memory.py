@@ -47,7 +47,6 @@ from memstrata.providers.llm import ChatModel
 from memstrata.providers.llm_factory import resolve_llm
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
-from memstrata.write.progress import ProgressHook
 from memstrata.storage.factory import open_store
 from memstrata.storage.protocol import Store, StoreStats
 from memstrata.types import (
@@ -76,6 +75,7 @@ from memstrata.validation import (
 from memstrata.vault import Vault
 from memstrata.write.extract import Extractor, LLMExtractor
 from memstrata.write.ingest import AddInput, OnError, check_metadata, parse_input
+from memstrata.write.progress import ProgressHook
 from memstrata.write.reconcile import LLMReconciler, Reconciler
 
 __all__ = ["ErasureReport", "ForgetResult", "Memory"]
@@ -255,7 +255,7 @@ class Memory:
         resolved = self._binding.scope(scope)
         limits = self._core.settings.limits
         parsed = parse_input(messages, max_chars=limits.max_whole_chars, max_batch=limits.max_batch,
-                             on_error=on_error)  # fmt: skip
+                             on_error=on_error, now=self._core.clock())  # fmt: skip
         given = {"kind": kind, "key": key, "confidence": confidence, "event_time": event_time}
         refuse_ignored_options(parsed, infer=infer, given=given)
         clean_metadata = check_metadata(metadata)

@@ -50,7 +50,7 @@ def test_the_models_ended_flag_closes_the_edge(scripted_memory: Memory, server: 
     scripted_memory.add("I work at Initech.", user_id="u1", infer=True, wait=True)
     server.enqueue(
         _answer(["User has left Initech"], [_rel("I", "works_at", "Initech", ended=True)]),
-        completion({"decisions": [{"fact": 0, "action": "ADD"}]}),
+        completion({"answer": "conflict"}),  # the judge, asked about (works at Initech, has left Initech)
     )
     scripted_memory.add("I handed in my notice at Initech, last day was Friday.", user_id="u1", infer=True, wait=True)
     (edge,) = scripted_memory.graph.relation_history("I", user_id="u1")

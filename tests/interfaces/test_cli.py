@@ -129,7 +129,8 @@ def test_add_infer_exits_non_zero_when_the_model_fails_and_keeps_the_turn(tmp_pa
         env = {"MEMSTRATA_LLM__PROVIDER": "openai", "MEMSTRATA_LLM__BASE_URL": server.base_url,
                "MEMSTRATA_LLM__MODEL": "scripted", "MEMSTRATA_LLM__API_KEY": "x", "MEMSTRATA_LLM__MAX_ATTEMPTS": "1",
                "MEMSTRATA_WRITE__TRIGGER": "every_turn"}  # fmt: skip
-        failed = run(tmp_path, "add", "我下周去成都出差", "--user", "u1", "--role", "user", "--infer", ok=False, env=env)
+        said = ("add", "我下周去成都出差", "--user", "u1", "--role", "user", "--infer")
+        failed = run(tmp_path, *said, ok=False, env=env)
         assert failed.returncode != 0
         assert "failed" in failed.stderr and "memstrata jobs --retry" in failed.stderr
         shown = run_json(tmp_path, "jobs", "--user", "u1", "--status", "failed")

@@ -28,13 +28,14 @@ def _scripted(store: Store, embedder: UniversalSentenceEncoder, server: Scripted
                   reconciler=LLMReconciler(chat))  # fmt: skip
 
 
-def _fact(text: str, event_time: str | None = None) -> Reply:
-    return completion({"facts": [{"text": text, "kind": "preference", "sources": [1], "event_time": event_time}]})
+def _fact(text: str) -> Reply:
+    return completion({"facts": [{"turn": 1, "text": text}]})
 
 
 def _update_first_existing(request: dict[str, Any]) -> Reply:
-    return completion({"decisions": [{"fact": 0, "action": "UPDATE", "target": 0,
-                                      "text": request["messages"][-1]["content"].split("NEW:\n0: ")[1]}]})  # fmt: skip
+    """The judge's answer for the one (old, new) pair it is asked about: they conflict."""
+    assert request["messages"][-1]["content"].startswith("OLD: ")
+    return completion({"answer": "conflict"})
 
 
 def test_last_friday_and_shang_zhou_wu_are_the_same_day() -> None:
@@ -76,10 +77,13 @@ def test_coriander_conflict_resolves_to_the_newer_event_in_either_order(
     exclude = {"exclude_kind": ["episode"]}
     for user, order in (("in-order", ("2023-05-01", "2024-05-01")), ("reversed", ("2024-05-01", "2023-05-01"))):
         texts = {"2023-05-01": "User hates coriander", "2024-05-01": "User likes coriander"}
-        server.enqueue(_fact(texts[order[0]], order[0]))
-        memory.add(f"{order[0]}: coriander", user_id=user, infer=True, wait=True)
-        server.enqueue(_fact(texts[order[1]], order[1]), Reply(respond=_update_first_existing))
-        memory.add(f"{order[1]}: coriander", user_id=user, infer=True, wait=True)
+        # Imported history: each turn carries the time it was said, which becomes its fact's valid time.
+        server.enqueue(_fact(texts[order[0]]))
+        memory.add([{"role": "user", "content": "coriander", "timestamp": order[0]}], user_id=user, infer=True,
+                   wait=True)  # fmt: skip
+        server.enqueue(_fact(texts[order[1]]), Reply(respond=_update_first_existing))
+        memory.add([{"role": "user", "content": "coriander", "timestamp": order[1]}], user_id=user, infer=True,
+                   wait=True)  # fmt: skip
         current = [h.text for h in memory.search("coriander", user_id=user, filters=exclude)]
         assert current == ["User likes coriander"], (user, current)
         history = memory.get_all(user_id=user, filters={**exclude, "status": ["superseded"]})

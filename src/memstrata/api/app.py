@@ -27,8 +27,9 @@ from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
 from memstrata.api.browser_guard import BrowserGuard
 from memstrata.api.keys import KeyStore
 from memstrata.api.limits import BodySizeLimit
-from memstrata.api.strict_query import reject_unknown_query
 from memstrata.api.models import Health, Readiness
+from memstrata.api.overload import OverloadGuard
+from memstrata.api.strict_query import reject_unknown_query
 from memstrata.config import ServerSettings
 from memstrata.errors import EmbeddingMismatchError, InvalidInputError
 from memstrata.mcp_server.server import build_server
@@ -126,6 +127,9 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
         assert isinstance(route, Route)
         app.router.routes.append(Route(route.path, endpoint=McpAuthGuard(route.app, auth), include_in_schema=False))
     app.add_middleware(BodySizeLimit, max_bytes=server.max_request_bytes)
+    # Added after the size limit, so it runs before it: an overloaded service refuses before reading a body.
+    app.add_middleware(OverloadGuard, max_active=server.max_active_requests, max_waiting=server.max_waiting_requests,
+                       max_wait_s=server.max_wait_s, retry_after_s=server.retry_after_s)  # fmt: skip
     if server.allow_anonymous_loopback:
         app.add_middleware(BrowserGuard)  # added last: it runs first, before any body is read
     return app

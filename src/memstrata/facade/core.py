@@ -13,6 +13,7 @@ from memstrata.errors import EmbeddingMismatchError
 from memstrata.facade.access import AccessLog
 from memstrata.indexing import index_text
 from memstrata.providers.cache import Embedded, embed_with_cache
+from memstrata.providers.factory import cap_blas_threads
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder, embedding_identity
 from memstrata.providers.rules_extractor import RulesExtractor
@@ -43,6 +44,7 @@ class MemoryCore:
         llm_reason: str,
         chat_model: ChatModel | None = None,
     ) -> None:
+        cap_blas_threads(settings.embedder.blas_threads)  # before any embedding or vector maths runs
         self.store = store
         self.embedder = embedder
         self.settings = settings

@@ -31,8 +31,8 @@ class JobsAPI:
     ) -> AddResult:
         """Store the turns and their episodes and queue a job, in one transaction; no model runs here."""
         core = self._core
-        turns = parsed.messages or [Message(role="user", content=text) for text in parsed.texts]
         now = core.clock()
+        turns = parsed.messages or [Message(role="user", content=text, timestamp=now) for text in parsed.texts]
         episodes = turn_episodes(turns, scope, metadata, now, max_chars=core.settings.limits.max_text_chars,
                                  previous=preceding_turns(core, scope))  # fmt: skip
         batch, job = plan_infer(core.store, scope, turns, episodes, settings=core.settings.write, now=now, actor=actor)

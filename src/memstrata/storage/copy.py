@@ -111,8 +111,8 @@ _VECTORS_FROM = "memory_vectors v JOIN memories m ON m.seq = v.memory_seq"
 TABLES = (
     TableSpec("meta", ("key", "value"), "meta", ("key",), where="key = 'embedding_id'"),
     TableSpec("memories", MEMORY_WRITE_COLUMNS, "memories", ("seq",)),
-    TableSpec("memory_vectors", ("memory_id", "embedding_id", "vector"), _VECTORS_FROM, ("v.memory_seq",),
-              select="m.id, v.embedding_id, v.{vector}"),
+    TableSpec("memory_vectors", ("memory_id", "embedding_id", "vector", "text_hash"), _VECTORS_FROM,
+              ("v.memory_seq",), select="m.id, v.embedding_id, v.{vector}, v.text_hash"),
     TableSpec("history", tuple(names(HISTORY_COLUMNS)), "history", ("seq",)),
     TableSpec("messages", tuple(names(MESSAGE_WRITE_COLUMNS)), "messages", ("seq",)),
     TableSpec("jobs", tuple(names(JOB_COLUMNS)), "jobs", ("seq",)),
@@ -273,7 +273,8 @@ class Endpoint:
         d.begin_batch(tx)
         if table.name == "memory_vectors":
             vectors = [
-                (row["embedding_id"], np.frombuffer(row["vector"], dtype="<f4"), row["memory_id"]) for row in rows
+                (row["embedding_id"], np.frombuffer(row["vector"], dtype="<f4"), row["memory_id"], row["text_hash"])
+                for row in rows
             ]
             copied = upsert_vectors(d, tx, vectors, replace=False)
             if d.touch:  # an index that follows changed rows must see these vectors

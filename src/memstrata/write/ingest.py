@@ -88,9 +88,12 @@ class ParsedInput:
         return [item.text for item in self.items]
 
 
-def parse_input(data: AddInput, *, max_chars: int, max_batch: int, on_error: OnError = "raise") -> ParsedInput:
-    """Validate every item. ``max_chars`` is the longest text accepted at all (the facade splits texts longer
-    than the indexing limit into parts). With ``on_error="raise"`` the first bad item refuses the whole input;
+def parse_input(
+    data: AddInput, *, max_chars: int, max_batch: int, on_error: OnError = "raise", now: datetime | None = None
+) -> ParsedInput:
+    """Validate every item; a turn without a timestamp was said ``now`` (the memory's clock) when given.
+    ``max_chars`` is the longest text accepted at all (the facade splits texts longer than the indexing limit
+    into parts). With ``on_error="raise"`` the first bad item refuses the whole input;
     with ``"skip"`` bad items are left out and reported by position, and the rest is kept."""
     if on_error not in ("raise", "skip"):
         raise InvalidInputError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
@@ -114,7 +117,7 @@ def parse_input(data: AddInput, *, max_chars: int, max_batch: int, on_error: OnE
             elif isinstance(entry, Mapping) and "text" in entry and "role" not in entry:
                 parsed.items.append(parse_text_item(entry, position=position, max_chars=max_chars))
             else:
-                parsed.messages.append(parse_message(entry, max_chars=max_chars, position=position))
+                parsed.messages.append(parse_message(entry, max_chars=max_chars, position=position, now=now))
                 parsed.message_positions.append(position)
         except InvalidInputError as exc:
             if on_error == "raise":
@@ -145,7 +148,7 @@ def parse_text_item(entry: Mapping[str, Any], *, position: int, max_chars: int) 
     )
 
 
-def parse_message(entry: object, *, max_chars: int, position: int) -> Message:
+def parse_message(entry: object, *, max_chars: int, position: int, now: datetime | None = None) -> Message:
     """A turn is stored verbatim. An empty one (a tool call, an image) is kept as a raw turn; it makes no episode."""
     if isinstance(entry, Message):
         message = entry
@@ -156,6 +159,8 @@ def parse_message(entry: object, *, max_chars: int, position: int) -> Message:
             raise InvalidInputError(f"invalid message {position}: {describe_validation_error(exc)}") from None
     else:
         raise InvalidInputError(f"message {position} must be a dict with role and content, got {type(entry).__name__}")
+    if now is not None and "timestamp" not in message.model_fields_set:
+        message = message.model_copy(update={"timestamp": now})  # the injected clock, not the wall clock
     field_name = f"message {position} content"
     if not message.content.strip():
         check_string(message.content, field_name)

@@ -196,7 +196,8 @@ def _same_words(fact: NewFact, planner: Planner, store: Store) -> MemoryItem | N
     for item in planner.live_inserts():
         if same_text(fact.text, item.text):
             return item
-    for item in store.find_by_hash(planner.scope, content_hash(fact.text)):
+    # Pending memories too: saying a pending fact again in the same words is what promotes it.
+    for item in store.find_by_hash(planner.scope, content_hash(fact.text), (MemoryStatus.ACTIVE, MemoryStatus.PENDING)):
         live = item.status in (MemoryStatus.ACTIVE, MemoryStatus.PENDING) and planner.is_live(item.id)
         if live and item.kind != MemoryKind.EPISODE:
             return item

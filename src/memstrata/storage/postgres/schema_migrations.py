@@ -338,7 +338,16 @@ LEDGER = (
     "CREATE TABLE IF NOT EXISTS schema_migrations "
     "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
 )
-MIGRATIONS = numbered({1: _001_INITIAL, 2: _002_JOBS, 3: _003_GRAPH, 4: _004_RECORD_TIME, 5: _005_PROCESS})
+_006_ONE_VECTOR_COPY = """
+-- A memory's vector is also the cached embedding of its indexed text: the cache finds it here by
+-- text_hash, and embedding_cache keeps only vectors no memory holds (one copy on disk, not two).
+ALTER TABLE memory_vectors ADD COLUMN text_hash TEXT;
+CREATE INDEX memory_vectors_text ON memory_vectors (text_hash) WHERE text_hash IS NOT NULL;
+"""
+
+MIGRATIONS = numbered(
+    {1: _001_INITIAL, 2: _002_JOBS, 3: _003_GRAPH, 4: _004_RECORD_TIME, 5: _005_PROCESS, 6: _006_ONE_VECTOR_COPY}
+)
 
 
 def vector_expression(dims: int, column: str = "embedding") -> str | None:

@@ -40,6 +40,8 @@ class Cursor(Protocol):
 
     def fetchall(self) -> list[Any]: ...
 
+    def fetchmany(self, size: int, /) -> list[Any]: ...
+
 
 class Tx(Protocol):
     """A connection the store may use right now: inside its transaction, or for reads."""

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from memstrata.indexing import index_text, text_hash
 from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx
+from memstrata.storage.sql.graph import vector_bytes
 from memstrata.storage.sql.rows import MEMORY_COLUMNS
 from memstrata.storage.sql.where import scope_where
 from memstrata.types import MemoryItem, Scope
@@ -35,11 +36,33 @@ def _texts(tx: Tx, sql: str, params: Sequence[object]) -> Iterable[str]:
 
 
 def _forget_texts(d: Dialect, tx: Tx, texts: Iterable[str]) -> int:
-    return delete_in(d, tx, "embedding_cache", "text_hash", sorted({text_hash(text) for text in texts}))
+    """Cached embeddings of ``texts`` gone: the cache rows, and the mark on memory vectors that double as the cache
+    (another scope's memory keeps its vector for search, but no longer answers for the text)."""
+    digests = sorted({text_hash(text) for text in texts})
+    if not digests:
+        return 0
+    condition, params = d.in_("text_hash", digests)
+    unmarked = tx.execute(f"UPDATE memory_vectors SET text_hash = NULL WHERE {condition}", params).rowcount
+    return delete_in(d, tx, "embedding_cache", "text_hash", digests) + unmarked
 
 
 def _memory_texts(items: Iterable[MemoryItem]) -> Iterable[str]:
     return (text for item in items for text in (item.text, index_text(item)))
+
+
+def _keep_as_cache(d: Dialect, tx: Tx, seqs: Sequence[int]) -> None:
+    """A memory's vector is the cached embedding of its text (one copy): move it into the cache before the row
+    goes, so the same text embeds again for free."""
+    condition, params = d.in_("memory_seq", list(seqs))
+    held = tx.execute(
+        f"SELECT embedding_id, text_hash, {d.vector_column} FROM memory_vectors "
+        f"WHERE {condition} AND text_hash IS NOT NULL",
+        params,
+    ).fetchall()
+    tx.executemany(
+        "INSERT INTO embedding_cache (embedding_id, text_hash, vector) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        [(embedding_id, digest, vector_bytes(d.from_vector(vector))) for embedding_id, digest, vector in held],
+    )
 
 
 def purge_rows(d: Dialect, tx: Tx, scope: Scope, memory_ids: Sequence[str], *, keep_embeddings: bool = False) -> int:
@@ -56,7 +79,9 @@ def purge_rows(d: Dialect, tx: Tx, scope: Scope, memory_ids: Sequence[str], *, k
     ids = [row[1] for row in found]
     condition, params = d.in_("memory_id", ids)
     history = _texts(tx, f"SELECT old_text, new_text FROM history WHERE {condition}", params)
-    if not keep_embeddings:
+    if keep_embeddings:
+        _keep_as_cache(d, tx, [row[0] for row in found])
+    else:
         _forget_texts(d, tx, [*_memory_texts(rows.memory(d, tuple(row)[1:]) for row in found), *history])
     d.drop_memories(tx, [row[0] for row in found])
     delete_in(d, tx, "kv_facts", "memory_id", ids)

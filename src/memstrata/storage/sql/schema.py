@@ -20,6 +20,7 @@ STEPS = {
     3: "graph memory: entities and relations",
     4: "record time: memories.recorded_to",
     5: "process memory: tasks, steps, hypotheses, artifacts, strategies",
+    6: "one vector copy: memory_vectors.text_hash; SQLite vector index bookkeeping",
 }
 LATEST_VERSION = max(STEPS)
 

@@ -26,7 +26,7 @@ from memstrata.storage.sql.rows import (
 )
 from memstrata.storage.sql.where import memory_where, scope_where
 from memstrata.storage.sql.writes import apply_batch
-from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, Scope, StoredMessage
+from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Scope, StoredMessage
 
 TABLES = ("memory_vectors", "kv_facts", "history", "messages", "memories", "embedding_cache", "jobs", "entities",
           "relations", *(table for _, table, _, _ in PROCESS_TABLES))  # fmt: skip
@@ -158,12 +158,15 @@ class SQLStore:
         )
         return found[0] if found else None
 
-    def find_by_hash(self, scope: Scope, content_hash: str) -> list[MemoryItem]:
+    def find_by_hash(
+        self, scope: Scope, content_hash: str, statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,)
+    ) -> list[MemoryItem]:
         where = scope_where(self.dialect, scope)
+        status, params = self.dialect.in_("m.status", [MemoryStatus(s).value for s in statuses])
         return self._memories(
-            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.content_hash = ? AND m.status = 'active' "
+            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.content_hash = ? AND {status} "
             f"AND {where.sql()} ORDER BY m.seq",
-            (content_hash, *where.params),
+            (content_hash, *params, *where.params),
         )
 
     def keyword_search(self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int) -> list[ScoredId]:
@@ -286,12 +289,22 @@ class SQLStore:
     def cached_vectors(self, embedding_id: str, text_hashes: Sequence[str]) -> dict[str, Vector]:
         if not text_hashes:
             return {}
-        condition, params = self.dialect.in_("text_hash", list(dict.fromkeys(text_hashes)))
-        found = self._rows(
-            f"SELECT text_hash, vector FROM embedding_cache WHERE embedding_id = ? AND {condition}",
-            (embedding_id, *params),
+        d = self.dialect
+        condition, params = d.in_("text_hash", list(dict.fromkeys(text_hashes)))
+        held = self._rows(  # vectors of memories double as the cache of their texts (one copy on disk)
+            f"SELECT text_hash, {d.vector_column} FROM memory_vectors WHERE {condition} AND embedding_id = ?",
+            (*params, embedding_id),
         )
-        return {digest: _from_bytes(blob) for digest, blob in found}
+        found = {digest: d.from_vector(vector).astype(np.float32, copy=False) for digest, vector in held}
+        missing = [digest for digest in dict.fromkeys(text_hashes) if digest not in found]
+        if missing:
+            condition, params = d.in_("text_hash", missing)
+            rest = self._rows(
+                f"SELECT text_hash, vector FROM embedding_cache WHERE embedding_id = ? AND {condition}",
+                (embedding_id, *params),
+            )
+            found.update((digest, _from_bytes(blob)) for digest, blob in rest)
+        return found
 
     def memories_needing_vectors(self, embedding_id: str, batch_size: int) -> Iterator[list[MemoryItem]]:
         sql = (

@@ -50,9 +50,10 @@ def _time_range(d: Dialect, where: Where, column: str, bounds: TimeRange | None)
         where.add(f"{column} < ?", d.ts(bounds.lt))
 
 
-def memory_where(d: Dialect, scope: Scope | None, filters: Filters, alias: str = "m") -> Where:
-    """Scope and filter conditions on memories. A None scope is for maintenance scans, never user-facing reads."""
-    where = scope_where(d, scope, alias)
+def memory_where(d: Dialect, scope: Scope | None, filters: Filters, alias: str = "m", *, by_key: bool = False) -> Where:
+    """Scope and filter conditions on memories. A None scope is for maintenance scans, never user-facing reads.
+    ``by_key``: as for :func:`scope_where`, the query names its rows by seq or id."""
+    where = scope_where(d, scope, alias, by_key=by_key)
     if filters.status:
         where.add_sql(d.in_(f"{alias}.status", [status.value for status in filters.status]))
     if filters.kind:

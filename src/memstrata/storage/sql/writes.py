@@ -60,12 +60,14 @@ def apply_batch(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
     for change in batch.status_changes:
         _change_status(d, tx, change)
     _insert(tx, "history", HISTORY_COLUMNS, [rows.history_params(d, event) for event in batch.history])
+    held = held_by_memories(batch)
     if batch.vectors:
-        _put_vectors(d, tx, batch.vectors, str(batch.embedding_id))
-    if batch.cache_entries:
+        _put_vectors(d, tx, batch.vectors, str(batch.embedding_id), held)
+    cache_entries = [(digest, vector) for digest, vector in batch.cache_entries if digest not in held.values()]
+    if cache_entries:
         tx.executemany(
             "INSERT INTO embedding_cache (embedding_id, text_hash, vector) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            [(batch.embedding_id, digest, vector_bytes(vector)) for digest, vector in batch.cache_entries],
+            [(batch.embedding_id, digest, vector_bytes(vector)) for digest, vector in cache_entries],
         )
     _insert(tx, "jobs", JOB_COLUMNS, [rows.job_params(d, job) for job in batch.jobs])
     apply_graph(d, tx, batch.entities, batch.entity_vectors, batch.relations, batch.embedding_id)
@@ -165,14 +167,31 @@ def check_embedding_id(d: Dialect, tx: Tx, embedding_id: str | None) -> None:
         raise EmbeddingMismatchError(stored=str(stored[0]) if stored else "?", configured=embedding_id)
 
 
-def _put_vectors(d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector]], embedding_id: str) -> None:
+def held_by_memories(batch: WriteBatch) -> dict[str, str]:
+    """memory id -> text hash, for the batch's new cache entries whose vector a memory of the batch stores: that
+    row is their cache entry too (found by text_hash), so the vector is stored once. Matched on the vector's
+    bytes, which is exact: the cache entry says "this text embeds to these bytes", and so does the row."""
+    if not (batch.vectors and batch.cache_entries):
+        return {}
+    digests = {vector_bytes(vector): digest for digest, vector in batch.cache_entries}
+    held = {}
+    for memory_id, vector in batch.vectors:
+        digest = digests.get(vector_bytes(vector))
+        if digest is not None:
+            held[memory_id] = digest
+    return held
+
+
+def _put_vectors(
+    d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector]], embedding_id: str, held: dict[str, str]
+) -> None:
     dims = embedding_dims(embedding_id)
     for memory_id, vector in vectors:
         if np.shape(vector) != (dims,):
             raise InvalidInputError(
                 f"the vector for memory {memory_id} has shape {np.shape(vector)}, but {embedding_id} has {dims} dims"
             )
-    upsert_vectors(d, tx, [(embedding_id, vector, memory_id) for memory_id, vector in vectors])
+    upsert_vectors(d, tx, [(embedding_id, vector, memory_id, held.get(memory_id)) for memory_id, vector in vectors])
     ids = [memory_id for memory_id, _ in vectors]
     updated = tx.executemany(f"UPDATE memories SET embedding_id = ?{d.touch} WHERE id = ?",
                              [(embedding_id, memory_id) for memory_id in ids]).rowcount  # fmt: skip
@@ -183,13 +202,19 @@ def _put_vectors(d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector]], embe
         raise NotFoundError(f"cannot store a vector for unknown memory {missing[0] if missing else '?'}")
 
 
-def upsert_vectors(d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector, str]], *, replace: bool = True) -> int:
-    """(embedding id, vector, memory id) rows into memory_vectors, one vector per memory: the new one replaces
-    the stored one, or (``replace=False``) is skipped. Returns the rows written."""
+def upsert_vectors(
+    d: Dialect, tx: Tx, vectors: Sequence[tuple[str, Vector, str, str | None]], *, replace: bool = True
+) -> int:
+    """(embedding id, vector, memory id, text hash or None) rows into memory_vectors, one vector per memory: the
+    new one replaces the stored one, or (``replace=False``) is skipped. The text hash marks the vector as the
+    cached embedding of that text as well. Returns the rows written."""
     column = d.vector_column
-    conflict = f"DO UPDATE SET embedding_id = excluded.embedding_id, {column} = excluded.{column}"
+    conflict = (
+        f"DO UPDATE SET embedding_id = excluded.embedding_id, {column} = excluded.{column}, "
+        "text_hash = excluded.text_hash"
+    )
     return tx.executemany(
-        f"INSERT INTO memory_vectors (memory_seq, embedding_id, {column}) SELECT seq, ?, ? FROM memories "
-        f"WHERE id = ? ON CONFLICT (memory_seq) {conflict if replace else 'DO NOTHING'}",
-        [(embedding_id, d.vector(vector), memory_id) for embedding_id, vector, memory_id in vectors],
+        f"INSERT INTO memory_vectors (memory_seq, embedding_id, {column}, text_hash) SELECT seq, ?, ?, ? "
+        f"FROM memories WHERE id = ? ON CONFLICT (memory_seq) {conflict if replace else 'DO NOTHING'}",
+        [(embedding_id, d.vector(vector), digest, memory_id) for embedding_id, vector, memory_id, digest in vectors],
     ).rowcount

@@ -1,10 +1,13 @@
-"""The SQLite dialect: one file shared by processes, one connection per store guarded by a lock, FTS5 for
-keywords and an in-process numpy index for vectors (this Python's sqlite3 cannot load sqlite-vec)."""
+"""The SQLite dialect: one file shared by processes; per store, one writer connection and a pool of reader
+connections (WAL lets readers run beside each other and beside the writer, so a search never waits for
+another search); FTS5 for keywords and an in-process index for vectors (``sqlite/vectors.py``; this
+Python's sqlite3 cannot load sqlite-vec)."""
 
 from __future__ import annotations
 
 import json
 import mmap
+import queue
 import re
 import sqlite3
 import threading
@@ -15,6 +18,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from memstrata.errors import StoreError
 from memstrata.indexing import index_text
 from memstrata.lexical import index_document
 from memstrata.query import Filters
@@ -24,14 +28,35 @@ from memstrata.storage.sql.schema import upgrade
 from memstrata.storage.sql.where import Where, memory_where, scope_where
 from memstrata.storage.sqlite.connection import connect, retry_locked
 from memstrata.storage.sqlite.schema_migrations import LEDGER, MIGRATIONS, run_script
-from memstrata.storage.vector_index import IndexFilter, IndexRow, VectorIndex
+from memstrata.storage.sqlite.vectors import IndexKeeper, exact_scores
+from memstrata.storage.vector_index import IndexFilter
 from memstrata.types import MemoryItem, Scope, as_utc
 
 T = TypeVar("T")
 # Every write bumps meta.rev and stamps the memories it touches with it, so each process's vector index
-# catches up on rows with a newer rev; deletes bump index_epoch, and the index is rebuilt.
+# catches up on rows with a newer rev; hard deletes record the seqs in vector_removals (sqlite/vectors.py).
 _REV = "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'rev')"
+_BUMP_REV = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev'"
 _LONG_LIST = 100  # longer IN lists travel as one JSON parameter
+_RESCORE_MARGIN = 16  # candidates beyond the limit rescored exactly, so int8 rounding never decides a cut
+_POST_FILTER_FACTOR = 16  # candidates checked in SQL against a metadata/time filter: enough for one row in ~12
+
+
+def _index_filter(scope: Scope, filters: Filters, allowed: np.ndarray | None = None) -> IndexFilter:
+    return IndexFilter(
+        tenant_id=scope.tenant_id or "",
+        user_id=scope.user_id,
+        agent_id=scope.agent_id,
+        session_id=scope.session_id,
+        statuses=[status.value for status in filters.status],
+        kinds=filters.kind,
+        excluded_kinds=filters.exclude_kind,
+        allowed_seqs=allowed,
+    )
+
+
+def _best(rows: list[Any], vector: Vector, limit: int) -> list[ScoredId]:
+    return [ScoredId(memory_id, score) for memory_id, score in exact_scores(rows, vector)[:limit]]
 
 
 def _quoted(token: str) -> str:
@@ -47,28 +72,64 @@ class SQLiteDialect:
     memory_extras: tuple[tuple[str, str], ...] = (("rev", _REV),)
     touch = f", rev = {_REV}"
 
-    def __init__(self, path: Path, *, busy_timeout_s: float, file_mode: int | None) -> None:
+    def __init__(self, path: Path, *, busy_timeout_s: float, file_mode: int | None, readers: int = 8,
+                 ann_min_rows: int = 20_000) -> None:  # fmt: skip
         self.path = path
         self.location = str(path)
         self._timeout = busy_timeout_s
-        self._lock = threading.RLock()
+        self._file_mode = file_mode
+        self._write_lock = threading.RLock()  # the one writer connection; SQLite serialises writers across processes
         self._conn = connect(path, busy_timeout_s=busy_timeout_s, file_mode=file_mode)
-        self._index: VectorIndex | None = None
-        self._index_state: tuple[str, str] | None = None  # (epoch, embedding id) the index was built for
-        self._index_rev = -1
+        self._readers: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
+        self._reader_slots = threading.BoundedSemaphore(readers)
+        self._all_readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self.vectors = IndexKeeper(path, ann_min_rows=ann_min_rows, file_mode=file_mode, read=self._snapshot)
 
     def migrate(self) -> int:
         return self.transaction(lambda tx: upgrade(self, tx, LEDGER, MIGRATIONS, run_script))
 
     # --- connections ---------------------------------------------------------------------------
+    def _reader(self) -> sqlite3.Connection:
+        try:
+            return self._readers.get_nowait()
+        except queue.Empty:
+            conn = connect(self.path, busy_timeout_s=self._timeout, file_mode=self._file_mode)
+            with self._readers_lock:
+                self._all_readers.append(conn)
+            return conn
+
     def read(self, action: Callable[[Tx], T]) -> T:
-        with self._lock:
-            return retry_locked(lambda: action(self._conn), timeout_s=self._timeout)
+        """``action`` on a pooled reader connection: at most ``readers`` at once, the rest wait for one."""
+        if not self._reader_slots.acquire(timeout=self._timeout):
+            raise StoreError(f"no database reader was free for {self._timeout:.0f} s; raise store.pool_size")
+        try:
+            conn = self._reader()
+            try:
+                return retry_locked(lambda: action(conn), timeout_s=self._timeout)
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                self._readers.put(conn)
+        finally:
+            self._reader_slots.release()
+
+    def _snapshot(self, action: Callable[[Tx], T]) -> T:
+        """``action`` inside one read transaction: every query in it sees the same committed state."""
+
+        def run(tx: Tx) -> T:
+            tx.execute("BEGIN")
+            try:
+                return action(tx)
+            finally:
+                tx.execute("COMMIT")
+
+        return self.read(run)
 
     def transaction(self, action: Callable[[Tx], T]) -> T:
         """BEGIN IMMEDIATE takes the write lock up front, so two writers queue on the busy timeout instead of
         failing on a lock upgrade."""
-        with self._lock:
+        with self._write_lock:
             retry_locked(lambda: self._conn.execute("BEGIN IMMEDIATE"), timeout_s=self._timeout)
             try:
                 result = action(self._conn)
@@ -83,8 +144,13 @@ class SQLiteDialect:
                 raise
 
     def close(self) -> None:
-        with self._lock:
+        self.vectors.close()
+        with self._write_lock:
             self._conn.close()
+        with self._readers_lock:
+            for conn in self._all_readers:
+                conn.close()
+            self._all_readers.clear()
 
     # --- values: ISO text for timestamps (fixed width UTC, so text order is time order), JSON text ------
     def ts(self, moment: datetime | None) -> str | None:
@@ -132,7 +198,7 @@ class SQLiteDialect:
 
     # --- bookkeeping: the FTS5 table (rowid = memories.seq) and the vector index's counters ------------
     def begin_batch(self, tx: Tx) -> None:
-        tx.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev'")
+        tx.execute(_BUMP_REV)
 
     def index_memories(self, tx: Tx, items: Sequence[MemoryItem]) -> None:
         tx.executemany("DELETE FROM memory_fts WHERE rowid = (SELECT seq FROM memories WHERE id = ?)",
@@ -141,13 +207,20 @@ class SQLiteDialect:
                        [(index_document(index_text(item)), item.id) for item in items])  # fmt: skip
 
     def drop_memories(self, tx: Tx, seqs: Sequence[int] | None) -> dict[str, int]:
-        if seqs is None:
-            dropped = tx.execute("DELETE FROM memory_fts").rowcount
-        else:
-            condition, params = self.in_("rowid", seqs)
-            dropped = tx.execute(f"DELETE FROM memory_fts WHERE {condition}", params).rowcount if seqs else 0
-        tx.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'index_epoch'")
-        return {"memory_fts": dropped}
+        if seqs is None:  # everything: every process rebuilds its vector index
+            tx.execute("DELETE FROM vector_removals")
+            tx.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'index_epoch'")
+            return {"memory_fts": tx.execute("DELETE FROM memory_fts").rowcount}
+        if not seqs:
+            return {"memory_fts": 0}
+        tx.execute(_BUMP_REV)
+        tx.execute(
+            f"INSERT INTO vector_removals (seq, rev) SELECT value, {_REV} FROM json_each(?) "
+            "WHERE true ON CONFLICT (seq) DO UPDATE SET rev = excluded.rev",
+            (json.dumps(list(seqs)),),
+        )
+        condition, params = self.in_("rowid", seqs)
+        return {"memory_fts": tx.execute(f"DELETE FROM memory_fts WHERE {condition}", params).rowcount}
 
     def lock_claims(self, tx: Tx) -> None:
         return None  # BEGIN IMMEDIATE: one claimer at a time already
@@ -160,6 +233,7 @@ class SQLiteDialect:
         away (secure_delete zeroes the freed pages), then the WAL's old page images are checkpointed away."""
         self.transaction(lambda tx: tx.execute("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"))
         self.read(lambda tx: tx.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall())
+        self.vectors.discard_files()  # rebuilt without the deleted rows on the next graph build or open
 
     def compact(self) -> None:
         self.read(lambda tx: tx.execute("VACUUM"))
@@ -181,78 +255,39 @@ class SQLiteDialect:
         return [ScoredId(memory_id, -float(rank)) for memory_id, rank in found]
 
     def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]:
-        with self._lock:
-            index = self._synced_index()
-            if index is None:
-                return []
-            allowed = None
-            if filters.needs_row_filter():
-                where = memory_where(self, scope, filters)
-                sql = f"SELECT m.seq FROM memories m WHERE {where.sql()}"
-                seqs = self.read(lambda tx: tx.execute(sql, where.params).fetchall())
-                allowed = np.fromiter((row[0] for row in seqs), dtype=np.int64, count=len(seqs))
-            statuses = [status.value for status in filters.status]
-            found = index.search(
-                np.asarray(vector, dtype=np.float32),
-                IndexFilter(
-                    tenant_id=scope.tenant_id or "",
-                    user_id=scope.user_id,
-                    agent_id=scope.agent_id,
-                    session_id=scope.session_id,
-                    statuses=statuses,
-                    kinds=filters.kind,
-                    excluded_kinds=filters.exclude_kind,
-                    allowed_seqs=allowed,
-                ),
-                limit,
-            )
-            if not found:
-                return []
-            where = scope_where(self, scope, by_key=True)  # checked again in SQL: the index is a cache
-            condition, params = self.in_("m.seq", [seq for seq, _ in found])
-            sql = f"SELECT m.seq, m.id FROM memories m WHERE {condition} AND {where.sql()}"
-            ids = dict(self.read(lambda tx: tx.execute(sql, (*params, *where.params)).fetchall()))
-            return [ScoredId(ids[seq], score) for seq, score in found if seq in ids]
+        """Candidates from the index, rescored with the exact float32 vectors, the scope checked again in SQL (the
+        index is a cache). Filters on columns the index does not hold (metadata, key, times) are checked in SQL on
+        a generous candidate list first; only when too few pass are the matching rows listed in SQL up front."""
+        want = limit + _RESCORE_MARGIN
+        if filters.needs_row_filter():
+            ask = max(want * _POST_FILTER_FACTOR, 256)
+            found = self.vectors.candidates(vector, _index_filter(scope, filters), ask)
+            passing = self._rows_for(found, memory_where(self, scope, filters, by_key=True))
+            if len(passing) >= want or len(found) < ask:  # enough, or every row of the scope was a candidate
+                return _best(passing, vector, limit)
+            where = memory_where(self, scope, filters)
+            sql = f"SELECT m.seq FROM memories m WHERE {where.sql()}"
+            seqs = self.read(lambda tx: tx.execute(sql, where.params).fetchall())
+            allowed = np.fromiter((row[0] for row in seqs), dtype=np.int64, count=len(seqs))
+            found = self.vectors.candidates(vector, _index_filter(scope, filters, allowed), want)
+        else:
+            found = self.vectors.candidates(vector, _index_filter(scope, filters), want)
+        return _best(self._rows_for(found, scope_where(self, scope, by_key=True)), vector, limit)
 
-    def _synced_index(self) -> VectorIndex | None:
-        """Bring the in-process index up to date with rows other processes may have written."""
-        self._conn.execute("BEGIN")  # one snapshot for the counters and the changed rows
-        try:
-            meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
-            embedding_id = meta.get("embedding_id")
-            if embedding_id is None:
-                return None
-            state = (meta["index_epoch"], embedding_id)
-            if self._index is None or self._index_state != state:
-                self._index = VectorIndex(dims=int(embedding_id.rsplit(":", 1)[1]))
-                self._index_state, self._index_rev = state, -1
-            rev = int(meta["rev"])
-            if rev > self._index_rev:
-                self._apply_changes(self._index, embedding_id)
-                self._index_rev = rev
-            return self._index
-        finally:
-            self._conn.execute("COMMIT")
-
-    def _apply_changes(self, index: VectorIndex, embedding_id: str) -> None:
-        cursor = self._conn.execute(
-            "SELECT m.seq, m.tenant_id, m.user_id, m.agent_id, m.session_id, m.status, m.kind, v.vector "
-            "FROM memories m "
-            "LEFT JOIN memory_vectors v ON v.memory_seq = m.seq AND v.embedding_id = ? WHERE m.rev > ?",
-            (embedding_id, self._index_rev),
+    def _rows_for(self, found: list[tuple[int, float]], where: Where) -> list[Any]:
+        """(seq, id, float32 vector) of the candidates that pass ``where``."""
+        if not found:
+            return []
+        condition, params = self.in_("m.seq", [seq for seq, _ in found])
+        sql = (
+            f"SELECT m.seq, m.id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_seq = m.seq "
+            f"WHERE {condition} AND {where.sql()}"
         )
-        while chunk := cursor.fetchmany(50_000):
-            fresh = []
-            for seq, tenant_id, user_id, agent_id, session_id, status, kind, blob in chunk:
-                if blob is None:
-                    index.update_attributes(seq, status=status, kind=kind)
-                else:
-                    vector = np.frombuffer(blob, dtype=np.float32)
-                    fresh.append(IndexRow(seq, tenant_id, user_id, agent_id, session_id, status, kind, vector))
-            index.upsert(fresh)
+        return self.read(lambda tx: tx.execute(sql, (*params, *where.params)).fetchall())
 
     def size_bytes(self, tx: Tx) -> int | None:
-        return sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+        files = [*self.path.parent.glob(self.path.name + "*"), *self.vectors.folder.glob("*")]
+        return sum(p.stat().st_size for p in files if p.is_file())
 
     def find_traces(self, needles: Sequence[str]) -> dict[str, list[str]]:
         """Scans the bytes of the database file and its WAL for each string, and asks the keyword index for it

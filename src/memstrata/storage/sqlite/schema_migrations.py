@@ -331,4 +331,18 @@ _005_PROCESS = """
             ON process_strategies (tenant_id, user_id, agent_id, session_id, task_type);
         """
 
-MIGRATIONS = numbered({1: _001_INITIAL, 2: _002_JOBS, 3: _003_GRAPH, 4: _004_RECORD_TIME, 5: _005_PROCESS})
+_006_ONE_VECTOR_COPY = """
+        -- A memory's vector is also the cached embedding of its indexed text: the cache finds it here by
+        -- text_hash, and embedding_cache keeps only vectors no memory holds (one copy on disk, not two).
+        ALTER TABLE memory_vectors ADD COLUMN text_hash TEXT;
+        CREATE INDEX memory_vectors_text ON memory_vectors (text_hash) WHERE text_hash IS NOT NULL;
+        -- Hard-deleted memories, so every process's vector index drops them without a rebuild.
+        CREATE TABLE vector_removals (seq INTEGER PRIMARY KEY, rev INTEGER NOT NULL);
+        CREATE INDEX vector_removals_rev ON vector_removals (rev);
+        -- Names this database, so a vector index persisted beside a copy of another one is never used for it.
+        INSERT INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16)))) ON CONFLICT (key) DO NOTHING;
+        """
+
+MIGRATIONS = numbered(
+    {1: _001_INITIAL, 2: _002_JOBS, 3: _003_GRAPH, 4: _004_RECORD_TIME, 5: _005_PROCESS, 6: _006_ONE_VECTOR_COPY}
+)

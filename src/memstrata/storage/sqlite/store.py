@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from memstrata.storage.sql.store import SQLStore
 from memstrata.storage.sqlite.dialect import SQLiteDialect
@@ -10,9 +11,21 @@ from memstrata.storage.sqlite.dialect import SQLiteDialect
 
 class SQLiteStore(SQLStore):
     """``file_mode``: permissions of a database file this store creates (0600, the owner only; its new
-    directories get 0700); None leaves them to SQLite (0644) and the umask."""
+    directories get 0700); None leaves them to SQLite (0644) and the umask. ``readers``: most connections
+    reading at once. ``ann_min_rows``: searches over at least this many vectors use the HNSW graph (0: all)."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0, file_mode: int | None = 0o600) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0, file_mode: int | None = 0o600,
+                 readers: int = 8, ann_min_rows: int = 20_000) -> None:  # fmt: skip
         self.path = Path(path).expanduser()
-        dialect = SQLiteDialect(self.path, busy_timeout_s=busy_timeout_s, file_mode=file_mode)
+        dialect = SQLiteDialect(self.path, busy_timeout_s=busy_timeout_s, file_mode=file_mode, readers=readers,
+                                ann_min_rows=ann_min_rows)  # fmt: skip
+        self._vectors = dialect.vectors
         super().__init__(dialect, dialect.migrate())
+
+    def wait_for_vector_index(self, timeout_s: float | None = None) -> bool:
+        """Bring the vector index up to date and wait for a graph build it starts (benchmarks, tests, warm-up)."""
+        self._vectors.synced()
+        return self._vectors.wait(timeout_s)
+
+    def vector_index_stats(self) -> dict[str, Any]:
+        return self._vectors.stats()

@@ -1,0 +1,174 @@
+"""The SQLite vector index at scale: the HNSW graph against exact search on real embeddings, its files beside
+the store (reopened, refused when stale or damaged), and a process killed with SIGKILL while it writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.query import Filters
+from memstrata.storage import index_files
+from memstrata.storage.protocol import WriteBatch
+from memstrata.storage.sqlite.store import SQLiteStore
+from memstrata.types import HistoryAction, HistoryEvent, MemoryItem, Scope, new_id, utcnow
+
+LOCOMO = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "locomo10.json"
+EMBEDDING = "use-multilingual-v3:512"
+
+
+def item(text: str, scope: Scope) -> MemoryItem:
+    now = utcnow()
+    return MemoryItem(id=new_id(), scope=scope, kind="fact", text=text, created_at=now, updated_at=now, valid_from=now)
+
+
+def put(store: SQLiteStore, items: list[MemoryItem], vectors: np.ndarray, embedding: str = EMBEDDING) -> None:
+    history = [
+        HistoryEvent(id=new_id(), memory_id=i.id, scope=i.scope, action=HistoryAction.ADD, old_text=None,
+                     new_text=i.text, actor="test", reason=None, created_at=i.created_at)
+        for i in items
+    ]  # fmt: skip
+    pairs = list(zip([i.id for i in items], vectors, strict=True))
+    store.write(WriteBatch(inserts=items, history=history, vectors=pairs, embedding_id=embedding))
+
+
+def exact(vectors: np.ndarray, query: np.ndarray, k: int) -> list[int]:
+    scores = vectors @ query / np.linalg.norm(vectors, axis=1) / np.linalg.norm(query)
+    return list(np.argsort(-scores, kind="stable")[:k])
+
+
+@pytest.fixture(scope="module")
+def locomo() -> tuple[list[str], list[str]]:
+    if not LOCOMO.is_file():
+        pytest.skip(f"LoCoMo is not at {LOCOMO}")
+    data = json.loads(LOCOMO.read_text(encoding="utf-8"))
+    turns = [t["text"] for sample in data for key, session in sample["conversation"].items()
+             if key.startswith("session_") and isinstance(session, list) for t in session]  # fmt: skip
+    questions = [qa["question"] for sample in data for qa in sample["qa"]]
+    return turns[:900], questions[::37][:40]
+
+
+def test_graph_recall_against_exact_on_real_embeddings(
+    tmp_path: Path, embedder: UniversalSentenceEncoder, locomo: tuple[list[str], list[str]]
+) -> None:
+    turns, questions = locomo
+    vectors, queries = embedder.embed_batch(turns), embedder.embed_batch(questions)
+    scopes = [Scope(user_id="alice") if i % 3 else Scope(user_id="bob") for i in range(len(turns))]
+    items = [item(text, scope) for text, scope in zip(turns, scopes, strict=True)]
+    store = SQLiteStore(tmp_path / "m.db", ann_min_rows=0)  # every search through the graph
+    put(store, items, vectors)
+    assert store.wait_for_vector_index(60) and store.vector_index_stats()["graph_rows"] == len(turns)
+    found = total = 0
+    for query in queries:
+        for user in ("alice", "bob"):
+            mine = np.array([i for i, s in enumerate(scopes) if s.user_id == user])
+            truth = {items[mine[i]].id for i in exact(vectors[mine], query, 10)}
+            hits = store.vector_search(Scope(user_id=user), query, Filters(), 10)
+            assert {h.memory_id for h in hits} <= {items[i].id for i in mine}  # never another scope's row
+            found += len(truth & {h.memory_id for h in hits})
+            total += 10
+    assert found / total >= 0.98, found / total
+    store.close()
+
+
+def test_the_index_is_persisted_reopened_and_refused_when_stale(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    path = tmp_path / "m.db"
+    store = SQLiteStore(path, ann_min_rows=0)
+    items = [item(f"note {i}", Scope(user_id="u")) for i in range(300)]
+    vectors = rng.standard_normal((300, 16)).astype(np.float32)
+    put(store, items, vectors, "test:16")
+    store.wait_for_vector_index(30)
+    state = index_files.read_state(index_files.directory_for(path))
+    assert state is not None and state["rows"] == 300 and state["graph_rows"] == 300
+    store.close()
+
+    def top(store: SQLiteStore, query: np.ndarray) -> list[str]:
+        return [hit.memory_id for hit in store.vector_search(Scope(user_id="u"), query, Filters(), 5)]
+
+    expected = [items[i].id for i in exact(vectors, vectors[3], 5)]
+    reopened = SQLiteStore(path, ann_min_rows=0)
+    assert top(reopened, vectors[3]) == expected
+    assert reopened.vector_index_stats()["rows"] == 300
+    reopened.close()
+
+    # A damaged file is refused (its checksum), and the index is rebuilt from the database.
+    rows = index_files.directory_for(path) / state["files"]["rows"]["name"]
+    rows.write_bytes(bytes(rows.stat().st_size))
+    reopened = SQLiteStore(path, ann_min_rows=0)
+    assert top(reopened, vectors[3]) == expected
+    reopened.close()
+
+    # Files of another database (a copy's store_id differs) are never used for this one.
+    folder = index_files.directory_for(path)
+    state = index_files.read_state(folder)
+    assert state is not None
+    (folder / "state.json").write_text(json.dumps({**state, "store_id": "someone-else"}))
+    reopened = SQLiteStore(path, ann_min_rows=0)
+    assert top(reopened, vectors[3]) == expected
+    reopened.close()
+
+
+_WRITER = """
+import sys, numpy as np
+from memstrata.storage.protocol import WriteBatch
+from memstrata.storage.sqlite.store import SQLiteStore
+from memstrata.query import Filters
+from memstrata.types import MemoryItem, Scope, new_id, utcnow
+store = SQLiteStore(sys.argv[1], ann_min_rows=0)
+rng = np.random.default_rng(int(sys.argv[2]))
+scope = Scope(user_id="u")
+for round in range(10_000):
+    now = utcnow()
+    items = [MemoryItem(id=new_id(), scope=scope, kind="fact", text=f"r{round} {i}", created_at=now, updated_at=now,
+                        valid_from=now) for i in range(40)]
+    vectors = rng.standard_normal((40, 16)).astype(np.float32)
+    store.write(WriteBatch(inserts=items, vectors=list(zip([i.id for i in items], vectors)), embedding_id="test:16"))
+    if round % 3 == 0:
+        store.purge(scope, [items[0].id, items[1].id])  # hard deletes: removals the index must follow
+    store.vector_search(scope, vectors[5], Filters(), 10)  # syncs, rebuilds and persists the graph
+    print(round, flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_process_killed_while_writing_leaves_no_wrong_answers(tmp_path: Path, seed: int) -> None:
+    path = tmp_path / "m.db"
+    SQLiteStore(path).close()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(path), str(seed)], stdout=subprocess.PIPE, env=env)
+    assert writer.stdout is not None
+    while int(writer.stdout.readline() or b"-1") < 5 + seed:  # a few persisted generations first
+        assert writer.poll() is None
+    time.sleep(0.05 * seed)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+
+    store = SQLiteStore(path, ann_min_rows=0)
+    live = store.dialect.read(lambda tx: tx.execute(
+        "SELECT m.id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_seq = m.seq ORDER BY m.seq"
+    ).fetchall())  # fmt: skip
+    ids = [row[0] for row in live]
+    vectors = np.stack([np.frombuffer(row[1], dtype=np.float32) for row in live])
+    found = 0
+    for q in range(0, len(ids), max(1, len(ids) // 40)):
+        hits = store.vector_search(Scope(user_id="u"), vectors[q], Filters(), 10)
+        truth = [ids[i] for i in exact(vectors, vectors[q], 10)]
+        assert hits[0].memory_id == ids[q]  # every committed row is found, the last ones too
+        assert {h.memory_id for h in hits} <= set(ids)  # no purged row comes back
+        for hit in hits:  # every score is the exact cosine of the stored vector
+            v = vectors[ids.index(hit.memory_id)]
+            assert hit.score == pytest.approx(float(v @ vectors[q] / np.linalg.norm(v) / np.linalg.norm(vectors[q])),
+                                              abs=1e-5)  # fmt: skip
+        found += len(set(truth) & {h.memory_id for h in hits})
+    assert found >= 0.95 * 10 * len(range(0, len(ids), max(1, len(ids) // 40)))
+    store.close()
