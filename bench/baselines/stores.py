@@ -75,15 +75,13 @@ class MemstrataStore:
     def bulk_insert(self, start: int, texts: Sequence[str], vectors: Vectors) -> None:
         """The store's write path directly (one WriteBatch of memories and vectors), for sizes where Memory.add's
         per-text work (validation, dedupe lookups, history) would not finish on this machine; labelled as such."""
-        from memstrata.indexing import content_hash
         from memstrata.storage.protocol import WriteBatch
         from memstrata.types import MemoryItem, new_id, utcnow
 
         now = utcnow()
         items = [
             MemoryItem(id=new_id(), scope=self._scope, kind="fact", text=text, created_at=now, updated_at=now,
-                       valid_from=now, metadata={"topic": topic(start + i), "row": start + i},
-                       content_hash=content_hash(text), embedding_id=self.embedder.model_id + ":512")
+                       valid_from=now, metadata={"topic": topic(start + i), "row": start + i})
             for i, text in enumerate(texts)
         ]  # fmt: skip
         pairs = list(zip([item.id for item in items], vectors, strict=True))

@@ -172,3 +172,28 @@ def test_a_process_killed_while_writing_leaves_no_wrong_answers(tmp_path: Path, 
         found += len(set(truth) & {h.memory_id for h in hits})
     assert found >= 0.95 * 10 * len(range(0, len(ids), max(1, len(ids) // 40)))
     store.close()
+
+
+def test_memstrata_loads_usearch_only_when_an_index_is_used() -> None:
+    """usearch loaded before onnxruntime (imported by MarkItDown's magika in the document converter's child
+    process, which imports memstrata first) crashes that import; so importing memstrata must not load usearch."""
+
+    import importlib.util
+
+    if importlib.util.find_spec("markitdown") is None:  # not imported here: this process has usearch loaded
+        pytest.skip("the ingest extra is not installed")
+    script = (
+        "import sys, numpy as np, memstrata, memstrata.knowledge.sandbox\n"
+        "assert 'usearch.index' not in sys.modules, 'usearch loaded with memstrata'\n"
+        "import markitdown\n"  # onnxruntime first, as in the converter's child
+        "from memstrata.storage.compact_rows import exact_top, quantize\n"
+        "rows = quantize(np.eye(4, dtype=np.float32))\n"
+        "print(exact_top(rows, rows[:1], 1)[0].tolist())\n"
+    )
+    import memstrata
+
+    source = str(Path(memstrata.__file__).resolve().parents[1])  # the code under test, in the child too
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([source, *filter(None, [os.environ.get("PYTHONPATH")])])}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[0]"

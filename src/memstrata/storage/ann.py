@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from usearch.index import Index
+
+if TYPE_CHECKING:
+    from usearch.index import Index
 
 from memstrata.storage.compact_rows import CompactRows, Int8Rows, Positions
 
@@ -28,6 +31,10 @@ _CHUNK = 50_000  # rows added per call, so a build can be abandoned between chun
 
 
 def _new_index(dims: int) -> Index:
+    # usearch is imported on first use, not with memstrata: loaded before onnxruntime (which MarkItDown's
+    # magika imports in the document converter's child process) it makes that import crash the process.
+    from usearch.index import Index
+
     return Index(ndim=dims, metric="cos", dtype="i8", connectivity=CONNECTIVITY, expansion_add=EXPANSION_ADD,
                  expansion_search=EXPANSION_SEARCH)  # fmt: skip
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from usearch.index import search as usearch_search
 
 Int8Rows = npt.NDArray[np.int8]
 Positions = npt.NDArray[np.int64]
@@ -34,6 +33,8 @@ def exact_top(rows: Int8Rows, query: Int8Rows, count: int) -> tuple[Positions, n
     """Indexes into ``rows`` of the ``count`` best by cosine with ``query`` (one int8 row), best first."""
     if rows.shape[0] == 0 or count <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    from usearch.index import search as usearch_search  # late: see memstrata.storage.ann
+
     found = usearch_search(rows, query[0], min(count, rows.shape[0]), "cos", exact=True, threads=1)
     keys = np.asarray(found.keys, dtype=np.int64)
     return keys, (1.0 - np.asarray(found.distances, dtype=np.float32))

@@ -61,7 +61,11 @@ def create_private(path: Path, file_mode: int | None) -> None:
         path.chmod(file_mode)
 
 
-def connect(path: Path, *, busy_timeout_s: float, file_mode: int | None = 0o600) -> sqlite3.Connection:
+def connect(
+    path: Path, *, busy_timeout_s: float, file_mode: int | None = 0o600, cache_mib: int = 64
+) -> sqlite3.Connection:
+    """``cache_mib``: this connection's page cache. Each connection has its own, so a pool of readers gets a
+    smaller one each than the writer (8 readers at 64 MiB could hold half a gigabyte of copies of one file)."""
     create_private(path, file_mode)
     conn = sqlite3.connect(
         path,
@@ -78,5 +82,5 @@ def connect(path: Path, *, busy_timeout_s: float, file_mode: int | None = 0o600)
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten with zeros, not left in free space
     conn.execute("PRAGMA temp_store = MEMORY")
-    conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
+    conn.execute(f"PRAGMA cache_size = {-1024 * cache_mib}")
     return conn

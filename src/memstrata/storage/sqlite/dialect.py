@@ -94,7 +94,7 @@ class SQLiteDialect:
         try:
             return self._readers.get_nowait()
         except queue.Empty:
-            conn = connect(self.path, busy_timeout_s=self._timeout, file_mode=self._file_mode)
+            conn = connect(self.path, busy_timeout_s=self._timeout, file_mode=self._file_mode, cache_mib=16)
             with self._readers_lock:
                 self._all_readers.append(conn)
             return conn
