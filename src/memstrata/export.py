@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from memstrata.errors import InvalidInputError
-from memstrata.graph.model import Entity, Relation
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Store, Vector, WriteBatch
 from memstrata.types import HistoryEvent, MemoryItem, Message, Scope, StoredMessage
 from memstrata.validation import describe_validation_error

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memstrata import ConflictError
-from memstrata.graph.model import Entity, Relation
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Store, WriteBatch
 from memstrata.types import Scope, new_id
 

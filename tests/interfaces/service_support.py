@@ -19,10 +19,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from memstrata import Memory
-from memstrata.api.app import create_app
 from memstrata.api.keys import KeyStore
 from memstrata.config import ServerSettings, load_settings
 from memstrata.providers.protocol import Embedder
+from memstrata.service.app import create_app
 from memstrata.storage.sqlite.store import SQLiteStore
 
 T = TypeVar("T")

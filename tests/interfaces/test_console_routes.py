@@ -17,9 +17,9 @@ pytest.importorskip("fastapi", reason="the service tests need the server extra: 
 from fastapi.testclient import TestClient
 
 from memstrata import Memory
-from memstrata.api.app import create_app
 from memstrata.api.keys import KeyStore
 from memstrata.config import ServerSettings
+from memstrata.service.app import create_app
 from memstrata.web import CONTENT_SECURITY_POLICY
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"

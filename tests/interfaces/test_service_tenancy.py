@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from service_support import Service, service
 
-from memstrata.api.app import create_app
 from memstrata.api.keys import KeyStore
 from memstrata.config import ServerSettings
 from memstrata.errors import InvalidInputError, NotFoundError
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.service.app import create_app
 from memstrata.types import MemoryItem, Scope
 
 TENANTS = ["acme", "globex"]

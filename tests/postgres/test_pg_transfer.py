@@ -16,7 +16,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.config import StoreSettings, load_settings
-from memstrata.graph.model import Entity, Relation
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.copy import TABLES, copy_store, verify_copy
 from memstrata.storage.factory import open_store
 from memstrata.storage.protocol import WriteBatch

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from memstrata import Memory
-from memstrata.process.model import Task
+from memstrata.records.process import Task
 
 
 @dataclass(frozen=True)

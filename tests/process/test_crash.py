@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from memstrata import Memory
-from memstrata.process.model import StepStatus, TaskStatus
+from memstrata.records.process import StepStatus, TaskStatus
 from memstrata.storage.protocol import Store
 
 CHILD = textwrap.dedent(

@@ -5,7 +5,7 @@ A and B before the agent spends the time."""
 from __future__ import annotations
 
 from memstrata import Memory
-from memstrata.process.model import StepStatus, TaskStatus
+from memstrata.records.process import StepStatus, TaskStatus
 from process.conftest import STORIES, Story, record_story
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from memstrata import ConflictError, InvalidInputError, Memory, NotFoundError
 from memstrata.config import load_settings
-from memstrata.process.model import (
+from memstrata.process.recording import current_task, recorded
+from memstrata.records.process import (
     ARTIFACT_KIND,
     STEP_KIND,
     SUMMARY_KIND,
@@ -15,7 +16,6 @@ from memstrata.process.model import (
     StepStatus,
     TaskStatus,
 )
-from memstrata.process.recording import current_task, recorded
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryStatus
 

@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memstrata import ConflictError
-from memstrata.process.model import (
+from memstrata.process.units import step_unit, task_unit
+from memstrata.records.process import (
     CounterExample,
     Hypothesis,
     HypothesisStatus,
@@ -21,7 +22,6 @@ from memstrata.process.model import (
     TaskQuery,
     TaskStatus,
 )
-from memstrata.process.units import step_unit, task_unit
 from memstrata.storage.protocol import Store, WriteBatch
 from memstrata.types import Scope
 

@@ -10,9 +10,9 @@ import pytest
 
 from memstrata import Memory
 from memstrata.config import load_settings
-from memstrata.process.model import SUMMARY_KIND
 from memstrata.providers.openai_chat import OpenAICompatibleChat
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.records.process import SUMMARY_KIND
 from memstrata.storage.protocol import Store
 from memstrata.write.extract import LLMExtractor
 from support.scripted_llm import ScriptedServer, completion

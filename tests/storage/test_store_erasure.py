@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from memstrata.graph.model import Entity
 from memstrata.indexing import index_text, text_hash
 from memstrata.lexical import keyword_tokens
 from memstrata.query import Filters
+from memstrata.records.graph import Entity
 from memstrata.storage.protocol import JobUpdate, StatusChange, Store, WriteBatch
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.types import (

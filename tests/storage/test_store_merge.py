@@ -9,8 +9,8 @@ from typing import TypeVar
 import pytest
 
 from memstrata import ConflictError
-from memstrata.graph.model import Entity, Relation
 from memstrata.query import Filters, ListQuery
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import JobUpdate, Store, WriteBatch
 from memstrata.types import (
     HistoryAction,

@@ -13,13 +13,13 @@ import pytest
 from memstrata import Memory
 from memstrata.config import load_settings
 from memstrata.errors import JobFailedError
-from memstrata.providers.rules_extractor import RulesExtractor
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.protocol import Store
 from memstrata.types import JobStatus, Message
 from memstrata.write.decisions import Extraction
 from memstrata.write.extract import CallStats
 from memstrata.write.progress import Progress
+from memstrata.write.rules_extractor import RulesExtractor
 from support.scripted_llm import Reply, ScriptedServer, completion
 
 

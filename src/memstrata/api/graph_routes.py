@@ -10,8 +10,8 @@ from pydantic import BaseModel
 
 from memstrata.api.models import NO_NUL, TEXT_PATTERN
 from memstrata.api.routes import ERRORS, CallerDep, ScopeDep
-from memstrata.graph.model import Entity, Relation
 from memstrata.graph.subgraph import Edge, Subgraph
+from memstrata.records.graph import Entity, Relation
 
 router = APIRouter(prefix="/v1/graph", responses=ERRORS, tags=["graph"])
 EntityName = Annotated[

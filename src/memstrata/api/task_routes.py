@@ -15,10 +15,10 @@ from pydantic import Field
 from memstrata.api.models import NO_NUL, TEXT_PATTERN, Body, Count, Flag, Number, ScopedBody
 from memstrata.api.routes import ERRORS, CallerDep, ScopeDep, problems
 from memstrata.errors import NotFoundError
-from memstrata.process.model import Artifact, Hypothesis, Step, StepStatus, Strategy, Task, TaskStatus
 from memstrata.process.plan_check import Alternative, PlanWarning
 from memstrata.process.recall import RecalledTask
 from memstrata.process.trees import TaskTree
+from memstrata.records.process import Artifact, Hypothesis, Step, StepStatus, Strategy, Task, TaskStatus
 
 router = APIRouter(prefix="/v1/tasks", responses=ERRORS, tags=["tasks"])
 FINISHED = problems(s409="the task is finished (or finished otherwise); start a new task to record more")

@@ -11,9 +11,9 @@ from rich.table import Table
 
 from memstrata.cli.context import AgentOpt, IdArg, SessionOpt, UserOpt, cli_state, scope_args
 from memstrata.cli.render import console, history_table, print_json
-from memstrata.graph.model import Entity
 from memstrata.graph.subgraph import Edge, Subgraph
 from memstrata.graph.view import ExportFormat
+from memstrata.records.graph import Entity
 
 app = typer.Typer(help="Graph memory: entities and relations with temporal validity.", no_args_is_help=True)
 

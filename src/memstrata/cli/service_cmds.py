@@ -63,8 +63,8 @@ def serve(
     _need_server_extra()
     import uvicorn
 
-    from memstrata.api.app import create_app
     from memstrata.api.keys import KeyStore
+    from memstrata.service.app import create_app
 
     state = cli_state(ctx)
     overrides = {

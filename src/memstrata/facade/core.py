@@ -16,7 +16,6 @@ from memstrata.providers.cache import Embedded, embed_with_cache
 from memstrata.providers.factory import cap_blas_threads
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder, embedding_identity
-from memstrata.providers.rules_extractor import RulesExtractor
 from memstrata.query import SearchQuery
 from memstrata.read.pipeline import search as run_search
 from memstrata.read.settings import ReadSettings
@@ -26,6 +25,7 @@ from memstrata.write.apply import Gate
 from memstrata.write.extract import Extractor
 from memstrata.write.pipeline import WriteDeps
 from memstrata.write.reconcile import Reconciler, RulesReconciler
+from memstrata.write.rules_extractor import RulesExtractor
 from memstrata.write.worker import BackgroundWorker, JobRunner
 
 Clock = Callable[[], datetime]

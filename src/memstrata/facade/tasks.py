@@ -20,15 +20,6 @@ from memstrata.process.deps import ProcessDeps
 from memstrata.process.indexing import index_pending
 from memstrata.process.lifecycle import compress_task, finish_task, restore_task
 from memstrata.process.mining import find_strategies, mine_strategies
-from memstrata.process.model import (
-    Artifact,
-    Hypothesis,
-    HypothesisStatus,
-    Step,
-    Strategy,
-    Task,
-    TaskQuery,
-)
 from memstrata.process.plan_check import Alternative, PlannedStep, PlanWarning, alternatives, check_plan
 from memstrata.process.recall import RecalledTask, recall_tasks
 from memstrata.process.recording import TaskRecorder
@@ -44,6 +35,15 @@ from memstrata.process.writes import (
     plan_task,
     resolved_hypothesis,
     task_status,
+)
+from memstrata.records.process import (
+    Artifact,
+    Hypothesis,
+    HypothesisStatus,
+    Step,
+    Strategy,
+    Task,
+    TaskQuery,
 )
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import new_id

@@ -23,9 +23,10 @@ from memstrata.facade.long_text import part_label, split_spans
 from memstrata.facade.writes import TextOptions, rejected
 from memstrata.indexing import content_hash, index_text, text_hash
 from memstrata.query import Filters, ListQuery
+from memstrata.records.history import history_event
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import AddResult, HistoryAction, HistoryEvent, MemoryEvent, MemoryItem, Provenance, Scope
-from memstrata.write.ingest import OnError, ParsedInput, TextItem, history_event, new_memory
+from memstrata.write.ingest import OnError, ParsedInput, TextItem, new_memory
 
 Action = Literal["ADD", "UPDATE", "NONE"]
 WHOLE_HASH = "text_sha256"  # metadata of every part of a long text: finds them all, and a second add of it

@@ -12,10 +12,11 @@ from memstrata.errors import ConflictError, InvalidInputError, ProviderError
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.long_text import preceding_turns, turn_episodes
 from memstrata.indexing import index_text
+from memstrata.records.history import history_event
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import AddResult, HistoryAction, ItemError, MemoryEvent, MemoryItem, MemoryKind, Scope
 from memstrata.validation import clean_text, clean_time
-from memstrata.write.ingest import ParsedInput, TextItem, check_key, check_kind, check_metadata, history_event
+from memstrata.write.ingest import ParsedInput, TextItem, check_key, check_kind, check_metadata
 
 
 @dataclass(frozen=True)

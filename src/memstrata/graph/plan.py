@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memstrata.graph.extracted import Triple
-from memstrata.graph.model import Entity, Relation
 from memstrata.graph.resolve import EmbedNames, EntityResolver
 from memstrata.graph.vocabulary import END_TYPES, FUNCTIONAL, SYMMETRIC
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Store, Vector
 from memstrata.types import HistoryAction, HistoryEvent, Scope, as_utc, new_id
 

@@ -15,8 +15,8 @@ from datetime import datetime
 
 import numpy as np
 
-from memstrata.graph.model import Entity
 from memstrata.graph.names import USER_NAME, is_abbreviation, is_sub_place, is_user, normalize
+from memstrata.records.graph import Entity
 from memstrata.storage.protocol import Vector
 from memstrata.types import HistoryAction, HistoryEvent, Scope, new_id
 

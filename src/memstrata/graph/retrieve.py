@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memstrata.graph.model import Entity, Relation
 from memstrata.graph.names import USER_ALIASES, USER_NAME, normalize
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Store
 from memstrata.types import Scope
 

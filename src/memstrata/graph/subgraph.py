@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
-from memstrata.graph.model import Entity, Relation
+from memstrata.records.graph import Entity, Relation
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from datetime import datetime
 from typing import Literal
 
 from memstrata.errors import InvalidInputError, NotFoundError
-from memstrata.graph.model import Entity, Relation
 from memstrata.graph.names import USER_NAME, is_user, normalize
 from memstrata.graph.retrieve import link_entities
 from memstrata.graph.subgraph import Edge, Subgraph
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Store, WriteBatch
 from memstrata.types import HistoryAction, HistoryEvent, Scope, new_id
 

@@ -19,9 +19,9 @@ import numpy as np
 from memstrata.errors import EmbeddingMismatchError
 from memstrata.providers.cache import Embedded, embed_with_cache
 from memstrata.providers.protocol import Embedder, Vectors, embedding_identity
+from memstrata.records.history import history_event
 from memstrata.storage.protocol import StatusChange, Store, WriteBatch
 from memstrata.types import HistoryAction, HistoryEvent, MemoryItem, MemoryStatus, utcnow
-from memstrata.write.ingest import history_event
 
 OnEmbedded = Callable[[int], None]
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memstrata.records.history import history_event
 from memstrata.storage.protocol import StatusChange, Vector, WriteBatch
 from memstrata.types import HistoryAction, MemoryItem, MemoryStatus
-from memstrata.write.ingest import history_event
 
 
 @dataclass(frozen=True)

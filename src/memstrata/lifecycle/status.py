@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from memstrata.records.history import history_event
 from memstrata.storage.protocol import ENDED, StatusChange, WriteBatch
 from memstrata.types import HistoryAction, MemoryItem, MemoryStatus
-from memstrata.write.ingest import history_event
 
 
 def status_batch(

@@ -10,9 +10,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from memstrata.mcp_server.common import READ_ONLY, AgentId, Callers, SessionId, UserId, reported, writes
-from memstrata.process.model import Hypothesis, Step, Strategy, Task
 from memstrata.process.plan_check import PlannedStep, PlanWarning
 from memstrata.process.recall import RecalledTask
+from memstrata.records.process import Hypothesis, Step, Strategy, Task
 
 TaskId = Annotated[str, Field(description="a task id, as returned by task_start")]
 Action = Annotated[str, Field(description="search, query, run, read, hypothesize, summarize, ask_human, or your own")]

@@ -15,13 +15,13 @@ from datetime import datetime
 
 from memstrata.lifecycle.status import status_batch
 from memstrata.process.deps import ProcessDeps
-from memstrata.process.model import SUMMARY_KIND, Step, Task
 from memstrata.process.summary import EXTRACTIVE, write_summary
 from memstrata.process.trees import TaskTree
 from memstrata.process.units import ACTOR, added, unit
+from memstrata.records.history import history_event
+from memstrata.records.process import SUMMARY_KIND, Step, Task
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import HistoryAction, MemoryItem, MemoryStatus
-from memstrata.write.ingest import history_event
 
 
 def _units(deps: ProcessDeps, tree: TaskTree) -> tuple[list[MemoryItem], MemoryItem | None]:

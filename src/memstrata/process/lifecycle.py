@@ -8,8 +8,8 @@ from memstrata.process.compress import plan_compress, plan_restore
 from memstrata.process.deps import ProcessDeps
 from memstrata.process.indexing import index_pending
 from memstrata.process.mining import mine_strategies
-from memstrata.process.model import Task, TaskStatus
 from memstrata.process.trees import TaskTree
+from memstrata.records.process import Task, TaskStatus
 from memstrata.storage.protocol import WriteBatch
 from memstrata.write.pipeline import long_term_scope
 

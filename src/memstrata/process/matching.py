@@ -25,8 +25,8 @@ import numpy as np
 
 from memstrata.lexical import keyword_tokens
 from memstrata.process.deps import ProcessDeps
-from memstrata.process.model import STEP_KIND, Step
 from memstrata.query import Filters, SearchQuery
+from memstrata.records.process import STEP_KIND, Step
 from memstrata.types import MemoryStatus, Scope
 
 PRE_FILTER = 0.2

@@ -27,7 +27,11 @@ from datetime import datetime
 
 from memstrata.lexical import keyword_tokens
 from memstrata.process.deps import ProcessDeps
-from memstrata.process.model import (
+from memstrata.process.recall import unit_relevance
+from memstrata.process.units import added, unit
+from memstrata.query import Filters, SearchQuery
+from memstrata.records.history import history_event
+from memstrata.records.process import (
     STRATEGY_KIND,
     CounterExample,
     Step,
@@ -37,12 +41,8 @@ from memstrata.process.model import (
     TaskQuery,
     TaskStatus,
 )
-from memstrata.process.recall import unit_relevance
-from memstrata.process.units import added, unit
-from memstrata.query import Filters, SearchQuery
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import HistoryAction, Scope
-from memstrata.write.ingest import history_event
 
 KEYWORDS = 6
 EXAMPLES = 5

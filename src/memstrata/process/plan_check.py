@@ -15,8 +15,8 @@ from pydantic import Field, model_validator
 from memstrata.process.deps import ProcessDeps
 from memstrata.process.indexing import index_pending
 from memstrata.process.matching import closer_look, similar_units
-from memstrata.process.model import Action, Hypothesis, HypothesisStatus, Step, Task, TaskQuery
 from memstrata.process.units import step_text
+from memstrata.records.process import Action, Hypothesis, HypothesisStatus, Step, Task, TaskQuery
 from memstrata.types import Frozen, Scope, StorableText
 
 

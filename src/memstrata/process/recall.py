@@ -20,8 +20,8 @@ from datetime import datetime
 from memstrata.config import RecallWeights
 from memstrata.process.deps import ProcessDeps
 from memstrata.process.indexing import index_pending
-from memstrata.process.model import STEP_KIND, SUMMARY_KIND, TASK_KIND, Step, Task, TaskQuery, TaskStatus
 from memstrata.query import Filters, SearchQuery
+from memstrata.records.process import STEP_KIND, SUMMARY_KIND, TASK_KIND, Step, Task, TaskQuery, TaskStatus
 from memstrata.types import Frozen, Scope, SearchHit
 
 STEP_WEIGHT = 0.9

@@ -29,10 +29,10 @@ from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar, Token
 from typing import Any, ParamSpec, Protocol, Self, TypeVar
 
-from memstrata.process.model import Artifact, Hypothesis, HypothesisStatus, Step, StepStatus, Task
 from memstrata.process.plan_check import PlannedStep, PlanWarning
 from memstrata.process.recall import RecalledTask
 from memstrata.process.writes import StepChange, StepInput
+from memstrata.records.process import Artifact, Hypothesis, HypothesisStatus, Step, StepStatus, Task
 from memstrata.validation import parse_model
 
 P = ParamSpec("P")

@@ -15,9 +15,9 @@ from pydantic import BaseModel, Field
 
 from memstrata.errors import ProviderError
 from memstrata.lexical import has_han
-from memstrata.process.model import Step
 from memstrata.process.trees import TaskTree
 from memstrata.providers.llm import ChatMessage, ChatModel
+from memstrata.records.process import Step
 
 EXTRACTIVE = "extractive"
 _MAX_LINE = 200

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memstrata.process.model import Artifact, Hypothesis, Step, StepStatus, Task
+from memstrata.records.process import Artifact, Hypothesis, Step, StepStatus, Task
 from memstrata.types import Frozen
 
 _MARK = {StepStatus.SUCCEEDED: "✓", StepStatus.FAILED: "✗", StepStatus.RUNNING: "…"}

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memstrata.process.model import STEP_KIND, TASK_KIND
+from memstrata.records.history import history_event
+from memstrata.records.process import STEP_KIND, TASK_KIND
 from memstrata.types import HistoryAction, HistoryEvent, JsonDict, MemoryItem, Scope, new_id
-from memstrata.write.ingest import history_event
 
 ACTOR = "process"
 

@@ -12,7 +12,8 @@ from typing import Any
 from pydantic import Field
 
 from memstrata.errors import InvalidInputError
-from memstrata.process.model import (
+from memstrata.process.units import added, step_text, step_unit, task_text, task_unit, unit
+from memstrata.records.process import (
     ARTIFACT_KIND,
     FINISHED,
     Action,
@@ -26,7 +27,6 @@ from memstrata.process.model import (
     TaskStatus,
     TaskType,
 )
-from memstrata.process.units import added, step_text, step_unit, task_text, task_unit, unit
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import Frozen, JsonDict, Scope, StorableText, new_id
 

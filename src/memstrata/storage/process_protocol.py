@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from memstrata.process.model import Artifact, Hypothesis, Step, Strategy, Task, TaskQuery
+from memstrata.records.process import Artifact, Hypothesis, Step, Strategy, Task, TaskQuery
 from memstrata.types import MemoryItem, Scope
 
 

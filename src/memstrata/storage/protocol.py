@@ -14,9 +14,9 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from memstrata.graph.model import Entity, Relation
-from memstrata.process.model import Artifact, Hypothesis, Step, Strategy, Task
 from memstrata.query import Filters, ListQuery
+from memstrata.records.graph import Entity, Relation
+from memstrata.records.process import Artifact, Hypothesis, Step, Strategy, Task
 from memstrata.storage.process_protocol import ProcessStore
 from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Message, Scope, StoredMessage
 

@@ -17,13 +17,14 @@ from datetime import datetime
 from memstrata.providers.cache import embed_with_cache
 from memstrata.providers.protocol import Embedder, embedding_identity
 from memstrata.query import Filters, ListQuery
+from memstrata.records.history import history_event
 from memstrata.storage.protocol import StatusChange, Store, WriteBatch
 from memstrata.types import HistoryAction, HistoryEvent, MemoryItem, MemoryStatus, Provenance, Scope
 from memstrata.vault.layout import VaultLayout, checksum, version_of
 from memstrata.vault.markdown import parse_note
 from memstrata.vault.plan import Plan
 from memstrata.vault.units import Unit, note_units
-from memstrata.write.ingest import history_event, new_memory
+from memstrata.write.ingest import new_memory
 
 KIND = "note"
 LIVE = (MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED)

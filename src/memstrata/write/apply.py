@@ -20,11 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memstrata.records.history import history_event
 from memstrata.storage.protocol import StatusChange, WriteBatch
 from memstrata.types import HistoryAction, HistoryEvent, JsonDict, MemoryItem, MemoryStatus, Provenance, Scope
 from memstrata.write.decisions import Add, NewFact, Noop, Rejection, Resolved, Update
 from memstrata.write.facts import known_before, valid_from
-from memstrata.write.ingest import history_event, new_memory
+from memstrata.write.ingest import new_memory
 
 # A NONE (the fact repeats a memory) is recorded on that memory as a confirmation by repetition, with
 # details.decision = "NONE"; there is no separate history action for "said again".

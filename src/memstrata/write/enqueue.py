@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memstrata.config import WriteSettings
+from memstrata.records.history import history_event
 from memstrata.storage.protocol import Store, WriteBatch
 from memstrata.types import HistoryAction, Job, JobStatus, MemoryItem, Message, Scope, new_id
-from memstrata.write.ingest import history_event
 from memstrata.write.trigger import should_trigger
 
 

@@ -10,11 +10,11 @@ from datetime import datetime
 
 from memstrata.config import GraphSettings
 from memstrata.graph.extracted import Triple
-from memstrata.graph.model import Entity
 from memstrata.graph.names import USER_ALIASES, USER_NAME, normalize
 from memstrata.graph.plan import GraphContext, GraphPlan, plan_graph
 from memstrata.graph.rules import RulesGraphExtractor
 from memstrata.lifecycle.timeparse import find_time_span
+from memstrata.records.graph import Entity
 from memstrata.storage.protocol import Store, Vector
 from memstrata.types import MemoryItem, Message, Scope
 

@@ -19,8 +19,6 @@ from memstrata.errors import InvalidInputError
 from memstrata.query import looks_like_key, validate_kind
 from memstrata.read.evidence import scripts
 from memstrata.types import (
-    HistoryAction,
-    HistoryEvent,
     JsonDict,
     MemoryItem,
     MemoryKind,
@@ -298,30 +296,3 @@ def episode_memories(
         )
         earlier.append(message)
     return episodes
-
-
-def history_event(
-    item: MemoryItem,
-    action: HistoryAction,
-    *,
-    at: datetime,
-    actor: str,
-    old_text: str | None = None,
-    reason: str | None = None,
-    details: JsonDict | None = None,
-) -> HistoryEvent:
-    new_text = None if action == HistoryAction.DELETE else item.text
-    if action == HistoryAction.DELETE:
-        old_text = item.text
-    return HistoryEvent(
-        id=new_id(),
-        memory_id=item.id,
-        scope=item.scope,
-        action=action,
-        old_text=old_text,
-        new_text=new_text,
-        actor=actor,
-        reason=reason,
-        created_at=at,
-        details=details or {"message_ids": list(item.provenance.message_ids)},
-    )

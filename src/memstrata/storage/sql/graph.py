@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.graph.model import Entity, Relation
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Vector
 from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx

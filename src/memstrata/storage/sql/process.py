@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from memstrata.process.model import UNIT_KINDS, Artifact, Hypothesis, Step, Strategy, Task, TaskQuery
+from memstrata.records.process import UNIT_KINDS, Artifact, Hypothesis, Step, Strategy, Task, TaskQuery
 from memstrata.storage.protocol import WriteBatch
 from memstrata.storage.sql import process_rows, rows
 from memstrata.storage.sql.dialect import Dialect, Tx

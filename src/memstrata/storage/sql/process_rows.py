@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from memstrata.process.model import (
+from memstrata.records.process import (
     Artifact,
     CounterExample,
     Hypothesis,

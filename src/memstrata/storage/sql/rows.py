@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from memstrata.graph.model import Entity, Relation
 from memstrata.indexing import content_hash
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.sql.dialect import Dialect
 from memstrata.types import (
     HistoryAction,

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.graph.model import Entity, Relation
 from memstrata.query import Filters, ListQuery
+from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
 from memstrata.storage.sql import graph, rows
 from memstrata.storage.sql.dialect import Dialect, Tx
