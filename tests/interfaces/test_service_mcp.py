@@ -22,6 +22,8 @@ TOOLS = {
     "forget_memories", "review_pending", "confirm_memory", "reject_memory", "archive_memory", "restore_memory",
     "session_context", "graph_neighbors", "graph_relation_history", "mark_memories_used",
     "vault_read", "vault_search", "vault_write", "vault_context", "vault_rules",
+    "task_start", "task_record_step", "task_update_step", "task_resolve_hypothesis", "task_finish", "task_recall",
+    "task_check_plan", "task_strategies", "task_show",
 }  # fmt: skip
 
 
