@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -86,9 +87,9 @@ def test_remove_needs_confirmation_then_takes_sources_and_chunks_out_of_search(m
 
 
 class _Site(BaseHTTPRequestHandler):
-    pages: dict[str, tuple[str, bytes]] = {}
+    pages: ClassVar[dict[str, tuple[str, bytes]]] = {}
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         found = self.pages.get(self.path)
         if found is None:
             self.send_error(404)
