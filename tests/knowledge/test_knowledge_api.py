@@ -13,7 +13,7 @@ from typing import ClassVar
 import pytest
 
 from memstrata import Memory
-from memstrata.errors import ConfirmationRequiredError, NotFoundError
+from memstrata.errors import ConfirmationRequiredError, InvalidInputError, NotFoundError
 from memstrata.storage.knowledge_protocol import SourceStatus
 
 HANDBOOK = (
@@ -140,3 +140,11 @@ def test_a_url_over_the_size_limit_fails_alone(memory: Memory, site: str) -> Non
     report = limited.ingest(f"{site}/big.txt", collection="web", user_id="u1")
     assert report.failed and "max_url_mb" in (report.failed[0].error or "")
     assert limited.knowledge.collections(user_id="u1") == []
+
+
+def test_the_agentic_chunker_without_a_configured_model_is_refused_up_front(memory: Memory, docs: Path) -> None:
+    with pytest.raises(InvalidInputError, match="agentic chunker needs a model"):
+        memory.ingest(docs, collection="x", chunker="agentic", user_id="u1")
+    with pytest.raises(InvalidInputError, match="chunker"):
+        memory.ingest(docs, collection="x", chunker="magic", user_id="u1")
+    assert memory.knowledge.collections(user_id="u1") == []
