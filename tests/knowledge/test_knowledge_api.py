@@ -148,3 +148,19 @@ def test_the_agentic_chunker_without_a_configured_model_is_refused_up_front(memo
     with pytest.raises(InvalidInputError, match="chunker"):
         memory.ingest(docs, collection="x", chunker="magic", user_id="u1")
     assert memory.knowledge.collections(user_id="u1") == []
+
+
+def test_chunks_from_before_the_sources_table_are_redone_once(memory: Memory, docs: Path) -> None:
+    (docs / "gone.md").write_text("# Gone\n\nThis file is indexed, then removed.\n", encoding="utf-8")
+    memory.ingest(docs, collection="old", user_id="u1")
+    before = {item.id for item in memory.get_all(user_id="u1", filters={"kind": "knowledge"}, limit=100)}
+    # A store ingested before the sources table existed: chunks, and no source rows.
+    memory.store.dialect.transaction(lambda tx: tx.execute("DELETE FROM knowledge_sources"))  # type: ignore[attr-defined]
+    (docs / "gone.md").unlink()
+    redone = memory.ingest(docs, collection="old", user_id="u1")
+    assert (redone.count("replaced"), redone.count("retired")) == (2, 1)
+    after = {item.id for item in memory.get_all(user_id="u1", filters={"kind": "knowledge"}, limit=100)}
+    assert after and before.isdisjoint(after)  # old chunks superseded or retired, not left beside the new ones
+    assert [s.sources for s in memory.knowledge.collections(user_id="u1")] == [2]
+    again = memory.ingest(docs, collection="old", user_id="u1")
+    assert (again.count("unchanged"), again.embedded) == (2, 0)

@@ -27,13 +27,13 @@ from memstrata.knowledge.plan import plan
 from memstrata.knowledge.progress import NullProgress, ProgressSink
 from memstrata.knowledge.records import check_collection, chunk_memories, chunks_of, source_record
 from memstrata.knowledge.sandbox import ConversionSandbox
-from memstrata.knowledge.state import IndexedSource, indexed_sources, source_chunks
+from memstrata.knowledge.state import IndexedSource, indexed_sources, source_chunks, unrecorded_sources
 from memstrata.knowledge.walk import DEFAULT_EXCLUDES, Found, discover
 from memstrata.knowledge.writer import KnowledgeWriter
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder
 from memstrata.storage.protocol import Store
-from memstrata.types import Frozen, Scope, utcnow
+from memstrata.types import Frozen, MemoryItem, Scope, utcnow
 
 Status = Literal["added", "replaced", "unchanged", "retired", "skipped", "failed"]
 
@@ -180,16 +180,25 @@ class Ingestor:
         on_disk = {item.source: self._digest(item.path) for item, _ in ingestible}
         every = indexed_sources(self.store, self.scope, self.collection)
         indexed = {source: known for source, known in every.items() if _under(source, roots)}
-        work = plan(on_disk, {s: i.source_hash for s, i in indexed.items()}, retire_missing=self.options.retire_missing)
+        # Chunks without a source row (an older store) are redone once: planned as changed, replaced whole.
+        unrecorded = {s: chunks for s, chunks in unrecorded_sources(self.store, self.scope, self.collection,
+                                                                     every).items() if _under(s, roots)}  # fmt: skip
+        hashes = {s: i.source_hash for s, i in indexed.items()} | dict.fromkeys(unrecorded, "")
+        work = plan(on_disk, hashes, retire_missing=self.options.retire_missing)
         report.outcomes += [SourceOutcome(source, "unchanged") for source in work.unchanged]
         self.progress.start(len(work.work))
         with ConversionSandbox(self.options.limits) as sandbox:
             for item, fmt in ingestible:
                 if item.source in work.work:
                     previous = indexed.get(item.source)
-                    report.outcomes.append(self._one(item, fmt, on_disk[item.source], previous, sandbox, report))
+                    old = unrecorded.get(item.source, [])
+                    report.outcomes.append(self._one(item, fmt, on_disk[item.source], previous, sandbox, report, old))
         for source in work.retire:
-            report.outcomes.append(self._retire(source))
+            if source in unrecorded:
+                self.writer.retire(unrecorded[source], reason=f"source removed: {source}")
+                report.outcomes.append(SourceOutcome(source, "retired", chunks=len(unrecorded[source])))
+            else:
+                report.outcomes.append(self._retire(source))
         return self._finished(report, started)
 
     def run_one(self, path: Path | str, *, source: str, fmt: str | None = None) -> IngestReport:
@@ -233,6 +242,7 @@ class Ingestor:
         previous: IndexedSource | None,
         sandbox: ConversionSandbox,
         report: IngestReport,
+        unrecorded: Sequence[MemoryItem] = (),
     ) -> SourceOutcome:
         started = time.perf_counter()
         self.progress.file_started(item.display_name)
@@ -260,8 +270,8 @@ class Ingestor:
             record = source_record(doc, chunks, scope=self.scope, collection=self.collection,
                                    chunker=self.chunker.name, size=size, version=version, now=now)  # fmt: skip
             stored = self.store.knowledge.source(self.scope, self.collection, item.source) if previous else None
-            replaces = source_chunks(self.store, self.scope, self.collection, item.source) if previous else []
-            reason = f"{'re-' if previous else ''}ingested {item.display_name} into {self.collection}"
+            replaces = source_chunks(self.store, self.scope, self.collection, item.source) if previous else unrecorded
+            reason = f"{'re-' if previous or unrecorded else ''}ingested {item.display_name} into {self.collection}"
             self.writer.write_document(items, source=record, replaces=replaces, previous=stored, reason=reason,
                                        on_embedded=self.progress.embedded)  # fmt: skip
         except MediaSkipped as exc:
@@ -273,7 +283,7 @@ class Ingestor:
         self.progress.file_done()
         return SourceOutcome(
             item.source,
-            "replaced" if previous else "added",
+            "replaced" if previous or unrecorded else "added",
             fmt,
             pages=doc.pages,
             chunks=len(chunks),

@@ -7,6 +7,7 @@ an unchanged corpus reads one row per source and no chunk at all.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -64,6 +65,24 @@ def indexed_sources(
     return {
         summary.source: IndexedSource(summary) for summary in store.knowledge.sources(scope, collection, prefix=prefix)
     }
+
+
+def unrecorded_sources(
+    store: Store, scope: Scope, collection: str, indexed: dict[str, IndexedSource]
+) -> dict[str, list[MemoryItem]]:
+    """Live chunks whose source has no row in the sources table (ingested before the table existed), by
+    source. One COUNT decides: only when more chunks are live than the table accounts for are the chunks
+    read, so a store written with source rows pays nothing for this."""
+    accounted = sum(known.summary.chunks for known in indexed.values())
+    filters = Filters(kind=(KNOWLEDGE,), metadata={"collection": collection})
+    if store.count(scope, filters) <= accounted:
+        return {}
+    found: dict[str, list[MemoryItem]] = defaultdict(list)
+    for item in knowledge_chunks(store, scope, collection):
+        source = item.metadata.get("source")
+        if isinstance(source, str) and source not in indexed:
+            found[source].append(item)
+    return dict(found)
 
 
 def collections(store: Store, scope: Scope) -> list[CollectionCounts]:
