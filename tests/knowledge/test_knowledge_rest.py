@@ -74,8 +74,9 @@ def test_upload_then_collections_source_and_around(keyed: Service) -> None:
 
 def test_uploads_are_checked_for_type_and_size_and_bad_documents_fail_alone(keyed: Service) -> None:
     token = keyed.token("acme", users=["u1"])
-    assert _upload(keyed, token, "payload.exe", b"MZ...").status_code == 415
-    assert _upload(keyed, token, "../../etc/passwd", b"root:x:0:0").status_code == 415
+    refused = _upload(keyed, token, "payload.exe", b"MZ...")
+    assert refused.status_code == 422 and "not a supported document type" in refused.text
+    assert _upload(keyed, token, "../../etc/passwd", b"root:x:0:0").status_code == 422
     too_big = _upload(keyed, token, "big.txt", b"a" * 600_000)
     assert too_big.status_code == 413 and "max_upload_mb" in too_big.text
     broken = _upload(keyed, token, "broken.docx", b"not a zip")

@@ -2,9 +2,9 @@
 collections, read a source's Markdown or the text around a hit, remove a collection.
 
 An upload is a multipart form with one ``file``. It is copied in blocks to a private temporary folder under
-``[ingest] max_upload_mb`` (413 past it), its extension must be a supported format (415 otherwise), and it
-is recorded as ``upload:<name>``, never under the temporary path: uploading the same name again with the
-same bytes does nothing, with new bytes it replaces that source's chunks. On a keyless server a multipart
+``[ingest] max_upload_mb`` (413 past it), its extension must be a supported format (422 otherwise, like
+any invalid input), and it is recorded as ``upload:<name>``, never under the temporary path: uploading the
+same name again with the same bytes does nothing, with new bytes it replaces that source's chunks. On a keyless server a multipart
 POST is what a web page may send without asking, so the browser guard refuses it unless it carries the
 ``X-Memstrata-Client`` header.
 """
@@ -23,13 +23,14 @@ from pydantic import BaseModel
 
 from memstrata.api.models import NO_NUL, TEXT_PATTERN
 from memstrata.api.routes import ERRORS, CallerDep, ScopeDep, problems
+from memstrata.errors import InvalidInputError
 from memstrata.knowledge.chunking import CHUNKER_NAMES
 from memstrata.knowledge.convert import format_of
 from memstrata.knowledge.limits import MB
 from memstrata.storage.knowledge_protocol import CollectionCounts, SourceRecord, SourceSummary
 
 router = APIRouter(prefix="/v1/knowledge", responses=ERRORS, tags=["knowledge"])
-UPLOAD = problems(s413="the file is over [ingest] max_upload_mb", s415="the file type is not a supported format")
+UPLOAD = problems(s413="the file is over [ingest] max_upload_mb")
 CollectionName = Annotated[str, Path(min_length=1, max_length=64, pattern=TEXT_PATTERN)]
 CollectionQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=TEXT_PATTERN)]
 _BLOCK = 1 << 20
@@ -76,8 +77,10 @@ def _upload_name(filename: str | None) -> str:
     """The upload's own name, reduced to a safe file name; its extension decides the format."""
     name = _UNSAFE.sub("_", (filename or "").replace("\\", "/").rsplit("/", 1)[-1]).strip("._")[:128]
     if not name or format_of(FilePath(name)) is None:
-        raise HTTPException(415, f"{filename!r} is not a supported document type (pdf, docx, pptx, xlsx, html, csv, "
-                                 "json, md, txt, or an image/audio file when a model is configured)")  # fmt: skip
+        raise InvalidInputError(
+            f"file {filename!r} is not a supported document type (pdf, docx, pptx, xlsx, html, csv, json, md, txt, "
+            "or an image/audio file when a model is configured)"
+        )
     return name
 
 
