@@ -1,12 +1,12 @@
 """REST endpoints for knowledge (``memory.knowledge``): upload a document into a collection, list and show
 collections, read a source's Markdown or the text around a hit, remove a collection.
 
-An upload is a multipart form with one ``file``. It is copied in blocks to a private temporary folder under
-``[ingest] max_upload_mb`` (413 past it), its extension must be a supported format (422 otherwise, like
-any invalid input), and it is recorded as ``upload:<name>``, never under the temporary path: uploading the
-same name again with the same bytes does nothing, with new bytes it replaces that source's chunks. On a keyless server a multipart
-POST is what a web page may send without asking, so the browser guard refuses it unless it carries the
-``X-Memstrata-Client`` header.
+An upload is a multipart form with one ``file``. It is copied in blocks to a private temporary folder
+under ``[ingest] max_upload_mb`` (413 past it); its extension must be a supported format (422 otherwise,
+like any invalid input); it is recorded as ``upload:<name>``, never under the temporary path, so the same
+name uploaded again with the same bytes does nothing and with new bytes replaces that source's chunks.
+On a keyless server a multipart POST is what a web page may send without asking, so the browser guard
+refuses it unless it carries the ``X-Memstrata-Client`` header.
 """
 
 from __future__ import annotations
