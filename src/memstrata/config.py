@@ -344,6 +344,20 @@ class LimitSettings(Section):
     max_batch: int = Field(default=10_000, ge=1)
 
 
+class IngestSettings(Section):
+    """Knowledge ingestion (``memory.ingest``, ``memstrata ingest``, uploads): defaults and per-source limits."""
+
+    chunker: str = Field(default="structure", pattern=r"^(fixed|recursive|structure|semantic|agentic)$")
+    chunk_size: int = Field(default=256, ge=8, le=8192, description="chunk size in (estimated) tokens")
+    overlap: int = Field(default=32, ge=0, description="overlap between chunks in tokens, under half the size")
+    max_file_mb: float = Field(default=50.0, gt=0, description="largest file converted; a larger one fails alone")
+    timeout_s: float = Field(default=120.0, gt=0, description="longest conversion of one file")
+    memory_mb: int = Field(default=3072, ge=256, description="address space of the conversion process")
+    max_upload_mb: float = Field(default=50.0, gt=0, description="largest REST upload; larger ones get 413")
+    url_timeout_s: float = Field(default=30.0, gt=0, description="fetching one URL, connect to last byte")
+    max_url_mb: float = Field(default=50.0, gt=0, description="largest document fetched from a URL")
+
+
 class ServerSettings(Section):
     """``memstrata serve``: where it listens, where API keys live, what it accepts."""
 
@@ -383,6 +397,7 @@ class Settings(BaseSettings):
     process: ProcessSettings = Field(default_factory=ProcessSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
 
     @classmethod
     def settings_customise_sources(

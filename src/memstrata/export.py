@@ -2,7 +2,8 @@
 
 Line shapes: ``{"type": "memory", ...MemoryItem}``, ``{"type": "vector", "id", "embedding_id",
 "vector": base64 float32}``, ``{"type": "history", ...HistoryEvent}``, ``{"type": "message",
-"scope", "message"}``, ``{"type": "entity" | "relation", ...}`` (graph).
+"scope", "message"}``, ``{"type": "entity" | "relation", ...}`` (graph), ``{"type": "knowledge_source",
+...SourceRecord}`` (an ingested document's version with its stable Markdown).
 The first line is a header with the format version.
 """
 
@@ -20,6 +21,7 @@ from pydantic import ValidationError
 
 from memstrata.errors import InvalidInputError
 from memstrata.records.graph import Entity, Relation
+from memstrata.storage.knowledge_protocol import SourceRecord
 from memstrata.storage.protocol import Store, Vector, WriteBatch
 from memstrata.types import HistoryEvent, MemoryItem, Message, Scope, StoredMessage
 from memstrata.validation import describe_validation_error
@@ -47,7 +49,9 @@ def _lines(store: Store) -> Iterator[dict[str, Any]]:
                 "scope": record.scope.model_dump(mode="json"),
                 "message": record.message.model_dump(mode="json"),
             }
-        elif kind in ("entity", "relation") and isinstance(record, Entity | Relation):
+        elif kind in ("entity", "relation", "knowledge_source") and isinstance(
+            record, Entity | Relation | SourceRecord
+        ):
             yield {"type": kind, **record.model_dump(mode="json")}
 
 
@@ -97,6 +101,7 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> I
         embedding_id=embedding_id if batch_vectors else None,
         entities=fresh.entities,
         relations=fresh.relations,
+        sources=fresh.sources,
         skip_identical=True,  # a row written since the check above by someone else is not a conflict either
     )
     if not batch.is_empty():
@@ -138,6 +143,7 @@ def _without_stored(store: Store, records: _Records) -> _Records:
         found = store.graph_relations(scope, relation_ids=ids, include_closed=True)
         stored_relations.update(relation.id for relation in found)
     fresh.relations = [relation for relation in records.relations if relation.id not in stored_relations]
+    fresh.sources = records.sources  # few rows: the write's skip_identical leaves out those already stored
     return fresh
 
 
@@ -156,6 +162,7 @@ class _Records:
     vectors: dict[str, Vector] = field(default_factory=dict)
     entities: list[Entity] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
+    sources: list[SourceRecord] = field(default_factory=list)
     kept_stored: int = 0
 
     def count(self) -> int:
@@ -185,6 +192,8 @@ def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_
             records.entities.append(Entity.model_validate(line))
         elif kind == "relation":
             records.relations.append(Relation.model_validate(line))
+        elif kind == "knowledge_source":
+            records.sources.append(SourceRecord.model_validate(line))
         elif kind == "vector":
             if line["embedding_id"] == embedding_id:
                 records.vectors[line["id"]] = np.frombuffer(base64.b64decode(line["vector"]), dtype=np.float32)

@@ -26,6 +26,7 @@ from memstrata.facade.admin import AdminAPI, ErasureReport
 from memstrata.facade.core import Clock, MemoryCore
 from memstrata.facade.ids import IdKind
 from memstrata.facade.jobs import JobsAPI
+from memstrata.facade.knowledge import KnowledgeAPI
 from memstrata.facade.lifecycle import ForgetResult, LifecycleAPI
 from memstrata.facade.scoping import OwnerArgs, ScopeArgs, ScopeBinding
 from memstrata.facade.sessions import SessionsAPI
@@ -41,6 +42,7 @@ from memstrata.facade.writes import (
     write_update,
 )
 from memstrata.graph.view import GraphView
+from memstrata.knowledge.pipeline import IngestReport
 from memstrata.lifecycle.maintain import MaintenanceReport
 from memstrata.providers.factory import build_embedder
 from memstrata.providers.llm import ChatModel
@@ -503,6 +505,16 @@ class Memory:
 
     def import_jsonl(self, path: str | Path) -> ImportReport:
         return self.admin.import_jsonl(path)
+
+    # --- knowledge -----------------------------------------------------------------------------------
+    @property
+    def knowledge(self) -> KnowledgeAPI:
+        """Documents as searchable knowledge: ingest files, folders, URLs; collections; text around a hit."""
+        return KnowledgeAPI(self._core, self._binding)
+
+    def ingest(self, target: str | Path | Sequence[str | Path], **options: Any) -> IngestReport:
+        """Shortcut for :meth:`KnowledgeAPI.ingest` (``collection=``, ``chunker=``, ``size=``, scope ids...)."""
+        return self.knowledge.ingest(target, **options)
 
     # --- lifetime ----------------------------------------------------------------------------------
     def close(self) -> None:

@@ -24,6 +24,7 @@ TOOLS = {
     "vault_read", "vault_search", "vault_write", "vault_context", "vault_rules",
     "task_start", "task_record_step", "task_update_step", "task_resolve_hypothesis", "task_finish", "task_recall",
     "task_check_plan", "task_strategies", "task_show",
+    "search_knowledge", "knowledge_around", "knowledge_collections", "ingest_document",
 }  # fmt: skip
 
 

@@ -13,13 +13,21 @@ from memstrata.api.problems import RequestTooLarge, problem_response
 
 
 class BodySizeLimit:
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    """``max_bytes`` for every request, except the paths in ``larger`` (POST path -> its own limit: document
+    uploads, which the route streams to a file)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, larger: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.larger = larger or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        limit = self.larger.get(scope["path"], self.max_bytes) if scope["method"] == "POST" else self.max_bytes
+        if limit != self.max_bytes:
+            await BodySizeLimit(self.app, limit)(scope, receive, send)
             return
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None:

@@ -6,9 +6,14 @@ Pieces, each usable alone (the facade wiring lives outside this package):
 - ``limits`` / ``sandbox``: per-file limits and a child process that converts under a time and memory cap
 - ``media``: images and audio, described only by a configured model
 - ``chunking``: fixed, recursive, structure, semantic and agentic chunkers behind one protocol
-- ``walk`` / ``plan`` / ``state``: which files, what changed (a pure planner), what is indexed
-- ``records`` / ``writer``: chunks as ``knowledge`` memories, written one document per transaction
+- ``walk`` / ``plan`` / ``state``: which files, what changed (a pure planner), what is indexed (the
+  sources table, ``store.knowledge``: one row per document version with its stable Markdown)
+- ``records`` / ``writer``: chunks as ``knowledge`` memories and their source row, written one document per
+  transaction
 - ``pipeline``: the streaming run with a report per source; ``progress``: rich progress bars
+- ``fetch``: a URL to a local file under a size and time limit
+
+The facade is ``memory.knowledge`` (``facade/knowledge.py``); REST ``/v1/knowledge``; MCP knowledge tools.
 """
 
 from __future__ import annotations

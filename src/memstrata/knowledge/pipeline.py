@@ -25,15 +25,15 @@ from memstrata.knowledge.limits import MB, IngestLimits, SourceRejected, prechec
 from memstrata.knowledge.media import MediaModels, MediaSkipped, media_markdown
 from memstrata.knowledge.plan import plan
 from memstrata.knowledge.progress import NullProgress, ProgressSink
-from memstrata.knowledge.records import check_collection, chunk_memories, chunks_of
+from memstrata.knowledge.records import check_collection, chunk_memories, chunks_of, source_record
 from memstrata.knowledge.sandbox import ConversionSandbox
-from memstrata.knowledge.state import IndexedSource, indexed_sources
+from memstrata.knowledge.state import IndexedSource, indexed_sources, source_chunks, unrecorded_sources
 from memstrata.knowledge.walk import DEFAULT_EXCLUDES, Found, discover
 from memstrata.knowledge.writer import KnowledgeWriter
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder
 from memstrata.storage.protocol import Store
-from memstrata.types import Frozen, Scope, utcnow
+from memstrata.types import Frozen, MemoryItem, Scope, utcnow
 
 Status = Literal["added", "replaced", "unchanged", "retired", "skipped", "failed"]
 
@@ -180,21 +180,59 @@ class Ingestor:
         on_disk = {item.source: self._digest(item.path) for item, _ in ingestible}
         every = indexed_sources(self.store, self.scope, self.collection)
         indexed = {source: known for source, known in every.items() if _under(source, roots)}
-        work = plan(on_disk, {s: i.source_hash for s, i in indexed.items()}, retire_missing=self.options.retire_missing)
+        # Chunks without a source row (an older store) are redone once: planned as changed, replaced whole.
+        unrecorded = {s: chunks for s, chunks in unrecorded_sources(self.store, self.scope, self.collection,
+                                                                     every).items() if _under(s, roots)}  # fmt: skip
+        hashes = {s: i.source_hash for s, i in indexed.items()} | dict.fromkeys(unrecorded, "")
+        work = plan(on_disk, hashes, retire_missing=self.options.retire_missing)
         report.outcomes += [SourceOutcome(source, "unchanged") for source in work.unchanged]
         self.progress.start(len(work.work))
         with ConversionSandbox(self.options.limits) as sandbox:
             for item, fmt in ingestible:
                 if item.source in work.work:
                     previous = indexed.get(item.source)
-                    report.outcomes.append(self._one(item, fmt, on_disk[item.source], previous, sandbox, report))
+                    old = unrecorded.get(item.source, [])
+                    report.outcomes.append(self._one(item, fmt, on_disk[item.source], previous, sandbox, report, old))
         for source in work.retire:
-            self.writer.retire(indexed[source].chunks, reason=f"source removed: {source}")
-            report.outcomes.append(SourceOutcome(source, "retired", chunks=len(indexed[source].chunks)))
+            if source in unrecorded:
+                self.writer.retire(unrecorded[source], reason=f"source removed: {source}")
+                report.outcomes.append(SourceOutcome(source, "retired", chunks=len(unrecorded[source])))
+            else:
+                report.outcomes.append(self._retire(source))
+        return self._finished(report, started)
+
+    def run_one(self, path: Path | str, *, source: str, fmt: str | None = None) -> IngestReport:
+        """One file recorded under ``source`` instead of its path: an upload (``upload:<name>``) or a fetched
+        URL, kept in a temporary file. The same source ingested again with the same bytes does nothing."""
+        started = time.perf_counter()
+        self.writer.check_embedder()
+        report = IngestReport(self.collection, self.chunker.name)
+        item = Found(Path(path).absolute(), Path(path).absolute(), name=source)
+        fmt = fmt or format_of(item.path)
+        if fmt is None:
+            report.outcomes.append(
+                SourceOutcome(source, "skipped", error=f"unsupported file type {item.path.suffix!r}")
+            )
+            return self._finished(report, started)
+        digest = self._digest(item.path)
+        previous = indexed_sources(self.store, self.scope, self.collection, prefix=source).get(source)
+        if previous is not None and previous.source_hash == digest:
+            report.outcomes.append(SourceOutcome(source, "unchanged"))
+            return self._finished(report, started)
+        self.progress.start(1)
+        with ConversionSandbox(self.options.limits) as sandbox:
+            report.outcomes.append(self._one(item, fmt, digest, previous, sandbox, report))
+        return self._finished(report, started)
+
+    def _finished(self, report: IngestReport, started: float) -> IngestReport:
         self.progress.finish()
         report.seconds = time.perf_counter() - started
         report.embedded, report.embedded_from_cache = self.writer.stats.texts, self.writer.stats.from_cache
         return report
+
+    def _retire(self, source: str) -> SourceOutcome:
+        chunks = self.writer.retire_source(self.scope, self.collection, source, reason=f"source removed: {source}")
+        return SourceOutcome(source, "retired", chunks=chunks)
 
     def _one(
         self,
@@ -204,9 +242,10 @@ class Ingestor:
         previous: IndexedSource | None,
         sandbox: ConversionSandbox,
         report: IngestReport,
+        unrecorded: Sequence[MemoryItem] = (),
     ) -> SourceOutcome:
         started = time.perf_counter()
-        self.progress.file_started(item.path.name)
+        self.progress.file_started(item.display_name)
         try:
             doc = convert_source(
                 item.path,
@@ -222,12 +261,19 @@ class Ingestor:
             report.model_calls += split.model_calls
             chunks = chunks_of(doc, split)
             self.progress.chunked(len(chunks))
+            now = self._now()
             items = chunk_memories(
-                doc, chunks, scope=self.scope, collection=self.collection, chunker=self.chunker.name, now=self._now()
+                doc, chunks, scope=self.scope, collection=self.collection, chunker=self.chunker.name, now=now
             )
-            replaces = previous.chunks if previous else ()
-            reason = f"{'re-' if previous else ''}ingested {item.path.name} into {self.collection}"
-            self.writer.write_document(items, replaces=replaces, reason=reason, on_embedded=self.progress.embedded)
+            size = (self.options.size.size, self.options.size.overlap)
+            version = previous.summary.version + 1 if previous else 1
+            record = source_record(doc, chunks, scope=self.scope, collection=self.collection,
+                                   chunker=self.chunker.name, size=size, version=version, now=now)  # fmt: skip
+            stored = self.store.knowledge.source(self.scope, self.collection, item.source) if previous else None
+            replaces = source_chunks(self.store, self.scope, self.collection, item.source) if previous else unrecorded
+            reason = f"{'re-' if previous or unrecorded else ''}ingested {item.display_name} into {self.collection}"
+            self.writer.write_document(items, source=record, replaces=replaces, previous=stored, reason=reason,
+                                       on_embedded=self.progress.embedded)  # fmt: skip
         except MediaSkipped as exc:
             return self._ended(item, "skipped", fmt, started, str(exc))
         except (SourceRejected, MemstrataError) as exc:
@@ -237,7 +283,7 @@ class Ingestor:
         self.progress.file_done()
         return SourceOutcome(
             item.source,
-            "replaced" if previous else "added",
+            "replaced" if previous or unrecorded else "added",
             fmt,
             pages=doc.pages,
             chunks=len(chunks),

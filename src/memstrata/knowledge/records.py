@@ -17,7 +17,8 @@ from memstrata.knowledge.chunking.base import SplitResult
 from memstrata.knowledge.convert import ConvertedDocument
 from memstrata.knowledge.markdown import HeadingIndex
 from memstrata.knowledge.tokens import count_tokens
-from memstrata.types import MemoryItem, MemoryKind, Provenance, Scope
+from memstrata.storage.knowledge_protocol import SourceRecord
+from memstrata.types import MemoryItem, MemoryKind, Provenance, Scope, new_id
 from memstrata.write.ingest import new_memory
 
 KNOWLEDGE = MemoryKind.KNOWLEDGE.value
@@ -111,3 +112,39 @@ def chunk_memories(
         )
         for chunk in chunks
     ]
+
+
+def source_record(
+    doc: ConvertedDocument,
+    chunks: list[KnowledgeChunk],
+    *,
+    scope: Scope,
+    collection: str,
+    chunker: str,
+    size: tuple[int, int],
+    version: int,
+    now: datetime,
+) -> SourceRecord:
+    """The source row written with a document's chunks: its stable Markdown and how it was cut."""
+    return SourceRecord(
+        id=new_id(),
+        scope=scope,
+        collection=collection,
+        source=doc.source,
+        source_hash=doc.source_hash,
+        markdown=doc.markdown,
+        markdown_hash=doc.markdown_hash,
+        format=doc.format,
+        title=doc.title,
+        pages=doc.pages,
+        page_starts=doc.page_starts,
+        chunker=chunker,
+        chunk_size=size[0],
+        overlap=size[1],
+        chunks=len(chunks),
+        tokens=sum(chunk.tokens for chunk in chunks),
+        notes=doc.notes,
+        version=version,
+        created_at=now,
+        updated_at=now,
+    )

@@ -1,8 +1,8 @@
-"""What a collection holds now, read back from its chunk memories (phase A: no sources table yet).
+"""What a collection holds now, read from the sources table (``store.knowledge``) in one query.
 
-Each live chunk names its source and the source's hash, so grouping the live chunks of a collection
-gives the indexed state the planner compares against. This reads every chunk of the collection; the
-``sources`` table planned for phase B makes it one indexed query.
+The planner needs only each live source's hash; the chunk memories of a source are read only when that
+source is replaced or retired (their ids go into the same WriteBatch that supersedes them), so planning
+an unchanged corpus reads one row per source and no chunk at all.
 """
 
 from __future__ import annotations
@@ -13,25 +13,37 @@ from dataclasses import dataclass
 
 from memstrata.knowledge.records import KNOWLEDGE
 from memstrata.query import Filters, ListQuery
+from memstrata.storage.knowledge_protocol import CollectionCounts, SourceSummary
 from memstrata.storage.protocol import Store
-from memstrata.types import MemoryItem, Scope
+from memstrata.types import MemoryItem, MemoryStatus, Scope
 
 _PAGE = 5000
+CollectionSummary = CollectionCounts  # phase A's name, kept for callers
 
 
 @dataclass(frozen=True)
 class IndexedSource:
-    source: str
-    source_hash: str  # "" when its chunks disagree (an interrupted older write): treated as changed
-    chunks: tuple[MemoryItem, ...]
-    title: str
-    format: str
+    summary: SourceSummary
+
+    @property
+    def source(self) -> str:
+        return self.summary.source
+
+    @property
+    def source_hash(self) -> str:
+        return self.summary.source_hash
 
 
-def knowledge_chunks(store: Store, scope: Scope, collection: str | None = None) -> Iterator[MemoryItem]:
-    """Live knowledge chunks of ``scope`` (exactly that scope), of one collection or all, oldest first."""
-    metadata = {"collection": collection} if collection is not None else {}
-    filters = Filters(kind=(KNOWLEDGE,), metadata=metadata)
+def knowledge_chunks(
+    store: Store, scope: Scope, collection: str | None = None, source: str | None = None
+) -> Iterator[MemoryItem]:
+    """Live knowledge chunks of exactly ``scope``, of one collection (and source) or all, oldest first."""
+    metadata: dict[str, str] = {}
+    if collection is not None:
+        metadata["collection"] = collection
+    if source is not None:
+        metadata["source"] = source
+    filters = Filters(kind=(KNOWLEDGE,), metadata=metadata, status=(MemoryStatus.ACTIVE,))
     offset = 0
     while batch := store.list_memories(
         ListQuery(scope=scope, filters=filters, limit=_PAGE, offset=offset, order_by="created_at", descending=False)
@@ -40,49 +52,38 @@ def knowledge_chunks(store: Store, scope: Scope, collection: str | None = None) 
         offset += len(batch)
 
 
-def indexed_sources(store: Store, scope: Scope, collection: str) -> dict[str, IndexedSource]:
-    grouped: dict[str, list[MemoryItem]] = defaultdict(list)
+def source_chunks(store: Store, scope: Scope, collection: str, source: str) -> list[MemoryItem]:
+    """The live chunks of one source, in document order."""
+    found = knowledge_chunks(store, scope, collection, source)
+    return sorted(found, key=lambda item: int(item.metadata.get("chunk", 0)))
+
+
+def indexed_sources(
+    store: Store, scope: Scope, collection: str, *, prefix: str | None = None
+) -> dict[str, IndexedSource]:
+    """Live sources of a collection (optionally under a path prefix), by source: one indexed query."""
+    return {
+        summary.source: IndexedSource(summary) for summary in store.knowledge.sources(scope, collection, prefix=prefix)
+    }
+
+
+def unrecorded_sources(
+    store: Store, scope: Scope, collection: str, indexed: dict[str, IndexedSource]
+) -> dict[str, list[MemoryItem]]:
+    """Live chunks whose source has no row in the sources table (ingested before the table existed), by
+    source. One COUNT decides: only when more chunks are live than the table accounts for are the chunks
+    read, so a store written with source rows pays nothing for this."""
+    accounted = sum(known.summary.chunks for known in indexed.values())
+    filters = Filters(kind=(KNOWLEDGE,), metadata={"collection": collection})
+    if store.count(scope, filters) <= accounted:
+        return {}
+    found: dict[str, list[MemoryItem]] = defaultdict(list)
     for item in knowledge_chunks(store, scope, collection):
         source = item.metadata.get("source")
-        if isinstance(source, str):
-            grouped[source].append(item)
-    result = {}
-    for source, items in grouped.items():
-        hashes = {str(item.metadata.get("source_hash", "")) for item in items}
-        first = items[0].metadata
-        result[source] = IndexedSource(
-            source=source,
-            source_hash=hashes.pop() if len(hashes) == 1 else "",
-            chunks=tuple(sorted(items, key=lambda item: int(item.metadata.get("chunk", 0)))),
-            title=str(first.get("title", "")),
-            format=str(first.get("format", "")),
-        )
-    return result
+        if isinstance(source, str) and source not in indexed:
+            found[source].append(item)
+    return dict(found)
 
 
-@dataclass(frozen=True)
-class CollectionSummary:
-    name: str
-    sources: int
-    chunks: int
-    tokens: int
-    formats: dict[str, int]
-
-
-def collections(store: Store, scope: Scope) -> list[CollectionSummary]:
-    sources: dict[str, set[str]] = defaultdict(set)
-    chunks: dict[str, int] = defaultdict(int)
-    tokens: dict[str, int] = defaultdict(int)
-    formats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for item in knowledge_chunks(store, scope):
-        name = str(item.metadata.get("collection", ""))
-        source = str(item.metadata.get("source", ""))
-        if source not in sources[name]:
-            formats[name][str(item.metadata.get("format", "?"))] += 1
-        sources[name].add(source)
-        chunks[name] += 1
-        tokens[name] += int(item.metadata.get("tokens", 0))
-    return [
-        CollectionSummary(name, len(sources[name]), chunks[name], tokens[name], dict(formats[name]))
-        for name in sorted(sources)
-    ]
+def collections(store: Store, scope: Scope) -> list[CollectionCounts]:
+    return store.knowledge.collections(scope)

@@ -25,11 +25,17 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
 class Found:
     path: Path  # absolute
     root: Path  # the directory the user named (the file itself for a single file)
+    name: str | None = None  # the source it is recorded under when not its path (an upload, a fetched URL)
 
     @property
     def source(self) -> str:
         """The identity recorded in provenance and compared on re-ingestion: the absolute POSIX path."""
-        return self.path.as_posix()
+        return self.name or self.path.as_posix()
+
+    @property
+    def display_name(self) -> str:
+        """A short name for messages: the file name, or the end of an upload's or URL's source."""
+        return self.name.rstrip("/").rsplit("/", 1)[-1].removeprefix("upload:") if self.name else self.path.name
 
 
 def _matches(relative: str, name: str, patterns: Sequence[str]) -> bool:

@@ -1,7 +1,8 @@
 """Writing knowledge through the existing store: one document = one all-or-nothing WriteBatch.
 
-The batch holds the new chunk memories, their vectors and embedding-cache entries, their history,
-and (for a changed source) the status change that supersedes every old chunk. So a reader sees the
+The batch holds the source row (its stable Markdown), the new chunk memories, their vectors and
+embedding-cache entries, their history, and (for a changed source) the retired previous source row and
+the status change that supersedes every old chunk. So a reader sees the
 old version or the new one, never half of either; a crash mid-document leaves the old state, and
 the next run redoes that document only. Vectors are computed before the write (through the store's
 embedding cache, in batches that report progress), so a chunk is never stored unsearchable.
@@ -17,11 +18,13 @@ from typing import Any
 import numpy as np
 
 from memstrata.errors import EmbeddingMismatchError
+from memstrata.knowledge.state import source_chunks
 from memstrata.providers.cache import Embedded, embed_with_cache
 from memstrata.providers.protocol import Embedder, Vectors, embedding_identity
 from memstrata.records.history import history_event
+from memstrata.storage.knowledge_protocol import SourceRecord, SourceStatus
 from memstrata.storage.protocol import StatusChange, Store, WriteBatch
-from memstrata.types import HistoryAction, HistoryEvent, MemoryItem, MemoryStatus, utcnow
+from memstrata.types import HistoryAction, HistoryEvent, MemoryItem, MemoryStatus, Scope, utcnow
 
 OnEmbedded = Callable[[int], None]
 
@@ -77,13 +80,14 @@ class KnowledgeWriter:
         self,
         items: Sequence[MemoryItem],
         *,
+        source: SourceRecord,
         replaces: Sequence[MemoryItem] = (),
+        previous: SourceRecord | None = None,
         reason: str,
         on_embedded: OnEmbedded | None = None,
     ) -> None:
-        """Insert a document's chunks (and supersede the chunks of its previous version) in one transaction."""
-        if not items and not replaces:
-            return
+        """Insert a document's source row and chunks (and retire its previous version with its chunks) in one
+        transaction."""
         vectors = self.embed([item.text for item in items], on_embedded)
         now = items[0].created_at if items else self.clock()
         history = [
@@ -99,14 +103,31 @@ class KnowledgeWriter:
                 vectors=[(item.id, vector) for item, vector in zip(items, vectors.vectors, strict=True)],
                 embedding_id=self.embedding_id,
                 cache_entries=vectors.new_cache_entries,
+                sources=[source, *self._retired([previous] if previous else [])],
             )
         )
 
-    def retire(self, items: Sequence[MemoryItem], *, reason: str) -> None:
-        """Chunks of a source that is gone: they leave search in one transaction; history keeps their text."""
+    def retire(self, items: Sequence[MemoryItem], *, sources: Sequence[SourceRecord] = (), reason: str) -> None:
+        """Sources that are gone and their chunks: they leave search in one transaction; history keeps the
+        chunks' text and the retired source rows keep the Markdown."""
         changes, history = self._closing(items, MemoryStatus.DELETED, reason)
-        if changes:
-            self.store.write(WriteBatch(status_changes=changes, history=history))
+        batch = WriteBatch(status_changes=changes, history=history, sources=self._retired(sources))
+        if not batch.is_empty():
+            self.store.write(batch)
+
+    def retire_source(self, scope: Scope, collection: str, source: str, *, reason: str) -> int:
+        """One live source and its chunks out of search, in one transaction; the number of chunks retired."""
+        record = self.store.knowledge.source(scope, collection, source)
+        chunks = source_chunks(self.store, scope, collection, source)
+        self.retire(chunks, sources=[record] if record else [], reason=reason)
+        return len(chunks)
+
+    def _retired(self, sources: Sequence[SourceRecord]) -> list[SourceRecord]:
+        now = self.clock()
+        return [
+            record.model_copy(update={"status": SourceStatus.RETIRED, "retired_at": now, "updated_at": now})
+            for record in sources
+        ]
 
     def _closing(
         self, items: Sequence[MemoryItem], status: MemoryStatus, reason: str

@@ -26,6 +26,7 @@ from memstrata.mcp_server.common import (
     writes,
 )
 from memstrata.mcp_server.graph_tools import register_graph_tools
+from memstrata.mcp_server.knowledge_tools import register_knowledge_tools
 from memstrata.mcp_server.lifecycle_tools import register_lifecycle_tools
 from memstrata.mcp_server.task_tools import register_task_tools
 from memstrata.mcp_server.vault_tools import register_vault_tools
@@ -180,6 +181,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
     register_lifecycle_tools(server, callers)
     register_graph_tools(server, callers)
     register_task_tools(server, callers)
+    register_knowledge_tools(server, callers)
     return server
 
 

@@ -17,6 +17,7 @@ from memstrata.api import (
     console_routes,
     docs,
     graph_routes,
+    knowledge_routes,
     lifecycle_routes,
     problems,
     routes,
@@ -103,7 +104,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     problems.install(app)
     docs.install(app)
     routers = (routes.router, lifecycle_routes.router, graph_routes.router, vault_routes.router,
-               task_routes.router, console_routes.router)  # fmt: skip
+               task_routes.router, console_routes.router, knowledge_routes.router)  # fmt: skip
     for router in routers:
         app.include_router(router, dependencies=[Depends(reject_unknown_query)])
     install_console(app)  # the web console at / (static assets under /console)
@@ -126,7 +127,8 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     for route in mcp_app.routes:
         assert isinstance(route, Route)
         app.router.routes.append(Route(route.path, endpoint=McpAuthGuard(route.app, auth), include_in_schema=False))
-    app.add_middleware(BodySizeLimit, max_bytes=server.max_request_bytes)
+    upload_bytes = int(memory.settings.ingest.max_upload_mb * 1024 * 1024)  # the upload route checks it again
+    app.add_middleware(BodySizeLimit, max_bytes=server.max_request_bytes, larger={"/v1/knowledge": upload_bytes})
     # Added after the size limit, so it runs before it: an overloaded service refuses before reading a body.
     app.add_middleware(OverloadGuard, max_active=server.max_active_requests, max_waiting=server.max_waiting_requests,
                        max_wait_s=server.max_wait_s, retry_after_s=server.retry_after_s)  # fmt: skip

@@ -34,6 +34,7 @@ from memstrata.config import StoreSettings
 from memstrata.errors import ConflictError, StoreError
 from memstrata.storage.factory import is_postgres_url, open_store
 from memstrata.storage.sql.dialect import Tx
+from memstrata.storage.sql.knowledge import SOURCE_COLUMNS
 from memstrata.storage.sql.process_rows import PROCESS_TABLES
 from memstrata.storage.sql.rows import (
     ENTITY_COLUMNS,
@@ -99,10 +100,10 @@ class TableSpec:
 # A column name means the same in every table: how values of each are compared.
 _TIMESTAMPS = frozenset({"event_time", "created_at", "updated_at", "valid_from", "valid_to", "recorded_to",
                          "last_accessed_at", "timestamp", "stored_at", "lease_until", "started_at",
-                         "ended_at"})  # fmt: skip
+                         "ended_at", "retired_at"})  # fmt: skip
 _JSON = frozenset({"metadata", "provenance", "details", "message_ids", "memory_ids", "result", "aliases",
                    "constraints", "tags", "evidence", "trigger_condition", "steps", "example_task_ids",
-                   "counter_examples"})  # fmt: skip
+                   "counter_examples", "page_starts", "notes"})  # fmt: skip
 _FLAGS = frozenset({"compressed", "dead_end", "generalisable"})  # SQLite keeps 0/1, PostgreSQL booleans
 _VECTORS_FROM = "memory_vectors v JOIN memories m ON m.seq = v.memory_seq"
 
@@ -122,6 +123,7 @@ TABLES = (
     TableSpec("entities", (*names(ENTITY_COLUMNS), "embedding_id", "vector"), "entities", ("seq",)),
     TableSpec("relations", tuple(names(RELATION_COLUMNS)), "relations", ("seq",)),
     *(TableSpec(table, tuple(names(columns)), table, ("seq",)) for _, table, columns, _ in PROCESS_TABLES),
+    TableSpec("knowledge_sources", tuple(names(SOURCE_COLUMNS)), "knowledge_sources", ("seq",)),
 )  # fmt: skip
 
 

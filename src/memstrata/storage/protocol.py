@@ -17,6 +17,7 @@ import numpy.typing as npt
 from memstrata.query import Filters, ListQuery
 from memstrata.records.graph import Entity, Relation
 from memstrata.records.process import Artifact, Hypothesis, Step, Strategy, Task
+from memstrata.storage.knowledge_protocol import KnowledgeStore, SourceRecord
 from memstrata.storage.process_protocol import ProcessStore
 from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Message, Scope, StoredMessage
 
@@ -87,6 +88,8 @@ class WriteBatch:
     hypotheses: Sequence[Hypothesis] = ()
     artifacts: Sequence[Artifact] = ()
     strategies: Sequence[Strategy] = ()
+    # Knowledge sources (one row per document version), inserted or replaced whole, beside their chunks.
+    sources: Sequence[SourceRecord] = ()
     # Merge: rows already stored with the same id and content are skipped (an export imported into its own
     # store, or twice); a stored row with the same id and other content is still a ConflictError.
     skip_identical: bool = False
@@ -119,6 +122,11 @@ class Store(Protocol):
     @property
     def process(self) -> ProcessStore:
         """Process memory's reads: tasks, step trees, hypotheses, artifacts, strategies."""
+        ...
+
+    @property
+    def knowledge(self) -> KnowledgeStore:
+        """Knowledge sources: live sources of a collection, one source's Markdown, collection counts."""
         ...
 
     # --- writes -------------------------------------------------------------------------

@@ -34,7 +34,7 @@ T = TypeVar("T")
 CLAIM_LOCK = 0x6D656D7374726174 + 2  # one claimer at a time, so a scope's queued jobs go to one worker
 TABLES = ("memories", "memory_vectors", "messages", "history", "kv_facts", "embedding_cache", "jobs", "meta",
           "entities", "relations", "process_tasks", "process_steps", "process_hypotheses", "process_artifacts",
-          "process_strategies")  # fmt: skip
+          "process_strategies", "knowledge_sources")  # fmt: skip
 # Where user text lives, for find_traces: (table, columns as text).
 _TEXT_COLUMNS = {
     "memories": ("text", "key", "metadata::text"), "messages": ("content", "name"),
@@ -45,6 +45,7 @@ _TEXT_COLUMNS = {
     "process_steps": ("input", "output", "reasoning", "tags::text"), "process_hypotheses": ("text",),
     "process_artifacts": ("name", "text", "uri", "metadata::text"),
     "process_strategies": ("trigger_condition::text", "steps::text", "expected_outcome", "counter_examples::text"),
+    "knowledge_sources": ("source", "markdown", "title", "notes::text", "metadata::text"),
 }  # fmt: skip
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL's limit for one tsvector lexeme
 _MAX_POSITION = 16383

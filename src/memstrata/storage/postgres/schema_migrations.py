@@ -345,8 +345,57 @@ ALTER TABLE memory_vectors ADD COLUMN text_hash TEXT;
 CREATE INDEX memory_vectors_text ON memory_vectors (text_hash) WHERE text_hash IS NOT NULL;
 """
 
+_007_KNOWLEDGE_SOURCES = """
+-- Knowledge sources: one row per version of an ingested document, written in the same transaction
+-- as its chunk memories (kind knowledge), holding the stable Markdown their spans point into.
+CREATE TABLE knowledge_sources (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT '',
+    agent_id TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL DEFAULT '',
+    collection TEXT NOT NULL,
+    source TEXT NOT NULL,                    -- path, URL or upload:<name>; chunks name it in metadata
+    source_hash TEXT NOT NULL,
+    markdown TEXT NOT NULL,                  -- the stable Markdown the chunks' spans point into
+    markdown_hash TEXT NOT NULL,
+    format TEXT NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    pages INTEGER NOT NULL DEFAULT 1,
+    page_starts JSONB NOT NULL DEFAULT '[]',
+    chunker TEXT NOT NULL DEFAULT '',
+    chunk_size INTEGER NOT NULL DEFAULT 0,
+    overlap INTEGER NOT NULL DEFAULT 0,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL,                    -- active | retired
+    notes JSONB NOT NULL DEFAULT '[]',
+    version INTEGER NOT NULL DEFAULT 1,
+    metadata JSONB NOT NULL DEFAULT '{}',
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    retired_at TIMESTAMPTZ
+);
+-- One live version per source of a collection; retired versions are history.
+CREATE UNIQUE INDEX knowledge_sources_live
+    ON knowledge_sources (tenant_id, user_id, agent_id, session_id, collection, source)
+    WHERE status = 'active';
+CREATE INDEX knowledge_sources_scope
+    ON knowledge_sources (tenant_id, user_id, agent_id, session_id, collection, status);
+CREATE INDEX knowledge_sources_hash ON knowledge_sources (source_hash);
+"""
+
 MIGRATIONS = numbered(
-    {1: _001_INITIAL, 2: _002_JOBS, 3: _003_GRAPH, 4: _004_RECORD_TIME, 5: _005_PROCESS, 6: _006_ONE_VECTOR_COPY}
+    {
+        1: _001_INITIAL,
+        2: _002_JOBS,
+        3: _003_GRAPH,
+        4: _004_RECORD_TIME,
+        5: _005_PROCESS,
+        6: _006_ONE_VECTOR_COPY,
+        7: _007_KNOWLEDGE_SOURCES,
+    }
 )
 
 

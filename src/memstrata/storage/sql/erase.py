@@ -21,7 +21,7 @@ from memstrata.types import MemoryItem, Scope
 
 # Tables holding scope columns directly; memory_vectors (and SQLite's keyword index) hang off memories.seq.
 _SCOPED_TABLES = ("messages", "history", "jobs", "kv_facts", "entities", "relations", "process_tasks", "process_steps",
-                  "process_hypotheses", "process_artifacts", "process_strategies")  # fmt: skip
+                  "process_hypotheses", "process_artifacts", "process_strategies", "knowledge_sources")  # fmt: skip
 
 
 def delete_in(d: Dialect, tx: Tx, table: str, column: str, values: Sequence[object]) -> int:

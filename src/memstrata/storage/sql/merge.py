@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 from memstrata.errors import ConflictError
 from memstrata.storage.protocol import WriteBatch
+from memstrata.storage.sql import knowledge, rows
 from memstrata.storage.sql import process_rows as pr
-from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx
 
 R = TypeVar("R")
@@ -79,5 +79,7 @@ def without_identical(d: Dialect, tx: Tx, batch: WriteBatch) -> WriteBatch:
         artifacts=_absent(d, tx, "process_artifacts", pr.ARTIFACT_COLUMNS, pr.artifact, batch.artifacts, _same, _same),
         strategies=_absent(d, tx, "process_strategies", pr.STRATEGY_COLUMNS, pr.strategy, batch.strategies, _same,
                            _same),
+        sources=_absent(d, tx, "knowledge_sources", knowledge.SOURCE_COLUMNS, knowledge.source, batch.sources, _same,
+                        _same),
         skip_identical=False,
     )  # fmt: skip

@@ -21,6 +21,7 @@ STEPS = {
     4: "record time: memories.recorded_to",
     5: "process memory: tasks, steps, hypotheses, artifacts, strategies",
     6: "one vector copy: memory_vectors.text_hash; SQLite vector index bookkeeping",
+    7: "knowledge sources: one row per ingested document version, with its stable Markdown",
 }
 LATEST_VERSION = max(STEPS)
 

@@ -14,6 +14,8 @@ from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
 from memstrata.storage.sql import graph, rows
 from memstrata.storage.sql.dialect import Dialect, Tx
 from memstrata.storage.sql.erase import count_scope_rows, erase_scope_rows, purge_rows
+from memstrata.storage.sql.knowledge import SOURCE_COLUMNS, KnowledgeTables
+from memstrata.storage.sql.knowledge import source as source_row
 from memstrata.storage.sql.process import ProcessTables
 from memstrata.storage.sql.process_rows import PROCESS_TABLES
 from memstrata.storage.sql.rows import (
@@ -29,7 +31,7 @@ from memstrata.storage.sql.writes import apply_batch
 from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Scope, StoredMessage
 
 TABLES = ("memory_vectors", "kv_facts", "history", "messages", "memories", "embedding_cache", "jobs", "entities",
-          "relations", *(table for _, table, _, _ in PROCESS_TABLES))  # fmt: skip
+          "relations", *(table for _, table, _, _ in PROCESS_TABLES), "knowledge_sources")  # fmt: skip
 
 
 class SQLStore:
@@ -38,6 +40,7 @@ class SQLStore:
         self.location = dialect.location
         self.schema_version = schema_version
         self._process = ProcessTables(dialect)
+        self._knowledge = KnowledgeTables(dialect)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self.dialect.read(lambda tx: tx.execute(sql, params).fetchall())
@@ -48,6 +51,10 @@ class SQLStore:
     @property
     def process(self) -> ProcessTables:
         return self._process
+
+    @property
+    def knowledge(self) -> KnowledgeTables:
+        return self._knowledge
 
     def close(self) -> None:
         self.dialect.close()
@@ -327,7 +334,7 @@ class SQLStore:
 
     def export_all(self) -> Iterator[tuple[str, object]]:
         """Every record, in an order import can replay: memories, vectors, history, messages, entities, relations,
-        then process records (tasks, steps, hypotheses, artifacts, strategies)."""
+        then process records (tasks, steps, hypotheses, artifacts, strategies), then knowledge sources."""
         d = self.dialect
         for row in self._pages(
             f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
@@ -352,6 +359,8 @@ class SQLStore:
         for record, process_table, process_columns, read_row in PROCESS_TABLES:
             sql = f"SELECT seq, {process_columns} FROM {process_table} WHERE seq > ? ORDER BY seq LIMIT ?"
             yield from ((record, read_row(d, row)) for row in self._pages(sql))
+        sql = f"SELECT seq, {SOURCE_COLUMNS} FROM knowledge_sources WHERE seq > ? ORDER BY seq LIMIT ?"
+        yield from (("knowledge_source", source_row(d, row)) for row in self._pages(sql, size=100))
 
     def stats(self, scope: Scope | None = None) -> StoreStats:
         where = scope_where(self.dialect, scope, "m")

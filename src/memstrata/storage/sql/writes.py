@@ -16,6 +16,7 @@ from memstrata.storage.protocol import ENDED, JobUpdate, StatusChange, Vector, W
 from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx
 from memstrata.storage.sql.graph import apply_graph, vector_bytes
+from memstrata.storage.sql.knowledge import apply_sources
 from memstrata.storage.sql.merge import without_identical
 from memstrata.storage.sql.process import apply_process
 from memstrata.storage.sql.rows import HISTORY_COLUMNS, JOB_COLUMNS, MEMORY_WRITE_COLUMNS, MESSAGE_WRITE_COLUMNS
@@ -72,6 +73,7 @@ def apply_batch(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
     _insert(tx, "jobs", JOB_COLUMNS, [rows.job_params(d, job) for job in batch.jobs])
     apply_graph(d, tx, batch.entities, batch.entity_vectors, batch.relations, batch.embedding_id)
     apply_process(d, tx, batch)
+    apply_sources(d, tx, batch)
     for update in batch.job_updates:
         _update_job(d, tx, update)
     for scope in batch.release_waiting:
