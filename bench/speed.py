@@ -29,6 +29,22 @@ def _memory(path: Path, embedder: Any) -> Memory:
     return Memory(SQLiteStore(path), embedder, settings=load_settings({"store": {"path": str(path)}}))
 
 
+class _Recorder:
+    """The embedder add() uses, noting the texts it was asked for (so the raw run embeds the same ones)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.model_id, self.dims = inner, inner.model_id, inner.dims
+        self._texts: list[str] = []
+
+    def embed_batch(self, texts: Sequence[str]) -> Any:
+        self._texts.extend(texts)
+        return self.inner.embed_batch(texts)
+
+    def take(self) -> list[str]:
+        texts, self._texts = self._texts, []
+        return texts
+
+
 def _rate(count: int, seconds: float) -> float:
     return round(count / seconds, 1) if seconds > 0 else float("nan")
 
@@ -51,19 +67,21 @@ def real_turns(
     raw_s = add_s = store_s = 0.0
     chars = 0
     with tempfile.TemporaryDirectory() as tmp:
-        memory = _memory(Path(tmp) / "turns.db", use)
+        recorder = _Recorder(use)
+        memory = _memory(Path(tmp) / "turns.db", recorder)
         preset = PresetEmbedder(use.model_id)
         store_only = _memory(Path(tmp) / "store-only.db", preset)
         for scope, turns in tqdm(sessions, desc="add turns", disable=not progress):
-            texts = [t.indexed for t in turns]
-            chars += sum(len(t) for t in texts)
             messages = [{"role": "user", "content": t.content, "name": t.speaker, "timestamp": t.when} for t in turns]
-            began = time.perf_counter()
-            vectors = use.embed_batch(texts)
-            raw_s += time.perf_counter() - began
             began = time.perf_counter()
             memory.add(messages, user_id=scope)
             add_s += time.perf_counter() - began
+            # The raw run embeds exactly what add() indexed (each turn with the one before it).
+            texts = recorder.take()
+            chars += sum(len(t) for t in texts)
+            began = time.perf_counter()
+            vectors = use.embed_batch(texts)
+            raw_s += time.perf_counter() - began
             preset.provide(texts, vectors)
             began = time.perf_counter()
             store_only.add(messages, user_id=scope)

@@ -1,23 +1,31 @@
-"""The LLM write path: add(infer=True) return latency, extraction cost per job and per turn, and the
-batched design against the naive one-model-call-per-turn design, in one run on the same turns.
+"""The LLM write path: add(infer=True) return latency, and the model's cost per turn by stage (extract, judge),
+in calls, tokens and seconds, for one job per turn and for batched turns, on the same bilingual turns.
 
-Uses the configured model the way `memstrata doctor` resolves it (the bundled local model here).
+Uses the configured model the way `memstrata doctor` resolves it (the bundled local model here). The first
+turn pays for loading the model and evaluating the two fixed system prompts; later turns reuse the cached
+prompt prefix, so the per-turn numbers are reported with and without the first turn.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from rich.progress import track
+
 from memstrata import Memory
 from memstrata.config import load_settings
+from memstrata.lexical import has_han
 from memstrata.types import Job, JobStatus
+from memstrata.write.smalltalk import is_small_talk
 
-# A bilingual conversation with facts worth remembering and small talk between them.
+# A bilingual conversation with facts worth remembering, small talk between them, and later turns that
+# change earlier facts (so the judge is asked too).
 TURNS = [
     "Hi! I'm Priya, I work as a data engineer in Bangalore.",
     "今天天气真不错。",
@@ -35,6 +43,8 @@ TURNS = [
     "我不吃香菜。",
     "Remember that my laptop is a ThinkPad X1 with 32 GB of RAM.",
     "我打算明年考 AWS 的认证。",
+    "Actually I moved from Bangalore to Pune last week.",
+    "我不再喝绿茶了，现在只喝白开水。",
 ]
 
 
@@ -50,84 +60,194 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def _run(design: str, turns: list[str], write: dict[str, Any], root: Path) -> dict[str, Any]:
-    path = root / f"{design}.db"
-    settings = load_settings({"store": {"path": str(path)}, "write": {"background": False, **write}})
-    with Memory.from_config(settings) as memory:
-        memory.add("warm-up", user_id="warm", infer=False)  # embedder loaded before timing
-        add_ms = []
-        for text in turns:  # the caller's view: store the turn, queue the job, return
-            started = time.perf_counter()
-            memory.add([{"role": "user", "content": text}], user_id="u1", session_id="s1", infer=True)
-            add_ms.append((time.perf_counter() - started) * 1000)
+def _stage_totals(results: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    totals: dict[str, dict[str, float]] = {}
+    for result in results:
+        for stage, row in result.get("stages", {}).items():
+            into = totals.setdefault(stage, {})
+            for key, value in row.items():
+                into[key] = round(into.get(key, 0.0) + float(value), 3)
+    return totals
+
+
+# Idle speeds of the bundled model on this machine's two cores (DESIGN.md §4, measured when nothing else ran).
+IDLE_PROMPT_TOKENS_PER_S = 45.0
+IDLE_GENERATED_TOKENS_PER_S = 10.0
+
+
+def _timings(memory: Memory) -> dict[str, float]:
+    """llama.cpp's own token counts so far (the bundled model only; empty for a remote model)."""
+    model = getattr(memory.extractor, "model", None)
+    return dict(getattr(model, "timings", {}))
+
+
+def _delta(after: dict[str, float], before: dict[str, float]) -> dict[str, float]:
+    return {key: after[key] - before.get(key, 0.0) for key in after}
+
+
+def _per_turn(memory: Memory, turns: list[str]) -> dict[str, Any]:
+    """One job per turn, processed at once (as a chat app with wait=True would): seconds and cost per turn.
+    ``idle_estimate_s`` converts the tokens llama.cpp actually evaluated and generated for the turn at the idle
+    speeds above: what the turn costs without the other processes of a shared machine."""
+    rows = []
+    for text in track(turns, description="write path, per turn"):
+        before = _timings(memory)
         started = time.perf_counter()
-        jobs = memory.flush()
-        wall_s = time.perf_counter() - started
-        done = [job for job in jobs if job.status == JobStatus.DONE and job.scope.user_id == "u1"]
-        failed = [job for job in jobs if job.status == JobStatus.FAILED]
-        batches = batch_results(done)
-        calls = sum(int(result.get("model_calls", 0)) for result in batches)
-        prompt = sum(int(result.get("prompt_tokens", 0)) for result in batches)
-        completion = sum(int(result.get("completion_tokens", 0)) for result in batches)
-        job_seconds = [float(result.get("seconds", 0.0)) for result in batches]
-        facts = memory.get_all(user_id="u1", filters={"exclude_kind": ["episode"]}, limit=1000)
-        return {
-            "design": design,
-            "model": memory.extractor.name,
-            "turns": len(turns),
-            "jobs": len(done),
-            "model_batches": len(batches),
-            "failed_jobs": len(failed),
-            "add_ms_p50": statistics.median(add_ms),
-            "add_ms_p95": _percentile(add_ms, 0.95),
-            "extraction_s_total": wall_s,
-            "extraction_s_per_job_median": statistics.median(job_seconds) if job_seconds else None,
-            "extraction_s_per_turn": wall_s / len(turns),
-            "model_calls_per_turn": calls / len(turns),
-            "prompt_tokens_per_turn": prompt / len(turns),
-            "completion_tokens_per_turn": completion / len(turns),
-            "facts_stored": len(facts),
-            "sample_facts": [item.text for item in facts[:8]],
-        }
+        result = memory.add([{"role": "user", "content": text}], user_id="u1", session_id="s1", infer=True, wait=True)
+        seconds = time.perf_counter() - started
+        used = _delta(_timings(memory), before)
+        job = next(j for j in memory.list_jobs(user_id="u1", limit=1000) if j.id == result.job_id)
+        stages = job.result.get("stages", {})
+        rows.append(
+            {
+                "turn": text,
+                "language": "zh" if has_han(text) else "en",
+                "small_talk": is_small_talk(text),
+                "status": job.status.value,
+                "seconds": round(seconds, 2),
+                "model_calls": job.result.get("model_calls", 0),
+                "extract_calls": stages.get("extract", {}).get("model_calls", 0),
+                "judge_calls": stages.get("judge", {}).get("model_calls", 0),
+                "prompt_tokens": job.result.get("prompt_tokens", 0),
+                "completion_tokens": job.result.get("completion_tokens", 0),
+                "facts": job.result.get("facts", 0),
+                "decisions": [d["action"] for d in job.result.get("decisions", [])],
+                "evaluated_prompt_tokens": used.get("prompt_n", 0),
+                "cached_prompt_tokens": used.get("cache_n", 0),
+                "generated_tokens": used.get("predicted_n", 0),
+                "idle_estimate_s": round(
+                    used.get("prompt_n", 0) / IDLE_PROMPT_TOKENS_PER_S
+                    + used.get("predicted_n", 0) / IDLE_GENERATED_TOKENS_PER_S,
+                    2,
+                ),
+                "model_ms": round(used.get("prompt_ms", 0) + used.get("predicted_ms", 0)),
+            }
+        )
+    return {"turns": rows, **_summary(rows)}
 
 
-def run_write_path(quick: bool) -> dict[str, Any]:
-    turns = TURNS[:6] if quick else TURNS
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    warm = rows[1:]  # the first turn loads the model and evaluates the system prompts once
+    facts = [r for r in warm if not r["small_talk"]]
+    nothing_similar = [r for r in facts if r["judge_calls"] == 0]
+
+    def median(values: list[float]) -> float | None:
+        return round(statistics.median(values), 2) if values else None
+
+    generated = sum(r["generated_tokens"] for r in warm)
+    generating_s = sum(r["model_ms"] for r in warm) / 1000
+    return {
+        "idle_estimate_median_s_per_fact_turn": median([r["idle_estimate_s"] for r in facts]),
+        "measured_tokens_per_s": round(generated / generating_s, 2) if generating_s else None,
+        "first_turn_s": rows[0]["seconds"] if rows else None,
+        "median_s_per_turn": median([r["seconds"] for r in warm]),
+        "median_s_per_fact_turn": median([r["seconds"] for r in facts]),
+        "p90_s_per_fact_turn": round(_percentile([r["seconds"] for r in facts], 0.9), 2) if facts else None,
+        "max_calls_nothing_similar": max((r["model_calls"] for r in nothing_similar), default=0),
+        "model_calls_per_fact_turn": median([r["model_calls"] for r in facts]),
+        "completion_tokens_per_fact_turn": median([r["completion_tokens"] for r in facts]),
+        "prompt_tokens_per_fact_turn": median([r["prompt_tokens"] for r in facts]),
+        "failed": sum(r["status"] != "done" for r in rows),
+    }
+
+
+def _batched(memory: Memory, turns: list[str], every_n: int) -> dict[str, Any]:
+    add_ms = []
+    for text in turns:  # the caller's view: store the turn, queue the job, return
+        started = time.perf_counter()
+        memory.add([{"role": "user", "content": text}], user_id="u2", session_id="s1", infer=True)
+        add_ms.append((time.perf_counter() - started) * 1000)
+    started = time.perf_counter()
+    jobs = memory.flush(user_id="u2")
+    wall_s = time.perf_counter() - started
+    done = [job for job in jobs if job.status == JobStatus.DONE]
+    batches = batch_results(done)
+    return {
+        "every_n": every_n,
+        "turns": len(turns),
+        "model_batches": len(batches),
+        "failed_jobs": sum(job.status == JobStatus.FAILED for job in jobs),
+        "add_ms_p50": round(statistics.median(add_ms), 2),
+        "add_ms_p95": round(_percentile(add_ms, 0.95), 2),
+        "extraction_s_per_turn": round(wall_s / len(turns), 2),
+        "model_calls_per_turn": round(sum(int(r.get("model_calls", 0)) for r in batches) / len(turns), 2),
+        "completion_tokens_per_turn": round(sum(int(r.get("completion_tokens", 0)) for r in batches) / len(turns), 1),
+        "stages": _stage_totals(batches),
+    }
+
+
+def _settings(path: Path, threads: int, **write: Any) -> Any:
+    return load_settings(
+        {"store": {"path": str(path)}, "write": {"background": False, **write}, "llm": {"threads": threads}}
+    )
+
+
+def run_write_path(quick: bool, threads: int = 2) -> dict[str, Any]:
+    """``threads=1`` on a busy machine (see bench/write_decisions.bundled_model)."""
+    turns = TURNS[:8] if quick else TURNS
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        batched = _run("batched (8 turns per call)", turns, {"trigger": "every_n", "every_n": 8}, root)
-        naive = _run("naive (one call per turn)", turns, {"trigger": "every_turn", "batch_jobs": 1}, root)
-    ratios = {
-        "model_calls_per_turn (naive / batched)": _ratio(
-            naive["model_calls_per_turn"], batched["model_calls_per_turn"]
-        ),
-        "seconds_per_turn (naive / batched)": _ratio(naive["extraction_s_per_turn"], batched["extraction_s_per_turn"]),
-        "prompt_tokens_per_turn (naive / batched)": _ratio(
-            naive["prompt_tokens_per_turn"], batched["prompt_tokens_per_turn"]
-        ),
-    }
-    return {"designs": [batched, naive], "ratios": ratios}
-
-
-def _ratio(a: float, b: float) -> float | None:
-    return round(a / b, 2) if b else None
+        with Memory.from_config(_settings(root / "turn.db", threads, trigger="every_turn")) as memory:
+            memory.add("warm-up", user_id="warm")  # the embedder is loaded before anything is timed
+            per_turn = _per_turn(memory, turns)
+            model = memory.extractor.name
+        with Memory.from_config(_settings(root / "batch.db", threads, trigger="every_n", every_n=4)) as memory:
+            memory.add("warm-up", user_id="warm")
+            batched = _batched(memory, turns, 4)
+    return {"model": model, "threads": threads, "per_turn": per_turn, "batched": batched}
 
 
 def markdown(result: dict[str, Any]) -> str:
+    if "per_turn" not in result:  # an older result file, before per-turn stages were measured
+        return "### LLM write path\n\n(older result format; see the JSON)\n"
+    t, b = result["per_turn"], result["batched"]
     rows = [
-        "| design | turns | jobs | add p50 ms | add p95 ms | extraction s/turn | s/job (median) | model calls/turn "
-        "| prompt tok/turn | completion tok/turn | facts |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        f"### LLM write path ({result['model']}, {result.get('threads', 2)} threads)",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| first turn (model load + system prompts), s | {t['first_turn_s']} |",
+        f"| median s per turn (after the first, small talk included) | {t['median_s_per_turn']} |",
+        f"| median s per fact-bearing turn (measured, shared machine) | {t['median_s_per_fact_turn']} |",
+        f"| median s per fact-bearing turn (idle estimate from tokens) | {t['idle_estimate_median_s_per_fact_turn']} |",
+        f"| p90 s per fact-bearing turn | {t['p90_s_per_fact_turn']} |",
+        f"| model calls per fact-bearing turn (median) | {t['model_calls_per_fact_turn']} |",
+        f"| most calls for a turn with nothing similar stored | {t['max_calls_nothing_similar']} |",
+        f"| prompt / completion tokens per fact-bearing turn (median) | {t['prompt_tokens_per_fact_turn']} / "
+        f"{t['completion_tokens_per_fact_turn']} |",
+        f"| batched every {b['every_n']}: s per turn, calls per turn | {b['extraction_s_per_turn']}, "
+        f"{b['model_calls_per_turn']} |",
+        f"| add(infer=True) return p50 / p95 ms | {b['add_ms_p50']} / {b['add_ms_p95']} |",
+        "",
+        "| turn | s | idle est. s | extract calls | judge calls | evaluated / cached prompt tok | generated tok "
+        "| decisions |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for d in result["designs"]:
-        per_job = d["extraction_s_per_job_median"]
+    for row in t["turns"]:
         rows.append(
-            f"| {d['design']} | {d['turns']} | {d['jobs']} | {d['add_ms_p50']:.1f} | {d['add_ms_p95']:.1f} | "
-            f"{d['extraction_s_per_turn']:.2f} | {per_job if per_job is None else round(per_job, 2)} | "
-            f"{d['model_calls_per_turn']:.2f} | {d['prompt_tokens_per_turn']:.0f} | "
-            f"{d['completion_tokens_per_turn']:.0f} | {d['facts_stored']} |"
+            f"| {row['turn'][:48]} | {row['seconds']} | {row['idle_estimate_s']} | {row['extract_calls']} | "
+            f"{row['judge_calls']} | {row['evaluated_prompt_tokens']:.0f} / {row['cached_prompt_tokens']:.0f} | "
+            f"{row['generated_tokens']:.0f} | {' '.join(row['decisions'])} |"
         )
-    rows.append("")
-    rows += [f"- {name}: **{value}x**" for name, value in result["ratios"].items()]
-    model = result["designs"][0]["model"]
-    return f"### LLM write path ({model})\n\n" + "\n".join(rows) + "\n"
+    return "\n".join(rows) + "\n"
+
+
+def main() -> None:
+    """``python -m bench.write_path [--quick] [--threads N]``: writes bench/results/<date>-write-path.{json,md}."""
+    import sys
+
+    from bench.machine import machine_facts
+    from bench.report import RESULTS_DIR, stamp
+
+    machine = machine_facts()
+    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 2
+    result = {"machine": machine, **run_write_path("--quick" in sys.argv, threads)}
+    result["machine"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    base = RESULTS_DIR / f"{stamp()}-write-path"
+    base.with_suffix(".json").write_text(json.dumps(result, ensure_ascii=False, indent=1, default=str))
+    base.with_suffix(".md").write_text(markdown(result))
+    print(markdown(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -68,7 +68,6 @@ class Exploding:
         raise RuntimeError("extractor blew up")
 
 
-@pytest.mark.xfail(strict=True, reason="the write path catches only ProviderError until issue 11 lands")
 def test_flush_raises_for_a_job_that_failed_and_the_turns_stay(store: Store, embedder: Embedder) -> None:
     memory = Memory(store, embedder, extractor=Exploding(), settings=load_settings({"write": {"background": False}}))
     turn = Message(role="user", content="I moved to Hangzhou last month")

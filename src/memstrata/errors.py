@@ -8,7 +8,7 @@ MemstrataError
 ├── EmbeddingMismatchError     the store holds vectors of another embedding model
 ├── StoreError                 the database failed (locked too long, corrupt, migration)
 ├── ProviderError              an embedder or model call failed
-└── JobFailedError             a write-path job failed (its error and raw model output are on the job)
+└── JobFailedError             a background write job (infer=True) failed; its turns are kept
 """
 
 from __future__ import annotations
@@ -50,23 +50,29 @@ class EmbeddingMismatchError(MemstrataError):
         self.configured = configured
 
 
-class JobFailedError(MemstrataError):
-    """Raised by ``flush()`` / ``add(wait=True)`` when extraction jobs they waited for failed. The turns are stored;
-    ``jobs`` holds the failed jobs (``error``, ``raw_output``) so they can be inspected and retried."""
-
-    def __init__(self, jobs: Sequence[Job]) -> None:
-        first = jobs[0]
-        more = f" (and {len(jobs) - 1} more)" if len(jobs) > 1 else ""
-        super().__init__(
-            f"extraction job {first.id} failed{more}: {first.error or 'no error recorded'}; the raw turns are "
-            f"stored. Inspect it with `memstrata jobs --status failed`, then `memstrata retry {first.id}`"
-        )
-        self.jobs = list(jobs)
-
-
 class StoreError(MemstrataError):
     pass
 
 
 class ProviderError(MemstrataError):
     pass
+
+
+class JobFailedError(MemstrataError):
+    """Extraction jobs ended failed. Nothing of theirs was applied; the raw turns are stored and searchable.
+
+    ``jobs`` are the failed jobs, each with ``error`` and the model's ``raw_output``; fix the cause (model
+    reachable? output valid?) and queue them again with ``retry_job(job.id)``."""
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self.jobs = list(jobs)
+        first = self.jobs[0] if self.jobs else None
+        what = f"{len(self.jobs)} write job(s) failed"
+        if first is not None:
+            what += f"; job {first.id}: {first.error or 'no error recorded'}"
+            what += (
+                f". The turns are stored and searchable; nothing was applied. See the raw model output with "
+                f"`memstrata jobs --status failed` and queue it again with retry_job({first.id!r}) "
+                f"(CLI: `memstrata jobs --retry {first.id}`)"
+            )
+        super().__init__(what)

@@ -49,6 +49,7 @@ from memstrata.providers.llm import ChatModel
 from memstrata.providers.llm_factory import resolve_llm
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
+from memstrata.write.progress import ProgressHook
 from memstrata.storage.factory import open_store
 from memstrata.storage.protocol import Store, StoreStats
 from memstrata.types import (
@@ -505,8 +506,10 @@ class Memory:
         return self._core.store.messages(self._binding.scope(scope), limit=check_count(limit, "limit", 1, 100_000))
 
     # --- shortcuts to the sub-APIs (same code paths) ----------------------------------------------------
-    def flush(self, *, timeout_s: float | None = None, **scope: Unpack[ScopeArgs]) -> list[Job]:
-        return self.jobs.flush(timeout_s=timeout_s, **scope)
+    def flush(
+        self, *, timeout_s: float | None = None, progress: ProgressHook | None = None, **scope: Unpack[ScopeArgs]
+    ) -> list[Job]:
+        return self.jobs.flush(timeout_s=timeout_s, progress=progress, **scope)
 
     def list_jobs(self, *, status: Sequence[str] = (), limit: int = 100, **scope: Unpack[ScopeArgs]) -> list[Job]:
         return self.jobs.list(status=status, limit=limit, **scope)

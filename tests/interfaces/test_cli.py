@@ -118,3 +118,20 @@ def test_cli_lifecycle_commands(tmp_path: Path) -> None:
     assert refused.returncode != 0 and "confirm=True" in refused.stderr
     erased = run_json(tmp_path, "erase-user", "u1", "--yes")
     assert set(erased["remaining"].values()) == {0}
+
+
+def test_add_infer_exits_non_zero_when_the_model_fails_and_keeps_the_turn(tmp_path: Path) -> None:
+    """The model is a scripted OpenAI-compatible server at the HTTP boundary that answers garbage."""
+    from support.scripted_llm import ScriptedServer, completion
+
+    with ScriptedServer().running() as server:
+        server.answer_with(lambda _request: completion("this is not JSON"))
+        env = {"MEMSTRATA_LLM__PROVIDER": "openai", "MEMSTRATA_LLM__BASE_URL": server.base_url,
+               "MEMSTRATA_LLM__MODEL": "scripted", "MEMSTRATA_LLM__API_KEY": "x", "MEMSTRATA_LLM__MAX_ATTEMPTS": "1",
+               "MEMSTRATA_WRITE__TRIGGER": "every_turn"}  # fmt: skip
+        failed = run(tmp_path, "add", "我下周去成都出差", "--user", "u1", "--role", "user", "--infer", ok=False, env=env)
+        assert failed.returncode != 0
+        assert "failed" in failed.stderr and "memstrata jobs --retry" in failed.stderr
+        shown = run_json(tmp_path, "jobs", "--user", "u1", "--status", "failed")
+        assert len(shown) == 1 and "this is not JSON" in (shown[0]["raw_output"] or "")
+    assert [item["text"] for item in run_json(tmp_path, "list", "--user", "u1")] == ["我下周去成都出差"]  # its episode

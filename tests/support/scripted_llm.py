@@ -41,6 +41,7 @@ class ScriptedServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.released = threading.Event()  # ends slow replies early at teardown
+        self.default: Callable[[dict[str, Any]], Reply] | None = None  # answers when the queue is empty
         self._lock = threading.Lock()
         script = self
 
@@ -51,7 +52,12 @@ class ScriptedServer:
                     script.requests.append({"path": self.path, **json.loads(self.rfile.read(length))})
                     script.headers.append(dict(self.headers))
                     request = script.requests[-1]
-                    reply = script.replies.pop(0) if script.replies else Reply(500, "script exhausted")
+                    if script.replies:
+                        reply = script.replies.pop(0)
+                    elif script.default is not None:
+                        reply = Reply(respond=script.default)
+                    else:
+                        reply = Reply(500, "script exhausted")
                 if reply.respond is not None:
                     reply = reply.respond(request)
                 if reply.delay_s:
@@ -78,6 +84,10 @@ class ScriptedServer:
     def enqueue(self, *replies: Reply) -> None:
         with self._lock:
             self.replies.extend(replies)
+
+    def answer_with(self, respond: Callable[[dict[str, Any]], Reply]) -> None:
+        """Compute every reply from its request once the queued replies are used up (an oracle model)."""
+        self.default = respond
 
     def user_prompts(self) -> list[str]:
         return [request["messages"][-1]["content"] for request in self.requests]

@@ -1,29 +1,40 @@
-"""The LLM write path against a scripted OpenAI-compatible server (fixed replies over real HTTP):
-decision types, integer-id mapping, validation and rollback, malformed output, timeouts, retry."""
+"""The LLM write path against a scripted OpenAI-compatible server (fixed replies over real HTTP): one
+extraction call, small judge questions only about candidates, checked decisions, rejections recorded,
+malformed output, timeouts, retry."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from memstrata import JobFailedError, Memory
-from memstrata.types import JobStatus, MemoryStatus
+from memstrata.types import HistoryAction, JobStatus, MemoryStatus
 from support.scripted_llm import Reply, ScriptedServer, completion
 
 SEED = ["User likes coffee", "User lives in Paris", "User has a dog named Rex"]
 
 
-def _existing_ids(request: dict[str, Any]) -> dict[str, int]:
-    """Parse 'EXISTING:\\n0: text\\n1: text' from the reconcile prompt: text -> the integer the model sees."""
-    prompt = request["messages"][-1]["content"]
-    existing = prompt.split("EXISTING:\n", 1)[1].split("\nNEW:\n", 1)[0]
-    return {line.split(": ", 1)[1]: int(line.split(": ", 1)[0]) for line in existing.splitlines() if ": " in line}
+def _facts(*texts: str, turn: int = 1) -> Reply:
+    return completion({"facts": [{"turn": turn, "text": t} for t in texts]})
 
 
-def _facts(*texts: str) -> Reply:
-    return completion({"facts": [{"text": t, "kind": "preference", "confidence": 0.9, "sources": [1]} for t in texts]})
+def _pairs(request: dict[str, Any]) -> list[tuple[str, str]]:
+    """(new, old) of a judge prompt ("OLD: ...\nNEW: ..."), or [] for another prompt."""
+    match = re.match(r"^OLD: (.*)\nNEW: (.*)$", request["messages"][-1]["content"])
+    return [(match[2], match[1])] if match else []
+
+
+def _judge(answers: dict[tuple[str, str], str]) -> Callable[[dict[str, Any]], Reply]:
+    """A judge computed from each request: the given answer for the (new, old) pair, else compatible."""
+
+    def respond(request: dict[str, Any]) -> Reply:
+        [pair] = _pairs(request)
+        return completion({"answer": answers.get(pair, "compatible")})
+
+    return respond
 
 
 def _live(memory: Memory, user: str = "u1") -> dict[str, str]:
@@ -31,84 +42,77 @@ def _live(memory: Memory, user: str = "u1") -> dict[str, str]:
     return {item.text: item.status.value for item in items}
 
 
-def test_every_decision_type_is_applied_through_integer_ids(scripted_memory: Memory, server: ScriptedServer) -> None:
+def test_a_change_closes_only_its_candidate_and_keeps_history(scripted_memory: Memory, server: ScriptedServer) -> None:
     memory = scripted_memory
     memory.add(SEED, user_id="u1", kind="preference")
-
-    def decide(request: dict[str, Any]) -> Reply:
-        ids = _existing_ids(request)
-        return completion(
-            {
-                "decisions": [
-                    {"fact": 0, "action": "UPDATE", "target": ids["User likes coffee"], "text": "User prefers tea"},
-                    {"fact": 1, "action": "DELETE", "target": ids["User has a dog named Rex"]},
-                    {"fact": 2, "action": "ADD"},
-                    {"fact": 3, "action": "NONE", "target": ids["User lives in Paris"]},
-                ]
-            }
-        )
-
-    server.enqueue(
-        _facts("User now prefers tea", "User no longer has a dog", "User plays chess", "User is based in Paris",
-               "User lives in Paris"),
-        Reply(respond=decide),
-    )  # fmt: skip
-    result = memory.add("Tea now, not coffee. Rex passed away. I took up chess.", user_id="u1", infer=True, wait=True)
+    server.answer_with(_judge({("User now prefers tea over coffee", "User likes coffee"): "conflict"}))
+    server.enqueue(_facts("User now prefers tea over coffee", "User plays chess", "User lives in Paris"))
+    result = memory.add("Tea now, not coffee. I took up chess.", user_id="u1", infer=True, wait=True)
 
     assert _live(memory) == {
         "User likes coffee": "superseded",
-        "User prefers tea": "active",
+        "User now prefers tea over coffee": "active",
         "User lives in Paris": "active",
-        "User has a dog named Rex": "deleted",
+        "User has a dog named Rex": "active",
         "User plays chess": "active",
     }
-    reconcile_prompt = server.requests[1]["messages"][-1]["content"]
-    assert not re.search(r"[0-9a-f]{32}", reconcile_prompt), "memory UUIDs must never reach the model"
-    assert "User lives in Paris" not in reconcile_prompt.split("NEW:")[1]  # exact duplicate: no model call
+    judge_prompts = [r["messages"][-1]["content"] for r in server.requests[1:]]
+    assert judge_prompts and all(not re.search(r"[0-9a-f]{32}", p) for p in judge_prompts), "no UUIDs to the model"
+    asked = [pair for request in server.requests[1:] for pair in _pairs(request)]
+    assert ("User now prefers tea over coffee", "User likes coffee") in asked
+    assert not any(old == "User has a dog named Rex" for _, old in asked)  # not a candidate: never asked
+    assert not any(new == "User lives in Paris" for new, _ in asked)  # same text: NONE without a question
     job = memory.list_jobs(user_id="u1")[0]
     assert job.id == result.job_id and job.status == JobStatus.DONE
-    assert sorted(d["action"] for d in job.result["decisions"]) == ["ADD", "DELETE", "NONE", "NONE", "UPDATE"]
-    assert job.result["model_calls"] == 2 and job.result["prompt_tokens"] == 14
+    assert sorted(d["action"] for d in job.result["decisions"]) == ["ADD", "NONE", "UPDATE"]
+    assert job.result["model_calls"] == 1 + len(server.requests[1:])
 
     tea = memory.search("tea", user_id="u1", limit=1, filters={"exclude_kind": ["episode"]})[0].memory
-    assert tea.metadata["supersedes"] and tea.provenance.message_ids == result.message_ids  # source turn kept
+    assert tea.provenance.message_ids[0] == result.message_ids[0]  # the source turn is kept
     history = memory.history(tea.id, user_id="u1")
-    assert [(e.action.value, e.old_text, e.new_text) for e in history] == [
+    assert [(e.action.value, e.old_text, e.new_text) for e in history][:2] == [
         ("ADD", None, "User likes coffee"),
-        ("UPDATE", "User likes coffee", "User prefers tea"),
+        ("UPDATE", "User likes coffee", "User now prefers tea over coffee"),
     ]
+    assert history[1].details["message_ids"] == list(result.message_ids)
     coffee = memory.get(tea.metadata["supersedes"], user_id="u1")
     assert coffee.valid_to is not None and coffee.status == MemoryStatus.SUPERSEDED
+    paris = next(i for i in memory.get_all(user_id="u1") if i.text == "User lives in Paris")
+    repeated = memory.history(paris.id, user_id="u1")[-1]
+    assert repeated.details["decision"] == "NONE" and repeated.details["message_ids"] == list(result.message_ids)
 
 
-def test_invalid_decisions_roll_back_everything(scripted_memory: Memory, server: ScriptedServer) -> None:
-    memory = scripted_memory
-    memory.add(SEED, user_id="u1", kind="preference")
-    twice = completion(
-        {"decisions": [{"fact": 0, "action": "UPDATE", "target": 0, "text": "a"},
-                       {"fact": 1, "action": "UPDATE", "target": 0, "text": "b"}]}
-    )  # fmt: skip
-    server.enqueue(_facts("User now prefers tea", "User prefers cocoa"), twice, twice)
-    with pytest.raises(JobFailedError) as failure:
-        memory.add("Tea. Or cocoa.", user_id="u1", infer=True, wait=True)
+def test_a_fact_with_nothing_similar_is_added_with_one_model_call(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    scripted_memory.add(["User likes coffee"], user_id="u1")
+    server.enqueue(_facts("用户下周去成都出差", "用户的妹妹叫林小雨"))
+    scripted_memory.add("我下周去成都出差，另外我妹妹叫林小雨。", user_id="u1", infer=True, wait=True)
+    job = scripted_memory.list_jobs(user_id="u1")[0]
+    assert job.status == JobStatus.DONE and job.result["model_calls"] == 1 and len(server.requests) == 1
+    assert _live(scripted_memory) == {"User likes coffee": "active", "用户下周去成都出差": "active",
+                                      "用户的妹妹叫林小雨": "active"}  # fmt: skip
 
-    job = memory.list_jobs(user_id="u1")[0]
-    assert failure.value.jobs == [job] and job.id in str(failure.value)
-    assert job.status == JobStatus.FAILED and "updated or deleted twice" in (job.error or "")
-    assert "repair" not in (job.error or "") and "raw output" in (job.error or "")
-    assert "Your decisions were invalid" in server.requests[-1]["messages"][-1]["content"]  # one repair attempt
-    assert _live(memory) == {text: "active" for text in SEED}  # nothing applied
-    assert [t.message.id for t in memory.messages(user_id="u1")] == list(job.message_ids)  # turn kept
 
-    server.enqueue(_facts("User now prefers tea"), completion({"decisions": [{"fact": 0, "action": "ADD"}]}))
-    memory.retry_job(job.id)
-    memory.flush(user_id="u1")
-    assert memory.list_jobs(user_id="u1")[0].status == JobStatus.DONE
-    assert _live(memory)["User now prefers tea"] == "active"
+def test_wrong_answers_are_refused_and_recorded(scripted_memory: Memory, server: ScriptedServer) -> None:
+    """A "same" for a memory about someone else, and a "contradicts" across people, change nothing."""
+    scripted_memory.add(["用户喜欢猫", "用户喜欢吃辣"], user_id="u1")
+    server.enqueue(_facts("用户的妹妹也喜欢猫", "用户的老公不吃辣"))
+    server.answer_with(
+        _judge({("用户的妹妹也喜欢猫", "用户喜欢猫"): "same", ("用户的老公不吃辣", "用户喜欢吃辣"): "conflict"})
+    )
+    scripted_memory.add("我妹妹也喜欢猫，我老公不吃辣。", user_id="u1", infer=True, wait=True)
+    assert set(_live(scripted_memory).values()) == {"active"} and len(_live(scripted_memory)) == 4
+    job = scripted_memory.list_jobs(user_id="u1")[0]
+    refused = {(r["proposal"], r["target_text"]) for r in job.result["rejected"]}
+    assert refused == {("same", "用户喜欢猫"), ("contradicts", "用户喜欢吃辣")}
+    sister = next(i for i in scripted_memory.get_all(user_id="u1") if i.text == "用户的妹妹也喜欢猫")
+    [added] = scripted_memory.history(sister.id, user_id="u1")
+    assert added.action == HistoryAction.ADD and added.details["rejected"][0]["reason"].startswith("about different")
 
 
 def test_malformed_json_is_repaired(scripted_memory: Memory, server: ScriptedServer) -> None:
-    server.enqueue(completion('{"facts": [{"text": "User runs marathons"'), _facts("User runs marathons"))
+    server.enqueue(completion('{"facts": [{"turn": 1, "text": "User runs marathons"'), _facts("User runs marathons"))
     scripted_memory.add("I run marathons.", user_id="u1", infer=True, wait=True)
     job = scripted_memory.list_jobs(user_id="u1")[0]
     assert job.status == JobStatus.DONE and job.result["attempts"] == 2
@@ -119,10 +123,11 @@ def test_garbage_output_fails_the_job_visibly_and_keeps_the_raw_output(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:
     server.enqueue(completion("I am not JSON at all"), completion("still not JSON"))
-    with pytest.raises(JobFailedError):
+    with pytest.raises(JobFailedError) as failure:
         scripted_memory.add("I run marathons.", user_id="u1", infer=True, wait=True)
     job = scripted_memory.list_jobs(user_id="u1", status=["failed"])[0]
-    assert "still not JSON" in (job.raw_output or "") and job.error
+    assert failure.value.jobs == [job] and job.id in str(failure.value)
+    assert "still not JSON" in (job.raw_output or "") and job.error and job.error.startswith("ModelOutputError")
     assert _live(scripted_memory) == {}
     assert scripted_memory.messages(user_id="u1")[0].message.content == "I run marathons."
 
@@ -136,27 +141,24 @@ def test_timeout_fails_the_job_and_loses_nothing(scripted_memory: Memory, server
     assert scripted_memory.search("猫", user_id="u1")[0].text == "我养了一只猫。"  # the raw turn is searchable
 
 
-def test_a_fact_without_a_decision_is_kept(scripted_memory: Memory, server: ScriptedServer) -> None:
-    scripted_memory.add("User likes jazz", user_id="u1", kind="preference")
-    server.enqueue(
-        _facts("User likes blues", "User plays piano"),
-        completion({"decisions": [{"fact": 0, "action": "ADD"}]}),
-    )
-    scripted_memory.add("Blues and piano.", user_id="u1", infer=True, wait=True)
-    decisions = scripted_memory.list_jobs(user_id="u1")[0].result["decisions"]
-    assert {d["text"]: d["defaulted"] for d in decisions} == {"User likes blues": False, "User plays piano": True}
-    assert _live(scripted_memory)["User plays piano"] == "active"
-
-
-def test_decisions_about_facts_that_do_not_exist_are_ignored(scripted_memory: Memory, server: ScriptedServer) -> None:
-    scripted_memory.add("User likes jazz", user_id="u1", kind="preference")
-    server.enqueue(
-        _facts("User likes blues"),
-        completion({"decisions": [{"fact": 0, "action": "ADD"}, {"fact": 7, "action": "DELETE", "target": 0}]}),
-    )
-    scripted_memory.add("Blues too.", user_id="u1", infer=True, wait=True)
+def test_a_failed_job_runs_again_after_retry(scripted_memory: Memory, server: ScriptedServer) -> None:
+    server.enqueue(completion("nope"), completion("nope"))
+    with pytest.raises(JobFailedError):
+        scripted_memory.add("I play the cello.", user_id="u1", infer=True, wait=True)
+    [job] = scripted_memory.list_jobs(user_id="u1", status=["failed"])
+    server.enqueue(_facts("User plays the cello"))
+    scripted_memory.retry_job(job.id)
+    scripted_memory.flush(user_id="u1")
     assert scripted_memory.list_jobs(user_id="u1")[0].status == JobStatus.DONE
-    assert _live(scripted_memory) == {"User likes jazz": "active", "User likes blues": "active"}
+    assert _live(scripted_memory) == {"User plays the cello": "active"}
+
+
+def test_a_missing_or_impossible_turn_number_keeps_the_fact(scripted_memory: Memory, server: ScriptedServer) -> None:
+    server.enqueue(completion({"facts": [{"turn": 7, "text": "User plays piano"}, {"text": "User likes blues"}]}))
+    result = scripted_memory.add(["I play piano.", "Blues too."], user_id="u1", infer=True, wait=True)
+    assert _live(scripted_memory) == {"User plays piano": "active", "User likes blues": "active"}
+    piano = next(i for i in scripted_memory.get_all(user_id="u1") if i.text == "User plays piano")
+    assert piano.provenance.message_ids == result.message_ids  # "one of these turns": all of them
 
 
 def test_small_talk_turns_never_reach_the_model(scripted_memory: Memory, server: ScriptedServer) -> None:
@@ -171,3 +173,13 @@ def test_mixed_language_turns_are_extracted_per_language(scripted_memory: Memory
     prompts = server.user_prompts()
     assert len(prompts) == 2 and "杭州" in prompts[0] and "nurse" not in prompts[0] and "nurse" in prompts[1]
     assert set(_live(scripted_memory)) == {"用户住在杭州", "User is a nurse"}
+    system = {request["messages"][0]["content"] for request in server.requests}
+    assert len(system) == 2  # one fixed (cached) system prompt per language
+
+
+def test_a_fact_repeated_in_one_answer_is_stored_once(scripted_memory: Memory, server: ScriptedServer) -> None:
+    server.enqueue(_facts("用户是素食者", "用户是素食者。"))
+    scripted_memory.add("我是素食者，真的是素食者。", user_id="u1", infer=True, wait=True)
+    assert _live(scripted_memory) == {"用户是素食者": "active"}
+    decisions = scripted_memory.list_jobs(user_id="u1")[0].result["decisions"]
+    assert [d["action"] for d in decisions] == ["ADD", "NONE"] and decisions[1]["same_as"] == "用户是素食者"

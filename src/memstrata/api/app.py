@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from starlette.routing import Route
 
 from memstrata.api import console_routes, docs, graph_routes, lifecycle_routes, problems, routes, vault_routes
@@ -18,6 +18,7 @@ from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
 from memstrata.api.browser_guard import BrowserGuard
 from memstrata.api.keys import KeyStore
 from memstrata.api.limits import BodySizeLimit
+from memstrata.api.strict_query import reject_unknown_query
 from memstrata.api.models import Health, Readiness
 from memstrata.config import ServerSettings
 from memstrata.errors import EmbeddingMismatchError, InvalidInputError
@@ -91,11 +92,9 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     app.state.auth = auth
     problems.install(app)
     docs.install(app)
-    app.include_router(routes.router)
-    app.include_router(lifecycle_routes.router)
-    app.include_router(graph_routes.router)
-    app.include_router(vault_routes.router)
-    app.include_router(console_routes.router)
+    for router in (routes.router, lifecycle_routes.router, graph_routes.router, vault_routes.router,
+                   console_routes.router):  # fmt: skip
+        app.include_router(router, dependencies=[Depends(reject_unknown_query)])
     install_console(app)  # the web console at / (static assets under /console)
 
     @app.get("/health", response_model=Health, tags=["service"])

@@ -21,7 +21,7 @@ from memstrata.cli.context import (
     scope_args,
 )
 from memstrata.cli.doctor import doctor
-from memstrata.cli.progress import progress_bar
+from memstrata.cli.progress import job_progress, progress_bar
 from memstrata.cli.render import (
     console,
     history_table,
@@ -58,22 +58,27 @@ def add(
     payload: Any = [{"role": role, "content": t} for t in texts] if role else (texts[0] if len(texts) == 1 else texts)
     memory = state.memory()
     scope = scope_args(user, agent, session)
-    options: dict[str, Any] = {"infer": True, "wait": wait} if infer else {"kind": kind, "key": key}
+    # With --infer --wait the job runs here, under a live progress line, instead of inside add().
+    options: dict[str, Any] = {"infer": True} if infer else {"kind": kind, "key": key}
     if infer and (kind or key):
         raise InvalidInputError("--kind and --key apply to plain texts; with --infer the model decides them")
     check_kinds(memory, [kind] if kind else None, scope, adding=True)
     failure: JobFailedError | None = None
-    try:
-        result = memory.add(payload, **scope, metadata=parse_json_option(metadata, "metadata"), actor="cli",
-                            **options)  # fmt: skip
-        job_ids = {result.job_id}
-    except JobFailedError as exc:  # the turns are stored; show the failed job, then exit non-zero
-        failure, job_ids, result = exc, {job.id for job in exc.jobs}, None
+    result = memory.add(payload, **scope, metadata=parse_json_option(metadata, "metadata"), actor="cli",
+                        **options)  # fmt: skip
+    job_ids = {result.job_id}
+    if infer and wait:
+        try:
+            with job_progress(quiet=state.json) as hook:
+                memory.flush(**scope, progress=hook)
+        except JobFailedError as exc:  # the turns are stored; show the failed job, then exit non-zero
+            failure = exc
+            job_ids |= {job.id for job in exc.jobs}
     jobs = [job for job in memory.list_jobs(**scope, limit=10_000) if job.id in job_ids]
     if state.json:
-        print_json({**(result.model_dump(mode="json") if result else {}), "jobs": to_jsonable(jobs)})
+        print_json({**result.model_dump(mode="json"), "jobs": to_jsonable(jobs)})
     else:
-        for event in result.results if result else ():
+        for event in result.results:
             console.print(f"[green]{event.event}[/green] {event.id}  {event.memory}", highlight=False)
         for job in jobs:
             console.print(jobs_table([job]))

@@ -17,6 +17,7 @@ from rich.progress import (
 )
 
 from memstrata.cli.render import err_console
+from memstrata.write.progress import Progress as JobProgress
 
 
 @contextmanager
@@ -50,3 +51,14 @@ def progress_counters(*, quiet: bool = False) -> Iterator[Callable[[str, int], N
             progress.update(tasks[label], completed=done)
 
         yield update
+
+
+@contextmanager
+def job_progress(*, quiet: bool = False) -> Iterator[Callable[[JobProgress], None]]:
+    """Yields a write-path progress hook that shows the current stage of extraction (model loading, turn i of
+    n, facts judged, seconds so far) on one live status line."""
+    if quiet or not err_console.is_terminal:
+        yield lambda _progress: None
+        return
+    with err_console.status("extracting facts…") as status:
+        yield lambda progress: status.update(progress.describe())

@@ -16,6 +16,7 @@ from memstrata.types import AddResult, Job, JobStatus, MemoryEvent, Message, Sco
 from memstrata.validation import check_count, clean_id
 from memstrata.write.enqueue import plan_infer
 from memstrata.write.ingest import ParsedInput
+from memstrata.write.progress import ProgressHook
 
 UNFINISHED = [JobStatus.WAITING, JobStatus.QUEUED, JobStatus.RUNNING]
 
@@ -47,15 +48,18 @@ class JobsAPI:
             errors=rejected(parsed),
         )
 
-    def flush(self, *, timeout_s: float | None = None, **scope: Unpack[ScopeArgs]) -> list[Job]:
+    def flush(
+        self, *, timeout_s: float | None = None, progress: ProgressHook | None = None, **scope: Unpack[ScopeArgs]
+    ) -> list[Job]:
         """Run every unfinished extraction job of the scope now (waiting ones too) and return the scope's jobs.
+        ``progress`` is called at each stage of each job this call runs (extract, judge, write, done).
 
         Without a scope, every scope's jobs are flushed. Raises :class:`JobFailedError` when a job that was
         unfinished when the call started failed; jobs that had failed before are only returned.
         """
         resolved = self._binding.optional_scope(scope)
         pending = [job.id for job in self._core.store.list_jobs(resolved, UNFINISHED, limit=100_000)]
-        self._drain(resolved, pending, timeout_s=timeout_s)
+        self._drain(resolved, pending, timeout_s=timeout_s, progress=progress)
         return self._core.store.list_jobs(resolved, list(JobStatus), limit=100_000)
 
     def list(self, *, status: Sequence[str] = (), limit: int = 100, **scope: Unpack[ScopeArgs]) -> list[Job]:
@@ -83,12 +87,15 @@ class JobsAPI:
         self._core.wake_worker()
         return failed[0].model_copy(update={"status": JobStatus.QUEUED, "error": None, "raw_output": None})
 
-    def _drain(self, scope: Scope | None, job_ids: Sequence[str], *, timeout_s: float | None) -> None:
+    def _drain(
+        self, scope: Scope | None, job_ids: Sequence[str], *, timeout_s: float | None,
+        progress: ProgressHook | None = None,
+    ) -> None:  # fmt: skip
         store = self._core.store
         waiting = store.list_jobs(scope, [JobStatus.WAITING], limit=100_000)
         if waiting:
             store.write(WriteBatch(release_waiting=list({job.scope: None for job in waiting})))
-        self._core.runner.drain(scope=scope, timeout_s=timeout_s)
+        self._core.runner.drain(scope=scope, timeout_s=timeout_s, progress=progress)
         wanted = set(job_ids)
         failed = [job for job in store.list_jobs(scope, [JobStatus.FAILED], limit=100_000) if job.id in wanted]
         if failed:

@@ -65,7 +65,7 @@ def plan_graph(ctx: GraphContext, triples: Sequence[Triple]) -> GraphPlan:
         now=ctx.now,
         actor=ctx.actor,
     )
-    ordered = sorted(triples, key=lambda t: _said_at(ctx, t))
+    ordered = sorted(triples, key=lambda t: moment_of(ctx, t))  # valid-time order, not processing order
     ends = []
     for triple in ordered:
         source_type, target_type = end_types(triple)
@@ -93,8 +93,15 @@ def plan_graph(ctx: GraphContext, triples: Sequence[Triple]) -> GraphPlan:
     )
 
 
-def _said_at(ctx: GraphContext, triple: Triple) -> datetime:
-    return min((ctx.turn_times.get(m, ctx.now) for m in triple.message_ids), default=ctx.now)
+def moment_of(ctx: GraphContext, triple: Triple) -> datetime:
+    """When the relation became true: the date the turn gives for it, else when the turn was said."""
+    if triple.event_time:
+        try:
+            return as_utc(datetime.fromisoformat(triple.event_time))
+        except (ValueError, OverflowError):
+            pass  # an unparseable date from a model: fall back to when it was said
+    times = [ctx.turn_times[m] for m in triple.message_ids if m in ctx.turn_times]
+    return min(times) if times else ctx.now
 
 
 class _Edges:
@@ -122,18 +129,18 @@ class _Edges:
                 self._reinforce(edge, triple, source, target)
             return
         if triple.relation in FUNCTIONAL:
-            for edge in self._others(source.id, triple.relation, target.id):
+            others = self._others(source.id, triple.relation, target.id)
+            newer = [edge for edge in others if edge.valid_from > moment]
+            if newer:  # an older chat imported after a newer one: this value was true before, until the newer one
+                added = self._add(triple, source, target, moment)
+                self._close(added, min(edge.valid_from for edge in newer), "older than the current value")
+                return
+            for edge in others:
                 self._close(edge, moment, f"replaced by {source.name} {triple.relation} {target.name}")
         self._add(triple, source, target, moment)
 
     def _moment(self, triple: Triple) -> datetime:
-        if triple.event_time:
-            try:
-                return as_utc(datetime.fromisoformat(triple.event_time))
-            except ValueError:
-                pass  # an unparseable date from a model: fall back to when it was said
-        times = [self.ctx.turn_times[m] for m in triple.message_ids if m in self.ctx.turn_times]
-        return min(times) if times else self.ctx.now
+        return moment_of(self.ctx, triple)
 
     def _same(self, source_id: str, relation: str, target_id: str) -> list[Relation]:
         pairs = {(source_id, target_id)} | ({(target_id, source_id)} if relation in SYMMETRIC else set())
@@ -153,7 +160,7 @@ class _Edges:
                 found.append(r)
         return found
 
-    def _add(self, triple: Triple, source: Entity, target: Entity, moment: datetime) -> None:
+    def _add(self, triple: Triple, source: Entity, target: Entity, moment: datetime) -> Relation:
         relation = Relation(
             id=new_id(), scope=self.ctx.scope, source_id=source.id, relation=triple.relation, target_id=target.id,
             confidence=triple.confidence, event_time=moment if triple.event_time else None, valid_from=moment,
@@ -164,6 +171,7 @@ class _Edges:
         self.changed.add(relation.id)
         self.added += 1
         self._event(relation, HistoryAction.ADD, None, self._label(relation), f"extracted by {triple.origin}")
+        return relation
 
     def _reinforce(self, edge: Relation, triple: Triple, source: Entity, target: Entity) -> None:
         """Said again: more sources, more memories to show, a little more confidence. No history event."""

@@ -92,6 +92,18 @@ _RELATIVE_WORD = {"last": -1, "previous": -1, "this": 0, "next": 1, "上": -1, "
 Handler = Callable[[re.Match[str], datetime], tuple[datetime, datetime]]
 
 _RULES: list[tuple[re.Pattern[str], Handler]] = [
+    (  # absolute dates first: "2023-05-01", "2023/5/1", "2023年5月1日"
+        re.compile(r"(?<!\d)(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})\s*(?:[-/.]|月)\s*(\d{1,2})(?!\d)"),
+        lambda m, r: _day(r.replace(year=int(m[1]), month=int(m[2]), day=int(m[3]))),
+    ),
+    (
+        re.compile(r"(?<!\d)(\d{4})\s*年\s*([一二三四五六七八九十\d]{1,3})\s*月"),
+        lambda m, r: _month(int(m[1]), cn_number(m[2]), r),
+    ),
+    (
+        re.compile(rf"\b({_EN_MONTH})\s+(\d{{4}})\b", re.I),
+        lambda m, r: _month(int(m[2]), _month_number(m[1]), r),
+    ),
     (re.compile(r"大前天"), lambda m, r: _day(r, -3)),
     (re.compile(r"前天|the day before yesterday", re.I), lambda m, r: _day(r, -2)),
     (re.compile(r"后天|the day after tomorrow", re.I), lambda m, r: _day(r, 2)),
@@ -173,7 +185,7 @@ def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
             continue
         try:
             start, end = handler(match, reference)
-        except (ValueError, KeyError, StopIteration):
-            continue  # "2月30日" and the like: not a date, keep looking
+        except (ValueError, KeyError, StopIteration, OverflowError):
+            continue  # "2月30日", or a day after 9999-12-31: not a date, keep looking
         return TimeSpan(start, end, match.group())
     return None

@@ -1,157 +1,132 @@
 """Extract durable facts from conversation turns, in the language they were said in.
 
-User turns and assistant turns get different prompts: what a user says about themselves is
-memory; what an assistant says is memory only when it records a decision, a commitment or
-something the user confirmed. The system prompt is fixed (few-shot examples included) and the
-turns come last, so a local model can reuse its cached prompt prefix between calls.
+One system prompt per language (user and assistant turns alike), fixed, so the bundled model keeps its
+evaluation in its prompt cache and every call after the first pays only for the turns. The answer is
+compact on purpose (turn number and text; no kind, confidence or date per fact): output tokens are the
+slowest part of a local model's call (~10 tokens/s on two cores), and the engine derives kind, confidence
+and event time from the text and the turn's timestamp instead (``write/facts.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from memstrata.lexical import has_han
 from memstrata.providers.llm import ChatMessage
 from memstrata.types import Message
 
-FactKind = Literal["preference", "fact", "plan", "event", "relationship", "procedure"]
+
+def _turn_first(schema: dict[str, Any]) -> None:
+    # Constrained decoding (llama.cpp's schema grammar) leaves optional fields out, so the schema the model sees
+    # requires the turn; validation still accepts an answer without one (a server that ignores the schema).
+    schema["required"] = ["turn", "text"]
 
 
 class ExtractedFact(BaseModel):
-    text: str = Field(description="one self-contained fact, in the language of the conversation")
-    kind: FactKind = "fact"
-    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
-    sources: list[int] = Field(default_factory=list, description="numbers of the turns the fact comes from")
-    event_time: str | None = Field(default=None, description="ISO date when the event happened, if stated")
-    key: str | None = Field(default=None, description="namespaced key like 'profile:home:city', optional")
+    model_config = ConfigDict(json_schema_extra=_turn_first)
+
+    turn: int = Field(default=0, description="number of the turn the fact was said in; 0: one of them")
+    text: str = Field(max_length=600, description="one self-contained fact, in the language of its turn")
 
 
 class FactList(BaseModel):
-    facts: list[ExtractedFact]
+    facts: list[ExtractedFact] = Field(max_length=60)
 
 
-EntityType = Literal[
-    "person", "organization", "location", "profession", "project", "paper", "concept", "product", "event", "thing"
-]
+# [subject, relation, object] or [subject, relation, object, "ended"]; types are inferred from the names.
+CompactTriple = Annotated[list[Annotated[str, Field(max_length=200)]], Field(min_length=3, max_length=4)]
 
 
 class ExtractedRelation(BaseModel):
-    subject: str = Field(min_length=1, max_length=200, description="entity name as said; '我' / 'I' for the user")
-    subject_type: EntityType = "thing"
-    relation: str = Field(min_length=1, max_length=64, description="snake_case, e.g. works_at, lives_in, likes")
+    """The long form some servers (and older prompts) answer with; accepted beside the compact one."""
+
+    subject: str = Field(min_length=1, max_length=200)
+    subject_type: str | None = None
+    relation: str = Field(min_length=1, max_length=64)
     object: str = Field(min_length=1, max_length=200)
-    object_type: EntityType = "thing"
-    sources: list[int] = Field(default_factory=list)
-    ended: bool = Field(default=False, description="true when the turn says the relation is no longer true")
+    object_type: str | None = None
+    ended: bool = False
 
 
 class FactsAndRelations(FactList):
-    """Facts and graph triples from the same call: one prompt, one decode."""
+    """Facts and graph triples from the same call: one prompt, one decode. The prompt asks for the compact
+    form (a third of the tokens); the long form is accepted too."""
 
-    relations: list[ExtractedRelation] = Field(default_factory=list)
+    relations: list[CompactTriple | ExtractedRelation] = Field(default_factory=list, max_length=60)
 
 
-_FORMAT = (
-    'Output JSON: {"facts": [{"text": ..., "kind": ..., "confidence": ..., "sources": [turn numbers]}]}.\n'
-    "kind: preference | fact | plan | event | relationship | procedure. confidence: 0.9 explicit, 0.6 implied."
-)
-
-_USER_EN = f"""You extract long-term memories about the USER from an English conversation.
-Write every fact in ENGLISH, as "User ...". Do not translate names or places.
-One self-contained fact per item. Small talk, greetings, questions and weather give NO facts.
-{_FORMAT}
+_EN = """You extract long-term memories from an English conversation. Turns are numbered.
+For every clause that states a fact, output one self-contained fact in English with the number of its turn:
+- about the user: identity, home, work, family, health, likes and dislikes, habits, plans, events, changes;
+- about people the user mentions (sister, colleague, manager, friend): keep their names and relation to the user;
+- a change or an ending is a fact: "User no longer drinks coffee", "User sold their bike";
+- keep time words as said ("last month", "in May");
+- from assistant turns only concrete commitments or settings made for the user.
+Write facts as "User ...". Only what the turns say; never translate names. Greetings, thanks, small talk,
+questions and weather give no facts.
 
 Example 1
-[1] user: I've switched from coffee to green tea, and I'm flying to Berlin next Monday.
-{{"facts": [{{"text": "User prefers green tea over coffee", "kind": "preference", "confidence": 0.9, "sources": [1]}},
- {{"text": "User is flying to Berlin next Monday", "kind": "plan", "confidence": 0.9, "sources": [1]}}]}}
+[1] user: hey there!
+[2] assistant: Hi! How can I help?
+[3] user: I gave away my old piano last week. My manager Ines prefers short updates, and I'm off to Lisbon in June.
+{"facts": [{"turn": 3, "text": "User gave away their old piano last week"},
+ {"turn": 3, "text": "User's manager is Ines"}, {"turn": 3, "text": "User's manager Ines prefers short updates"},
+ {"turn": 3, "text": "User is going to Lisbon in June"}]}
 
 Example 2
-[1] user: My daughter Mia just started violin lessons.
-{{"facts": [{{"text": "User has a daughter named Mia", "kind": "relationship", "confidence": 0.9, "sources": [1]}},
- {{"text": "User's daughter Mia started violin lessons", "kind": "event", "confidence": 0.9, "sources": [1]}}]}}
+[1] user: I don't eat pork anymore. My brother Omar just started at Siemens.
+[2] assistant: Noted, I'll leave pork out of your recipes from now on.
+{"facts": [{"turn": 1, "text": "User no longer eats pork"}, {"turn": 1, "text": "User has a brother named Omar"},
+ {"turn": 1, "text": "User's brother Omar started working at Siemens"},
+ {"turn": 2, "text": "Assistant will leave pork out of the user's recipes"}]}
 
 Example 3
 [1] user: nice weather today, how are you?
-{{"facts": []}}"""
+{"facts": []}"""
 
-_USER_ZH = f"""你从对话中提取关于用户的长期记忆。
-用中文写每条记忆，以"用户"开头；对话里原本是英文的句子，记忆保持英文，绝不翻译。
-每条只写一个完整的事实。寒暄、问候、提问、天气不产生记忆。
-{_FORMAT}
+_ZH = """你从中文对话中提取长期记忆。每轮对话有编号。
+对话里每个陈述事实的分句，都写成一条完整、独立的记忆，并标出它来自哪一轮：
+- 关于用户：身份、住处、工作、家人、健康、喜好和厌恶、习惯、计划、经历、变化；
+- 关于用户提到的人（妹妹、同事、领导、朋友）：保留名字和与用户的关系；
+- 变化和结束也是事实："用户不再吃猪肉"、"用户把自行车卖了"；
+- 时间词照原话保留（"上个月"、"下周"）；
+- 助手的话只记录为用户做出的具体承诺或设置。
+用中文写，以"用户"开头；句子里原本是英文的部分保持英文，名字不翻译。只写对话里说过的内容。
+寒暄、感谢、闲聊、提问、天气不产生记忆。
 
 示例 1
-[1] user: 我叫王芳，在杭州做产品经理。我对花生过敏。
-{{"facts": [{{"text": "用户叫王芳", "kind": "fact", "confidence": 0.9, "sources": [1]}},
- {{"text": "用户在杭州做产品经理", "kind": "fact", "confidence": 0.9, "sources": [1]}},
- {{"text": "用户对花生过敏", "kind": "fact", "confidence": 0.9, "sources": [1]}}]}}
+[1] user: 我前天把旧钢琴送人了。我领导周敏喜欢简短的汇报，六月我要去里斯本。
+{"facts": [{"turn": 1, "text": "用户前天把旧钢琴送人了"}, {"turn": 1, "text": "用户的领导叫周敏"},
+ {"turn": 1, "text": "用户的领导周敏喜欢简短的汇报"}, {"turn": 1, "text": "用户六月要去里斯本"}]}
 
 示例 2
-[1] user: 下个月我要搬到深圳，以后改喝美式了。
-{{"facts": [{{"text": "用户下个月要搬到深圳", "kind": "plan", "confidence": 0.9, "sources": [1]}},
- {{"text": "用户现在喝美式咖啡", "kind": "preference", "confidence": 0.8, "sources": [1]}}]}}
+[1] user: 我不吃猪肉了。我哥哥王磊刚入职西门子, he works on trains.
+[2] assistant: 好的，以后给你的菜谱我会去掉猪肉。
+{"facts": [{"turn": 1, "text": "用户不再吃猪肉"}, {"turn": 1, "text": "用户的哥哥叫王磊"},
+ {"turn": 1, "text": "用户的哥哥王磊刚入职西门子"}, {"turn": 1, "text": "用户的哥哥王磊 works on trains"},
+ {"turn": 2, "text": "助手承诺给用户的菜谱去掉猪肉"}]}
 
 示例 3
-[1] user: 今天天气不错。
-[2] user: 你好呀
-{{"facts": []}}"""
-
-_ASSISTANT = f"""You extract long-term memories from the ASSISTANT's turns of a conversation.
-Keep only concrete commitments, decisions or settings the assistant recorded for the user, with their content.
-A bare acknowledgement ("OK, noted", "好的，我记住了"), explanations, advice, greetings and questions give NO facts.
-Write each fact in the language of its turn; never translate.
-{_FORMAT}
-
-Example 1
-[1] assistant: 好的，以后订餐我会避开花生。
-{{"facts": [{{"text": "助手承诺订餐时避开花生", "kind": "procedure", "confidence": 0.8, "sources": [1]}}]}}
-
-Example 2
-[1] assistant: Got it, noted!
-[2] assistant: Python lists are mutable, tuples are not.
-{{"facts": []}}"""
-
-
-_GRAPH_ZH = """
-同时提取实体之间的关系 relations（名称保持原文，用户本人写"我"）：
-{"relations": [{"subject": ..., "subject_type": ..., "relation": ..., "object": ..., "object_type": ...,
- "sources": [...]}]}
-relation 用英文 snake_case：spouse_of, works_at, lives_in, likes, depends_on, responsible_for, has_profession ...
-type: person | organization | location | profession | project | concept | product | event | thing。
-不再成立的关系（"我从腾讯离职了"）写 "ended": true。
-
-示例
-[1] user: 王总的太太是李女士，王总喜欢红酒。我在阿里工作。
-{"facts": [{"text": "王总的太太是李女士", "kind": "relationship", "confidence": 0.9, "sources": [1]},
- {"text": "王总喜欢红酒", "kind": "fact", "confidence": 0.9, "sources": [1]},
- {"text": "用户在阿里工作", "kind": "fact", "confidence": 0.9, "sources": [1]}],
- "relations": [{"subject": "王总", "subject_type": "person", "relation": "spouse_of", "object": "李女士",
- "object_type": "person", "sources": [1]},
- {"subject": "王总", "subject_type": "person", "relation": "likes", "object": "红酒", "object_type": "product",
- "sources": [1]},
- {"subject": "我", "subject_type": "person", "relation": "works_at", "object": "阿里", "object_type": "organization",
- "sources": [1]}]}"""
+[1] user: 今天天气不错，你好吗？
+{"facts": []}"""
 
 _GRAPH_EN = """
-Also extract relations between entities (names as said; the user is "I"):
-{"relations": [{"subject": ..., "subject_type": ..., "relation": ..., "object": ..., "object_type": ...,
- "sources": [...]}]}
-relation in snake_case: spouse_of, works_at, lives_in, likes, depends_on, responsible_for, has_profession ...
-type: person | organization | location | profession | project | concept | product | event | thing.
-A relation the turn says is over ("I left Google") gets "ended": true.
 
-Example
-[1] user: The checkout service depends on the payments API, and Dana owns the payments API.
-{"facts": [{"text": "The checkout service depends on the payments API", "kind": "fact", "confidence": 0.9,
- "sources": [1]}, {"text": "Dana owns the payments API", "kind": "fact", "confidence": 0.9, "sources": [1]}],
- "relations": [{"subject": "checkout service", "subject_type": "project", "relation": "depends_on",
- "object": "payments API", "object_type": "project", "sources": [1]},
- {"subject": "Dana", "subject_type": "person", "relation": "responsible_for", "object": "payments API",
- "object_type": "project", "sources": [1]}]}"""
+Also list relations between named entities as [subject, relation, object], or [subject, relation, object,
+"ended"] when the turn says it is over. The user is "I"; names stay as said. relation is snake_case: lives_in,
+works_at, sibling_of, spouse_of, friend_of, colleague_of, reports_to, likes, has_profession, studies_at,
+depends_on, responsible_for.
+For example 2 also: "relations": [["Omar", "sibling_of", "I"], ["Omar", "works_at", "Siemens"]]"""
+
+_GRAPH_ZH = """
+
+同时列出实体之间的关系 relations，每条写成 [主体, 关系, 客体]；关系已经结束时写 [主体, 关系, 客体, "ended"]。
+用户本人写"我"，名字保持原文。关系用英文 snake_case：lives_in, works_at, sibling_of, spouse_of, friend_of,
+colleague_of, reports_to, likes, has_profession, studies_at, depends_on, responsible_for。
+示例 2 还应输出："relations": [["王磊", "sibling_of", "我"], ["王磊", "works_at", "西门子"]]"""
 
 
 def render_turns(turns: Sequence[Message]) -> str:
@@ -162,18 +137,21 @@ def render_turns(turns: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
-def extraction_prompt(
-    turns: Sequence[Message], *, role: str, today: datetime, graph: bool = False
-) -> list[ChatMessage]:
-    """The prompt's own language follows the turns': small models answer in the language they are
-    instructed in, so a Chinese instruction over English turns would translate the facts. With ``graph``
-    the same call also returns relation triples (user turns only: assistants rarely state them)."""
+def extraction_prompt(turns: Sequence[Message], *, graph: bool = False) -> list[ChatMessage]:
+    """The prompt's own language follows the turns': asked in English about Chinese turns (or the reverse), the
+    bundled model translates the facts, and copies details from examples of the other language. Each of the
+    (at most four) system prompts is fixed and comes first, so its evaluation is cached; only the turns change.
+    No date is given: time words stay as said and are resolved against each turn's own timestamp."""
     chinese = any(has_han(turn.content) for turn in turns)
-    if role != "user":
-        system = _ASSISTANT
-    else:
-        system = _USER_ZH if chinese else _USER_EN
-        if graph:
-            system += _GRAPH_ZH if chinese else _GRAPH_EN
-    user = f"Date of the conversation: {today.date().isoformat()}\n{render_turns(turns)}"
-    return [ChatMessage("system", system), ChatMessage("user", user)]
+    system = (_ZH + (_GRAPH_ZH if graph else "")) if chinese else (_EN + (_GRAPH_EN if graph else ""))
+    return [ChatMessage("system", system), ChatMessage("user", render_turns(turns))]
+
+
+def language_note(indexes: Sequence[int]) -> ChatMessage:
+    """Asked once when facts come back translated (a small model's habit)."""
+    numbers = ", ".join(str(i + 1) for i in indexes)
+    return ChatMessage(
+        "user",
+        f"Facts {numbers} are not in the language of their turn. Answer again with the same facts, each written in "
+        "the language its turn was said in. Never translate.",
+    )

@@ -54,10 +54,12 @@ def resolve_llm(settings: LLMSettings, environ: Mapping[str, str]) -> ResolvedLL
             provider,
             model=settings.model,
             api_key=settings.api_key,
+            base_url=settings.base_url,
             timeout_s=settings.timeout_s,
             max_attempts=settings.max_attempts,
         )
-        return ResolvedLLM(chat, "openai-compatible", f"llm.provider = {provider} preset (configured)")
+        where = f" at {settings.base_url}" if settings.base_url else ""
+        return ResolvedLLM(chat, "openai-compatible", f"llm.provider = {provider} preset{where} (configured)")
     if provider not in ("auto", "openai"):
         known = ", ".join(["auto", "rules", "local", *sorted(CHAT_PRESETS)])
         raise InvalidInputError(f"unknown llm.provider {provider!r}; use one of {known}")

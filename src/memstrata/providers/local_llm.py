@@ -142,6 +142,10 @@ class LocalChatModel:
         # keeps that ordering explicit and makes close() wait for a running generation.
         self._generate_lock = threading.Lock()
         self.load_seconds: float | None = None
+        # llama.cpp's own counts, summed over calls: tokens read from the prompt cache vs evaluated, tokens
+        # generated, and the milliseconds each took (benchmarks report tokens/s from these).
+        self.timings: dict[str, float] = {"cache_n": 0, "prompt_n": 0, "prompt_ms": 0.0, "predicted_n": 0,
+                                          "predicted_ms": 0.0}  # fmt: skip
 
     @property
     def model_id(self) -> str:
@@ -151,6 +155,11 @@ class LocalChatModel:
     @property
     def model_path(self) -> Path:
         return self._model_path or (self._cache_dir or default_cache_dir()) / MODEL_FILENAME
+
+    @property
+    def loaded(self) -> bool:
+        """True once the model is in memory (the write path reports "loading the model" before the first call)."""
+        return self._server is not None
 
     def load(self) -> None:
         """Load now instead of on the first call (assembling the GGUF first if needed)."""
@@ -195,7 +204,14 @@ class LocalChatModel:
             raise ProviderError(f"the local model returned an error: {error}")
         raw = result["choices"][0]["message"].get("content") or ""
         usage = result.get("usage") or {}
+        self._count(result.get("timings") or {})
         return str(raw), Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+
+    def _count(self, timings: Mapping[str, Any]) -> None:
+        for key in self.timings:
+            value = timings.get(key)
+            if isinstance(value, int | float):
+                self.timings[key] += value
 
     def _ensure_server(self) -> Any:
         server = self._server

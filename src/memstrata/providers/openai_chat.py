@@ -54,9 +54,11 @@ class OpenAICompatibleChat:
 
     @classmethod
     def from_preset(
-        cls, name: str, model: str | None = None, api_key: str | None = None, **kwargs: Any
+        cls, name: str, model: str | None = None, api_key: str | None = None, base_url: str | None = None,
+        **kwargs: Any,
     ) -> OpenAICompatibleChat:
-        """Build from a ``CHAT_PRESETS`` row; the key comes from the preset's env var when not given."""
+        """Build from a ``CHAT_PRESETS`` row; the key comes from the preset's env var when not given, and a
+        ``base_url`` given here (a proxy, a self-hosted server of that vendor's API) replaces the preset's."""
         preset = CHAT_PRESETS.get(name)
         if preset is None:
             raise InvalidInputError(f"unknown chat preset {name!r}; known presets: {', '.join(sorted(CHAT_PRESETS))}")
@@ -70,7 +72,7 @@ class OpenAICompatibleChat:
             if not api_key:
                 raise ProviderError(f"preset {name!r} needs an API key: set {preset.api_key_env} or pass api_key=...")
         kwargs.setdefault("json_mode", "json_schema" if preset.supports_json_schema else "json_object")
-        return cls(preset.base_url, chosen, api_key, api_key_env=preset.api_key_env, **kwargs)
+        return cls(base_url or preset.base_url, chosen, api_key, api_key_env=preset.api_key_env, **kwargs)
 
     @property
     def model_id(self) -> str:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
+from memstrata.write.facts import make_fact
 
 if TYPE_CHECKING:
     from memstrata.write.extract import CallStats
@@ -66,18 +67,18 @@ def _sentences(text: str) -> list[str]:
 class RulesExtractor:
     name = "rules"
 
-    def extract(
-        self, turns: Sequence[Message], *, role: str, today: datetime, stats: CallStats | None = None
-    ) -> Extraction:
-        if role != "user":
-            return Extraction()  # assistant turns need judgement that patterns cannot give
+    def extract(self, turns: Sequence[Message], *, stats: CallStats | None = None) -> Extraction:
         facts: list[NewFact] = []
         for turn in turns:
+            if turn.role != "user":
+                continue  # assistant turns need judgement that patterns cannot give
             for sentence in _sentences(turn.content):
                 if _QUESTION.search(sentence):
                     continue
                 for kind, confidence, pattern in _RULES:
                     if pattern.search(sentence):
-                        facts.append(NewFact(sentence, kind, confidence, (turn.id,)))
+                        fact = make_fact(sentence, [turn], only_fact_of_turn=False)
+                        if fact is not None:
+                            facts.append(replace(fact, kind=kind, confidence=confidence))
                         break
         return Extraction(facts)

@@ -113,7 +113,10 @@ class Store(Protocol):
 
     def record_access(self, scope: Scope, memory_ids: Sequence[str], at: datetime) -> None: ...
 
-    def purge(self, scope: Scope, memory_ids: Sequence[str]) -> int: ...
+    def purge(self, scope: Scope, memory_ids: Sequence[str], *, keep_embeddings: bool = False) -> int:
+        """Hard delete. ``keep_embeddings`` keeps the cached vectors of the texts (a rebuild from files that
+        still hold them); otherwise nothing of the texts remains."""
+        ...
 
     def reset(self) -> None: ...
 
@@ -127,6 +130,11 @@ class Store(Protocol):
         """Where each string still appears in the stored data, for the strings found (empty: none).
         SQLite scans its files (main database and WAL) and the keyword index; PostgreSQL every text
         column of every table (a deleted row's bytes stay in its table file until VACUUM reuses them)."""
+        ...
+
+    def texts_held(self, needles: Sequence[str]) -> set[str]:
+        """The strings that a live memory or raw turn of any scope still contains (after an erase: someone
+        else's copy of the same words, which the erasure proof must not count)."""
         ...
 
     def compact(self) -> None:

@@ -256,5 +256,5 @@ def drop_index(store: Store, scope: Scope, vault: str) -> int:
     statuses = tuple(MemoryStatus)
     ids = [item.id for note in read_index(store, scope, vault, statuses=statuses).values() for item in note.sections]
     for start in range(0, len(ids), 500):
-        store.purge(scope, ids[start : start + 500])
+        store.purge(scope, ids[start : start + 500], keep_embeddings=True)  # the files still hold the texts
     return len(ids)

@@ -1,11 +1,17 @@
-"""Turn resolved decisions into one WriteBatch: new memories, superseded versions, deletions, history.
+"""Turn checked decisions into one WriteBatch: new memories, closed versions, history, and the job summary.
 
-- An UPDATE never overwrites: the old memory is closed (status superseded, valid_to set) and a new
-  version points back at it, so the change stays visible in history and to as_of.
-- Conflicts resolve by event time: if the "new" fact describes an earlier event than the memory it
-  would replace, it is stored as a closed historical version and the current memory stays.
-- Facts below the confidence gate go in as pending; a pending memory that is said again gains
-  confidence and is promoted once it clears the gate.
+Two clocks. *Valid time* (valid_from / valid_to: when a fact was true in the world) comes from the turns: a
+fact is valid from the moment its turn was said or the past moment it names, and a memory it replaces stops
+being valid at that same moment. *Record time* (created_at / recorded_to: when the store learned it and
+stopped holding it as current) is the processing time. So ``as_of`` over an imported 2023 chat answers with
+2023's state, and ``known_at`` with what the store held.
+
+- An UPDATE never overwrites: the old memory is closed (superseded) and the new version points back at it.
+- Conflicts resolve by valid time: a fact older than the memory it would replace (an old chat imported after
+  a newer one) is stored as a closed historical version and the current memory stays.
+- Facts below the confidence gate go in as pending; a pending memory said again gains confidence and is
+  promoted once it clears the gate.
+- Every fact's history event names the turns it came from and any model proposal the engine refused.
 """
 
 from __future__ import annotations
@@ -15,18 +21,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memstrata.storage.protocol import StatusChange, WriteBatch
-from memstrata.types import (
-    HistoryAction,
-    HistoryEvent,
-    JsonDict,
-    MemoryItem,
-    MemoryStatus,
-    Provenance,
-    Scope,
-    as_utc,
-)
-from memstrata.write.decisions import Add, Delete, NewFact, Noop, Resolved, Update
+from memstrata.types import HistoryAction, HistoryEvent, JsonDict, MemoryItem, MemoryStatus, Provenance, Scope
+from memstrata.write.decisions import Add, NewFact, Noop, Rejection, Resolved, Update
+from memstrata.write.facts import known_before, valid_from
 from memstrata.write.ingest import history_event, new_memory
+
+# A NONE (the fact repeats a memory) is recorded on that memory as a confirmation by repetition, with
+# details.decision = "NONE"; there is no separate history action for "said again".
+_REPEATED = HistoryAction.CONFIRM
 
 
 @dataclass(frozen=True)
@@ -40,102 +42,152 @@ class PlannedWrites:
     batch: WriteBatch
     new_items: list[MemoryItem]  # need vectors before the batch is written
     summary: list[JsonDict]  # one entry per decision, for the job result
+    rejected: list[JsonDict]  # proposals the engine refused, for the job result
 
 
-def fact_event_time(fact: NewFact) -> datetime | None:
-    if not fact.event_time:
-        return None
-    try:
-        return as_utc(datetime.fromisoformat(fact.event_time))
-    except ValueError:
-        return None  # an unparseable date from a model is dropped, the fact is kept
+def _rejections(rejected: Sequence[Rejection]) -> list[JsonDict]:
+    return [r.as_json() for r in rejected]
 
 
 @dataclass
-class _Planner:
+class Planner:
+    """Plans one job's decisions in order; later facts see the memories earlier ones created or closed."""
+
     scope: Scope
     now: datetime
     actor: str
-    gate: Gate
-    inserts: list[MemoryItem] = field(default_factory=list)
+    gate: Gate = field(default_factory=Gate)
+    inserts: dict[str, MemoryItem] = field(default_factory=dict)
     replacements: list[tuple[MemoryItem, datetime]] = field(default_factory=list)
     changes: list[StatusChange] = field(default_factory=list)
     history: list[HistoryEvent] = field(default_factory=list)
     summary: list[JsonDict] = field(default_factory=list)
+    rejected: list[JsonDict] = field(default_factory=list)
+    closed: set[str] = field(default_factory=set)
 
-    def memory_for(self, fact: NewFact, extra: JsonDict) -> MemoryItem:
+    def apply(self, decision: Resolved, fact_number: int) -> None:
+        """Plan one decision; ``fact_number`` (the fact's place in the extraction) tags its summary entries."""
+        self.rejected += [
+            {"fact": fact_number, "text": decision.fact.text, **r} for r in _rejections(decision.rejected)
+        ]
+        first = len(self.summary)
+        match decision:
+            case Add():
+                self._add(decision)
+            case Update():
+                self._update(decision)
+            case Noop():
+                self._noop(decision)
+        for entry in self.summary[first:]:
+            entry["fact"] = fact_number
+
+    def is_live(self, memory_id: str) -> bool:
+        return memory_id not in self.closed
+
+    def live_inserts(self) -> list[MemoryItem]:
+        return [item for item in self.inserts.values() if item.id not in self.closed]
+
+    def planned(self) -> PlannedWrites:
+        batch = WriteBatch(
+            inserts=list(self.inserts.values()),
+            replacements=self.replacements,
+            status_changes=self.changes,
+            history=self.history,
+        )
+        return PlannedWrites(batch, list(self.inserts.values()), self.summary, self.rejected)
+
+    # --- decisions ---------------------------------------------------------------------
+    def _memory_for(self, fact: NewFact, extra: JsonDict) -> MemoryItem:
         item = new_memory(
             self.scope, fact.text, now=self.now, kind=fact.kind, confidence=fact.confidence,
-            metadata={"extracted_by": self.actor, **extra}, event_time=fact_event_time(fact),
+            metadata={"extracted_by": self.actor, **extra}, event_time=fact.event_time, key=fact.key,
             provenance=Provenance(source="messages", message_ids=fact.message_ids),
         )  # fmt: skip
+        updates: JsonDict = {"valid_from": valid_from(fact, self.now)}
         if fact.confidence < self.gate.pending_below:
-            item = item.model_copy(update={"status": MemoryStatus.PENDING})
-        return item
+            updates["status"] = MemoryStatus.PENDING
+        return item.model_copy(update=updates)
 
-    def record(
+    def _record(
         self,
         item: MemoryItem,
         action: HistoryAction,
+        fact: NewFact,
+        reason: str,
         *,
         old_text: str | None = None,
-        reason: str | None = None,
-        details: JsonDict | None = None,
+        **details: object,
     ) -> None:
-        event = history_event(item, action, at=self.now, actor=self.actor, old_text=old_text, reason=reason,
-                              details=details)  # fmt: skip
-        self.history.append(event)
-
-    def add(self, decision: Add) -> None:
-        item = self.memory_for(decision.fact, {})
-        self.inserts.append(item)
-        reason = "extracted; the model gave no decision, kept" if decision.defaulted else "extracted"
-        self.record(item, HistoryAction.ADD, reason=reason)
-        self.summary.append({"action": "ADD", "id": item.id, "text": item.text, "status": item.status.value,
-                             "defaulted": decision.defaulted})  # fmt: skip
-
-    def update(self, decision: Update) -> None:
-        fact, target = decision.fact, decision.target
-        sources = tuple(dict.fromkeys(target.provenance.message_ids + fact.message_ids))
-        merged = NewFact(decision.text, fact.kind, max(fact.confidence, target.confidence), sources,
-                         event_time=fact.event_time)  # fmt: skip
-        event, current = fact_event_time(fact), target.event_time
-        if event is not None and current is not None and event < current:
-            self._older_version(merged, target)
-            return
-        item = self.memory_for(merged, {"supersedes": target.id})
-        self.inserts.append(item)
-        self.changes.append(StatusChange(target.id, target.scope, MemoryStatus.SUPERSEDED, self.now))
-        self.record(item, HistoryAction.UPDATE, old_text=target.text, reason=f"supersedes {target.id}",
-                    details={"message_ids": list(fact.message_ids), "supersedes": target.id})  # fmt: skip
-        self.summary.append({"action": "UPDATE", "id": item.id, "supersedes": target.id, "old": target.text,
-                             "text": item.text})  # fmt: skip
-
-    def _older_version(self, fact: NewFact, current: MemoryItem) -> None:
-        """The fact happened before the current memory's event: keep it as closed history."""
-        item = self.memory_for(fact, {"superseded_by": current.id}).model_copy(
-            update={"status": MemoryStatus.SUPERSEDED, "valid_to": current.valid_from}
+        """Every event names the turns that caused it (``message_ids``) and the fact as extracted."""
+        extra: JsonDict = {"message_ids": list(fact.message_ids), "fact": fact.text, **details}
+        self.history.append(
+            history_event(item, action, at=self.now, actor=self.actor, reason=reason, details=extra, old_text=old_text)
         )
-        self.inserts.append(item)
-        self.record(item, HistoryAction.ADD, reason=f"older than the current version {current.id}; kept as history")
+
+    def _add(self, decision: Add) -> None:
+        item = self._memory_for(decision.fact, {})
+        self.inserts[item.id] = item
+        self._record(item, HistoryAction.ADD, decision.fact, "extracted", rejected=_rejections(decision.rejected))
+        self.summary.append({"action": "ADD", "id": item.id, "text": item.text, "status": item.status.value})
+
+    def _update(self, decision: Update) -> None:
+        fact = decision.fact
+        moment = valid_from(fact, self.now)
+        live = [target for target in decision.targets if self.is_live(target.id)]
+        replaced = [target for target in live if not known_before(fact, target, self.now)]
+        if not replaced:
+            self._older_version(fact, max(live or decision.targets, key=lambda t: t.valid_from), decision.rejected)
+            return
+        sources = tuple(dict.fromkeys([*fact.message_ids, *(m for t in replaced for m in t.provenance.message_ids)]))
+        merged = NewFact(fact.text, fact.kind, max([fact.confidence, *(t.confidence for t in replaced)]), sources,
+                         fact.key, fact.event_time, fact.said_at)  # fmt: skip
+        item = self._memory_for(merged, {"supersedes": replaced[0].id})
+        self.inserts[item.id] = item
+        for target in replaced:
+            self._close(target, moment)
+            self._record(item, HistoryAction.UPDATE, fact, f"{decision.relation} {target.id}: {target.text}",
+                         supersedes=target.id, old_text=target.text, relation=decision.relation,
+                         rejected=_rejections(decision.rejected))  # fmt: skip
+            self.summary.append({"action": "UPDATE", "id": item.id, "supersedes": target.id, "old": target.text,
+                                 "text": item.text, "relation": decision.relation})  # fmt: skip
+
+    def _close(self, target: MemoryItem, moment: datetime) -> None:
+        """The target stops being valid when the new fact starts; the store stops holding it now."""
+        valid_to = max(moment, target.valid_from)
+        self.closed.add(target.id)
+        planned = self.inserts.get(target.id)
+        if planned is not None:  # a fact of an earlier turn of this same job
+            self.inserts[target.id] = planned.model_copy(
+                update={"status": MemoryStatus.SUPERSEDED, "valid_to": valid_to, "recorded_to": self.now}
+            )
+            return
+        self.changes.append(StatusChange(target.id, target.scope, MemoryStatus.SUPERSEDED, self.now, valid_to=valid_to))
+
+    def _older_version(self, fact: NewFact, current: MemoryItem, rejected: Sequence[Rejection]) -> None:
+        """The fact was true before the current memory: keep it as closed history, valid until the current one."""
+        item = self._memory_for(fact, {"superseded_by": current.id})
+        item = item.model_copy(
+            update={"status": MemoryStatus.SUPERSEDED, "valid_to": max(current.valid_from, item.valid_from),
+                    "recorded_to": self.now}
+        )  # fmt: skip
+        self.inserts[item.id] = item
+        self.closed.add(item.id)
+        self._record(item, HistoryAction.ADD, fact, f"older than the current version {current.id}; kept as history",
+                     superseded_by=current.id, rejected=_rejections(rejected))  # fmt: skip
         self.summary.append({"action": "ADD", "id": item.id, "text": item.text, "status": "superseded",
-                             "reason": "older event than the current memory"})  # fmt: skip
+                             "reason": "older than the current memory", "superseded_by": current.id})  # fmt: skip
 
-    def delete(self, decision: Delete) -> None:
+    def _noop(self, decision: Noop) -> None:
         target = decision.target
-        self.changes.append(StatusChange(target.id, target.scope, MemoryStatus.DELETED, self.now))
-        self.record(target, HistoryAction.DELETE, reason=f"contradicted by: {decision.fact.text}",
-                    details={"message_ids": list(decision.fact.message_ids)})  # fmt: skip
-        self.summary.append({"action": "DELETE", "id": target.id, "old": target.text, "because": decision.fact.text})
-
-    def noop(self, decision: Noop) -> None:
-        target = decision.target
-        self.summary.append({"action": "NONE", "id": target.id if target else None, "text": decision.fact.text,
+        self.summary.append({"action": "NONE", "id": target.id, "text": decision.fact.text, "same_as": target.text,
                              "reason": decision.reason})  # fmt: skip
-        if target is not None and target.status == MemoryStatus.PENDING:
-            self._reinforce_pending(target, decision.fact)
+        if target.status == MemoryStatus.PENDING and target.id not in self.inserts:
+            self._reinforce_pending(target, decision.fact, decision)
+            return
+        self._record(target, _REPEATED, decision.fact, f"said again (NONE): {decision.reason}", old_text=target.text,
+                     decision="NONE", rejected=_rejections(decision.rejected))  # fmt: skip
 
-    def _reinforce_pending(self, target: MemoryItem, fact: NewFact) -> None:
+    def _reinforce_pending(self, target: MemoryItem, fact: NewFact, decision: Noop) -> None:
         confidence = min(1.0, max(target.confidence, fact.confidence) + self.gate.promote_step)
         promoted = confidence >= self.gate.pending_below
         sources = tuple(dict.fromkeys(target.provenance.message_ids + fact.message_ids))
@@ -148,29 +200,6 @@ class _Planner:
             }
         )
         self.replacements.append((item, target.updated_at))
-        if promoted:
-            self.record(item, HistoryAction.CONFIRM, old_text=target.text, reason="said again: promoted",
-                        details={"message_ids": list(fact.message_ids), "confidence": confidence})  # fmt: skip
-
-
-def plan_writes(
-    resolved: Sequence[Resolved], scope: Scope, now: datetime, actor: str, gate: Gate | None = None
-) -> PlannedWrites:
-    planner = _Planner(scope, now, actor, gate or Gate())
-    for decision in resolved:
-        match decision:
-            case Add():
-                planner.add(decision)
-            case Update():
-                planner.update(decision)
-            case Delete():
-                planner.delete(decision)
-            case Noop():
-                planner.noop(decision)
-    batch = WriteBatch(
-        inserts=planner.inserts,
-        replacements=planner.replacements,
-        status_changes=planner.changes,
-        history=planner.history,
-    )
-    return PlannedWrites(batch=batch, new_items=planner.inserts, summary=planner.summary)
+        reason = "said again: promoted" if promoted else "said again: more confident, still pending"
+        self._record(item, HistoryAction.CONFIRM, fact, reason, old_text=target.text, decision="NONE",
+                     confidence=confidence, rejected=_rejections(decision.rejected))  # fmt: skip

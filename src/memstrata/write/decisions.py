@@ -1,23 +1,18 @@
-"""The closed set of reconcile decisions, and the check that a set of them can be applied.
+"""The records of the write path: extracted facts, their candidates, and the closed set of decisions.
 
-The model answers with small integers; :func:`resolve_decisions` maps them back to facts and memory
-ids and refuses anything that would be unsafe to apply: unknown ids, a memory changed twice, a
-missing text. A fact the model forgot to decide is *added*, never dropped, and marked as such.
+Every extracted fact ends as exactly one decision: ADD (stored), UPDATE (stored, closing the memories it
+replaces) or NONE (not stored because it repeats a named memory). A model's proposal the engine refused is
+kept beside the decision as a :class:`Rejection`, so the job result and the history say what was refused
+and why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
-from memstrata.errors import ProviderError
 from memstrata.graph.extracted import Triple
-from memstrata.prompts.reconcile_memories import Decision
-from memstrata.types import MemoryItem
-
-
-class InvalidDecisionsError(ProviderError):
-    """The model's decisions cannot be applied as a whole; nothing is written."""
+from memstrata.types import JsonDict, MemoryItem
 
 
 @dataclass(frozen=True)
@@ -27,7 +22,9 @@ class NewFact:
     confidence: float
     message_ids: tuple[str, ...]
     key: str | None = None
-    event_time: str | None = None
+    event_time: datetime | None = None  # when the event happened, if the turn says (relative words resolved)
+    event_end: datetime | None = None  # end of the period the words name ("last month": the 1st of this month)
+    said_at: datetime | None = None  # timestamp of the earliest source turn: when the fact became known true
 
 
 @dataclass(frozen=True)
@@ -43,64 +40,53 @@ class Extraction:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """A stored (or earlier in this batch) memory a fact might repeat, refine or contradict."""
+
+    item: MemoryItem
+    similarity: float  # cosine of the two texts' vectors
+    evidence: str | None = None  # what ties them together besides a model's say-so (write/evidence.py)
+    in_batch: bool = False  # a fact of an earlier turn of the same job, not yet stored
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A proposal the engine refused to apply, and why."""
+
+    proposal: str  # "same" / "refines" / "contradicts" / "UPDATE" ...
+    target_id: str | None
+    target_text: str | None
+    reason: str
+
+    def as_json(self) -> JsonDict:
+        return {"proposal": self.proposal, "target": self.target_id, "target_text": self.target_text,
+                "reason": self.reason}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Add:
     fact: NewFact
-    defaulted: bool = False  # the model gave no decision for this fact; it is kept anyway
+    rejected: tuple[Rejection, ...] = ()
 
 
 @dataclass(frozen=True)
 class Update:
-    fact: NewFact
-    target: MemoryItem
-    text: str
+    """The fact is stored and closes ``targets`` (a change, an ending, a more specific version)."""
 
-
-@dataclass(frozen=True)
-class Delete:
     fact: NewFact
-    target: MemoryItem
+    targets: tuple[MemoryItem, ...]
+    relation: str  # "contradicts" or "refines": why the targets are closed
+    rejected: tuple[Rejection, ...] = ()
 
 
 @dataclass(frozen=True)
 class Noop:
+    """The fact repeats ``target``; nothing new is stored (a pending target gains confidence)."""
+
     fact: NewFact
-    target: MemoryItem | None
+    target: MemoryItem
     reason: str
+    rejected: tuple[Rejection, ...] = ()
 
 
-Resolved = Add | Update | Delete | Noop
-
-
-def resolve_decisions(
-    decisions: Sequence[Decision], facts: Sequence[NewFact], existing: Sequence[MemoryItem]
-) -> list[Resolved]:
-    by_fact: dict[int, Decision] = {}
-    touched: set[int] = set()
-    for decision in decisions:
-        if not 0 <= decision.fact < len(facts):
-            continue  # a decision about a fact that does not exist changes nothing; every real fact is decided below
-        if decision.fact in by_fact:
-            raise InvalidDecisionsError(f"fact {decision.fact} has two decisions")
-        if decision.action in ("UPDATE", "DELETE"):
-            if decision.target is None or not 0 <= decision.target < len(existing):
-                raise InvalidDecisionsError(f"{decision.action} of fact {decision.fact} names no existing memory")
-            if decision.target in touched:
-                raise InvalidDecisionsError(f"memory {decision.target} is updated or deleted twice")
-            touched.add(decision.target)
-        if decision.action == "UPDATE" and not (decision.text and decision.text.strip()):
-            raise InvalidDecisionsError(f"UPDATE of fact {decision.fact} has no text")
-        by_fact[decision.fact] = decision
-    return [_resolve(by_fact.get(index), fact, existing) for index, fact in enumerate(facts)]
-
-
-def _resolve(decision: Decision | None, fact: NewFact, existing: Sequence[MemoryItem]) -> Resolved:
-    if decision is None:
-        return Add(fact, defaulted=True)
-    target = existing[decision.target] if decision.target is not None and 0 <= decision.target < len(existing) else None
-    if decision.action == "UPDATE" and target is not None:
-        return Update(fact, target, (decision.text or fact.text).strip())
-    if decision.action == "DELETE" and target is not None:
-        return Delete(fact, target)
-    if decision.action == "NONE":
-        return Noop(fact, target, "model: already known")
-    return Add(fact)
+Resolved = Add | Update | Noop

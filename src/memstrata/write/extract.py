@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from memstrata.graph.extracted import Mention, Triple
+from memstrata.graph.extracted import Triple
+from memstrata.graph.names import is_user
+from memstrata.graph.rules import mention
 from memstrata.graph.vocabulary import canonical_relation
 from memstrata.lexical import has_han
-from memstrata.prompts.extract_facts import ExtractedRelation, FactList, FactsAndRelations, extraction_prompt
+from memstrata.prompts.extract_facts import (
+    ExtractedRelation,
+    FactList,
+    FactsAndRelations,
+    extraction_prompt,
+    language_note,
+)
 from memstrata.providers.llm import ChatMessage, ChatModel, StructuredResult
 from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
-from memstrata.write.smalltalk import is_small_talk
+from memstrata.write.facts import make_fact
+from memstrata.write.smalltalk import select_turns
 
 
 @dataclass
@@ -27,115 +37,143 @@ class CallStats:
     attempts: int = 0
     seconds: float = 0.0
     raw_outputs: list[str] = field(default_factory=list)
+    stages: dict[str, dict[str, float]] = field(default_factory=dict)  # per stage: calls, tokens, seconds
 
-    def record(self, result: StructuredResult[Any]) -> None:
+    def record(self, result: StructuredResult[Any], stage: str = "extract") -> None:
         self.model_calls += 1
         self.attempts += result.attempts
         self.prompt_tokens += result.usage.prompt_tokens
         self.completion_tokens += result.usage.completion_tokens
         self.seconds += result.latency_s
         self.raw_outputs.append(result.raw)
+        row = self.stages.setdefault(stage, {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+        row["model_calls"] += 1
+        row["prompt_tokens"] += result.usage.prompt_tokens
+        row["completion_tokens"] += result.usage.completion_tokens
+
+    def record_failure(self, raw_outputs: list[str], stage: str) -> None:
+        """A call whose output never validated: counted, its raw output kept for the job result."""
+        self.model_calls += 1
+        self.raw_outputs += raw_outputs
+        row = self.stages.setdefault(stage, {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+        row["model_calls"] += 1
+        row["invalid"] = row.get("invalid", 0) + 1
+
+    def timed(self, stage: str, started: float) -> None:
+        """Add the wall time since ``started`` (perf_counter) to ``stage``."""
+        row = self.stages.setdefault(stage, {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+        row["seconds"] = round(row.get("seconds", 0.0) + time.perf_counter() - started, 3)
 
 
 class Extractor(Protocol):
     name: str
 
-    def extract(self, turns: Sequence[Message], *, role: str, today: datetime, stats: CallStats) -> Extraction:
-        """Facts (and, if it can, relation triples) said by ``role`` in ``turns``, in their own language."""
+    def extract(self, turns: Sequence[Message], *, stats: CallStats) -> Extraction:
+        """Facts (and, if it can, relation triples) said in ``turns`` (any roles), in their own language."""
         ...
 
 
-def _clean(text: str) -> str:
-    return " ".join(text.split())  # small models add stray leading spaces and line breaks
-
-
 class LLMExtractor:
-    """``graph=True`` asks the same call for relation triples too (user turns), with a larger token budget."""
+    """``graph=True`` asks the same call for relation triples too, as compact [subject, relation, object] lists."""
 
-    def __init__(self, model: ChatModel, *, max_tokens: int = 600, graph: bool = True) -> None:
+    def __init__(self, model: ChatModel, *, max_tokens: int = 500, graph: bool = True) -> None:
         self.model = model
         self.name = f"llm:{model.model_id}"
         self.graph = graph
         self._max_tokens = max_tokens
 
-    def extract(self, turns: Sequence[Message], *, role: str, today: datetime, stats: CallStats) -> Extraction:
+    def extract(self, turns: Sequence[Message], *, stats: CallStats) -> Extraction:
         """One call per language present: a small model given Chinese and English turns together tends to
-        write every fact in one language, so each language gets its own prompt and keeps its own words."""
-        worth = [turn for turn in turns if not is_small_talk(turn.content)]
+        write every fact in one language, so each language gets its own call (same cached system prompt).
+        Small talk and bare acknowledgements never reach the model."""
+        worth = select_turns(turns)
         chinese = [turn for turn in worth if has_han(turn.content)]
         other = [turn for turn in worth if not has_han(turn.content)]
         found = Extraction()
         for group in (chinese, other):
             if group:
-                found += self._extract(group, role, today, stats)
+                found += self._extract(group, stats)
         return found
 
-    def _extract(self, turns: Sequence[Message], role: str, today: datetime, stats: CallStats) -> Extraction:
-        graph = self.graph and role == "user"
+    def _extract(self, turns: Sequence[Message], stats: CallStats) -> Extraction:
+        graph = self.graph and any(turn.role == "user" for turn in turns)
         schema: type[FactList] = FactsAndRelations if graph else FactList
         max_tokens = self._max_tokens * 2 if graph else self._max_tokens
-        messages = extraction_prompt(turns, role=role, today=today, graph=graph)
+        messages = extraction_prompt(turns, graph=graph)
         result = self.model.complete_structured(messages, schema, max_tokens=max_tokens)
-        stats.record(result)
+        stats.record(result, "extract")
         translated = _translated(result.data, turns)
         if translated:
             # Small models sometimes translate. Ask once to restore the original language; if the second
             # answer is no better, keep the first: a translated fact is still better than a lost one.
-            retry = [*messages, ChatMessage("assistant", result.raw), _language_note(translated)]
+            retry = [*messages, ChatMessage("assistant", result.raw), language_note(translated)]
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
-            stats.record(second)
+            stats.record(second, "extract")
             if len(_translated(second.data, turns)) < len(translated):
                 result = second
-        facts = []
-        for fact in result.data.facts:
-            text = _clean(fact.text)
-            if not text:
-                continue
-            sources = [turns[i - 1].id for i in fact.sources if 1 <= i <= len(turns)]
-            facts.append(
-                NewFact(
-                    text=text,
-                    kind=fact.kind,
-                    confidence=fact.confidence,
-                    message_ids=tuple(sources) or tuple(turn.id for turn in turns),
-                    key=fact.key,
-                    event_time=fact.event_time,
-                )
-            )
+        facts = _facts(result.data, turns)
         relations = result.data.relations if isinstance(result.data, FactsAndRelations) else []
         return Extraction(facts, [t for r in relations if (t := _triple(r, turns, self.name)) is not None])
 
 
-def _triple(found: ExtractedRelation, turns: Sequence[Message], origin: str) -> Triple | None:
-    subject, target = _clean(found.subject), _clean(found.object)
-    if not subject or not target:
+def _source(number: int, turns: Sequence[Message]) -> list[Message]:
+    """The turn a fact names; a missing or impossible number means "one of these turns": all of them."""
+    return [turns[number - 1]] if 1 <= number <= len(turns) else list(turns)
+
+
+def _facts(found: FactList, turns: Sequence[Message]) -> list[NewFact]:
+    per_turn = Counter(fact.turn for fact in found.facts)
+    facts = []
+    for extracted in found.facts:
+        source = _source(extracted.turn, turns)
+        fact = make_fact(extracted.text, source, only_fact_of_turn=per_turn[extracted.turn] == 1)
+        if fact is not None:
+            facts.append(fact)
+    return facts
+
+
+def _triple(found: list[str] | ExtractedRelation, turns: Sequence[Message], origin: str) -> Triple | None:
+    if isinstance(found, ExtractedRelation):
+        parts = [found.subject, found.relation, found.object]
+        ended = found.ended
+        types: tuple[str | None, str | None] = (found.subject_type, found.object_type)
+    else:
+        parts = found[:3]
+        ended = len(found) > 3 and found[3].strip().lower() in ("ended", "end", "true", "结束")
+        types = (None, None)
+    subject, relation, target = (" ".join(part.split()) for part in parts)
+    if not subject or not target or not relation:
         return None
-    sources = tuple(turns[i - 1].id for i in found.sources if 1 <= i <= len(turns)) or tuple(t.id for t in turns)
+    source_mention, target_mention = mention(subject), mention(target)
+    if types[0] and not source_mention.speaker:
+        source_mention = replace(source_mention, type=source_mention.type or types[0])
+    if types[1] and not target_mention.speaker:
+        target_mention = replace(target_mention, type=target_mention.type or types[1])
     return Triple(
-        Mention(subject, found.subject_type),
-        canonical_relation(found.relation),
-        Mention(target, found.object_type),
+        source_mention,
+        canonical_relation(relation),
+        target_mention,
         0.8,
-        sources,
-        ended=found.ended,
+        _mentioning(turns, subject, target),
+        ended=ended,
         origin=origin,
     )
 
 
-def _translated(facts: FactList, turns: Sequence[Message]) -> list[int]:
+def _mentioning(turns: Sequence[Message], *names: str) -> tuple[str, ...]:
+    """The turns a compact triple came from (it carries no turn number): user turns naming one of its ends,
+    else every user turn of the call. Its valid time is the earliest of their timestamps."""
+    folded = [name.casefold() for name in names if not is_user(name)]
+    users = [turn for turn in turns if turn.role == "user"] or list(turns)
+    naming = [turn for turn in users if any(name in turn.content.casefold() for name in folded)]
+    return tuple(turn.id for turn in naming or users)
+
+
+def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
     """Indexes of facts written in Chinese although none of their source turns contains Chinese."""
     flagged = []
-    for index, fact in enumerate(facts.facts):
-        sources = [turns[i - 1] for i in fact.sources if 1 <= i <= len(turns)] or list(turns)
-        if has_han(fact.text) and not any(has_han(turn.content) for turn in sources):
+    for index, fact in enumerate(found.facts):
+        source = _source(fact.turn, turns)
+        if has_han(fact.text) and not any(has_han(turn.content) for turn in source):
             flagged.append(index)
     return flagged
-
-
-def _language_note(indexes: list[int]) -> ChatMessage:
-    numbers = ", ".join(str(i) for i in indexes)
-    return ChatMessage(
-        "user",
-        f"Facts {numbers} are not in the language of the conversation. Answer again with the same facts, "
-        "each written in the language its turn was said in. Never translate.",
-    )

@@ -3,7 +3,9 @@ edges, linked to the memories that state them, planned into the job's one transa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from memstrata.config import GraphSettings
@@ -12,6 +14,7 @@ from memstrata.graph.model import Entity
 from memstrata.graph.names import USER_ALIASES, USER_NAME, normalize
 from memstrata.graph.plan import GraphContext, GraphPlan, plan_graph
 from memstrata.graph.rules import RulesGraphExtractor
+from memstrata.lifecycle.timeparse import find_time_span
 from memstrata.storage.protocol import Store, Vector
 from memstrata.types import MemoryItem, Message, Scope
 
@@ -20,11 +23,34 @@ _PATTERNS = RulesGraphExtractor()
 
 def gather_triples(model_triples: Sequence[Triple], turns: Sequence[Message]) -> list[Triple]:
     """The model's triples plus the patterns' (cheap and precise; they catch what a small model drops),
-    one per (subject, relation, object, ended): the model's wording wins a tie."""
+    one per (subject, relation, object, ended): the model's wording wins a tie. Each is dated by its turn."""
     seen: dict[tuple[str, str, str, bool], Triple] = {}
     for triple in (*model_triples, *_PATTERNS.extract(turns)):
         seen.setdefault(triple.key(), triple)
-    return list(seen.values())
+    by_id = {turn.id: turn for turn in turns}
+    return [_dated(triple, by_id) for triple in seen.values()]
+
+
+_CLAUSE = re.compile(r"[。！？!?；;，,\n]|(?<=\.)\s")
+
+
+def _dated(triple: Triple, turns: dict[str, Message]) -> Triple:
+    """Valid time of an edge: the past moment its clause names ("我上个月搬到了杭州"), resolved against the turn's
+    own timestamp; without one the graph uses the time the turn was said. A period that is not over ("this
+    week") or still to come ("下周去成都") does not start a relation early."""
+    if triple.event_time:
+        return triple
+    target = triple.target.name.casefold()
+    for message_id in triple.message_ids:
+        turn = turns.get(message_id)
+        if turn is None:
+            continue
+        for clause in _CLAUSE.split(turn.content):
+            if target and target in clause.casefold():
+                span = find_time_span(clause, turn.timestamp)
+                if span is not None and span.end <= turn.timestamp:  # wholly past, as for facts (write/facts.py)
+                    return replace(triple, event_time=span.start.isoformat())
+    return triple
 
 
 def memory_linker(items: Sequence[MemoryItem]) -> Callable[[Triple, Entity, Entity], tuple[str, ...]]:

@@ -1,13 +1,16 @@
 """The LLM write path for one batch of jobs of one scope:
-turns -> vectors for their episodes -> extract (per role) -> drop exact duplicates -> neighbours ->
-reconcile -> plan -> one transaction that applies every decision *and* marks the jobs done.
+turns -> vectors for their episodes -> extract -> per fact, in the order it was said: its own candidates ->
+the judge's answer per pair -> the engine's checked decision -> one transaction that applies every decision
+*and* marks the jobs done.
 
-A model failure marks the jobs failed with the error and the raw output; nothing is half-applied
-and nothing is silently dropped. The raw turns were committed before any of this ran.
+Any exception marks the jobs failed with the error and the raw model output; a batch that fails is retried
+job by job, so one poison job never takes the good jobs queued beside it down with it. Nothing is
+half-applied and nothing is silently dropped: the raw turns were committed before any of this ran.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,21 +18,24 @@ from datetime import datetime
 from typing import Any
 
 from memstrata.config import GraphSettings
-from memstrata.errors import ProviderError
+from memstrata.errors import ConflictError
 from memstrata.graph.plan import GraphPlan
 from memstrata.indexing import content_hash, index_text
-from memstrata.lifecycle.timeparse import find_time_span
 from memstrata.providers.cache import Embedded
-from memstrata.query import Filters
 from memstrata.storage.protocol import JobUpdate, Store, Vector, WriteBatch
 from memstrata.types import Job, JobStatus, MemoryItem, MemoryKind, MemoryStatus, Message, Scope
-from memstrata.write.apply import Gate, plan_writes
-from memstrata.write.decisions import Extraction, NewFact
+from memstrata.write.apply import Gate, PlannedWrites, Planner
+from memstrata.write.candidates import CandidateFinder, CandidateRules
+from memstrata.write.decide import DecideRules, decide, same_text
+from memstrata.write.decisions import Extraction, NewFact, Noop, Resolved
 from memstrata.write.extract import CallStats, Extractor
 from memstrata.write.graph_step import plan_graph_step
-from memstrata.write.reconcile import Reconciler, split_exact_duplicates
+from memstrata.write.progress import Progress, ProgressHook, Stage, quiet, safe
+from memstrata.write.reconcile import Reconciler
 
 EmbedTexts = Callable[[Sequence[str]], Embedded]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -42,42 +48,57 @@ class WriteDeps:
     clock: Callable[[], datetime]
     gate: Gate = field(default_factory=Gate)
     graph: GraphSettings = field(default_factory=GraphSettings)
-    neighbours_per_fact: int = 5
-    max_neighbours: int = 20
+    candidates: CandidateRules = field(default_factory=CandidateRules)
+    decide: DecideRules = field(default_factory=DecideRules)
+    progress: ProgressHook = quiet
 
 
 def process_jobs(deps: WriteDeps, jobs: Sequence[Job]) -> None:
     """Run one claimed batch (all jobs share a scope); record success or failure on every job."""
-    scope = jobs[0].scope
-    started = time.perf_counter()
-    stats = CallStats()
+    run = _Run(deps, jobs)
     try:
-        turns = [stored.message for stored in deps.store.messages_by_id(scope, _message_ids(jobs))]
-        episodes = _embed_pending_episodes(deps, jobs)
-        extraction = _extract(deps, turns, stats)
-        facts = extraction.facts
+        run.execute()
+    except Exception as exc:  # any failure, not only a model's: it must be recorded, never retried silently
+        if len(jobs) > 1:
+            log.warning("a batch of %d jobs failed (%s); running them one by one", len(jobs), exc)
+            for job in jobs:
+                process_jobs(deps, [job])
+            return
+        run.fail(exc)
+
+
+class _Run:
+    def __init__(self, deps: WriteDeps, jobs: Sequence[Job]) -> None:
+        self.deps = deps
+        self.jobs = jobs
+        self.stats = CallStats()
+        self.started = time.perf_counter()
+        self.report = safe(deps.progress)
+
+    def emit(self, stage: Stage, done: int, total: int, detail: str = "") -> None:
+        seconds = time.perf_counter() - self.started
+        self.report(Progress(stage, done, total, seconds, tuple(job.id for job in self.jobs), detail))
+
+    def execute(self) -> None:
+        deps, scope = self.deps, self.jobs[0].scope
+        turns = [stored.message for stored in deps.store.messages_by_id(scope, _message_ids(self.jobs))]
+        episodes = _embed_pending_episodes(deps, self.jobs)
+        self._load_model()
+        self.emit("extract", 0, len(turns))
+        began = time.perf_counter()
+        extraction = deps.extractor.extract(turns, stats=self.stats)
+        self.stats.timed("extract", began)
+        self.emit("extract", len(turns), len(turns))
         home = long_term_scope(scope)
-        resolved, fresh = split_exact_duplicates(facts, _live_duplicates(deps.store, home, facts))
         vectors = _TextVectors(deps)
-        existing = _neighbours(deps, home, [vectors.get(fact.text) for fact in fresh])
-        resolved += deps.reconciler.reconcile(fresh, existing, stats)
-        planned = plan_writes(resolved, home, deps.clock(), actor=deps.extractor.name, gate=deps.gate)
+        began = time.perf_counter()
+        planned = self._decide(home, extraction.facts, vectors)
+        self.stats.timed("decide", began)
+        self.emit("write", 0, 1)
+        began = time.perf_counter()
         graph = _plan_graph(deps, home, extraction, turns, [*planned.new_items, *episodes], vectors)
-        result = {
-            "decisions": planned.summary,
-            "turns": len(turns),
-            "facts": len(facts),
-            "extractor": deps.extractor.name,
-            "reconciler": deps.reconciler.name,
-            "model_calls": stats.model_calls,
-            "attempts": stats.attempts,
-            "prompt_tokens": stats.prompt_tokens,
-            "completion_tokens": stats.completion_tokens,
-            "model_seconds": round(stats.seconds, 3),
-            "graph": graph.summary,
-            "seconds": round(time.perf_counter() - started, 3),
-        }
-        done = [_update(job, JobStatus.DONE, deps.clock(), result=result) for job in jobs]
+        result = self._result(turns, extraction, planned, graph)
+        done = [_update(job, JobStatus.DONE, deps.clock(), result=result) for job in self.jobs]
         batch = replace(
             planned.batch,
             job_updates=done,
@@ -87,13 +108,99 @@ def process_jobs(deps: WriteDeps, jobs: Sequence[Job]) -> None:
             relations=graph.relations,
         )
         deps.store.write(replace(batch, **vectors.batch_fields(planned.new_items)))
-    except ProviderError as exc:
-        raw = getattr(exc, "raw_outputs", None) or stats.raw_outputs
-        failed = [
-            _update(job, JobStatus.FAILED, deps.clock(), error=str(exc), raw_output="\n---\n".join(raw)[-20_000:])
-            for job in jobs
+        self.stats.timed("write", began)
+        self.emit("done", len(self.jobs), len(self.jobs))
+
+    def _load_model(self) -> None:
+        """A local model loads on first use (seconds); say so instead of looking stuck."""
+        model = getattr(self.deps.extractor, "model", None)
+        if model is None or getattr(model, "loaded", True):
+            return
+        self.emit("load_model", 0, 0, "loading the local model")
+        began = time.perf_counter()
+        model.load()
+        self.stats.timed("load_model", began)
+
+    def _decide(self, home: Scope, facts: Sequence[NewFact], vectors: _TextVectors) -> PlannedWrites:
+        """Each fact in the order it was said, against its own candidates; later facts see earlier decisions."""
+        deps = self.deps
+        planner = Planner(home, deps.clock(), deps.extractor.name, deps.gate)
+        finder = CandidateFinder(deps.store, home, vectors.many, deps.candidates)
+        ordered = sorted(enumerate(facts), key=lambda pair: (pair[1].said_at or planner.now, pair[0]))
+        for done, (number, fact) in enumerate(ordered):
+            planner.apply(self._resolve(fact, finder, planner), number)
+            self.emit("judge", done + 1, len(ordered))
+        return planner.planned()
+
+    def _resolve(self, fact: NewFact, finder: CandidateFinder, planner: Planner) -> Resolved:
+        equal = _same_words(fact, planner, self.deps.store)
+        if equal is not None:  # said before in the same words: no question needed
+            return Noop(fact, equal, "same text as a live memory")
+        stored = [c for c in finder.stored(fact) if planner.is_live(c.item.id)]
+        # Facts of earlier turns of this job; facts of the same turn never replace each other.
+        earlier = [
+            item for item in planner.live_inserts() if not set(item.provenance.message_ids) & set(fact.message_ids)
         ]
-        deps.store.write(WriteBatch(job_updates=failed))
+        candidates = sorted([*stored, *finder.earlier_in_batch(fact, earlier)], key=lambda c: -c.similarity)
+        candidates = candidates[: self.deps.candidates.per_fact]
+        if not candidates:  # nothing similar stored: stored without asking anyone
+            return decide(fact, [], [], self.deps.decide)
+        answers = self.deps.reconciler.judge([(fact, c.item) for c in candidates], self.stats)
+        return decide(fact, candidates, _aligned(answers, len(candidates)), self.deps.decide)
+
+    def _result(
+        self, turns: Sequence[Message], extraction: Extraction, planned: PlannedWrites, graph: GraphPlan
+    ) -> dict[str, Any]:
+        stats = self.stats
+        return {
+            "decisions": planned.summary,
+            "rejected": planned.rejected,
+            "turns": len(turns),
+            "facts": len(extraction.facts),
+            "extractor": self.deps.extractor.name,
+            "reconciler": self.deps.reconciler.name,
+            "model_calls": stats.model_calls,
+            "attempts": stats.attempts,
+            "prompt_tokens": stats.prompt_tokens,
+            "completion_tokens": stats.completion_tokens,
+            "model_seconds": round(stats.seconds, 3),
+            "stages": stats.stages,
+            "graph": graph.summary,
+            "seconds": round(time.perf_counter() - self.started, 3),
+        }
+
+    def fail(self, exc: Exception) -> None:
+        deps, stats = self.deps, self.stats
+        raw = getattr(exc, "raw_outputs", None) or stats.raw_outputs
+        error = f"{type(exc).__name__}: {exc}"
+        log.warning("write job(s) %s failed: %s", [job.id for job in self.jobs], error)
+        failed = [
+            _update(job, JobStatus.FAILED, deps.clock(), error=error[:4000], raw_output="\n---\n".join(raw)[-20_000:])
+            for job in self.jobs
+        ]
+        try:
+            deps.store.write(WriteBatch(job_updates=failed))
+        except ConflictError:  # another worker claimed the job again after our lease ran out: its run decides
+            log.warning("job(s) %s were claimed again; this worker's failure is not recorded", len(self.jobs))
+            return
+        self.emit("failed", len(self.jobs), len(self.jobs), error[:200])
+
+
+def _aligned(answers: Sequence[Any], count: int) -> list[Any]:
+    """Exactly one answer per candidate: missing ones are None (no answer), extra ones are ignored."""
+    return [*answers[:count], *([None] * (count - len(answers)))]
+
+
+def _same_words(fact: NewFact, planner: Planner, store: Store) -> MemoryItem | None:
+    """A live memory (planned in this job, or stored) with the same text up to case, width and punctuation."""
+    for item in planner.live_inserts():
+        if same_text(fact.text, item.text):
+            return item
+    for item in store.find_by_hash(planner.scope, content_hash(fact.text)):
+        live = item.status in (MemoryStatus.ACTIVE, MemoryStatus.PENDING) and planner.is_live(item.id)
+        if live and item.kind != MemoryKind.EPISODE:
+            return item
+    return None
 
 
 class _TextVectors:
@@ -110,10 +217,6 @@ class _TextVectors:
             embedded = self._deps.embed_texts(missing)
             self._vectors.update(zip(missing, embedded.vectors, strict=True))
             self._cache_entries += embedded.new_cache_entries
-
-    def get(self, text: str) -> Vector:
-        self._ensure([text])
-        return self._vectors[text]
 
     def many(self, texts: Sequence[str]) -> list[Vector]:
         self._ensure(texts)
@@ -155,16 +258,6 @@ def _embed_pending_episodes(deps: WriteDeps, jobs: Sequence[Job]) -> list[Memory
     return episodes
 
 
-def _extract(deps: WriteDeps, turns: Sequence[Message], stats: CallStats) -> Extraction:
-    today = turns[-1].timestamp if turns else deps.clock()
-    found = Extraction()
-    for role in ("user", "assistant"):  # different prompts: users describe themselves, assistants commit
-        said = [turn for turn in turns if turn.role == role]
-        found += deps.extractor.extract(said, role=role, today=today, stats=stats)
-    by_id = {turn.id: turn for turn in turns}
-    return Extraction([_with_event_time(fact, by_id) for fact in found.facts], found.relations)
-
-
 def _plan_graph(
     deps: WriteDeps,
     home: Scope,
@@ -185,39 +278,3 @@ def _plan_graph(
         now=deps.clock(),
         actor=deps.extractor.name,
     )
-
-
-def _with_event_time(fact: NewFact, turns: dict[str, Message]) -> NewFact:
-    """Resolve "yesterday" / "上周五" against the timestamp of the turn that said it (event vs record time)."""
-    if fact.event_time:
-        return fact
-    for message_id in fact.message_ids:
-        turn = turns.get(message_id)
-        if turn is None:
-            continue
-        span = find_time_span(fact.text, turn.timestamp) or find_time_span(turn.content, turn.timestamp)
-        if span is not None:
-            return replace(fact, event_time=span.start.isoformat())
-    return fact
-
-
-def _live_duplicates(store: Store, scope: Scope, facts: Sequence[NewFact]) -> dict[str, MemoryItem]:
-    known: dict[str, MemoryItem] = {}
-    for fact in facts:
-        digest = content_hash(fact.text)
-        matches = [item for item in store.find_by_hash(scope, digest) if item.kind != MemoryKind.EPISODE]
-        if matches:
-            known[digest] = matches[0]
-    return known
-
-
-def _neighbours(deps: WriteDeps, scope: Scope, fact_vectors: Sequence[Vector]) -> list[MemoryItem]:
-    """Similar live memories (not episodes) for all facts, best first, deduplicated, capped."""
-    # Pending memories are neighbours too: saying a pending fact again is what promotes it.
-    filters = Filters(exclude_kind=(MemoryKind.EPISODE.value,), status=(MemoryStatus.ACTIVE, MemoryStatus.PENDING))
-    ranked: dict[str, float] = {}
-    for vector in fact_vectors:
-        for hit in deps.store.vector_search(scope, vector, filters, deps.neighbours_per_fact):
-            ranked[hit.memory_id] = max(ranked.get(hit.memory_id, -1.0), hit.score)
-    best = sorted(ranked, key=ranked.__getitem__, reverse=True)[: deps.max_neighbours]
-    return deps.store.get(scope, best)

@@ -5,6 +5,9 @@ acknowledgements, laughter or weather remarks match; anything else goes to extra
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from memstrata.types import Message
 
 _PHRASE = (
     r"(?:hi|hello|hey|yo|good (?:morning|afternoon|evening|night)|thanks?(?: you)?(?: so much| a lot)?|ok(?:ay)?|"
@@ -19,3 +22,30 @@ _SMALL_TALK = re.compile(rf"^\s*(?:{_PHRASE}[\s,，.。!！?？~～]*)+$", re.IG
 
 def is_small_talk(text: str) -> bool:
     return bool(_SMALL_TALK.match(text))
+
+
+# What an assistant says is worth a model call only when it commits to something or records a setting.
+_COMMITMENT = re.compile(
+    r"我会|我将|以后|下次|已为你|已帮你|已设置|已记下|提醒你|记住了?[：:，,]|"
+    r"\b(I will|I'll|I've (set|scheduled|saved|booked|noted)|from now on|next time|reminder)\b",
+    re.IGNORECASE,
+)
+_QUESTION = re.compile(r"[?？]\s*$")
+
+
+def select_turns(turns: Sequence[Message]) -> list[Message]:
+    """The turns to show the extractor: user turns that are not small talk; assistant turns that commit to
+    something; and an assistant question right before a kept user turn, so "林小雨" answering "你妹妹叫什么？"
+    still reads as a fact. Returns [] when no turn holds anything to extract."""
+    kept_user = {i for i, turn in enumerate(turns) if turn.role == "user" and not is_small_talk(turn.content)}
+    selected = []
+    for i, turn in enumerate(turns):
+        if i in kept_user:
+            selected.append(turn)
+        elif turn.role == "assistant" and not is_small_talk(turn.content):
+            asks = i + 1 in kept_user and bool(_QUESTION.search(turn.content)) and len(turn.content) <= 300
+            if asks or _COMMITMENT.search(turn.content):
+                selected.append(turn)
+    if not kept_user and not any(_COMMITMENT.search(turn.content) for turn in selected):
+        return []
+    return selected

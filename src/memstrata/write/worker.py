@@ -9,10 +9,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 from datetime import timedelta
 
 from memstrata.types import JobStatus, Scope
 from memstrata.write.pipeline import WriteDeps, process_jobs
+from memstrata.write.progress import ProgressHook
 
 log = logging.getLogger(__name__)
 
@@ -23,19 +25,24 @@ class JobRunner:
         self.lease_s = lease_s
         self.batch_jobs = batch_jobs
 
-    def run_once(self) -> int:
-        """Claim and process one batch of jobs (one scope). Returns how many jobs it handled."""
+    def run_once(self, *, progress: ProgressHook | None = None) -> int:
+        """Claim and process one batch of jobs (one scope). Returns how many jobs it handled.
+
+        ``progress`` (stage, i of n, seconds) replaces the default hook for this batch, e.g. a CLI's renderer.
+        A job that fails for any reason is marked failed with its error; the others of the batch still run."""
         now = self.deps.clock()
         jobs = self.deps.store.claim_jobs(now, now + timedelta(seconds=self.lease_s), self.batch_jobs)
         if jobs:
-            process_jobs(self.deps, jobs)
+            process_jobs(self.deps if progress is None else replace(self.deps, progress=progress), jobs)
         return len(jobs)
 
-    def drain(self, *, scope: Scope | None = None, timeout_s: float | None = None) -> None:
+    def drain(
+        self, *, scope: Scope | None = None, timeout_s: float | None = None, progress: ProgressHook | None = None
+    ) -> None:
         """Process until nothing is queued, then wait for jobs other workers are still running."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         while True:
-            if self.run_once():
+            if self.run_once(progress=progress):
                 continue
             busy = self.deps.store.list_jobs(scope, [JobStatus.QUEUED, JobStatus.RUNNING], limit=1)
             if not busy:

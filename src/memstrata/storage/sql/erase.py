@@ -41,8 +41,9 @@ def _memory_texts(items: Iterable[MemoryItem]) -> Iterable[str]:
     return (text for item in items for text in (item.text, index_text(item)))
 
 
-def purge_rows(d: Dialect, tx: Tx, scope: Scope, memory_ids: Sequence[str]) -> int:
-    """Hard delete of memories: rows, vectors (cascade), keyword entries, keys, history, cached embeddings."""
+def purge_rows(d: Dialect, tx: Tx, scope: Scope, memory_ids: Sequence[str], *, keep_embeddings: bool = False) -> int:
+    """Hard delete of memories: rows, vectors (cascade), keyword entries, keys, history, and (unless
+    ``keep_embeddings``) the cached embeddings of their texts."""
     where = scope_where(d, scope, "m")
     condition, params = d.in_("m.id", list(memory_ids))
     found = tx.execute(
@@ -54,7 +55,8 @@ def purge_rows(d: Dialect, tx: Tx, scope: Scope, memory_ids: Sequence[str]) -> i
     ids = [row[1] for row in found]
     condition, params = d.in_("memory_id", ids)
     history = _texts(tx, f"SELECT old_text, new_text FROM history WHERE {condition}", params)
-    _forget_texts(d, tx, [*_memory_texts(rows.memory(d, tuple(row)[1:]) for row in found), *history])
+    if not keep_embeddings:
+        _forget_texts(d, tx, [*_memory_texts(rows.memory(d, tuple(row)[1:]) for row in found), *history])
     d.drop_memories(tx, [row[0] for row in found])
     delete_in(d, tx, "kv_facts", "memory_id", ids)
     delete_in(d, tx, "history", "memory_id", ids)

@@ -63,10 +63,12 @@ class SQLStore:
         )
         self.dialect.transaction(lambda tx: tx.execute(sql, (*params, *where.params, self.dialect.ts(at))))
 
-    def purge(self, scope: Scope, memory_ids: Sequence[str]) -> int:
+    def purge(self, scope: Scope, memory_ids: Sequence[str], *, keep_embeddings: bool = False) -> int:
         if not memory_ids:
             return 0
-        purged = self.dialect.transaction(lambda tx: purge_rows(self.dialect, tx, scope, memory_ids))
+        purged = self.dialect.transaction(
+            lambda tx: purge_rows(self.dialect, tx, scope, memory_ids, keep_embeddings=keep_embeddings)
+        )
         if purged:
             self.dialect.scrub()
         return purged
@@ -93,6 +95,18 @@ class SQLStore:
 
     def compact(self) -> None:
         self.dialect.compact()
+
+    def texts_held(self, needles: Sequence[str]) -> set[str]:
+        held: set[str] = set()
+        for needle in dict.fromkeys(needles):
+            pattern = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            sql = (
+                "SELECT 1 WHERE EXISTS (SELECT 1 FROM memories WHERE text LIKE ? ESCAPE '\\') "
+                "OR EXISTS (SELECT 1 FROM messages WHERE content LIKE ? ESCAPE '\\')"
+            )
+            if self._rows(sql, (pattern, pattern)):
+                held.add(needle)
+        return held
 
     # --- reads --------------------------------------------------------------------------
     def get(self, scope: Scope, memory_ids: Sequence[str]) -> list[MemoryItem]:

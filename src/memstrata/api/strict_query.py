@@ -1,0 +1,47 @@
+"""Unknown query parameters are refused (422), not ignored: a typo such as ``limt=5`` or ``user=alice`` would
+otherwise run a different request than the caller meant, and the OpenAPI document promises no others."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel
+
+_DECLARED: dict[int, frozenset[str]] = {}  # per route; routes live as long as the app
+
+
+def _query_names(dependant: Any) -> set[str]:
+    """Query parameters of a route and of every dependency it uses (a pydantic query model: its fields)."""
+    names: set[str] = set()
+    for param in dependant.query_params:
+        model = getattr(param.field_info, "annotation", None)
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            names.update(field.alias or name for name, field in model.model_fields.items())
+        else:
+            names.add(param.alias)
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+def _declared(route: Any) -> frozenset[str]:
+    if id(route) not in _DECLARED:
+        _DECLARED[id(route)] = frozenset(_query_names(route.dependant))
+    return _DECLARED[id(route)]
+
+
+def reject_unknown_query(request: Request) -> None:
+    """A router dependency: every query parameter must be one the matched route declares."""
+    route = request.scope.get("route")
+    if getattr(route, "dependant", None) is None:
+        return
+    declared = _declared(route)
+    unknown = [name for name in dict.fromkeys(request.query_params.keys()) if name not in declared]
+    if unknown:
+        raise RequestValidationError([
+            {"type": "extra_forbidden", "loc": ("query", name), "input": request.query_params.get(name),
+             "msg": f"unknown query parameter {name!r}; this operation takes: {', '.join(sorted(declared)) or 'none'}"}
+            for name in unknown
+        ])  # fmt: skip

@@ -1,0 +1,152 @@
+"""The engine decides: from a fact, its candidates and the judge's answer per pair, one checked decision.
+
+The judge (a model or the rules) only says how the fact relates to each candidate. What is written follows
+from rules a reader can check, and every answer the rules refuse is recorded as a :class:`Rejection`:
+
+- ``same`` makes the fact a NONE pointing at that memory, if the memory is close to it (similarity) and about
+  the same person; a "same" for a distant memory is refused and the fact is kept.
+- ``contradicts`` closes the memory and stores the fact (UPDATE), unless the two are about different people
+  ("用户喜欢猫" is not changed by "用户的妹妹喜欢狗").
+- ``refines`` closes the memory only if the fact repeats its content (the fact is the fuller version);
+  otherwise both are kept.
+- ``unrelated`` (both can be true) changes nothing, unless the fact is close, about the same person and repeats
+  nearly everything the memory says: then it is the fuller version and replaces it ("refines").
+- no answer changes nothing.
+A fact never touches a memory outside its candidates: there is no way to name one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memstrata.prompts.compare_facts import Relation
+from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
+from memstrata.write.evidence import content_words
+
+
+@dataclass(frozen=True)
+class DecideRules:
+    same_min_similarity: float = 0.6  # a "same" answer needs a memory at least this close
+    refine_min_coverage: float = 0.5  # share of the old memory's words a "refines" answer must repeat
+    # "both true" and the new fact repeats (nearly) all the old one says: the new one is the fuller version
+    subsume_min_coverage: float = 0.8
+    subsume_min_similarity: float = 0.55
+
+
+_PUNCTUATION = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+def same_text(a: str, b: str) -> bool:
+    """Equal up to case, width, spacing and punctuation: "用户喜欢喝乌龙茶。" is "用户喜欢喝乌龙茶"."""
+
+    def fold(text: str) -> str:
+        return _PUNCTUATION.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+    return fold(a) == fold(b)
+
+
+# Who a fact is about: the user, or someone the user mentions by relation ("用户的妹妹", "User's sister").
+_RELATIONS = {
+    "妹妹": "sister", "姐姐": "sister", "sister": "sister", "哥哥": "brother", "弟弟": "brother", "brother": "brother",
+    "妻子": "spouse", "太太": "spouse", "老婆": "spouse", "丈夫": "spouse", "老公": "spouse", "wife": "spouse",
+    "husband": "spouse", "partner": "spouse", "女儿": "child", "儿子": "child", "孩子": "child", "daughter": "child",
+    "son": "child", "kid": "child", "父亲": "parent", "母亲": "parent", "爸爸": "parent", "妈妈": "parent",
+    "father": "parent", "mother": "parent", "mom": "parent", "dad": "parent", "同事": "colleague",
+    "colleague": "colleague", "coworker": "colleague", "朋友": "friend", "friend": "friend", "经理": "boss",
+    "老板": "boss", "领导": "boss", "上司": "boss", "manager": "boss", "boss": "boss", "室友": "roommate",
+    "roommate": "roommate", "男朋友": "partner", "女朋友": "partner", "boyfriend": "partner", "girlfriend": "partner",
+}  # fmt: skip
+_ZH_OWNER = re.compile(r"^用户(?:的)?(" + "|".join(k for k in _RELATIONS if not k.isascii()) + ")")
+_EN_OWNER = re.compile(r"^(?:the )?user's (?:\w+ )?(" + "|".join(k for k in _RELATIONS if k.isascii()) + ")s?\\b", re.I)
+_USER = re.compile(r"^(?:用户|the user\b|user\b|我)", re.I)
+_ASSISTANT = re.compile(r"^(?:助手|the assistant\b|assistant\b)", re.I)
+
+
+# "用户的妹妹叫林小雨" / "User's sister is named Lin" is the user's own relationship, not a fact about the sister.
+_NAMING = re.compile(r"^\s*(?:叫|名叫|名字(?:是|叫)|的名字|is (?:named|called)|'?s? name is|,? named|,? called)", re.I)
+
+
+def subject_of(text: str) -> str:
+    """'user', 'assistant', 'rel:<relation>' for a relative of the user, or 'other' (a named third party)."""
+    text = text.strip()
+    owner = _ZH_OWNER.match(text) or _EN_OWNER.match(text)
+    if owner:
+        if _NAMING.match(text[owner.end() :]):
+            return "user"
+        return "rel:" + _RELATIONS[owner.group(1).lower()]
+    if _USER.match(text):
+        return "user"
+    if _ASSISTANT.match(text):
+        return "assistant"
+    return "other"
+
+
+def different_people(a: str, b: str) -> bool:
+    """True when the texts are surely about different people; 'other' (a bare name) could be anyone."""
+    first, second = subject_of(a), subject_of(b)
+    if "other" in (first, second):
+        return False
+    return first != second
+
+
+def covers(fact: str, old: str, minimum: float) -> bool:
+    """Does ``fact`` repeat at least ``minimum`` of ``old``'s content words (so it can replace it without
+    losing anything)? A memory with no content words is never covered."""
+    words = content_words(old)
+    return bool(words) and len(words & content_words(fact)) / len(words) >= minimum
+
+
+def _subsumes(fact: NewFact, candidate: Candidate, rules: DecideRules) -> bool:
+    """ "User's dog is a beagle called Biscuit" over "User has a dog": close, same person, nothing lost."""
+    return (
+        candidate.similarity >= rules.subsume_min_similarity
+        and not different_people(fact.text, candidate.item.text)
+        and covers(fact.text, candidate.item.text, rules.subsume_min_coverage)
+    )
+
+
+def decide(
+    fact: NewFact,
+    candidates: Sequence[Candidate],
+    answers: Sequence[Relation | None],
+    rules: DecideRules | None = None,
+) -> Resolved:
+    rules = rules or DecideRules()
+    rejected: list[Rejection] = []
+    same: list[Candidate] = []
+    closes: list[tuple[Candidate, str]] = []
+    for candidate, answer in zip(candidates, answers, strict=True):
+        item = candidate.item
+        if answer is None:
+            rejected.append(Rejection("no answer", item.id, item.text, "the judge gave no valid answer; kept both"))
+            continue
+        if answer == "unrelated":  # both can be true; the fact may still be the fuller version of the memory
+            if _subsumes(fact, candidate, rules):
+                closes.append((candidate, "refines"))
+            continue
+        if different_people(fact.text, item.text):
+            rejected.append(Rejection(answer, item.id, item.text, "about different people; kept both"))
+            continue
+        if answer == "same":
+            if candidate.similarity >= rules.same_min_similarity or same_text(fact.text, item.text):
+                same.append(candidate)
+            else:
+                reason = f"not close enough ({candidate.similarity:.2f}); kept"
+                rejected.append(Rejection("same", item.id, item.text, reason))
+            continue
+        if candidate.evidence is None:
+            rejected.append(Rejection(answer, item.id, item.text, "nothing ties the two together; kept both"))
+            continue
+        if answer == "refines" and not covers(fact.text, item.text, rules.refine_min_coverage):
+            rejected.append(Rejection("refines", item.id, item.text, "does not repeat the old content; kept both"))
+            continue
+        closes.append((candidate, answer))
+    if same:
+        best = max(same, key=lambda c: c.similarity)
+        return Noop(fact, best.item, "the judge: same as a close memory", tuple(rejected))
+    if closes:
+        return Update(fact, tuple(c.item for c, _ in closes), closes[0][1], tuple(rejected))
+    return Add(fact, tuple(rejected))

@@ -1,0 +1,69 @@
+"""What ties a new fact to a stored memory, independent of any model: close meaning, a shared name or word,
+or a shared everyday topic (where someone lives, works, what they drink, their pet, their car ...).
+
+The bundled 1.5B model, asked about two Chinese facts on different topics ("用户下周去成都出差" / "用户喜欢喝乌龙茶"),
+sometimes answers "contradicts". A memory is therefore only ever closed when the engine sees its own evidence
+that the two are about the same thing; without it the pair is not even asked about.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memstrata.lexical import keyword_tokens
+
+# Everyday topics people update. Over-inclusive on purpose: a topic only allows a question, the judge answers it.
+_TOPICS: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, re.I)
+    for name, pattern in {
+        "home": r"住|搬|老家|房子|公寓|定居|"
+        r"\b(live[sd]?|living|mov(e|ed|ing)|relocat\w*|apartment|house|home|based in)\b",
+        "work": r"工作|上班|公司|跳槽|离职|入职|辞职|任职|退休|实习|岗位|职位|开发|工程师|程序员|设计师|经理|运营|"
+        r"销售|老师|医生|护士|律师|会计|\b(jobs?|work(s|ed|ing)?|employ\w*|company|hired|career|quit|retired?|"
+        r"position|intern\w*|engineer|developer|designer|manager|nurse|teacher|doctor|lawyer|accountant)\b",
+        "drink": r"喝|茶|咖啡|酒|饮料|\b(drinks?|drinking|tea|coffee|beer|wine|water|juice|latte|espresso)\b",
+        "diet": r"吃|素|肉|辣|香菜|饮食|\b(eats?|eating|vegan|vegetarian|meat|steak|fish|spicy|food|diet|coriander)\b",
+        "health": r"过敏|烟|酒|病|药|\b(allerg\w*|smok\w*|cigarettes?|vap\w*|sick|illness|medication)\b",
+        "pet": r"猫|狗|宠物|\b(cats?|dogs?|pets?|pupp(y|ies)|kittens?)\b",
+        "vehicle": r"车|特斯拉|比亚迪|摩托|\b(cars?|driv\w*|tesla|bmw|toyota|honda|motorbike|scooter|bike)\b",
+        "exercise": r"健身|跑步|游泳|运动|瑜伽|爬山|\b(gym|run(s|ning)?|swim\w*|workout|yoga|hik\w*|marathon)\b",
+        "partner": r"男朋友|女朋友|老公|老婆|丈夫|妻子|结婚|离婚|分手|恋爱|单身|\b(single|married|boyfriend|girlfriend|"
+        r"husband|wife|divorc\w*|dating|broke up|engaged)\b",
+        "device": r"手机|电脑|笔记本|\b(phones?|iphone|android|pixel|laptop|computer|macbook|thinkpad)\b",
+        "season": r"冬天|夏天|春天|秋天|\b(winter|summer|spring|autumn)\b",
+        "name": r"叫|名字|\b(name[sd]?|called)\b",
+        "study": r"学习|上学|课程|学校|大学|专业|考试|"
+        r"\b(stud(y|ies|ying)|course|class(es)?|school|university|degree)\b",
+    }.items()
+}
+
+# Words every fact shares: they tie nothing together.
+_GENERIC = frozenset({"user", "user's", "用户", "助手", "assistant", "now", "现在", "also", "还", "很", "喜欢", "like",
+                      "likes", "一个", "一只"})  # fmt: skip
+
+
+def content_words(text: str) -> set[str]:
+    """Keyword tokens (stop words removed) of two characters or more, without the words every fact shares."""
+    return {t for t in keyword_tokens(text) if len(t) > 1 and t not in _GENERIC}
+
+
+def shared_words(a: str, b: str) -> set[str]:
+    return content_words(a) & content_words(b)
+
+
+def shared_topics(a: str, b: str) -> set[str]:
+    return {name for name, pattern in _TOPICS.items() if pattern.search(a) and pattern.search(b)}
+
+
+def evidence(new: str, old: str, similarity: float, close: float) -> str | None:
+    """Why the two may be about the same thing, or None: similarity at least ``close``, a shared word or name,
+    or a shared topic."""
+    if similarity >= close:
+        return f"similar ({similarity:.2f})"
+    words = shared_words(new, old)
+    if words:
+        return "shared words: " + ", ".join(sorted(words))
+    topics = shared_topics(new, old)
+    if topics:
+        return "shared topic: " + ", ".join(sorted(topics))
+    return None

@@ -1,0 +1,117 @@
+"""From an extracted sentence to a :class:`NewFact`: kind, confidence and the two clocks, decided by the engine.
+
+The model is asked only for the sentence and its turn (every output token costs ~0.1 s on the bundled model).
+What can be read off the text is read off here, the same way for every extractor:
+
+- **valid time** comes from the conversation, never from the processing time: a fact is true from the moment
+  its turn was said (``said_at``), or from the past moment the turn names ("I moved to Hangzhou last month",
+  "上周五去了医院"), resolved against that turn's own timestamp;
+- **kind** from bilingual cues (plan, preference, relationship, event, procedure, else fact);
+- **confidence** 0.9 for a plain statement, 0.6 when the speaker hedges ("maybe", "可能").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
+from memstrata.types import MemoryItem, Message
+from memstrata.write.decisions import NewFact
+
+_ASSISTANT = re.compile(r"^(助手|assistant\b)", re.I)
+_PLAN = re.compile(
+    r"打算|计划|准备|将要|要去|想去|下周|下个?月|明天|明年|下次|后天|即将|"
+    r"\b(will|going to|plans?|planning|intends?|next (week|month|year)|tomorrow|upcoming)\b",
+    re.I,
+)
+_PREFERENCE = re.compile(
+    r"喜欢|爱吃|爱喝|讨厌|偏好|不喜欢|受不了|最爱|口味|不吃|不喝|"
+    r"\b(prefers?|likes?|loves?|hates?|enjoys?|dislikes?|favou?rite|can't stand|fan of)\b",
+    re.I,
+)
+_RELATIONSHIP = re.compile(
+    r"妹妹|姐姐|哥哥|弟弟|妻子|太太|老婆|丈夫|老公|女儿|儿子|父亲|母亲|爸爸|妈妈|同事|朋友|经理|老板|领导|室友|"
+    r"男朋友|女朋友|未婚|孩子|"
+    r"\b(sister|brother|wife|husband|daughter|son|mother|father|mom|dad|colleague|friend|manager|boss|roommate|"
+    r"partner|girlfriend|boyfriend|fianc[ée]e?|kids?|children)\b",
+    re.I,
+)
+_HEDGE = re.compile(
+    r"可能|也许|大概|好像|似乎|说不定|\b(maybe|might|probably|perhaps|not sure|i think|i guess)\b", re.I
+)
+
+
+def kind_of(text: str, *, role: str = "user", event: bool = False) -> str:
+    if role == "assistant" or _ASSISTANT.search(text):
+        return "procedure"
+    if _PLAN.search(text):
+        return "plan"
+    if _PREFERENCE.search(text):
+        return "preference"
+    if _RELATIONSHIP.search(text):
+        return "relationship"
+    return "event" if event else "fact"
+
+
+def confidence_of(text: str, turn_text: str = "") -> float:
+    return 0.6 if _HEDGE.search(text) or _HEDGE.search(turn_text) else 0.9
+
+
+def clean(text: str) -> str:
+    return " ".join(text.split())  # small models add stray leading spaces and line breaks
+
+
+def event_span(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) -> TimeSpan | None:
+    """The period the fact's own words name ("last month"), resolved against its turn's timestamp. The turn's
+    words count only when this is the turn's only fact: "我下周出差，我妹妹叫小雨" dates the trip, not the sister."""
+    for turn in source:
+        span = find_time_span(text, turn.timestamp)
+        if span is None and only_fact_of_turn:
+            span = find_time_span(turn.content, turn.timestamp)
+        if span is not None:
+            return span
+    return None
+
+
+def valid_from(fact: NewFact, now: datetime) -> datetime:
+    """True from the start of a period wholly in the past that the turn names ("moved here last month",
+    "上周五去了医院"); else from when it was said ("this month", "next week" and plain statements); the
+    processing time only for a fact with no source turn at all."""
+    said = fact.said_at or now
+    if fact.event_time is not None and fact.event_end is not None and fact.event_end <= said:
+        return fact.event_time
+    return said
+
+
+def known_before(fact: NewFact, current: MemoryItem, now: datetime) -> bool:
+    """Was the fact over before ``current`` began? Only then is it history rather than a change: a chat from
+    2023 imported after 2024's, or "in 2019 I lived in Berlin" against a memory dated 2021. A memory with no
+    date of its own was true *at least* from when it was said, maybe long before, so a dated fact said after
+    it ("我以前住在南京" then "去年秋天搬到了苏州") is a change, not history."""
+    ends = fact.event_end if fact.event_time is not None and fact.event_end is not None else valid_from(fact, now)
+    if current.event_time is not None:
+        return ends <= current.event_time
+    said = fact.said_at or now
+    return ends <= current.valid_from and said <= current.valid_from
+
+
+def make_fact(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) -> NewFact | None:
+    """A NewFact from an extracted sentence and the turns it came from; None for an empty sentence."""
+    text = clean(text)
+    if not text:
+        return None
+    span = event_span(text, source, only_fact_of_turn=only_fact_of_turn)
+    said = min((turn.timestamp for turn in source), default=None)
+    speaker = source[0].role if source else "user"
+    past_event = span is not None and said is not None and span.end <= said
+    return NewFact(
+        text=text,
+        kind=kind_of(text, role=speaker, event=past_event),
+        confidence=confidence_of(text, " ".join(turn.content for turn in source) if only_fact_of_turn else ""),
+        message_ids=tuple(turn.id for turn in source),
+        event_time=span.start if span else None,
+        event_end=span.end if span else None,
+        said_at=said,
+    )
