@@ -121,7 +121,7 @@ _NOT_NAMES = frozenset(
 _EN_COMPOUND = re.compile(r",?\s+(?:and|also|plus)\s+(?=(?:what|when|where|who|which|why|how|did|does|do|is|are)\b)",
                           re.IGNORECASE)  # fmt: skip
 _ZH_COMPOUND = re.compile(r"[，,；;]\s*(?:还有|以及|另外|并且|而且|那)")
-_ZH_LEADING = re.compile(r"^(?:还有|以及|另外|并且|而且|那么|那)")
+_ZH_LEADING = re.compile(r"^(?:还有|以及|另外|并且|而且|那么|那)[\s,，、]*")
 _POS_ENTITY = {"nr", "nrfg", "nrt", "ns", "nt"}
 # Tagged as places by jieba but common nouns: never the entity a question is about.
 _ZH_GENERIC = frozenset(
@@ -226,7 +226,7 @@ def find_entities(text: str) -> list[str]:
 
 def split_questions(text: str) -> list[str]:
     """The parts of a compound question, each a question of its own; [] when it asks one thing."""
-    sentences = [_ZH_LEADING.sub("", s.strip()) for s in _SENTENCE.findall(text) if is_question(s)]
+    sentences = [_ZH_LEADING.sub("", s.strip()).strip(" ,，、") for s in _SENTENCE.findall(text) if is_question(s)]
     if len(sentences) > 1:
         return sentences
     pattern = _ZH_COMPOUND if has_han(text) else _EN_COMPOUND
