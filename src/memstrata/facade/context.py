@@ -39,6 +39,7 @@ SOURCE_TURNS = 2  # source turns shown under a derived memory, at most
 MEMORY_TOKENS, TURN_TOKENS, BARE_TOKENS = 120, 80, 40
 
 _KEY_WORDS = re.compile(r"[_\-.\s]+")
+_LATIN_WORD = re.compile(r"[^\W_\u3400-\u9fff\uf900-\ufaff]+")
 
 
 def checked_mode(mode: str) -> Mode:
@@ -83,7 +84,8 @@ def _has_words(query: str, part: str) -> bool:
     words = [word for word in _KEY_WORDS.split(part.lower()) if word]
     if not words or len("".join(words)) < 2:
         return False
-    query_forms = {match_form(word) for word in re.findall(r"[^\W_]+", query.lower())}
+    latin = _LATIN_WORD.findall(query.lower())  # Chinese text runs into Latin words without a space
+    query_forms = {match_form(word) for word in latin}
     return all(word in query.lower() if has_han(word) else match_form(word) in query_forms for word in words)
 
 
@@ -173,6 +175,9 @@ def _pieces(gathered: _Gathered, refs: dict[str, str]) -> list[Piece]:
         who = f"{speaker}: " if isinstance(speaker, str) and speaker else ""
         head = f"- [{refs[item.id]}] {_day(item)} {who}"
         extras = [cut_to_budget(_turn_line(turn), TURN_TOKENS) for turn in turns]
+        before = item.metadata.get("preceding_turns") if item.kind == "episode" else None
+        if isinstance(before, str) and before.strip():  # a reply reads as nothing without what it answered
+            extras.insert(0, cut_to_budget("  > before: " + " ".join(before.split()), TURN_TOKENS))
         rungs = ladder(head, item.text, extras, rich=MEMORY_TOKENS, bare=BARE_TOKENS)
         pieces.append(Piece("memories", rungs, order, memory_id=item.id))
     for order, turn in enumerate(gathered.session):
