@@ -13,7 +13,16 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import Depends, FastAPI, Request
 from starlette.routing import Route
 
-from memstrata.api import console_routes, docs, graph_routes, lifecycle_routes, problems, routes, vault_routes
+from memstrata.api import (
+    console_routes,
+    context_routes,
+    docs,
+    graph_routes,
+    lifecycle_routes,
+    problems,
+    routes,
+    vault_routes,
+)
 from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
 from memstrata.api.browser_guard import BrowserGuard
 from memstrata.api.keys import KeyStore
@@ -93,7 +102,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     problems.install(app)
     docs.install(app)
     for router in (routes.router, lifecycle_routes.router, graph_routes.router, vault_routes.router,
-                   console_routes.router):  # fmt: skip
+                   console_routes.router, context_routes.router):  # fmt: skip
         app.include_router(router, dependencies=[Depends(reject_unknown_query)])
     install_console(app)  # the web console at / (static assets under /console)
 
