@@ -49,7 +49,6 @@ from memstrata.providers.llm import ChatModel
 from memstrata.providers.llm_factory import resolve_llm
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
-from memstrata.write.progress import ProgressHook
 from memstrata.storage.factory import open_store
 from memstrata.storage.protocol import Store, StoreStats
 from memstrata.types import (
@@ -78,6 +77,7 @@ from memstrata.validation import (
 from memstrata.vault import Vault
 from memstrata.write.extract import Extractor, LLMExtractor
 from memstrata.write.ingest import AddInput, OnError, check_metadata, parse_input
+from memstrata.write.progress import ProgressHook
 from memstrata.write.reconcile import LLMReconciler, Reconciler
 
 __all__ = ["ErasureReport", "ForgetResult", "Memory"]
@@ -420,9 +420,13 @@ class Memory:
         search_query = self._search_query(
             query, {**scope, "session_id": long_term.session_id}, limit=limit, filters=filters, threshold=None
         )
-        rules = self.vault.rules(resolved.agent_id)
+        try:
+            rules = self.vault.rules(resolved.agent_id)
+            rules_text, rules_files = rules.text, tuple(f.path for f in rules.files)
+        except NotFoundError:  # the vault (and its rules) belongs to another tenant
+            rules_text, rules_files = "", ()
         return build_context(self._core, search_query, session=resolved if resolved.session_id else None,
-                             rules=rules.text, rules_files=tuple(f.path for f in rules.files),
+                             rules=rules_text, rules_files=rules_files,
                              budget_tokens=budget_tokens, mode=checked_mode(mode),
                              audience=checked_audience(audience))  # fmt: skip
 

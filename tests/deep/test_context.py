@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.deep.conftest import MakeDeep
 
 from memstrata import Memory
 from memstrata.deep.context_model import MemoryContext
 from memstrata.errors import InvalidInputError
 from memstrata.lifecycle.session import estimate_tokens
-from tests.deep.conftest import MakeDeep
 
 RULES = "# Team rules\nAlways answer in the user's language.\n回答要简洁。\n"
 KEYS = {

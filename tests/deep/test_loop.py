@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import itertools
 
-from memstrata import Memory
-from support.scripted_llm import ScriptedServer
 from tests.deep.conftest import MakeDeep
 from tests.deep.oracle import DeepOracle
+
+from memstrata import Memory
+from support.scripted_llm import ScriptedServer
 
 FACTS = [
     "Caroline painted a sunset over the lake.",

@@ -4,6 +4,9 @@ step of deep search: only the top few move, a failing reranker keeps the fused o
 from __future__ import annotations
 
 import pytest
+from tests.deep.conftest import MakeDeep
+from tests.deep.oracle import DeepOracle
+from tests.deep.test_loop import FACTS, PLAIN, seed
 
 from memstrata.config import RerankSettings
 from memstrata.errors import InvalidInputError, ProviderError
@@ -11,9 +14,6 @@ from memstrata.providers.rerank import LLMReranker, listwise_scores
 from memstrata.providers.rerank_factory import build_reranker
 from memstrata.providers.rerank_http import HTTPReranker
 from support.scripted_llm import Reply, ScriptedServer
-from tests.deep.conftest import MakeDeep
-from tests.deep.oracle import DeepOracle
-from tests.deep.test_loop import FACTS, PLAIN, seed
 
 
 def test_http_reranker_speaks_the_rerank_protocol(server: ScriptedServer) -> None:

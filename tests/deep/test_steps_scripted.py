@@ -5,19 +5,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from tests.deep.oracle import DeepOracle
+
 from memstrata.deep.evaluate import evaluate
 from memstrata.deep.expand import expand
 from memstrata.deep.understand import heuristic_understanding, understand
 from support.scripted_llm import ScriptedServer
-from tests.deep.oracle import DeepOracle
 
 NOW = datetime(2026, 1, 10, tzinfo=UTC)
 QUERY = "哎呀最近好忙。对了，我女儿的钢琴老师叫什么？还有，她每周几上课？"
 
 
 def test_understand_uses_the_models_question_and_keeps_checked_entities(server: ScriptedServer) -> None:
-    oracle = DeepOracle(server, {"understand": {"question": "女儿的钢琴老师叫什么名字？",
-                                               "entities": ["钢琴老师", "Paris"], "sub_questions": [], "time": ""}})  # fmt: skip
+    reply = {"question": "女儿的钢琴老师叫什么名字？", "entities": ["钢琴老师", "Paris"], "sub_questions": []}
+    oracle = DeepOracle(server, {"understand": reply})
     understood, step = understand(QUERY, NOW, oracle.chat(), use_model=True, max_tokens=200)
     assert understood.source == "model" and understood.question == "女儿的钢琴老师叫什么名字？"
     assert "Paris" not in understood.entities  # the query never names it

@@ -27,8 +27,8 @@ from memstrata.api.auth import Authenticator, McpAuthGuard, is_loopback
 from memstrata.api.browser_guard import BrowserGuard
 from memstrata.api.keys import KeyStore
 from memstrata.api.limits import BodySizeLimit
-from memstrata.api.strict_query import reject_unknown_query
 from memstrata.api.models import Health, Readiness
+from memstrata.api.strict_query import reject_unknown_query
 from memstrata.config import ServerSettings
 from memstrata.errors import EmbeddingMismatchError, InvalidInputError
 from memstrata.mcp_server.server import build_server

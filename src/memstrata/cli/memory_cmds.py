@@ -124,9 +124,10 @@ def search(
         return
     console.print(hits_table(hits, query))
     if trace is not None:
+        tokens = trace.prompt_tokens + trace.completion_tokens
         console.print(f"deep: {trace.understanding.question!r}, {len(trace.rounds)} round(s), stopped: "
-                      f"{trace.stopped}, {trace.model_calls} model call(s), {trace.prompt_tokens + trace.completion_tokens} "
-                      f"tokens, {trace.seconds:.1f} s", highlight=False)  # fmt: skip
+                      f"{trace.stopped}, {trace.model_calls} model call(s), {tokens} tokens, {trace.seconds:.1f} s",
+                      highlight=False)  # fmt: skip
 
 
 @app.command()
