@@ -9,6 +9,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.config import load_settings
+from memstrata.deep.fusion import message_weight
 from memstrata.providers.local_llm import LocalChatModel
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.sqlite.store import SQLiteStore
@@ -45,6 +46,25 @@ def test_deep_heuristics_dig_the_question_out(make_deep: MakeDeep, question: str
     memory.add(MEMORIES, user_id="u")
     assert not found(memory, question, target, limit, "fast")
     assert found(memory, question, target, limit, "deep")
+
+
+@pytest.mark.parametrize(("question", "target", "limit"), BURIED)
+def test_understanding_alone_is_enough(make_deep: MakeDeep, question: str, target: str, limit: int) -> None:
+    """No expansion, no evaluator: the question searched, the message around it weighed down."""
+    memory = make_deep(None, deep={"multi_query": False, "hyde": False, "evaluate": False})
+    memory.add(MEMORIES, user_id="u")
+    result = memory.deep_search(question, user_id="u", limit=limit)
+    assert any(target in hit.memory.text for hit in result.hits)
+    weights = {run.origin: run.weight for run in result.trace.rounds[0].queries}
+    assert weights == {"question": 1.0, "original": message_weight(question, result.trace.understanding.question)}
+    assert weights["original"] < 1.0
+
+
+def test_message_weight() -> None:
+    assert message_weight("Where does Bob work?", "Where does Bob work?") == 1.0
+    assert message_weight("ugh. anyway, where does Bob work?", "Where does Bob work?") < 1.0
+    assert message_weight("累死了。对了，老师姓什么？", "老师姓什么？") < 1.0
+    assert message_weight("Where does Bob work?", "Bob's workplace?") == 1.0  # a rewrite, not chatter removed
 
 
 @pytest.mark.slow

@@ -19,6 +19,10 @@ from memstrata.types import SearchHit
 
 AGREEMENT = 0.5  # share of the runner-up's relevance that counts toward the missing relevance
 
+# The message as sent, when understanding found its question inside it: the rest is small talk, whose words
+# would otherwise pull look-alike memories (tired, busy, overtime...) level with the answer.
+CHATTER_WEIGHT = 0.7
+
 WEIGHTS: dict[Origin, float] = {
     "original": 1.0,
     "question": 1.0,
@@ -29,6 +33,12 @@ WEIGHTS: dict[Origin, float] = {
     "hyde": 0.85,
     "step_back": 0.6,
 }
+
+
+def message_weight(message: str, question: str) -> float:
+    """The weight of the message as sent: lowered when the question is a shorter part of it (chatter around)."""
+    asked, sent = " ".join(question.lower().split()), " ".join(message.lower().split())
+    return CHATTER_WEIGHT if asked and asked != sent and asked.rstrip("?？") in sent else WEIGHTS["original"]
 
 
 @dataclass

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from memstrata.config import DeepSettings, RerankSettings
 from memstrata.deep.evaluate import evaluate
 from memstrata.deep.expand import expand
-from memstrata.deep.fusion import WEIGHTS, Pool
+from memstrata.deep.fusion import WEIGHTS, Pool, message_weight
 from memstrata.deep.rerank import rerank_hits
 from memstrata.deep.trace import DeepTrace, ExpansionStep, Ledger, Origin, QueryRun, RoundTrace, StopReason, Verdict
 from memstrata.deep.understand import understand
@@ -67,6 +67,7 @@ class _Run:
     ledger: Ledger
     pool: Pool
     best_by_query: dict[str, float]
+    message_weight: float = 1.0
 
     def search_all(self, planned: list[tuple[str, Origin]]) -> list[QueryRun]:
         runs = []
@@ -77,7 +78,7 @@ class _Run:
             self.pool.searched.add(text)
             limit = max(self.deps.settings.candidates, self.query.limit)
             hits = self.deps.search(self.query.model_copy(update={"text": text, "limit": limit}))
-            weight = WEIGHTS[origin]
+            weight = self.message_weight if origin == "original" else WEIGHTS[origin]
             self.pool.add(hits, weight)
             best = max((hit.breakdown.relevance for hit in hits), default=0.0)
             self.best_by_query[text] = best
@@ -94,14 +95,15 @@ def deep_search(query: SearchQuery, deps: DeepDeps, *, max_rounds: int) -> DeepR
     understanding, step = understand(query.text, query.now, deps.model, use_model=settings.understand,
                                      max_tokens=settings.max_tokens)  # fmt: skip
     ledger.add(step)
-    planned: list[tuple[str, Origin]] = [(query.text, "original"), (understanding.question, "question")]
+    # The question first: when it is the message itself, it is searched once, as the question.
+    planned: list[tuple[str, Origin]] = [(understanding.question, "question"), (query.text, "original")]
     planned += [(sub, "sub_question") for sub in understanding.sub_questions]
     for name in _expansions(settings):
         expansion = expand(name, understanding, deps.model, paraphrases=settings.paraphrases,
                            max_tokens=settings.max_tokens)  # fmt: skip
         ledger.add(expansion.step)
         planned += [(text, expansion.origin) for text in expansion.queries]
-    run = _Run(query, deps, ledger, Pool(), {})
+    run = _Run(query, deps, ledger, Pool(), {}, message_weight(query.text, understanding.question))
     before: set[str] = set()
     stopped: StopReason = "round_limit"
     for round_number in range(1, max_rounds + 1):
