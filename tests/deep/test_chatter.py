@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.deep.conftest import MakeDeep
 
 from memstrata import Memory
 from memstrata.config import load_settings
@@ -13,7 +14,6 @@ from memstrata.deep.fusion import message_weight
 from memstrata.providers.local_llm import LocalChatModel
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.sqlite.store import SQLiteStore
-from tests.deep.conftest import MakeDeep
 
 MEMORIES = [
     "这周工作特别忙，天天加班到很晚。",
