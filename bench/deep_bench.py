@@ -26,7 +26,7 @@ import logging
 import os
 import statistics
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -207,10 +207,10 @@ def question_sets(stride: int, per_category: int, madial: int) -> tuple[list[Ask
         for lang in ("zh", "en")
     }
     offline = locomo[::stride] + dialogues["zh"] + dialogues["en"]
-    model = [
-        a for number in LOCOMO_CATEGORIES for a in evenly([a for a in locomo if a.category == number], per_category)
-    ]
-    model += evenly(dialogues["zh"], madial) + evenly(dialogues["en"], madial)
+    groups = [evenly([a for a in locomo if a.category == number], per_category) for number in LOCOMO_CATEGORIES]
+    groups += [evenly(dialogues["zh"], madial), evenly(dialogues["en"], madial)]
+    # Round-robin over the groups: a run stopped early still covers every category and both languages.
+    model = [group[i] for i in range(max(map(len, groups))) for group in groups if i < len(group)]
     return offline, model
 
 
@@ -228,8 +228,9 @@ def run_config(
     stores: dict[str, tuple[Path, dict[str, str]]],
     embedder: CachedEmbedder,
     model: ChatModel | None,
+    progress: Callable[[list[dict[str, Any]]], None] = lambda rows: None,
 ) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     opened = {name: open_memory(path, embedder, config, model) for name, (path, _) in stores.items()}
     try:
         for ask in tqdm(asks, desc=config.name[:40], leave=False):
@@ -260,6 +261,7 @@ def run_config(
                     "understood": trace.understanding.question[:200] if trace else "",
                 }
             )
+            progress(rows)
     finally:
         for memory in opened.values():
             memory.close()
@@ -394,6 +396,7 @@ def main() -> None:
     parser.add_argument("--rerank", action="store_true", help="model set: also deep with the LLM reranker")
     parser.add_argument("--skip-offline", action="store_true")
     parser.add_argument("--suffix", default="")
+    parser.add_argument("--only", default="", help="model set: configurations by first word, e.g. fast,deep")
     args = parser.parse_args()
     logging.getLogger("memstrata").setLevel(logging.WARNING)
     embedder = CachedEmbedder()
@@ -426,15 +429,23 @@ def main() -> None:
         model = RecordedChat(inner, CACHE_DIR / "deep-model-answers.jsonl")
         out["model_id"] = model.model_id
         configs = [*CONFIGS] + ([RERANK] if args.rerank else [])  # fast first: it is cheap and the baseline
-        results = {}
-        for config in configs:
-            results[config.name] = run_config(config, model_set, stores, embedder, model)
+        if args.only:
+            configs = [c for c in configs if c.name.split(" ")[0] in args.only.split(",")]
+        results: dict[str, list[dict[str, Any]]] = {}
+
+        def report(name: str, rows: list[dict[str, Any]]) -> None:
+            results[name] = rows
             out["model"] = {
-                "questions": len(model_set),
+                "questions": f"{len(model_set)} planned; answered per configuration: "
+                + ", ".join(f"{n} {len(r)}" for n, r in results.items()),
                 "summary": {n: summary(r) for n, r in results.items()},
                 "rows": results,
             }
             write_report(out, stem)
+
+        for config in configs:
+            report(config.name, run_config(config, model_set, stores, embedder, model,
+                                           progress=lambda rows, name=config.name: report(name, rows)))  # fmt: skip
         out["context"]["model set, deep"] = _context_summary(
             context_rows("deep", model_set, stores["locomo"], embedder, model)
         )

@@ -98,3 +98,13 @@ def test_evaluator_verdict_from_the_model_and_its_checks(server: ScriptedServer)
                              searched=set())  # fmt: skip
     assert verdict.source == "heuristic" and step.fallback is not None and "next query" in step.fallback
     assert not verdict.sufficient and verdict.next_query == "caroline paint"  # nothing covers the question
+
+
+def test_evaluator_echoing_its_instructions_is_refused(server: ScriptedServer) -> None:
+    # What the bundled 1.5B model answered on LoCoMo: the field descriptions of the prompt, copied.
+    echo = {"sufficient": False, "missing": "what is not found yet", "next_query": "a search query for what is missing"}
+    oracle = DeepOracle(server, {"evaluate": echo})
+    understood = heuristic_understanding("What did Caroline paint?", NOW)
+    verdict, step = evaluate(understood, [], oracle.chat(), round_number=1, max_tokens=200, best_by_query={},
+                             searched=set())  # fmt: skip
+    assert verdict.source == "heuristic" and step.fallback is not None and "repeats the instructions" in step.fallback

@@ -59,7 +59,15 @@ def evaluator_messages(understanding: Understanding, hits: Sequence[SearchHit]) 
     return [ChatMessage("system", _SYSTEM[language]), ChatMessage("user", prompt)]
 
 
+def _echoes_instructions(text: str) -> bool:
+    """Small models fill fields with the prompt's own descriptions ("a search query for what is missing")."""
+    said = text.strip().lower().rstrip(".。")
+    return len(said) >= 6 and any(said in prompt.lower() for prompt in _ASK.values())
+
+
 def check_verdict(reply: VerdictReply, understanding: Understanding) -> VerdictReply:
+    if _echoes_instructions(reply.next_query) or _echoes_instructions(reply.missing):
+        raise ValueError("the verdict repeats the instructions instead of judging the memories")
     if reply.sufficient:
         return reply
     next_query = reply.next_query.strip()
