@@ -28,7 +28,7 @@ WEIGHTS: dict[Origin, float] = {
     "question": 1.0,
     "sub_question": 1.0,
     "evaluator": 1.0,
-    "keywords": 0.9,
+    "keywords": 0.6,  # the offline evaluator's probe (an entity or content words alone): measured to pull noise
     "multi_query": 0.9,
     "hyde": 0.85,
     "step_back": 0.6,

@@ -134,7 +134,8 @@ def deep_search(query: SearchQuery, deps: DeepDeps, *, max_rounds: int) -> DeepR
         if not verdict.next_query or verdict.next_query.strip() in run.pool.searched:
             stopped = "no_new_evidence"
             break
-        planned, before = [(verdict.next_query, "evaluator")], set(ids)
+        probe: Origin = "evaluator" if verdict.source == "model" else "keywords"
+        planned, before = [(verdict.next_query, probe)], set(ids)
     hits = run.pool.ranked(deps.minimum)
     if deps.reranker is not None:
         hits, step = rerank_hits(hits, understanding.question, deps.reranker, top_n=deps.rerank.top_n,
