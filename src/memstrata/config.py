@@ -282,6 +282,49 @@ class ProcessSettings(Section):
         return self.weights.get(task_type) or self.weights.get("*") or RecallWeights()
 
 
+class DeepSettings(Section):
+    """Deep retrieval (``search(..., mode="deep")``, ``context(..., mode="deep")``): the query is understood
+    (the real question, time, entities, sub-questions), expanded, searched once per expansion, fused, and judged
+    by an evaluator that may send the search back with a sharper query. Every step uses the configured chat
+    model when there is one and falls back to offline heuristics when there is none or it fails (the trace says
+    which ran). Costs and recall per step: bench/results/*-deep.md."""
+
+    understand: bool = Field(default=True, description="ask the model for the real question, entities, sub-questions")
+    multi_query: bool = Field(default=True, description="search paraphrases of the question too (multi-query)")
+    paraphrases: int = Field(default=2, ge=1, le=5, description="how many paraphrases multi-query asks for")
+    hyde: bool = Field(default=True, description="search a hypothetical memory that would answer it (HyDE)")
+    step_back: bool = Field(default=False, description="search the more general question too (step-back)")
+    evaluate: bool = Field(default=True, description="let an evaluator judge the hits and ask for another round")
+    chat_rounds: int = Field(default=3, ge=1, le=10, description="most retrieval rounds for a chat caller")
+    agent_rounds: int = Field(default=5, ge=1, le=10, description="most retrieval rounds for an agent caller")
+    candidates: int = Field(default=30, ge=5, le=500, description="hits kept per expansion before fusion")
+    evaluator_hits: int = Field(default=8, ge=1, le=30, description="best hits the evaluator reads each round")
+    max_tokens: int = Field(default=200, ge=32, le=4096, description="longest answer asked of the model per step")
+
+
+class RerankSettings(Section):
+    """An optional reranker for deep mode (never in fast mode): ``llm`` asks the configured chat model,
+    ``http`` calls an OpenAI-compatible ``/rerank`` endpoint (vLLM, Jina, Cohere style)."""
+
+    provider: Literal["off", "llm", "http"] = "off"
+    style: Literal["listwise", "pointwise"] = Field(
+        default="listwise", description="llm: one call ordering the candidates, or one yes/no call per candidate"
+    )
+    top_n: int = Field(default=8, ge=2, le=100, description="best fused candidates the reranker reorders")
+    weight: float = Field(default=0.5, ge=0, le=1, description="share of a candidate's score the reranker decides")
+    base_url: str | None = Field(default=None, description="http: the server, e.g. http://localhost:8000/v1")
+    model: str | None = Field(default=None, description="http: the reranking model the server serves")
+    api_key: str | None = None
+    api_key_env: str | None = Field(default=None, description="http: environment variable holding the API key")
+    timeout_s: float = Field(default=30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _http_needs_server(self) -> RerankSettings:
+        if self.provider == "http" and not (self.base_url and self.model):
+            raise ValueError("rerank.provider = 'http' needs rerank.base_url and rerank.model")
+        return self
+
+
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,63}$")
 
 
@@ -393,6 +436,8 @@ class Settings(BaseSettings):
     write: WriteSettings = Field(default_factory=WriteSettings)
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
     graph: GraphSettings = Field(default_factory=GraphSettings)
+    deep: DeepSettings = Field(default_factory=DeepSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
     vault: VaultSettings = Field(default_factory=VaultSettings)
     process: ProcessSettings = Field(default_factory=ProcessSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)

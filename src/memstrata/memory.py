@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import Any, Self, Unpack
 
 from memstrata.config import Settings, load_settings
+from memstrata.deep.context_model import Audience, MemoryContext, Mode
+from memstrata.deep.search import DeepResult
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.export import ImportReport
 from memstrata.facade import ids
 from memstrata.facade.admin import AdminAPI, ErasureReport
+from memstrata.facade.context import build_context, checked_audience, checked_mode, deep_result, search_in_mode
 from memstrata.facade.core import Clock, MemoryCore
 from memstrata.facade.ids import IdKind
 from memstrata.facade.jobs import JobsAPI
@@ -363,6 +366,7 @@ class Memory:
         understand_time: bool = True,
         graph: bool = True,
         record_access: bool = False,
+        mode: Mode = "fast",
         **scope: Unpack[ScopeArgs],
     ) -> list[SearchHit]:
         """Hybrid search: exact key lookup, then keyword + dense (+ time range, + graph) candidates fused,
@@ -372,7 +376,83 @@ class Memory:
         included if they held at that moment); ``known_at`` from what the store held then (record time).
         ``include_archived`` also searches cold storage. Search writes nothing; ``record_access=True`` counts
         the hits as used (buffered, off the read path) — prefer ``mark_used`` for what an answer relied on.
+        ``mode="deep"`` understands, expands and re-searches the query with the configured model (offline
+        heuristics without one); ``deep_search`` returns the same hits with the trace of how they were found.
         """
+        search_query = self._search_query(query, scope, limit=limit, filters=filters, threshold=threshold,
+                                          as_of=as_of, known_at=known_at, include_archived=include_archived,
+                                          lifecycle=lifecycle, understand_time=understand_time,
+                                          graph=graph)  # fmt: skip
+        hits, _ = search_in_mode(self._core, search_query, checked_mode(mode), "chat")
+        if record_access:
+            self._core.access.record_later(search_query.scope, [hit.id for hit in hits])
+        return hits
+
+    def deep_search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: Filters | Mapping[str, Any] | None = None,
+        threshold: float | None = None,
+        audience: Audience = "chat",
+        **scope: Unpack[ScopeArgs],
+    ) -> DeepResult:
+        """Deep search with its trace: the understood question, every query searched, the evaluator's verdicts,
+        why it stopped, model calls, tokens and seconds. ``audience="agent"`` allows more rounds
+        (``deep.agent_rounds``, default 5) than a chat caller (``deep.chat_rounds``, default 3)."""
+        search_query = self._search_query(query, scope, limit=limit, filters=filters, threshold=threshold)
+        return deep_result(self._core, search_query, checked_audience(audience))
+
+    def context(
+        self,
+        query: str,
+        *,
+        budget_tokens: int = 2000,
+        mode: Mode = "fast",
+        limit: int = 10,
+        filters: Filters | Mapping[str, Any] | None = None,
+        audience: Audience = "chat",
+        **scope: Unpack[ScopeArgs],
+    ) -> MemoryContext:
+        """What an agent should read for ``query``, within ``budget_tokens``: the rules layer (verbatim, first),
+        key facts (every one whose key the query names), the ``limit`` most relevant memories with their source
+        turns and dates, then the session's recent turns when ``session_id`` is given; deduplicated, shortened
+        to fit, each memory cited by id. Long-term memories come from the scope without its session; the
+        memories included count as used."""
+        resolved = self._binding.scope(scope)
+        check_count(budget_tokens, "budget_tokens", 64, 1_000_000)
+        long_term = (
+            self._binding.scope({**scope, "session_id": None}) if resolved.user_id or resolved.agent_id else resolved
+        )
+        search_query = self._search_query(
+            query, {**scope, "session_id": long_term.session_id}, limit=limit, filters=filters, threshold=None
+        )
+        try:
+            rules = self.vault.rules(resolved.agent_id)
+            rules_text, rules_files = rules.text, tuple(f.path for f in rules.files)
+        except NotFoundError:  # the vault (and its rules) belongs to another tenant
+            rules_text, rules_files = "", ()
+        return build_context(self._core, search_query, session=resolved if resolved.session_id else None,
+                             rules=rules_text, rules_files=rules_files,
+                             budget_tokens=budget_tokens, mode=checked_mode(mode),
+                             audience=checked_audience(audience))  # fmt: skip
+
+    def _search_query(
+        self,
+        query: str,
+        scope: ScopeArgs,
+        *,
+        limit: int,
+        filters: Filters | Mapping[str, Any] | None,
+        threshold: float | None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        include_archived: bool = False,
+        lifecycle: bool = True,
+        understand_time: bool = True,
+        graph: bool = True,
+    ) -> SearchQuery:
         resolved = self._binding.scope(scope)
         text = clean_text(query, field="query", max_chars=self._core.settings.limits.max_text_chars)
         parsed_filters = checked_filters(filters)
@@ -385,17 +465,13 @@ class Memory:
         parsed_filters = parsed_filters.model_copy(
             update={"status": tuple(sorted(statuses)), "valid_at": as_of, "known_at": known_at}
         )
-        search_query = parse_model(
+        return parse_model(
             SearchQuery,
             {"scope": resolved, "text": text, "limit": limit, "threshold": threshold, "filters": parsed_filters,
              "now": as_of or known_at or self._core.clock(), "lifecycle": lifecycle,
              "understand_time": understand_time, "graph": graph},
             what="search",
         )  # fmt: skip
-        hits = self._core.search(search_query)
-        if record_access:
-            self._core.access.record_later(resolved, [hit.id for hit in hits])
-        return hits
 
     def get(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
         resolved = self._binding.scope(scope)

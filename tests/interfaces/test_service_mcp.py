@@ -25,6 +25,7 @@ TOOLS = {
     "task_start", "task_record_step", "task_update_step", "task_resolve_hypothesis", "task_finish", "task_recall",
     "task_check_plan", "task_strategies", "task_show",
     "search_knowledge", "knowledge_around", "knowledge_collections", "ingest_document",
+    "memory_context", "deep_search_memory",
 }  # fmt: skip
 
 

@@ -166,6 +166,11 @@ class SearchRequest(ScopedBody):
     as_of: TimeIn | None = Field(default=None, description="valid time: what was true then")
     known_at: TimeIn | None = Field(default=None, description="record time: what the store held then")
     include_archived: Flag = Field(default=False, description="also search archived memories")
+    mode: Literal["fast", "deep"] = Field(
+        default="fast",
+        description="deep: the query is understood, expanded and re-searched with the configured model "
+        "(offline heuristics without one); slower, see /v1/memories/search/deep for its trace",
+    )
 
 
 MemoryIdText = Annotated[str, Field(min_length=1, max_length=256, pattern=TEXT_PATTERN)]

@@ -132,6 +132,7 @@ def search_memories(body: SearchRequest, call: CallerDep) -> list[SearchHit]:
         as_of=body.as_of,
         known_at=body.known_at,
         include_archived=body.include_archived,
+        mode=body.mode,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -89,6 +89,9 @@ def add(
         raise failure
 
 
+Mode = Literal["fast", "deep"]
+
+
 @app.command()
 def search(
     ctx: typer.Context,
@@ -102,17 +105,50 @@ def search(
         float | None, typer.Option(help="minimum relevance 0..1 (default search.min_relevance)")
     ] = None,
     filters: Annotated[str | None, typer.Option(help='JSON filters, e.g. \'{"metadata": {"topic": "x"}}\'')] = None,
+    mode: Annotated[Mode, typer.Option(help="deep: understand, expand and re-search with the model (slower)")] = "fast",
 ) -> None:
-    """Hybrid keyword + vector search within a scope."""
+    """Hybrid keyword + vector search within a scope (--mode deep: with query understanding and expansion)."""
     state = cli_state(ctx)
     parsed = parse_json_option(filters, "filters") or {}
     if kind:
         parsed["kind"] = kind
         check_kinds(state.memory(), kind, scope_args(user, agent, session))
-    hits = state.memory().search(
-        query, **scope_args(user, agent, session), limit=limit, filters=parsed, threshold=threshold
-    )
-    print_json(hits) if state.json else console.print(hits_table(hits, query))
+    scope = scope_args(user, agent, session)
+    if mode == "deep":
+        result = state.memory().deep_search(query, **scope, limit=limit, filters=parsed, threshold=threshold)
+        hits, trace = result.hits, result.trace
+    else:
+        hits, trace = state.memory().search(query, **scope, limit=limit, filters=parsed, threshold=threshold), None
+    if state.json:
+        print_json(hits)
+        return
+    console.print(hits_table(hits, query))
+    if trace is not None:
+        tokens = trace.prompt_tokens + trace.completion_tokens
+        console.print(f"deep: {trace.understanding.question!r}, {len(trace.rounds)} round(s), stopped: "
+                      f"{trace.stopped}, {trace.model_calls} model call(s), {tokens} tokens, {trace.seconds:.1f} s",
+                      highlight=False)  # fmt: skip
+
+
+@app.command()
+def context(
+    ctx: typer.Context,
+    query: str,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    budget: Annotated[int, typer.Option("--budget", help="most tokens of text")] = 2000,
+    mode: Annotated[Mode, typer.Option(help="how the relevant memories are found")] = "fast",
+) -> None:
+    """What an agent should read for QUERY: rules, key facts, relevant memories with sources, session turns."""
+    state = cli_state(ctx)
+    built = state.memory().context(query, **scope_args(user, agent, session), budget_tokens=budget, mode=mode)
+    if state.json:
+        print_json(built)
+        return
+    console.print(built.text, highlight=False, markup=False)
+    console.print(f"[dim]{built.tokens}/{built.budget_tokens} tokens, {len(built.citations)} memories cited, "
+                  f"{built.left_out} left out, {built.seconds:.2f} s[/dim]")  # fmt: skip
 
 
 @app.command("list")

@@ -8,7 +8,7 @@ over stdio it is the local process's own, fixed at start-up.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
@@ -25,6 +25,7 @@ from memstrata.mcp_server.common import (
     reported,
     writes,
 )
+from memstrata.mcp_server.context_tools import register_context_tools
 from memstrata.mcp_server.graph_tools import register_graph_tools
 from memstrata.mcp_server.knowledge_tools import register_knowledge_tools
 from memstrata.mcp_server.lifecycle_tools import register_lifecycle_tools
@@ -102,11 +103,14 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
         session_id: SessionId = None,
         limit: Annotated[int, Field(ge=1, le=100, description="how many hits")] = 10,
         kinds: Annotated[list[str] | None, Field(description="only these kinds, e.g. ['preference']")] = None,
+        mode: Annotated[
+            Literal["fast", "deep"], Field(description="deep: understand and expand the query with the model (slower)")
+        ] = "fast",
     ) -> list[SearchHit]:
         """Find memories relevant to a query (keyword + semantic). Best hits first, with scores."""
         view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
         filters = Filters(kind=tuple(kinds)) if kinds else None
-        return view.search(query, **scope, limit=limit, filters=filters)
+        return view.search(query, **scope, limit=limit, filters=filters, mode=mode)
 
     @server.tool(annotations=READ_ONLY)
     @reported
@@ -182,6 +186,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
     register_graph_tools(server, callers)
     register_task_tools(server, callers)
     register_knowledge_tools(server, callers)
+    register_context_tools(server, callers)
     return server
 
 

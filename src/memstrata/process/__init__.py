@@ -4,8 +4,8 @@ Long exploratory tasks (debugging, data analysis, research) repeat actions alrea
 the agent remembers how it worked. Process memory keeps that in the same store, scopes and interfaces as
 every other memory.
 
-**Model** (``memstrata.records.process``). A task (goal, context, constraints, type, status, outcome) has steps in a tree: a
-step's parent is the step it followed from. A step records its action type (search, query, run, read,
+**Model** (``memstrata.records.process``). A task (goal, context, constraints, type, status, outcome) has
+steps in a tree: a step's parent is the step it followed from. A step records its action type (search, query, run, read,
 hypothesize, summarize, ask_human, or any lowercase identifier), input, output, reasoning, the hypothesis
 it tests, timestamps and cost (seconds, tokens), and utility tags: ``dead_end``, ``confidence``,
 ``generalisable`` and free ``tags``. Hypotheses are open, supported or refuted, with the steps that are

@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from memstrata.api import (
     console_routes,
+    context_routes,
     docs,
     graph_routes,
     knowledge_routes,
@@ -104,7 +105,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     problems.install(app)
     docs.install(app)
     routers = (routes.router, lifecycle_routes.router, graph_routes.router, vault_routes.router,
-               task_routes.router, console_routes.router, knowledge_routes.router)  # fmt: skip
+               task_routes.router, console_routes.router, knowledge_routes.router, context_routes.router)  # fmt: skip
     for router in routers:
         app.include_router(router, dependencies=[Depends(reject_unknown_query)])
     install_console(app)  # the web console at / (static assets under /console)

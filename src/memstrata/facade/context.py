@@ -1,0 +1,238 @@
+"""The read calls that can go deep: ``search(mode=...)``, ``deep_search`` and ``context``.
+
+Fast mode is the one search path (``MemoryCore.search``) untouched. Deep mode (memstrata.deep) drives that
+same path once per query it plans, with the configured chat model (or its offline heuristics) and the
+configured reranker. ``context`` gathers what an agent should read and packs it under a token budget
+(deep/assemble.py): the rules layer, key facts (the ones whose key the query names always), the relevant
+memories with their source turns and dates, and the session's recent turns, each cited by memory id.
+Memories it includes count as used (the access log, batched off the read path).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memstrata.deep.assemble import Piece, ladder, pack
+from memstrata.deep.context_model import Audience, ContextMemory, ContextTurn, MemoryContext, Mode
+from memstrata.deep.search import DeepDeps, DeepResult, deep_search
+from memstrata.deep.trace import DeepTrace
+from memstrata.errors import InvalidInputError
+from memstrata.facade.core import MemoryCore
+from memstrata.indexing import normalised
+from memstrata.lexical import has_han
+from memstrata.providers.rerank_factory import build_reranker
+from memstrata.query import Filters, ListQuery, SearchQuery, looks_like_key
+from memstrata.read.evidence import match_form
+from memstrata.read.expand import best_source_turns, source_turns
+from memstrata.read.pipeline import minimum_relevance
+from memstrata.types import MemoryItem, Scope, SearchHit, StoredMessage
+from memstrata.vault.sentences import cut_to_budget
+
+KEY_SCAN = 2000  # most recent non-episode memories scanned for keyed facts (the store has no "has a key" filter)
+OTHER_FACTS = 20  # key facts the query does not name, at most (budget permitting)
+SESSION_TURNS = 50  # the session's latest turns considered for working memory
+SOURCE_TURNS = 2  # source turns shown under a derived memory, at most
+MEMORY_TOKENS, TURN_TOKENS, BARE_TOKENS = 120, 80, 40
+
+_KEY_WORDS = re.compile(r"[_\-.\s]+")
+_LATIN_WORD = re.compile(r"[^\W_\u3400-\u9fff\uf900-\ufaff]+")
+
+
+def checked_mode(mode: str) -> Mode:
+    if mode not in ("fast", "deep"):
+        raise InvalidInputError(f"mode must be 'fast' or 'deep', not {mode!r}")
+    return "deep" if mode == "deep" else "fast"
+
+
+def checked_audience(audience: str) -> Audience:
+    if audience not in ("chat", "agent"):
+        raise InvalidInputError(f"audience must be 'chat' or 'agent', not {audience!r}")
+    return "agent" if audience == "agent" else "chat"
+
+
+def max_rounds(core: MemoryCore, audience: Audience) -> int:
+    deep = core.settings.deep
+    return deep.agent_rounds if audience == "agent" else deep.chat_rounds
+
+
+def deep_result(core: MemoryCore, query: SearchQuery, audience: Audience) -> DeepResult:
+    deps = DeepDeps(
+        search=core.search,
+        model=core.chat_model,
+        reranker=build_reranker(core.settings.rerank, core.chat_model, os.environ),
+        settings=core.settings.deep,
+        rerank=core.settings.rerank,
+        minimum=minimum_relevance(query, core.read_settings),
+    )
+    return deep_search(query, deps, max_rounds=max_rounds(core, audience))
+
+
+def search_in_mode(core: MemoryCore, query: SearchQuery, mode: Mode, audience: Audience
+                   ) -> tuple[list[SearchHit], DeepTrace | None]:  # fmt: skip
+    if mode == "fast":
+        return core.search(query), None
+    result = deep_result(core, query, audience)
+    return result.hits, result.trace
+
+
+# --- key facts ---------------------------------------------------------------------------------------
+def _has_words(query: str, part: str) -> bool:
+    words = [word for word in _KEY_WORDS.split(part.lower()) if word]
+    if not words or len("".join(words)) < 2:
+        return False
+    latin = _LATIN_WORD.findall(query.lower())  # Chinese text runs into Latin words without a space
+    query_forms = {match_form(word) for word in latin}
+    return all(word in query.lower() if has_han(word) else match_form(word) in query_forms for word in words)
+
+
+def names_key(query: str, key: str) -> bool:
+    """A query names a key when it contains the key itself, or the words of its last part (the entity):
+    "which db engine?" names ``project:db:engine``, "我对什么过敏？" names ``用户:健康:过敏``."""
+    return key.lower() in query.lower() or _has_words(query, key.rsplit(":", 1)[-1])
+
+
+def key_facts(core: MemoryCore, scope: Scope, query: str) -> tuple[list[MemoryItem], list[MemoryItem]]:
+    """(key facts the query names, other key facts), each most recently updated first."""
+    store = core.store
+    literal = [store.find_by_key(scope, token) for token in query.split() if looks_like_key(token.strip("?？,.，。"))]
+    filters = Filters(exclude_kind=("episode", "summary"))
+    recent = store.list_memories(ListQuery(scope=scope, filters=filters, limit=KEY_SCAN, order_by="updated_at"))
+    keyed = {item.id: item for item in [*(i for i in literal if i is not None), *recent] if item.key}
+    named = [item for item in keyed.values() if item.key and names_key(query, item.key)]
+    others = [item for item in keyed.values() if item not in named]
+    return named, others
+
+
+# --- pieces -----------------------------------------------------------------------------------------
+def _refs(ids: Sequence[str]) -> dict[str, str]:
+    """The shortest prefix (at least 8 characters) telling each id apart from the others."""
+    refs = {}
+    for memory_id in ids:
+        size = 8
+        while size < len(memory_id) and any(o != memory_id and o.startswith(memory_id[:size]) for o in ids):
+            size += 4
+        refs[memory_id] = memory_id[:size]
+    return refs
+
+
+def _day(item: MemoryItem) -> str:
+    return (item.event_time or item.created_at).date().isoformat()
+
+
+def _turn_line(turn: StoredMessage) -> str:
+    message = turn.message
+    text = " ".join(message.content.split())
+    return f"  > {message.timestamp.date().isoformat()} {message.name or message.role}: {text}"
+
+
+@dataclass
+class _Gathered:
+    facts: list[tuple[MemoryItem, bool, float]]  # item, named by the query, relevance
+    memories: list[tuple[SearchHit, list[StoredMessage]]]
+    session: list[StoredMessage]
+
+
+def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, hits: list[SearchHit]) -> _Gathered:
+    named, others = key_facts(core, scope, query)
+    relevance = {hit.id: hit.breakdown.relevance for hit in hits}
+    ranked_others = sorted(others, key=lambda item: (-relevance.get(item.id, 0.0), item.updated_at.timestamp() * -1))
+    facts = [(item, True, relevance.get(item.id, 1.0)) for item in named]
+    facts += [(item, False, relevance.get(item.id, 0.0)) for item in ranked_others[:OTHER_FACTS]]
+    turns = core.store.messages(session, limit=SESSION_TURNS, latest=True) if session is not None else []
+    shown = {turn.message.id for turn in turns}
+    seen_ids = {item.id for item, _, _ in facts}
+    seen_texts = {normalised(item.text) for item, _, _ in facts}
+    memories = []
+    for hit in hits:
+        item = hit.memory
+        if item.id in seen_ids or normalised(item.text) in seen_texts:
+            continue
+        own = item.kind == "episode"
+        if own and set(item.provenance.message_ids) & shown:
+            continue  # the session block shows this turn already
+        sources = [] if own else source_turns(core.store, scope, item)
+        best = [turn for turn in best_source_turns(sources, query, len(sources)) if turn.message.id not in shown]
+        shown |= {turn.message.id for turn in best[:SOURCE_TURNS]} | set(item.provenance.message_ids if own else ())
+        seen_ids.add(item.id)
+        seen_texts.add(normalised(item.text))
+        memories.append((hit, best[:SOURCE_TURNS]))
+    return _Gathered(facts, memories, turns)
+
+
+def _pieces(gathered: _Gathered, refs: dict[str, str]) -> list[Piece]:
+    pieces = []
+    for order, (item, named, _) in enumerate(gathered.facts):
+        head = f"- [{refs[item.id]}] {item.key}: "
+        pieces.append(Piece("facts", ladder(head, item.text, (), rich=MEMORY_TOKENS, bare=BARE_TOKENS), order,
+                            required=named, memory_id=item.id))  # fmt: skip
+    for order, (hit, turns) in enumerate(gathered.memories):
+        item = hit.memory
+        speaker = item.metadata.get("speaker") if item.kind == "episode" else None
+        who = f"{speaker}: " if isinstance(speaker, str) and speaker else ""
+        head = f"- [{refs[item.id]}] {_day(item)} {who}"
+        extras = [cut_to_budget(_turn_line(turn), TURN_TOKENS) for turn in turns]
+        before = item.metadata.get("preceding_turns") if item.kind == "episode" else None
+        if isinstance(before, str) and before.strip():  # a reply reads as nothing without what it answered
+            extras.insert(0, cut_to_budget("  > before: " + " ".join(before.split()), TURN_TOKENS))
+        rungs = ladder(head, item.text, extras, rich=MEMORY_TOKENS, bare=BARE_TOKENS)
+        pieces.append(Piece("memories", rungs, order, memory_id=item.id))
+    for order, turn in enumerate(gathered.session):
+        message = turn.message
+        head = f"- {message.name or message.role}: "
+        pieces.append(Piece("session", ladder(head, message.content, (), rich=150, bare=BARE_TOKENS), order))
+    return pieces
+
+
+def _context_turn(turn: StoredMessage) -> ContextTurn:
+    message = turn.message
+    return ContextTurn(message_id=message.id, role=message.role, name=message.name, content=message.content,
+                       timestamp=message.timestamp)  # fmt: skip
+
+
+def build_context(
+    core: MemoryCore,
+    query: SearchQuery,
+    *,
+    session: Scope | None,
+    rules: str,
+    rules_files: tuple[str, ...],
+    budget_tokens: int,
+    mode: Mode,
+    audience: Audience,
+) -> MemoryContext:
+    started = time.perf_counter()
+    hits, trace = search_in_mode(core, query, mode, audience)
+    gathered = _gather(core, query.scope, session, query.text, hits)
+    ids = [item.id for item, _, _ in gathered.facts] + [hit.id for hit, _ in gathered.memories]
+    refs = _refs(ids)
+    packed = pack(rules, _pieces(gathered, refs), budget_tokens)
+    facts = {item.id: (item, named, relevance) for item, named, relevance in gathered.facts}
+    memories = {hit.id: (hit, turns) for hit, turns in gathered.memories}
+    kept_facts, kept_memories, kept_session = [], [], []
+    for piece, rung in sorted(packed.kept, key=lambda kept: (kept[0].section != "session", kept[0].order)):
+        if piece.section == "session":
+            kept_session.append(_context_turn(gathered.session[piece.order]))
+        elif piece.section == "facts" and piece.memory_id in facts:
+            item, named, relevance = facts[piece.memory_id]
+            kept_facts.append(ContextMemory(ref=refs[item.id], memory_id=item.id, kind=item.kind, key=item.key,
+                                            date=item.event_time or item.created_at, relevance=relevance,
+                                            named=named))  # fmt: skip
+        elif piece.memory_id in memories:
+            hit, turns = memories[piece.memory_id]
+            shown_turns = max(0, len(turns) - rung)
+            kept_memories.append(ContextMemory(ref=refs[hit.id], memory_id=hit.id, kind=hit.memory.kind,
+                                               key=hit.memory.key, date=hit.memory.event_time or hit.memory.created_at,
+                                               relevance=hit.breakdown.relevance,
+                                               turns=tuple(_context_turn(t) for t in turns[:shown_turns])))  # fmt: skip
+    citations = tuple(m.memory_id for m in [*kept_facts, *kept_memories])
+    core.access.record_later(query.scope, list(citations))  # put in front of an agent: that is use
+    return MemoryContext(
+        query=query.text, mode=mode, text=packed.text, tokens=packed.tokens, budget_tokens=budget_tokens,
+        rules_files=rules_files, facts=tuple(kept_facts), memories=tuple(kept_memories),
+        session=tuple(kept_session), citations=citations,
+        left_out=len(packed.dropped), seconds=round(time.perf_counter() - started, 3), trace=trace,
+    )  # fmt: skip

@@ -1,0 +1,123 @@
+"""memory.context(): rules first and verbatim, key facts (always those the query names), relevant memories with
+their source turns and dates, the session's recent turns; never over the budget; cited; counted as used."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.deep.conftest import MakeDeep
+
+from memstrata import Memory
+from memstrata.deep.context_model import MemoryContext
+from memstrata.errors import InvalidInputError
+from memstrata.lifecycle.session import estimate_tokens
+
+RULES = "# Team rules\nAlways answer in the user's language.\n回答要简洁。\n"
+KEYS = {
+    "project:db:engine": "We use PostgreSQL 16 with pgvector.",
+    "user:health:allergy": "The user is allergic to peanuts.",
+    "用户:饮食:口味": "用户喜欢吃辣，尤其是川菜。",
+    "project:deploy:region": "Production runs in eu-west-1.",
+}
+
+
+def seeded(make_deep: MakeDeep, tmp_path: Path) -> Memory:
+    rules = tmp_path / "AGENTS.md"
+    rules.write_text(RULES, encoding="utf-8")
+    memory = make_deep(None, vault={"rules_files": [str(rules)]})
+    for key, text in KEYS.items():
+        memory.add(text, key=key, kind="fact", user_id="u1")
+    memory.add(
+        [
+            {"role": "user", "content": "I painted a sunset over the lake last weekend, it took me six hours."},
+            {"role": "assistant", "content": "That sounds lovely! What colours did you use?"},
+            {"role": "user", "content": "我周末去杭州爬山了，西湖边的风景特别好。" * 3},
+        ],
+        user_id="u1",
+    )
+    memory.add([f"Note {n}: the team discussed topic number {n} about painting and lakes." for n in range(12)],
+               user_id="u1")  # fmt: skip
+    memory.add([{"role": "user", "content": "Let's plan the release for Friday."},
+                {"role": "assistant", "content": "OK, Friday it is."}], user_id="u1", session_id="s1")  # fmt: skip
+    return memory
+
+
+def check_budget(context: MemoryContext) -> None:
+    assert context.tokens == estimate_tokens(context.text) <= context.budget_tokens
+
+
+def test_context_reads_in_order_and_cites(make_deep: MakeDeep, tmp_path: Path) -> None:
+    memory = seeded(make_deep, tmp_path)
+    context = memory.context("Which db engine do we use, and what did I paint?", user_id="u1", session_id="s1")
+    check_budget(context)
+    text = context.text
+    assert text.startswith("## Rules\n") and RULES.strip() in text  # verbatim, first
+    heads = [text.index(head) for head in ("## Rules", "## Key facts", "## Memories", "## This session")]
+    assert heads == sorted(heads)
+    named = [fact for fact in context.facts if fact.named]
+    assert [fact.key for fact in named] == ["project:db:engine"]
+    assert KEYS["project:db:engine"] in text
+    memories = text.split("## Memories")[1].split("## This session")[0]
+    assert "I painted a sunset" in memories  # the episode itself, or the turn before the reply found
+    assert all(f"[{m.ref}] {m.date.date().isoformat()}" in memories for m in context.memories)  # dated, cited
+    assert "Friday" in text.split("## This session")[1] and context.session
+    assert set(context.citations) == {m.memory_id for m in [*context.facts, *context.memories]}
+    assert len(context.citations) == len(set(context.citations))  # deduplicated
+    memory._core.access.flush()  # the access log is batched off the read path; make it land now
+    assert memory.get(named[0].memory_id, user_id="u1").access_count == 1
+
+
+def test_context_is_scoped(make_deep: MakeDeep, tmp_path: Path) -> None:
+    memory = seeded(make_deep, tmp_path)
+    memory.add("Mallory's db engine is Oracle.", key="project:db:engine", user_id="u2")
+    context = memory.context("which db engine?", user_id="u1", mode="deep")
+    assert "Oracle" not in context.text and context.trace is not None
+
+
+def test_a_budget_too_small_for_rules_is_refused(make_deep: MakeDeep, tmp_path: Path) -> None:
+    memory = seeded(make_deep, tmp_path)
+    (tmp_path / "AGENTS.md").write_text(RULES * 10, encoding="utf-8")  # re-read: it changed
+    with pytest.raises(InvalidInputError, match="raise budget_tokens"):
+        memory.context("anything", user_id="u1", budget_tokens=100)
+    with pytest.raises(InvalidInputError, match="mode"):
+        memory.context("anything", user_id="u1", mode="slow")  # type: ignore[arg-type]
+
+
+QUERIES = ["what is {k}?", "remind me about {k} please", "{k}", "我想问一下{k}是什么？", "{k} and the sunset"]
+NAMES = {  # how a query may name each key: the key itself, or its last part's words
+    "project:db:engine": ["project:db:engine", "db engine"],
+    "user:health:allergy": ["allergy", "user:health:allergy"],
+    "用户:饮食:口味": ["口味"],
+    "project:deploy:region": ["region"],
+}
+
+
+def test_context_never_exceeds_the_budget(make_deep: MakeDeep, tmp_path: Path) -> None:
+    memory = seeded(make_deep, tmp_path)
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(
+        budget=st.integers(min_value=40, max_value=3000),
+        key=st.sampled_from(sorted(KEYS)),
+        form=st.sampled_from(QUERIES),
+        pick=st.integers(min_value=0, max_value=1),
+        session=st.booleans(),
+    )
+    def prop(budget: int, key: str, form: str, pick: int, session: bool) -> None:
+        name = NAMES[key][pick % len(NAMES[key])]
+        query = form.format(k=name)
+        try:
+            context = memory.context(query, user_id="u1", budget_tokens=max(64, budget),
+                                     session_id="s1" if session else None)  # fmt: skip
+        except InvalidInputError as refused:  # only when the rules and the named fact cannot both fit
+            assert "raise budget_tokens" in str(refused)
+            assert budget < 200
+            return
+        check_budget(context)
+        assert KEYS[key] in context.text  # a key fact the query names is always in
+        assert any(fact.key == key and fact.named for fact in context.facts)
+
+    prop()
