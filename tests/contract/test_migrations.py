@@ -38,10 +38,24 @@ def test_reopening_does_not_migrate_twice(tmp_path: Path) -> None:
 # SHA-256 prefixes of every shipped schema migration. A database created by one must keep opening and mean the
 # same: never edit a shipped step, append a new one (and its hash here).
 SHIPPED = {
-    "sqlite": ["5feb9364fc72d5fd", "35608122eabbd220", "53b6d0af67d1951e", "a7acb58016b0c0de",
-               "dc3e89b3aba7ac2e", "f122004d534104fa", "40902910d7e407fb"],
-    "postgres": ["ff437033bab6f3ac", "9e0f875bfc701ae4", "e0d9b0ce8551336e", "2d96997aa0e24bf9",
-                 "a0a91882ab2b8b5d", "aaa41bd858dbd52a", "62e895e51026cdf2"],
+    "sqlite": [
+        "5feb9364fc72d5fd",
+        "35608122eabbd220",
+        "53b6d0af67d1951e",
+        "a7acb58016b0c0de",
+        "dc3e89b3aba7ac2e",
+        "f122004d534104fa",
+        "40902910d7e407fb",
+    ],
+    "postgres": [
+        "ff437033bab6f3ac",
+        "9e0f875bfc701ae4",
+        "e0d9b0ce8551336e",
+        "2d96997aa0e24bf9",
+        "a0a91882ab2b8b5d",
+        "aaa41bd858dbd52a",
+        "62e895e51026cdf2",
+    ],
 }
 
 

@@ -50,5 +50,8 @@ def test_must_hold_cases_with_the_local_model(
     companies = [e for e in memory.graph.entities(user_id="u1") if "字节" in e.name or "字节" in e.aliases]
     assert len(companies) == 1 and companies[0].name == "字节跳动" and "字节" in companies[0].aliases
     homes = memory.graph.relation_history("我", "lives_in", user_id="u1")
-    assert [(edge.target, edge.record.current) for edge in homes] == [("北京", False), ("北京市朝阳区", True)]
+    # One current home, the newer one; the old one closed, not deleted (the model may also name the district
+    # alone as a home on the way: that edge must be closed too).
+    assert [edge.target for edge in homes if edge.record.current] == ["北京市朝阳区"], homes
+    assert homes[0].target == "北京" and not homes[0].record.current
     memory.close()

@@ -63,6 +63,9 @@ _ZH_OWNER = re.compile(r"^用户(?:的)?(" + "|".join(k for k in _RELATIONS if n
 _EN_OWNER = re.compile(r"^(?:the )?user's (?:\w+ )?(" + "|".join(k for k in _RELATIONS if k.isascii()) + ")s?\\b", re.I)
 _USER = re.compile(r"^(?:用户|the user\b|user\b|我)", re.I)
 _ASSISTANT = re.compile(r"^(?:助手|the assistant\b|assistant\b)", re.I)
+# A fact that opens with a person's name ("Dana owns the payments API"): the extractor writes facts about the
+# user as "User ..." / "用户...", so a named subject is someone else (the user's relatives may have names, though).
+_NAMED = re.compile(r"^(?!(?:The|This|That|These|Those|It|Its|There|User|Users|Assistant)\b)([A-Z][a-z][\w'-]*)\b")
 
 
 # "用户的妹妹叫林小雨" / "User's sister is named Lin" is the user's own relationship, not a fact about the sister.
@@ -70,7 +73,8 @@ _NAMING = re.compile(r"^\s*(?:叫|名叫|名字(?:是|叫)|的名字|is (?:named
 
 
 def subject_of(text: str) -> str:
-    """'user', 'assistant', 'rel:<relation>' for a relative of the user, or 'other' (a named third party)."""
+    """'user', 'assistant', 'rel:<relation>' for a relative of the user, 'name:<Name>' for a person named at the
+    start, or 'other' (no subject recognised)."""
     text = text.strip()
     owner = _ZH_OWNER.match(text) or _EN_OWNER.match(text)
     if owner:
@@ -81,13 +85,17 @@ def subject_of(text: str) -> str:
         return "user"
     if _ASSISTANT.match(text):
         return "assistant"
-    return "other"
+    named = _NAMED.match(text)
+    return f"name:{named.group(1)}" if named else "other"
 
 
 def different_people(a: str, b: str) -> bool:
-    """True when the texts are surely about different people; 'other' (a bare name) could be anyone."""
+    """True when the texts are surely about different people. 'other' (no subject found) could be anyone; a named
+    person is not the user, but could be a relative the user mentions by relation elsewhere."""
     first, second = subject_of(a), subject_of(b)
     if "other" in (first, second):
+        return False
+    if any(s.startswith("name:") for s in (first, second)) and any(s.startswith("rel:") for s in (first, second)):
         return False
     return first != second
 

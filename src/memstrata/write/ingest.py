@@ -115,7 +115,9 @@ def parse_input(
             elif isinstance(entry, Mapping) and "text" in entry and "role" not in entry:
                 parsed.items.append(parse_text_item(entry, position=position, max_chars=max_chars))
             else:
-                parsed.messages.append(parse_message(entry, max_chars=max_chars, position=position, now=now))
+                # Untimed turns of one call were said in the order given: a millisecond apart, the last one now.
+                said = None if now is None else now - timedelta(milliseconds=len(data) - 1 - position)
+                parsed.messages.append(parse_message(entry, max_chars=max_chars, position=position, now=said))
                 parsed.message_positions.append(position)
         except InvalidInputError as exc:
             if on_error == "raise":
