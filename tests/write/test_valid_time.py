@@ -101,3 +101,34 @@ def test_graph_edges_take_valid_time_from_the_turns(
     assert edges["Beijing"].valid_from == datetime(2023, 3, 1, 9, 0, tzinfo=UTC)
     assert edges["Shanghai"].valid_from == datetime(2023, 8, 1, tzinfo=UTC)  # the clause says "last month"
     assert edges["Beijing"].valid_to == edges["Shanghai"].valid_from
+
+
+def test_a_change_from_an_imported_turn_is_valid_from_that_turn(
+    store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer
+) -> None:
+    """No time words in the turn: the new version starts when its turn was said, not when the import ran."""
+    facts = {"I work at Baidu.": "User works at Baidu", "I quit Baidu and joined a startup.": "User works at a startup"}
+
+    def model(request: dict[str, Any]) -> Reply:
+        prompt = request["messages"][-1]["content"]
+        if re.match(r"^OLD: (.*)\nNEW: (.*)$", prompt):
+            return completion({"answer": "conflict"})
+        said = re.findall(r"^\[(\d+)\] user: (.*)$", prompt, re.M)
+        return completion({"facts": [{"turn": int(n), "text": facts[text]} for n, text in said]})
+
+    server.answer_with(model)
+    chat = scripted_chat(server)
+    settings = load_settings({"store": {"path": store.location}, "write": {"background": False}})
+    memory = Memory(store, embedder, settings=settings, clock=ManualClock(IMPORTED_AT),
+                    extractor=LLMExtractor(chat), reconciler=LLMReconciler(chat))  # fmt: skip
+    joined = datetime(2023, 10, 1, 9, 0, tzinfo=UTC)
+    for (text, when) in (("I work at Baidu.", datetime(2023, 3, 1, 9, 0, tzinfo=UTC)),
+                         ("I quit Baidu and joined a startup.", joined)):  # fmt: skip
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    stored = {m.text: m for m in memory.get_all(user_id="u1", filters={"exclude_kind": ["episode"],
+                                                                           "status": list(MemoryStatus)})}  # fmt: skip
+    startup, baidu = stored["User works at a startup"], stored["User works at Baidu"]
+    assert startup.status == MemoryStatus.ACTIVE and startup.valid_from == joined
+    assert baidu.status == MemoryStatus.SUPERSEDED and baidu.valid_to == joined
+    in_2024 = _texts(memory, "Where does the user work?", as_of=datetime(2024, 1, 1, tzinfo=UTC))
+    assert "User works at a startup" in in_2024 and "User works at Baidu" not in in_2024

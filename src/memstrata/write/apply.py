@@ -17,7 +17,7 @@ stopped holding it as current) is the processing time. So ``as_of`` over an impo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memstrata.records.history import history_event
@@ -140,8 +140,10 @@ class Planner:
             self._older_version(fact, max(live or decision.targets, key=lambda t: t.valid_from), decision.rejected)
             return
         sources = tuple(dict.fromkeys([*fact.message_ids, *(m for t in replaced for m in t.provenance.message_ids)]))
-        merged = NewFact(fact.text, fact.kind, max([fact.confidence, *(t.confidence for t in replaced)]), sources,
-                         fact.key, fact.event_time, fact.said_at)  # fmt: skip
+        # Every other field (event time, its end, when it was said) stays the fact's own.
+        merged = replace(
+            fact, confidence=max([fact.confidence, *(t.confidence for t in replaced)]), message_ids=sources
+        )
         item = self._memory_for(merged, {"supersedes": replaced[0].id})
         self.inserts[item.id] = item
         for target in replaced:
