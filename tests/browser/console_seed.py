@@ -7,7 +7,6 @@ graph patterns, the job queue.
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,7 +20,7 @@ from memstrata.vault import Vault
 from support.scripted_llm import Reply, completion
 
 FAILING_TURN = "我周末一般去西湖边跑步，偶尔也去爬山。"
-PENDING_FACT = "王总喜欢红酒"
+PENDING_FACT = "王总好像喜欢红酒"  # hedged: the engine gives it confidence 0.6, under the seed's review gate
 DOUBTFUL_FACT = "用户可能养了一只猫"
 CHINESE_FACT = "我对花生过敏"
 OTHER_TENANT_SECRET = "bob 的银行卡密码提示是蓝色海豚"
@@ -29,24 +28,22 @@ KEYLESS_FACT = "Sam keeps the spare key under the blue pot"
 OTHER_TENANT_TEXTS = (OTHER_TENANT_SECRET, "我对海鲜过敏")  # tenant "other", user alice too
 
 
-def _fact(text: str, kind: str = "fact", confidence: float = 0.9) -> dict[str, Any]:
-    return {"text": text, "kind": kind, "confidence": confidence, "sources": [1]}
+def _fact(text: str) -> dict[str, Any]:
+    return {"turn": 1, "text": text}
 
 
 @dataclass
 class ScriptedBrain:
-    """Answers every chat request from the prompt: facts for known turns, ADD for reconciliation, and garbage
-    for the failing turn until ``fail`` is switched off (then the retried job succeeds)."""
+    """Answers every chat request from the prompt: facts for known turns, "compatible" for the judge's pair
+    questions, and garbage for the failing turn until ``fail`` is switched off (then the retried job succeeds)."""
 
     fail: bool = True
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, request: dict[str, Any]) -> Reply:
         prompt = request["messages"][-1]["content"]
-        if "EXISTING:" in prompt and "NEW:" in prompt:
-            new = prompt.split("NEW:\n", 1)[1]
-            count = len(re.findall(r"^\d+: ", new, flags=re.M))
-            return completion({"decisions": [{"fact": i, "action": "ADD"} for i in range(count)]})
+        if prompt.startswith("OLD: ") and "\nNEW: " in prompt:
+            return completion({"answer": "compatible"})
         with self.lock:
             failing = self.fail
         if "西湖" in prompt:
@@ -56,8 +53,8 @@ class ScriptedBrain:
         if "红酒" in prompt:
             facts = [
                 _fact("用户在字节跳动做后端"),
-                _fact(PENDING_FACT, "preference", 0.3),
-                _fact(DOUBTFUL_FACT, "fact", 0.4),
+                _fact(PENDING_FACT),
+                _fact(DOUBTFUL_FACT),
             ]
             return completion({"facts": facts})
         if "上海" in prompt:
@@ -80,6 +77,7 @@ def settings_for(directory: Path, llm_url: str) -> dict[str, Any]:
         "store": {"path": str(directory / "memstrata.db")},
         "llm": {"base_url": llm_url, "model": "scripted", "timeout_s": 5, "max_attempts": 1},
         "write": {"trigger": "every_turn"},
+        "lifecycle": {"pending_below": 0.7},  # hedged extractions ("好像", "可能": 0.6) wait for review
         "server": {"keys_path": str(directory / "keys.db")},
         # The bundled example vault, indexed for tenant acme (its keys may read it; other tenants get 404).
         "vault": {"path": str(directory / "vault"), "tenant_id": "acme", "watch": False},
@@ -112,8 +110,8 @@ def seed(directory: Path, llm_url: str) -> Seeded:
         acme = memory.for_tenant("acme")
         added = acme.add([CHINESE_FACT, "我喜欢喝乌龙茶", "I play tennis on Sundays"], user_id="alice")
         acme.add("The project database is PostgreSQL", user_id="alice", key="project:db:engine")
-        acme.add(_turn("我在字节跳动做后端，住在北京。王总喜欢红酒。", 1), user_id="alice", session_id="s-2025-03-01",
-                 infer=True, wait=True)  # fmt: skip
+        said = _turn("我在字节跳动做后端，住在北京。王总好像喜欢红酒。", 1)
+        acme.add(said, user_id="alice", session_id="s-2025-03-01", infer=True, wait=True)
         acme.add(_turn("我搬到上海了。", 20), user_id="alice", session_id="s-2025-03-20", infer=True, wait=True)
         try:
             acme.add(_turn(FAILING_TURN, 22), user_id="alice", session_id="s-2025-03-22", infer=True, wait=True)
