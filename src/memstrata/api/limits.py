@@ -26,17 +26,14 @@ class BodySizeLimit:
             await self.app(scope, receive, send)
             return
         limit = self.larger.get(scope["path"], self.max_bytes) if scope["method"] == "POST" else self.max_bytes
-        if limit != self.max_bytes:
-            await BodySizeLimit(self.app, limit)(scope, receive, send)
-            return
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None:
             if not declared.isdigit():
                 response = problem_response(400, "Content-Length must be a whole number of bytes", "bad_length")
                 await response(scope, receive, send)
                 return
-            if int(declared) > self.max_bytes:
-                await self._too_large(scope, receive, send)
+            if int(declared) > limit:
+                await self._too_large(limit, scope, receive, send)
                 return
 
         received = 0
@@ -47,8 +44,8 @@ class BodySizeLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise RequestTooLarge(self.max_bytes)
+                if received > limit:
+                    raise RequestTooLarge(limit)
             return message
 
         async def tracked_send(message: Message) -> None:
@@ -61,9 +58,9 @@ class BodySizeLimit:
         except RequestTooLarge:
             if started:  # too late for a clean answer; let the server drop the connection
                 raise
-            await self._too_large(scope, receive, send)
+            await self._too_large(limit, scope, receive, send)
 
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
-        exc = RequestTooLarge(self.max_bytes)
+    async def _too_large(self, limit: int, scope: Scope, receive: Receive, send: Send) -> None:
+        exc = RequestTooLarge(limit)
         response = problem_response(413, str(exc.detail), "too_large", instance=scope.get("path"))
         await response(scope, receive, send)
