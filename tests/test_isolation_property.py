@@ -55,7 +55,7 @@ def _apply(root: Memory, owned: dict[str, Scope], action: str, scope: Scope, wor
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(operations=OPERATIONS, reader=SCOPES, query=WORDS)
-@example(  # found in a clean-clone run: an update of a memory deleted earlier in the same scope is a conflict, not a leak
+@example(  # found in a clean-clone run: updating a memory deleted earlier in the same scope is a conflict
     operations=[(action, Scope(session_id="a"), ["coffee"]) for action in ("add", "delete", "update")],
     reader=Scope(session_id="a"),
     query="coffee",

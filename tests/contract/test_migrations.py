@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from memstrata.storage.sql import ddl
+from memstrata.storage.sql.schema import digest
 from memstrata.storage.sqlite.schema_migrations import LATEST_VERSION, MIGRATIONS
 from memstrata.storage.sqlite.store import SQLiteStore
 
@@ -35,26 +38,27 @@ def test_reopening_does_not_migrate_twice(tmp_path: Path) -> None:
     assert conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(MIGRATIONS)
 
 
-# SHA-256 prefixes of every shipped schema migration. A database created by one must keep opening and mean the
-# same: never edit a shipped step, append a new one (and its hash here).
+# What every shipped step does, pinned: the SHA-256 prefix of its statements without comments and layout
+# (schema.digest). A database created by a step must keep opening and mean the same: never change a shipped
+# step, append a new one (and its pin here). Comments and indentation may change; a column, type or index not.
 SHIPPED = {
     "sqlite": [
-        "5feb9364fc72d5fd",
-        "35608122eabbd220",
-        "53b6d0af67d1951e",
-        "a7acb58016b0c0de",
-        "dc3e89b3aba7ac2e",
-        "f122004d534104fa",
-        "40902910d7e407fb",
+        "4f83287db2c44623",
+        "3eaf1d8f5af83db9",
+        "05454b5f9be1d801",
+        "83e317bbade59795",
+        "4352d023d3882625",
+        "f7a308ef404aabf9",
+        "1ca718c88ead7ebf",
     ],
     "postgres": [
-        "ff437033bab6f3ac",
-        "9e0f875bfc701ae4",
-        "e0d9b0ce8551336e",
-        "2d96997aa0e24bf9",
-        "a0a91882ab2b8b5d",
-        "aaa41bd858dbd52a",
-        "62e895e51026cdf2",
+        "09ced248cd443cc1",
+        "92cb3aee03b504f4",
+        "e3d5892a22b7eae3",
+        "2ecc6b9b01489fb3",
+        "d0767c99c82140d8",
+        "145c9555c0dbad86",
+        "13dc4d17ba7eceb5",
     ],
 }
 
@@ -64,6 +68,20 @@ def test_shipped_migrations_never_change_and_both_backends_have_the_same_steps()
     from memstrata.storage.sqlite import schema_migrations as sqlite
 
     for backend, module in (("sqlite", sqlite), ("postgres", postgres)):
-        digests = [hashlib.sha256(script.encode()).hexdigest()[:16] for _, _, script in module.MIGRATIONS]
+        digests = [digest(script) for _, _, script in module.MIGRATIONS]
         assert digests[: len(SHIPPED[backend])] == SHIPPED[backend], backend
     assert [step[:2] for step in sqlite.MIGRATIONS] == [step[:2] for step in postgres.MIGRATIONS]
+
+
+def test_a_step_pin_sees_a_changed_column_but_not_a_changed_comment() -> None:
+    step = "CREATE TABLE t (\n    a TEXT NOT NULL,  -- why\n    b INTEGER\n);\nCREATE INDEX t_a ON t (a);\n"
+    assert digest(step) == digest(
+        "-- another comment\nCREATE INDEX t_a ON t(a);\nCREATE TABLE t (a TEXT NOT NULL, b INTEGER);"
+    )
+    assert digest(step) != digest(step.replace("b INTEGER", "b TEXT"))
+    assert digest(step) != digest(step.replace("(a);", "(a, b);"))
+
+
+def test_rendering_names_a_missing_word() -> None:
+    with pytest.raises(ValueError, match="blob"):
+        ddl.render({word: "" for word in ddl.WORDS if word != "blob"}, {})

@@ -1,13 +1,17 @@
 """Schema migrations, the bookkeeping both backends share: the numbered steps and the ledger that records them.
 
-Each backend writes the SQL of every step in its own ``schema_migrations.py``; the numbers and names are
-the same on both, so a store copied between backends is at the same version. Append new steps; never edit
-one that has shipped. The caller runs :func:`upgrade` in one transaction under its migration lock, so a
-crash leaves either the old or the new schema, and processes opening a new database at once migrate it once.
+The tables are written once (``storage/sql/ddl.py``) and rendered by each backend's ``schema_migrations.py``
+in its own SQL; the numbers and names are the same on both, so a store copied between backends is at the
+same version. Append new steps; never change what a shipped one does (:func:`digest` pins it).
+
+The caller runs :func:`upgrade` in one transaction under its migration lock, so a crash leaves either the
+old or the new schema, and processes opening a new database at once migrate it once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable, Mapping
 
 from memstrata.errors import StoreError
@@ -31,6 +35,21 @@ def numbered(scripts: Mapping[int, str]) -> list[tuple[int, str, str]]:
     if sorted(scripts) != sorted(STEPS):
         raise ValueError(f"schema migrations {sorted(scripts)} do not match the steps {sorted(STEPS)}")
     return [(number, STEPS[number], scripts[number]) for number in sorted(scripts)]
+
+
+def statements(script: str) -> list[str]:
+    """What a step does, not how it is written: its statements without comments and layout, sorted."""
+    found = []
+    for statement in re.sub(r"--[^\n]*", "", script).split(";"):  # no step holds ";" or "--" inside a literal
+        compact = re.sub(r"\s*([(),])\s*", r"\1", " ".join(statement.split()))
+        if compact:
+            found.append(compact)
+    return sorted(found)
+
+
+def digest(script: str) -> str:
+    """A step's fingerprint: shipped steps must keep theirs, so a database created by one keeps its meaning."""
+    return hashlib.sha256("\n".join(statements(script)).encode()).hexdigest()[:16]
 
 
 def upgrade(d: Dialect, tx: Tx, ledger: str, migrations: list[tuple[int, str, str]],
