@@ -26,7 +26,7 @@ from bench.embedders import CACHE_DIR, CachedEmbedder
 from memstrata import Memory
 from memstrata.config import load_settings
 from memstrata.indexing import index_text
-from memstrata.lexical import keyword_tokens
+from memstrata.lexical import search_terms
 from memstrata.query import Filters
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.types import Scope
@@ -129,7 +129,7 @@ def context_turns(count: int) -> Iterator[None]:
 def _signals(memory: Memory, scope: str, text: str, size: int) -> tuple[list[tuple[str, float]], ...]:
     store = memory.store
     user = Scope(user_id=scope)
-    keyword = store.keyword_search(user, keyword_tokens(text), Filters(), size)
+    keyword = store.keyword_search(user, search_terms(text), Filters(), size)
     vector = memory.embedder.embed_batch([text])[0]
     dense = store.vector_search(user, vector, Filters(), size)
     return [(h.memory_id, h.score) for h in keyword], [(h.memory_id, h.score) for h in dense]

@@ -1,10 +1,16 @@
 """Keyword tokens for Chinese, English and mixed text.
 
-Both the index and the query go through :func:`keyword_tokens`, so they always agree. Chinese
-runs are segmented with rjieba in search mode (which also emits the shorter words inside long
-ones: 北京市 -> 北京, 北京市), Latin text is lower-cased word by word, and stop words in both
-languages are dropped: words such as 用户 / 的 / the appear in nearly every memory and only add
-noise and cost to BM25. The stop-word lists are package data (``memstrata/data/stopwords_*.txt``).
+:func:`keyword_tokens` gives the words of a text: Chinese runs are segmented with rjieba in search mode
+(which also emits the shorter words inside long ones: 北京市 -> 北京, 北京市), Latin text is lower-cased word
+by word, and stop words in both languages are dropped: words such as 用户 / 的 / the appear in nearly every
+memory and only add noise and cost to BM25. The stop-word lists are package data
+(``memstrata/data/stopwords_*.txt``).
+
+:func:`search_terms` is what the keyword index holds and a keyword query asks for: the words, plus the
+characters of each Chinese word. jieba glues a one-character noun to its neighbour (我的猫叫团子 -> 猫叫,
+团子), and a question that names the noun alone (猫的名字 -> 猫) must still find it. Index and query both go
+through it, so they always agree; :data:`SEARCH_TERMS_VERSION` names it, so a keyword index built by an
+earlier version is rebuilt (``storage/sql/store.py``).
 """
 
 from __future__ import annotations
@@ -49,9 +55,30 @@ def keyword_tokens(text: str) -> list[str]:
     return tokens
 
 
+SEARCH_TERMS_VERSION = "2"  # 1: words only; 2: words, then the characters of each Chinese word
+
+
+@lru_cache(maxsize=65536)
+def _han_characters(run: str) -> tuple[str, ...]:
+    return tuple(
+        character
+        for word in rjieba.cut(run)
+        if len(word) > 1 and word not in STOP_WORDS
+        for character in word
+        if character not in STOP_WORDS
+    )
+
+
+def search_terms(text: str) -> list[str]:
+    words = keyword_tokens(text)
+    if not has_han(text):
+        return words
+    return words + [character for run in _HAN_RUN.findall(text.lower()) for character in _han_characters(run)]
+
+
 def index_document(text: str) -> str:
-    """The space-joined token string stored in the keyword index."""
-    return " ".join(keyword_tokens(text))
+    """The space-joined terms stored in the keyword index."""
+    return " ".join(search_terms(text))
 
 
 def has_han(text: str) -> bool:

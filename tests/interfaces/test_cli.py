@@ -69,7 +69,7 @@ def test_cli_round_trip(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     assert run_json(fresh, "import", str(export)) == {"memories": 5, "already_there": 0, "kept_stored": 0}
-    assert run_json(fresh, "reindex") == {"reindexed": 0}
+    assert run_json(fresh, "reindex") == {"reindexed": 0, "keyword_index_rebuilt": 0}
 
     table = run(tmp_path, "search", "tennis", "--user", "u1").stdout
     assert "I play tennis on Sundays" in table

@@ -278,15 +278,24 @@ def stats(ctx: typer.Context, user: UserOpt = None, agent: AgentOpt = None, sess
 
 @app.command()
 def reindex(ctx: typer.Context, batch_size: int = 256) -> None:
-    """Embed every memory that lacks a vector of the configured embedding model."""
+    """Embed every memory that lacks a vector of the configured embedding model, and rebuild a keyword index
+    an earlier memstrata built."""
     state = cli_state(ctx)
     memory = state.memory()
+    terms = 0
+    with progress_bar("keyword index", total=None, quiet=state.json) as advance:
+        for count in memory.admin.rebuild_keyword_index():
+            terms += count
+            advance(count)
     total = 0
     with progress_bar("re-embedding", total=None, quiet=state.json) as advance:
         for count in memory.reindex(batch_size=batch_size):
             total += count
             advance(count)
-    print_json({"reindexed": total}) if state.json else console.print(f"re-embedded {total} memories")
+    if state.json:
+        print_json({"reindexed": total, "keyword_index_rebuilt": terms})
+    else:
+        console.print(f"re-embedded {total} memories" + (f"; keyword terms of {terms} rebuilt" if terms else ""))
 
 
 @app.command()

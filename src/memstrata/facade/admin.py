@@ -106,6 +106,13 @@ class AdminAPI:
             store.write(self._core.vector_batch(batch))
             yield len(batch)
 
+    def rebuild_keyword_index(self, *, batch_size: int = 2000) -> Iterator[int]:
+        """Derive every memory's keyword terms again when an earlier memstrata's tokenizer built them (stores
+        up to 50,000 memories are rebuilt on open); yields rows done per batch, nothing when already current."""
+        check_count(batch_size, "batch_size", 1, 100_000)
+        if not self._core.store.keyword_index_current():
+            yield from self._core.store.rebuild_keyword_index(batch_size)
+
     def export_jsonl(self, path: str | Path) -> int:
         """Write every memory, vector, history event and raw turn to a JSONL file. Returns lines."""
         return export_jsonl(self._core.store, Path(path))

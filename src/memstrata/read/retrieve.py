@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from memstrata.config import GraphSettings
 from memstrata.errors import ProviderError
 from memstrata.graph.retrieve import GraphHit, graph_hits
-from memstrata.lexical import keyword_tokens
+from memstrata.lexical import search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery, TimeRange, looks_like_key
@@ -87,7 +87,7 @@ def retrieve(
     store: Store, embedder: Embedder, query: SearchQuery, candidates: int, graph: GraphSettings, span: TimeSpan | None
 ) -> Retrieved:
     limit = max(candidates, query.limit)
-    keyword = store.keyword_search(query.scope, keyword_tokens(query.text), query.filters, limit)
+    keyword = store.keyword_search(query.scope, search_terms(query.text), query.filters, limit)
     graphed = retrieve_graph(store, query, graph)
     vector = _embed_query(embedder, query.text)
     if vector is None:

@@ -244,6 +244,14 @@ class Store(Protocol):
         """Memories with no vector of ``embedding_id`` yet, in batches (drives reindex and repair)."""
         ...
 
+    def keyword_index_current(self) -> bool:
+        """True when every memory's keyword terms come from this version's ``lexical.search_terms``."""
+        ...
+
+    def rebuild_keyword_index(self, batch_size: int = 2000) -> Iterator[int]:
+        """Derive every memory's keyword terms again, a batch per transaction; yields rows done per batch."""
+        ...
+
     # --- whole-store --------------------------------------------------------------------
     def export_all(self) -> Iterator[tuple[str, object]]: ...
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memstrata.lexical import keyword_tokens
+from memstrata.lexical import search_terms
 from memstrata.query import Filters
 from memstrata.storage.protocol import Store, Vector
 from memstrata.types import MemoryItem, MemoryKind, MemoryStatus, Scope
@@ -57,7 +57,7 @@ class CandidateFinder:
         """Live stored memories worth asking about, most similar first."""
         vector = self._embed([fact.text])[0]
         ids = [hit.memory_id for hit in self._store.vector_search(self._scope, vector, _LIVE, self.rules.per_search)]
-        tokens = keyword_tokens(fact.text)
+        tokens = search_terms(fact.text)
         if tokens:
             found = self._store.keyword_search(self._scope, tokens, _LIVE, self.rules.per_search)
             ids += [hit.memory_id for hit in found if hit.memory_id not in ids]

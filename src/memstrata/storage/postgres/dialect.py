@@ -172,6 +172,10 @@ class PostgresDialect:
     def index_memories(self, tx: Tx, items: Sequence[MemoryItem]) -> None:
         return None  # the tokens column is written with the row
 
+    def reindex_keywords(self, tx: Tx, items: Sequence[MemoryItem]) -> None:
+        tx.executemany("UPDATE memories SET tokens = ?::tsvector WHERE id = ?",
+                       [(*self.memory_extra_params(item), item.id) for item in items])  # fmt: skip
+
     def drop_memories(self, tx: Tx, seqs: Sequence[int] | None) -> dict[str, int]:
         return {}  # vectors cascade, tokens go with the row
 

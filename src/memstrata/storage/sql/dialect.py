@@ -113,6 +113,10 @@ class Dialect(Protocol):
         """After memories were inserted or replaced: their keyword entries, where kept apart."""
         ...
 
+    def reindex_keywords(self, tx: Tx, items: Sequence[MemoryItem]) -> None:
+        """Derive the keyword terms of stored memories again (the tokenizer changed)."""
+        ...
+
     def drop_memories(self, tx: Tx, seqs: Sequence[int] | None) -> dict[str, int]:
         """Before memories (all, for None) are deleted: what hangs off them outside the row; rows per table."""
         ...

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from memstrata.lexical import SEARCH_TERMS_VERSION
 from memstrata.query import Filters, ListQuery
 from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
@@ -30,6 +34,8 @@ from memstrata.storage.sql.where import memory_where, scope_where
 from memstrata.storage.sql.writes import apply_batch
 from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Scope, StoredMessage
 
+log = logging.getLogger(__name__)
+AUTO_KEYWORD_REBUILD_ROWS = 50_000  # about 10 s on two cores; larger stores are rebuilt by `memstrata reindex`
 TABLES = ("memory_vectors", "kv_facts", "history", "messages", "memories", "embedding_cache", "jobs", "entities",
           "relations", *(table for _, table, _, _ in PROCESS_TABLES), "knowledge_sources")  # fmt: skip
 
@@ -41,6 +47,7 @@ class SQLStore:
         self.schema_version = schema_version
         self._process = ProcessTables(dialect)
         self._knowledge = KnowledgeTables(dialect)
+        self._keep_keyword_index_current()
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self.dialect.read(lambda tx: tx.execute(sql, params).fetchall())
@@ -323,6 +330,50 @@ class SQLStore:
         while found := self._rows(sql, (last_seq, embedding_id, batch_size)):
             last_seq = found[-1][0]
             yield [rows.memory(self.dialect, tuple(row)[1:]) for row in found]
+
+    # --- the keyword index --------------------------------------------------------------
+    def keyword_index_current(self) -> bool:
+        found = self._rows("SELECT value FROM meta WHERE key = 'search_terms'")
+        return bool(found) and str(found[0][0]) == SEARCH_TERMS_VERSION
+
+    def rebuild_keyword_index(self, batch_size: int = 2000) -> Iterator[int]:
+        """Every memory's keyword terms derived again, a batch per transaction, then the version recorded: an
+        interrupted rebuild is simply run again (rows written meanwhile already have current terms)."""
+        d = self.dialect
+        sql = f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
+        last_seq = 0
+        while found := self._rows(sql, (last_seq, batch_size)):
+            last_seq = found[-1][0]
+            items = [rows.memory(d, tuple(row)[1:]) for row in found]
+            d.transaction(partial(d.reindex_keywords, items=items))
+            yield len(items)
+        d.transaction(
+            lambda tx: tx.execute(
+                "INSERT INTO meta (key, value) VALUES ('search_terms', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (SEARCH_TERMS_VERSION,),
+            )
+        )
+
+    def _keep_keyword_index_current(self) -> None:
+        """On open: a keyword index built by an earlier tokenizer is rebuilt when small enough to do it now;
+        a large one is left to ``memstrata reindex`` (searches still work meanwhile, with the old terms)."""
+        if self.keyword_index_current():
+            return
+        count = int(self._rows("SELECT COUNT(*) FROM memories")[0][0])
+        if count > AUTO_KEYWORD_REBUILD_ROWS:
+            log.warning(
+                "the keyword index of %s holds terms of an earlier memstrata (%d memories): run `memstrata reindex` "
+                "to rebuild it",
+                self.location,
+                count,
+            )
+            return
+        began = time.perf_counter()
+        for _ in self.rebuild_keyword_index():
+            pass
+        if count:
+            log.info("rebuilt the keyword index of %d memories in %.1f s", count, time.perf_counter() - began)
 
     # --- whole-store --------------------------------------------------------------------
     def _pages(self, sql: str, params: Sequence[Any] = (), *, size: int = 5000) -> Iterator[tuple[Any, ...]]:

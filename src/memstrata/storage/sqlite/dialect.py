@@ -206,6 +206,9 @@ class SQLiteDialect:
         tx.executemany("INSERT INTO memory_fts (rowid, tokens) SELECT seq, ? FROM memories WHERE id = ?",
                        [(index_document(index_text(item)), item.id) for item in items])  # fmt: skip
 
+    def reindex_keywords(self, tx: Tx, items: Sequence[MemoryItem]) -> None:
+        self.index_memories(tx, items)  # the FTS5 row only: rev stays, so no vector index re-reads these rows
+
     def drop_memories(self, tx: Tx, seqs: Sequence[int] | None) -> dict[str, int]:
         if seqs is None:  # everything: every process rebuilds its vector index
             tx.execute("DELETE FROM vector_removals")

@@ -1,0 +1,77 @@
+"""Keyword terms on every backend: a Chinese noun jieba glued to its neighbour is still found, and a keyword index an
+earlier tokenizer built is rebuilt (on open when small, by ``memstrata reindex`` when large)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+import pytest
+
+from memstrata.lexical import keyword_tokens, search_terms
+from memstrata.query import Filters
+from memstrata.storage.protocol import Store, WriteBatch
+from memstrata.storage.sql import store as sql_store
+from memstrata.types import MemoryItem, Scope, new_id
+
+T0 = datetime(2025, 1, 1, 9, 0, tzinfo=UTC)
+LIN = Scope(user_id="lin")
+
+
+def put(store: Store, text: str) -> MemoryItem:
+    memory = MemoryItem(id=new_id(), scope=LIN, kind="fact", text=text, created_at=T0, updated_at=T0, valid_from=T0)
+    store.write(WriteBatch(inserts=[memory]))
+    return memory
+
+
+def found(store: Store, query: str) -> list[str]:
+    return [hit.memory_id for hit in store.keyword_search(LIN, search_terms(query), Filters(), 10)]
+
+
+def reopen(store: Store) -> Store:
+    store.close()
+    location = getattr(store, "url", None) or store.path  # type: ignore[attr-defined]
+    return type(store)(location)  # type: ignore[call-arg]
+
+
+def test_terms_are_the_words_then_the_characters_of_each_chinese_word() -> None:
+    assert keyword_tokens("我的猫叫团子") == ["猫叫", "团子"]  # jieba's words, for every other consumer
+    assert search_terms("我的猫叫团子") == ["猫叫", "团子", "猫", "叫", "团", "子"]
+    assert search_terms("猫的名字") == ["猫", "名字", "名", "字"]
+    assert search_terms("I adopted a cat") == keyword_tokens("I adopted a cat")  # Latin text is unchanged
+
+
+def test_a_noun_glued_to_its_neighbour_is_found_by_keyword(store: Store) -> None:
+    cat = put(store, "我的猫叫团子")
+    put(store, "我对花生过敏")
+    assert found(store, "猫的名字") == [cat.id]
+
+
+def test_an_index_built_by_an_earlier_tokenizer_is_rebuilt(
+    store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def words_only(text: str) -> str:  # what memstrata before search terms version 2 indexed
+        return " ".join(keyword_tokens(text))
+
+    for module in ("memstrata.storage.sqlite.dialect", "memstrata.storage.postgres.dialect"):
+        monkeypatch.setattr(f"{module}.index_document", words_only)
+    cat = put(store, "我的猫叫团子")
+    monkeypatch.undo()
+    store.dialect.transaction(lambda tx: tx.execute("DELETE FROM meta WHERE key = 'search_terms'"))  # type: ignore[attr-defined]
+    assert found(store, "猫的名字") == []  # the old terms hold 猫叫, not 猫
+
+    monkeypatch.setattr(sql_store, "AUTO_KEYWORD_REBUILD_ROWS", 0)  # as if the store were large
+    with caplog.at_level(logging.WARNING, logger="memstrata.storage.sql.store"):
+        store = reopen(store)
+    assert "memstrata reindex" in caplog.text and not store.keyword_index_current()
+    assert found(store, "猫的名字") == []  # searches go on with the old terms meanwhile
+    assert sum(store.rebuild_keyword_index(batch_size=1)) == 1
+    assert store.keyword_index_current() and found(store, "猫的名字") == [cat.id]
+
+    store.dialect.transaction(lambda tx: tx.execute("DELETE FROM meta WHERE key = 'search_terms'"))  # type: ignore[attr-defined]
+    monkeypatch.undo()
+    store = reopen(store)  # small: rebuilt on open
+    try:
+        assert store.keyword_index_current() and found(store, "猫的名字") == [cat.id]
+    finally:
+        store.close()
