@@ -50,15 +50,21 @@ class MemstrataStore:
     name = "memstrata"
     notes = "Memory.add(list of texts, user_id) in batches of 10,000; Memory.search(limit=10, record_access=False)"
 
-    def __init__(self, workdir: Path, model_id: str) -> None:
+    def __init__(self, workdir: Path, model_id: str, *, keyword_cache: bool = True) -> None:
         from memstrata import Memory
         from memstrata.config import load_settings
         from memstrata.storage.sqlite.store import SQLiteStore
 
+        if not keyword_cache:  # the same store, keyword search always by FTS5 (the in-memory copy off)
+            self.name = "memstrata-fts5"
+            self.notes = "as memstrata, with store.keyword_cache_min_rows above every size: FTS5 ranks keywords"
         self.path = workdir / "memstrata.db"
         self.embedder = PresetEmbedder(model_id)
+        min_rows = 20_000 if keyword_cache else 10**12
         self._open = lambda: Memory(
-            SQLiteStore(self.path), self.embedder, settings=load_settings({"store": {"path": str(self.path)}})
+            SQLiteStore(self.path, keyword_cache_min_rows=min_rows),
+            self.embedder,
+            settings=load_settings({"store": {"path": str(self.path), "keyword_cache_min_rows": min_rows}}),
         )
         self.memory = self._open()
         from memstrata.query import Filters
@@ -91,8 +97,10 @@ class MemstrataStore:
         self.embedder.keep(dict(zip(texts, vectors, strict=True)))
 
     def ready(self) -> None:
-        """Wait for the vector graph the inserts started building (timed separately by the worker)."""
+        """Wait for the vector graph the inserts started building and the in-memory keyword index (timed
+        separately by the worker)."""
         self.memory.store.wait_for_vector_index()  # type: ignore[attr-defined]
+        self.memory.store.wait_for_keyword_index()  # type: ignore[attr-defined]
 
     def search(self, query: str, vector: Vectors, k: int) -> int:
         return len(self.memory.search(query, user_id=SCOPE, limit=k, record_access=False))
@@ -374,6 +382,8 @@ class RawUsearch:
 def make_store(name: str, workdir: Path, model_id: str) -> Any:
     if name == "memstrata":
         return MemstrataStore(workdir, model_id)
+    if name == "memstrata-fts5":
+        return MemstrataStore(workdir, model_id, keyword_cache=False)
     if name == "chromadb":
         return ChromaStore(workdir)
     if name == "qdrant-local":

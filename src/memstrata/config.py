@@ -61,6 +61,12 @@ class StoreSettings(Section):
         description="SQLite: a search whose scope and filters leave at least this many vectors uses the HNSW graph "
         "(approximate, rescored exactly); fewer are scanned exactly. 0 forces the graph for every search (tests)",
     )
+    keyword_cache_min_rows: int = Field(
+        default=20_000,
+        ge=0,
+        description="SQLite: stores of at least this many memories answer keyword searches from an in-memory copy "
+        "of the FTS5 index (same BM25 ranking, without FTS5's per-row cost); smaller ones ask FTS5. 0: always",
+    )
 
     def file_mode_bits(self) -> int | None:
         return int(self.file_mode, 8) if self.file_mode else None

@@ -18,7 +18,8 @@ def open_store(settings: StoreSettings) -> Store:
     """``postgresql://user@host/db`` opens PostgreSQL; anything else is a SQLite file path."""
     if not is_postgres_url(settings.path):
         return SQLiteStore(settings.path, busy_timeout_s=settings.busy_timeout_s, file_mode=settings.file_mode_bits(),
-                           readers=settings.pool_size, ann_min_rows=settings.ann_min_rows)  # fmt: skip
+                           readers=settings.pool_size, ann_min_rows=settings.ann_min_rows,
+                           keyword_cache_min_rows=settings.keyword_cache_min_rows)  # fmt: skip
     try:
         from memstrata.storage.postgres.store import PostgresStore
     except ImportError as exc:

@@ -89,6 +89,34 @@ class Snapshot:
     graph: AnnGraph | None
 
 
+def row_mask(
+    attrs: npt.NDArray[np.int32], codes: dict[str, Codes], where: IndexFilter, pos_by_seq: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """Which of the rows ``attrs`` (codes per :data:`ATTRS`) pass ``where``; ``pos_by_seq`` maps a seq to its row."""
+    n = attrs.shape[0]
+
+    def column(name: str) -> npt.NDArray[np.int32]:
+        return attrs[:, ATTRS.index(name)]
+
+    mask: npt.NDArray[np.bool_] = column("tenant_id") == codes["tenant_id"].lookup(where.tenant_id)
+    for name in ("user_id", "agent_id", "session_id"):
+        value = getattr(where, name)
+        if value is not None:
+            mask &= column(name) == codes[name].lookup(value)
+    mask &= np.isin(column("status"), [codes["status"].lookup(s) for s in where.statuses])
+    if where.kinds is not None:
+        mask &= np.isin(column("kind"), [codes["kind"].lookup(k) for k in where.kinds])
+    if where.excluded_kinds:
+        mask &= ~np.isin(column("kind"), [codes["kind"].lookup(k) for k in where.excluded_kinds])
+    if where.allowed_seqs is not None:
+        allowed = np.zeros(n, dtype=bool)
+        seqs = where.allowed_seqs[where.allowed_seqs < pos_by_seq.size]
+        positions = pos_by_seq[seqs]
+        allowed[positions[(positions >= 0) & (positions < n)]] = True
+        mask &= allowed
+    return mask
+
+
 class VectorIndex:
     def __init__(self, dims: int, rows: CompactRows | None = None) -> None:
         self.dims = dims
@@ -198,28 +226,7 @@ class VectorIndex:
 
     # --- search ----------------------------------------------------------------------------------
     def _mask(self, where: IndexFilter, n: int) -> npt.NDArray[np.bool_]:
-        attrs = self._attrs[:n]
-
-        def column(name: str) -> npt.NDArray[np.int32]:
-            return attrs[:, ATTRS.index(name)]
-
-        mask: npt.NDArray[np.bool_] = column("tenant_id") == self._codes["tenant_id"].lookup(where.tenant_id)
-        for name in ("user_id", "agent_id", "session_id"):
-            value = getattr(where, name)
-            if value is not None:
-                mask &= column(name) == self._codes[name].lookup(value)
-        mask &= np.isin(column("status"), [self._codes["status"].lookup(s) for s in where.statuses])
-        if where.kinds is not None:
-            mask &= np.isin(column("kind"), [self._codes["kind"].lookup(k) for k in where.kinds])
-        if where.excluded_kinds:
-            mask &= ~np.isin(column("kind"), [self._codes["kind"].lookup(k) for k in where.excluded_kinds])
-        if where.allowed_seqs is not None:
-            allowed = np.zeros(n, dtype=bool)
-            seqs = where.allowed_seqs[where.allowed_seqs < self._pos_by_seq.size]
-            positions = self._pos_by_seq[seqs]
-            allowed[positions[(positions >= 0) & (positions < n)]] = True
-            mask &= allowed
-        return mask
+        return row_mask(self._attrs[:n], self._codes, where, self._pos_by_seq)
 
     def search(self, query: Vector, where: IndexFilter, count: int, *, ann_min_rows: int) -> list[tuple[int, float]]:
         """About the ``count`` best (seq, int8 cosine) among rows passing ``where``, best first: candidates

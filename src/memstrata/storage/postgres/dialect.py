@@ -26,7 +26,7 @@ from memstrata.storage.postgres.connection import (
 from memstrata.storage.postgres.schema_migrations import HNSW_MAX_DIMS, ensure_vector_index, vector_expression
 from memstrata.storage.protocol import ScoredId, Vector
 from memstrata.storage.sql.dialect import Tx
-from memstrata.storage.sql.where import Where, memory_where
+from memstrata.storage.sql.where import memory_where
 from memstrata.storage.sql.writes import embedding_dims
 from memstrata.types import MemoryItem, Scope, as_utc
 
@@ -212,18 +212,19 @@ class PostgresDialect:
             ensure_vector_index(tx, embedding_dims(str(row[0])))
 
     # --- search and whole-store -----------------------------------------------------------------
-    def keyword_search(self, tx: Tx, tokens: Sequence[str], where: Where, limit: int) -> list[ScoredId]:
+    def keyword_search(self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int) -> list[ScoredId]:
         """Memories holding any of the tokens, ranked by cover density (higher is better): each token quoted
         into the tsquery, OR-ed like the FTS5 MATCH. Normalisation 1 divides by 1 + log(length), like BM25."""
         usable = [token for token in tokens if len(token.encode("utf-8")) <= _MAX_LEXEME_BYTES]
         query = " | ".join(map(quote_lexeme, usable))
         if not query:
             return []
-        found = tx.execute(
+        where = memory_where(self, scope, filters)
+        sql = (
             "SELECT m.id, ts_rank_cd(m.tokens, ?::tsquery, 1) AS rank FROM memories m "
-            f"WHERE m.tokens @@ ?::tsquery AND {where.sql()} ORDER BY rank DESC, m.seq LIMIT ?",
-            (query, query, *where.params, limit),
-        ).fetchall()
+            f"WHERE m.tokens @@ ?::tsquery AND {where.sql()} ORDER BY rank DESC, m.seq LIMIT ?"
+        )
+        found = self.read(lambda tx: tx.execute(sql, (query, query, *where.params, limit)).fetchall())
         return [ScoredId(memory_id, float(rank)) for memory_id, rank in found]
 
     def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]:

@@ -20,7 +20,7 @@ from memstrata.storage.protocol import ScoredId, Vector
 from memstrata.types import MemoryItem, Scope
 
 if TYPE_CHECKING:
-    from memstrata.storage.sql.where import Where
+    pass
 
 T = TypeVar("T")
 _RECORDS = {"memories": "a memory", "messages": "a message", "history": "a history event", "jobs": "a job"}
@@ -134,7 +134,9 @@ class Dialect(Protocol):
         ...
 
     # --- search and whole-store -----------------------------------------------------------------
-    def keyword_search(self, tx: Tx, tokens: Sequence[str], where: Where, limit: int) -> list[ScoredId]: ...
+    def keyword_search(self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int) -> list[ScoredId]:
+        """Memories of ``scope`` passing ``filters`` that hold any of the tokens, best first (higher is better)."""
+        ...
 
     def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]: ...
 

@@ -187,8 +187,7 @@ class SQLStore:
         unique = [token for token in dict.fromkeys(tokens) if token]
         if not unique:
             return []
-        where = memory_where(self.dialect, scope, filters)
-        return self.dialect.read(lambda tx: self.dialect.keyword_search(tx, unique, where, limit))
+        return self.dialect.keyword_search(scope, unique, filters, limit)
 
     def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]:
         return self.dialect.vector_search(scope, vector, filters, limit)

@@ -27,6 +27,7 @@ from memstrata.storage.sql.dialect import Tx, duplicate_error
 from memstrata.storage.sql.schema import upgrade
 from memstrata.storage.sql.where import Where, memory_where, scope_where
 from memstrata.storage.sqlite.connection import connect, retry_locked
+from memstrata.storage.sqlite.keywords import KeywordKeeper
 from memstrata.storage.sqlite.schema_migrations import LEDGER, MIGRATIONS, run_script
 from memstrata.storage.sqlite.vectors import IndexKeeper, exact_scores
 from memstrata.storage.vector_index import IndexFilter
@@ -73,7 +74,7 @@ class SQLiteDialect:
     touch = f", rev = {_REV}"
 
     def __init__(self, path: Path, *, busy_timeout_s: float, file_mode: int | None, readers: int = 8,
-                 ann_min_rows: int = 20_000) -> None:  # fmt: skip
+                 ann_min_rows: int = 20_000, keyword_cache_min_rows: int = 20_000) -> None:  # fmt: skip
         self.path = path
         self.location = str(path)
         self._timeout = busy_timeout_s
@@ -85,6 +86,7 @@ class SQLiteDialect:
         self._all_readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self.vectors = IndexKeeper(path, ann_min_rows=ann_min_rows, file_mode=file_mode, read=self._snapshot)
+        self.keywords = KeywordKeeper(min_rows=keyword_cache_min_rows, read=self._snapshot)
 
     def migrate(self) -> int:
         return self.transaction(lambda tx: upgrade(self, tx, LEDGER, MIGRATIONS, run_script))
@@ -145,6 +147,7 @@ class SQLiteDialect:
 
     def close(self) -> None:
         self.vectors.close()
+        self.keywords.close()
         with self._write_lock:
             self._conn.close()
         with self._readers_lock:
@@ -249,13 +252,37 @@ class SQLiteDialect:
         return None
 
     # --- search and whole-store -----------------------------------------------------------------
-    def keyword_search(self, tx: Tx, tokens: Sequence[str], where: Where, limit: int) -> list[ScoredId]:
+    def keyword_search(self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int) -> list[ScoredId]:
+        """FTS5's BM25 ranking (higher is better), from the in-memory copy where it can answer (a large store),
+        else from FTS5 itself. The copy masks scope, status and kind; its hits are checked against the scope
+        and the filters again in SQL (it is a cache, and it does not hold metadata, keys or times). With such a
+        filter it is asked for a generous candidate list: when enough pass, they are the exact best (any better
+        passing row would be among the candidates); when too few pass of a full list, FTS5 answers."""
+        ask = max(limit * _POST_FILTER_FACTOR, 256) if filters.needs_row_filter() else limit
+        found = self.keywords.search(tokens, _index_filter(scope, filters), ask)
+        if found is not None:
+            hits = self._ids_for(found, memory_where(self, scope, filters, by_key=True))
+            if len(hits) >= limit or len(found) < ask:
+                return hits[:limit]
+        where = memory_where(self, scope, filters)
+        return self.read(lambda tx: self._fts_search(tx, tokens, where, limit))
+
+    @staticmethod
+    def _fts_search(tx: Tx, tokens: Sequence[str], where: Where, limit: int) -> list[ScoredId]:
         found = tx.execute(
             "SELECT m.id, bm25(memory_fts) AS rank FROM memory_fts JOIN memories m ON m.seq = memory_fts.rowid "
             f"WHERE memory_fts MATCH ? AND {where.sql()} ORDER BY rank LIMIT ?",
             (" OR ".join(map(_quoted, tokens)), *where.params, limit),
         ).fetchall()
         return [ScoredId(memory_id, -float(rank)) for memory_id, rank in found]
+
+    def _ids_for(self, found: list[tuple[int, float]], where: Where) -> list[ScoredId]:
+        if not found:
+            return []
+        condition, params = self.in_("m.seq", [seq for seq, _ in found])
+        sql = f"SELECT m.seq, m.id FROM memories m WHERE {condition} AND {where.sql()}"
+        ids = dict(self.read(lambda tx: tx.execute(sql, (*params, *where.params)).fetchall()))
+        return [ScoredId(ids[seq], score) for seq, score in found if seq in ids]
 
     def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]:
         """Candidates from the index, rescored with the exact float32 vectors, the scope checked again in SQL (the
