@@ -197,3 +197,28 @@ def test_memstrata_loads_usearch_only_when_an_index_is_used() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[0]"
+
+
+def test_a_cached_filter_mask_follows_every_change_of_the_rows() -> None:
+    """Masks of recent filters are reused between searches; removals, status changes and new rows must
+    show in the very next search."""
+    from memstrata.storage.vector_index import IndexFilter, IndexRow, VectorIndex
+
+    rng = np.random.default_rng(4)
+    vectors = rng.standard_normal((5, 8)).astype(np.float32)
+    index = VectorIndex(8)
+    index.upsert(IndexRow(seq, "", "lin", "", "", "active", "fact", vectors[seq]) for seq in range(4))
+    lin = IndexFilter(tenant_id="", user_id="lin", agent_id=None, session_id=None, statuses=["active"], kinds=None)
+
+    def seqs() -> set[int]:
+        return {seq for seq, _ in index.search(vectors[0], lin, 10, ann_min_rows=10**6)}
+
+    assert seqs() == {0, 1, 2, 3}
+    assert seqs() == {0, 1, 2, 3}  # answered with the cached mask
+    index.remove([1])
+    assert seqs() == {0, 2, 3}
+    index.update_attributes(2, status="archived", kind="fact")
+    assert seqs() == {0, 3}
+    index.upsert([IndexRow(3, "", "sam", "", "", "active", "fact", vectors[3])])  # moved to another user
+    index.upsert([IndexRow(4, "", "lin", "", "", "active", "fact", vectors[4])])
+    assert seqs() == {0, 4}

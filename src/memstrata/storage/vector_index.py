@@ -17,6 +17,8 @@ next rebuild from the store, so the graph's positions stay valid.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +33,7 @@ from memstrata.storage.protocol import Vector
 NO_CODE = -1  # a value the index has never seen: nothing can match it
 REMOVED = -2  # the status code of a position whose row left the store
 ATTRS = ("tenant_id", "user_id", "agent_id", "session_id", "status", "kind")
+_CACHED_MASKS = 16
 _MAX_ASK = 4096  # most candidates asked of the graph; a filter passing fewer rows than that needs is scanned exactly
 
 
@@ -131,6 +134,12 @@ class VectorIndex:
         # holds the old vector, so such positions are scanned exactly beside it.
         self._changed_at: dict[int, int] = {}
         self.tick = 0
+        # Masks of recent filters, keyed by the version of the attributes they were computed from (bumped
+        # after each change): a busy scope's searches skip comparing every row's codes again (about 1 ms at
+        # 100k rows, 10 ms at 1M). A search that overlapped a change files its mask under the old version.
+        self._masks: OrderedDict[tuple[Any, ...], npt.NDArray[np.bool_]] = OrderedDict()
+        self._masks_lock = threading.Lock()
+        self._version = 0
 
     @classmethod
     def restore(cls, dims: int, seqs: npt.NDArray[np.int64], attrs: npt.NDArray[np.int32],
@@ -184,6 +193,12 @@ class VectorIndex:
         return [self._codes[name].code(getattr(row, name)) for name in ATTRS]
 
     def upsert(self, rows: Iterable[IndexRow]) -> None:
+        try:
+            self._upsert(rows)
+        finally:
+            self._version += 1
+
+    def _upsert(self, rows: Iterable[IndexRow]) -> None:
         self.tick += 1
         fresh: list[IndexRow] = []
         for row in rows:
@@ -214,6 +229,7 @@ class VectorIndex:
         if position >= 0:
             self._attrs[position, ATTRS.index("status")] = self._codes["status"].code(status)
             self._attrs[position, ATTRS.index("kind")] = self._codes["kind"].code(kind)
+            self._version += 1
 
     def remove(self, seqs: Iterable[int]) -> None:
         """Rows deleted from the store: their positions never match a filter again."""
@@ -223,10 +239,27 @@ class VectorIndex:
                 self._attrs[position, ATTRS.index("status")] = REMOVED
                 self._pos_by_seq[seq] = -1
                 self._changed_at.pop(position, None)
+        self._version += 1
 
     # --- search ----------------------------------------------------------------------------------
     def _mask(self, where: IndexFilter, n: int) -> npt.NDArray[np.bool_]:
-        return row_mask(self._attrs[:n], self._codes, where, self._pos_by_seq)
+        if where.allowed_seqs is not None:
+            return row_mask(self._attrs[:n], self._codes, where, self._pos_by_seq)
+        key = (self._version, n, where.tenant_id, where.user_id, where.agent_id, where.session_id,
+               tuple(where.statuses), None if where.kinds is None else tuple(where.kinds),
+               tuple(where.excluded_kinds))  # fmt: skip
+        with self._masks_lock:
+            mask = self._masks.get(key)
+            if mask is not None:
+                self._masks.move_to_end(key)
+                return mask
+        mask = row_mask(self._attrs[:n], self._codes, where, self._pos_by_seq)
+        mask.flags.writeable = False  # shared by concurrent searches
+        with self._masks_lock:
+            self._masks[key] = mask
+            while len(self._masks) > _CACHED_MASKS:
+                self._masks.popitem(last=False)
+        return mask
 
     def search(self, query: Vector, where: IndexFilter, count: int, *, ann_min_rows: int) -> list[tuple[int, float]]:
         """About the ``count`` best (seq, int8 cosine) among rows passing ``where``, best first: candidates
