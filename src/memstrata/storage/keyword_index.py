@@ -26,11 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from memstrata.storage.vector_index import ATTRS, Codes, IndexFilter, row_mask
+from memstrata.storage.vector_index import ATTRS, REMOVED, Codes, FilterMasks, IndexFilter, row_mask
 
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"  # memory_fts's tokenizer (SQLite schema step 1)
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 Postings = tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]  # (positions, term counts)
+Postings64 = tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]  # (positions, BM25 part of the term)
+_STATUS = ATTRS.index("status")
+_SCORED_ENTRIES = 8_000_000  # cached BM25 parts (12 bytes each) before the cache starts over
 
 
 class TermSplitter:
@@ -81,6 +84,11 @@ class KeywordIndex:
         self._size = 0
         self._rows = 0  # live rows: FTS5's row count
         self._total = 0.0  # terms over live rows: FTS5's token count
+        self._version = 0  # bumped after every change: keys the caches below
+        self._masks = FilterMasks()
+        self._scored: dict[int, Postings64] = {}  # per term: (live positions, BM25 part) as of _scored_version
+        self._scored_version = -1
+        self._scored_entries = 0
 
     def __len__(self) -> int:
         return self._rows
@@ -110,16 +118,24 @@ class KeywordIndex:
             if position >= 0:
                 self._retire(position)
                 self._pos_by_seq[seq] = -1
+        self._version += 1
 
     def _retire(self, position: int) -> None:
         if self._lengths[position] > 0:
             self._rows -= 1
             self._total -= float(self._lengths[position])
             self._lengths[position] = 0.0
+            self._attrs[position, _STATUS] = REMOVED  # never passes a filter again
 
     def upsert(self, rows: Iterable[KeywordRow]) -> None:
         """New rows, rows whose document changed (retired, then added again), and rows whose scope, status or
         kind changed (updated in place). A row without a document (no keyword entry) is removed."""
+        try:
+            self._upsert(rows)
+        finally:
+            self._version += 1
+
+    def _upsert(self, rows: Iterable[KeywordRow]) -> None:
         added: dict[int, tuple[list[int], list[float]]] = {}
         for row in rows:
             codes = [self._codes[name].code(value) for name, value in zip(ATTRS, row.attrs, strict=True)]
@@ -169,32 +185,30 @@ class KeywordIndex:
         return found
 
     def search(self, term_ids: Sequence[int], where: IndexFilter, limit: int) -> list[tuple[int, float]]:
-        """The ``limit`` best (seq, bm25 score, higher is better) of rows passing ``where``, best first."""
+        """The ``limit`` best (seq, bm25 score, higher is better) of rows passing ``where``, best first. Not
+        reentrant: the keeper searches under its lock."""
         if not term_ids or self._rows == 0 or limit <= 0 or where.allowed_seqs is not None:
             return []
-        average = self._total / self._rows
-        every_position, every_score = [], []
+        size = self._size
+        mask = self._masks.get(self._version, size, where,
+                               lambda: row_mask(self._attrs[:size], self._codes, where, self._pos_by_seq))  # fmt: skip
+        totals = np.zeros(size, dtype=np.float64)
+        touched = []
         for term_id in term_ids:  # each query token is a phrase of its own, as in the FTS5 MATCH
-            positions, counts = _merged(self._postings[term_id])
-            lengths = self._lengths[positions]
-            live = lengths > 0
-            positions, counts, lengths = positions[live], counts[live].astype(np.float64), lengths[live]
-            hits = positions.size
-            if hits == 0:
-                continue
-            idf = math.log((self._rows - hits + 0.5) / (hits + 0.5))
-            idf = idf if idf > 0 else 1e-6
-            every_position.append(positions)
-            # FTS5's own order of operations, so equal scores stay bit-for-bit equal and ties break alike
-            every_score.append(idf * ((counts * (K1 + 1.0)) / (counts + K1 * (1 - B + B * lengths / average))))
-        if not every_position:
-            return []
-        positions = np.concatenate(every_position)
-        matched, inverse = np.unique(positions, return_inverse=True)
-        scores = np.bincount(inverse, weights=np.concatenate(every_score))
-        keep = row_mask(self._attrs[matched], self._codes, where, self._pos_by_seq)
-        matched, scores = matched[keep], scores[keep]
-        seqs = self._seqs[matched]
+            positions, scores = self._scores(term_id)
+            keep = mask[positions]
+            positions = positions[keep]
+            totals[positions] += scores[keep]  # phrase by phrase, as FTS5 sums them (a term's positions are unique)
+            touched.append(positions)
+        candidates = np.concatenate(touched)
+        if candidates.size > limit * len(term_ids):
+            # A row appears once per query term at most, so the best limit x terms entries hold the best
+            # ``limit`` rows; every entry tied with the last of them is kept for the tie order below.
+            values = totals[candidates]
+            floor = np.partition(values, values.size - limit * len(term_ids))[values.size - limit * len(term_ids)]
+            candidates = candidates[values >= floor]
+        matched = np.unique(candidates)
+        scores, seqs = totals[matched], self._seqs[matched]
         if matched.size > limit:  # the best ``limit``, rows tied at the cut taken in seq order like the rest
             cut = -np.partition(-scores, limit - 1)[limit - 1]
             above, tied = np.flatnonzero(scores > cut), np.flatnonzero(scores == cut)
@@ -203,6 +217,30 @@ class KeywordIndex:
             seqs, scores = seqs[best], scores[best]
         order = np.lexsort((seqs, -scores))  # equal scores in seq order, as FTS5 returns them
         return [(int(seqs[i]), float(scores[i])) for i in order]
+
+    def _scores(self, term_id: int) -> Postings64:
+        """The live rows holding a term and its BM25 part in each (FTS5's formula in its order of operations,
+        so equal scores stay bit-for-bit equal), kept until the next change: IDF and the average length
+        depend on every row."""
+        if self._scored_version != self._version or self._scored_entries > _SCORED_ENTRIES:
+            self._scored, self._scored_version, self._scored_entries = {}, self._version, 0
+        found = self._scored.get(term_id)
+        if found is None:
+            chunks = self._postings[term_id]
+            if len(chunks) > 1:
+                chunks[:] = [_merged(chunks)]
+            positions, counts = chunks[0]
+            lengths = self._lengths[positions]
+            live = lengths > 0
+            positions, tf, lengths = positions[live], counts[live].astype(np.float64), lengths[live]
+            hits = positions.size
+            idf = math.log((self._rows - hits + 0.5) / (hits + 0.5)) if hits else 0.0
+            idf = idf if idf > 0 else 1e-6
+            average = self._total / self._rows
+            found = (positions, idf * ((tf * (K1 + 1.0)) / (tf + K1 * (1 - B + B * lengths / average))))
+            self._scored[term_id] = found
+            self._scored_entries += hits
+        return found
 
 
 def _merged(chunks: list[Postings]) -> Postings:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +33,6 @@ from memstrata.storage.protocol import Vector
 NO_CODE = -1  # a value the index has never seen: nothing can match it
 REMOVED = -2  # the status code of a position whose row left the store
 ATTRS = ("tenant_id", "user_id", "agent_id", "session_id", "status", "kind")
-_CACHED_MASKS = 16
 _MAX_ASK = 4096  # most candidates asked of the graph; a filter passing fewer rows than that needs is scanned exactly
 
 
@@ -120,6 +119,38 @@ def row_mask(
     return mask
 
 
+class FilterMasks:
+    """Masks of recent filters over one index's rows, keyed by the version of the attributes they were
+    computed from (the index bumps it after each change): a busy scope's searches skip comparing every row's
+    codes again (about 1 ms at 100k rows, 10 ms at 1M). A search that overlapped a change files its mask
+    under the old version, where no later search looks."""
+
+    def __init__(self, size: int = 16) -> None:
+        self._masks: OrderedDict[tuple[Any, ...], npt.NDArray[np.bool_]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._size = size
+
+    def get(self, version: int, n: int, where: IndexFilter,
+            compute: Callable[[], npt.NDArray[np.bool_]]) -> npt.NDArray[np.bool_]:  # fmt: skip
+        if where.allowed_seqs is not None:
+            return compute()
+        key = (version, n, where.tenant_id, where.user_id, where.agent_id, where.session_id,
+               tuple(where.statuses), None if where.kinds is None else tuple(where.kinds),
+               tuple(where.excluded_kinds))  # fmt: skip
+        with self._lock:
+            mask = self._masks.get(key)
+            if mask is not None:
+                self._masks.move_to_end(key)
+                return mask
+        mask = compute()
+        mask.flags.writeable = False  # shared by concurrent searches
+        with self._lock:
+            self._masks[key] = mask
+            while len(self._masks) > self._size:
+                self._masks.popitem(last=False)
+        return mask
+
+
 class VectorIndex:
     def __init__(self, dims: int, rows: CompactRows | None = None) -> None:
         self.dims = dims
@@ -134,12 +165,8 @@ class VectorIndex:
         # holds the old vector, so such positions are scanned exactly beside it.
         self._changed_at: dict[int, int] = {}
         self.tick = 0
-        # Masks of recent filters, keyed by the version of the attributes they were computed from (bumped
-        # after each change): a busy scope's searches skip comparing every row's codes again (about 1 ms at
-        # 100k rows, 10 ms at 1M). A search that overlapped a change files its mask under the old version.
-        self._masks: OrderedDict[tuple[Any, ...], npt.NDArray[np.bool_]] = OrderedDict()
-        self._masks_lock = threading.Lock()
-        self._version = 0
+        self._masks = FilterMasks()
+        self._version = 0  # bumped after every change of the rows' attributes
 
     @classmethod
     def restore(cls, dims: int, seqs: npt.NDArray[np.int64], attrs: npt.NDArray[np.int32],
@@ -243,23 +270,8 @@ class VectorIndex:
 
     # --- search ----------------------------------------------------------------------------------
     def _mask(self, where: IndexFilter, n: int) -> npt.NDArray[np.bool_]:
-        if where.allowed_seqs is not None:
-            return row_mask(self._attrs[:n], self._codes, where, self._pos_by_seq)
-        key = (self._version, n, where.tenant_id, where.user_id, where.agent_id, where.session_id,
-               tuple(where.statuses), None if where.kinds is None else tuple(where.kinds),
-               tuple(where.excluded_kinds))  # fmt: skip
-        with self._masks_lock:
-            mask = self._masks.get(key)
-            if mask is not None:
-                self._masks.move_to_end(key)
-                return mask
-        mask = row_mask(self._attrs[:n], self._codes, where, self._pos_by_seq)
-        mask.flags.writeable = False  # shared by concurrent searches
-        with self._masks_lock:
-            self._masks[key] = mask
-            while len(self._masks) > _CACHED_MASKS:
-                self._masks.popitem(last=False)
-        return mask
+        return self._masks.get(self._version, n, where,
+                               lambda: row_mask(self._attrs[:n], self._codes, where, self._pos_by_seq))  # fmt: skip
 
     def search(self, query: Vector, where: IndexFilter, count: int, *, ann_min_rows: int) -> list[tuple[int, float]]:
         """About the ``count`` best (seq, int8 cosine) among rows passing ``where``, best first: candidates
