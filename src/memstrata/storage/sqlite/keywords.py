@@ -126,7 +126,8 @@ class KeywordKeeper:
                     return  # reset or reindexed meanwhile: the next search starts again
                 self._index, self._origin, self._rev = index, origin, rev
         except Exception:  # a cache that failed to build: FTS5 keeps answering, and the next search tries again
-            log.warning("could not build the in-memory keyword index", exc_info=True)
+            if not self._closed:  # closing cancels a build on purpose
+                log.warning("could not build the in-memory keyword index", exc_info=True)
 
 
 def _apply_changes(tx: Tx, index: KeywordIndex, since: int, cancelled: Callable[[], bool] = lambda: False) -> None:
