@@ -64,7 +64,7 @@ class MemstrataStore:
         self._open = lambda: Memory(
             SQLiteStore(self.path, keyword_cache_min_rows=min_rows),
             self.embedder,
-            settings=load_settings({"store": {"path": str(self.path), "keyword_cache_min_rows": min_rows}}),
+            settings=load_settings({"store": {"path": str(self.path)}}),
         )
         self.memory = self._open()
         from memstrata.query import Filters

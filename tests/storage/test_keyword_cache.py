@@ -151,3 +151,19 @@ def test_a_small_store_stays_with_fts5(tmp_path: Path) -> None:
         assert store._keywords.stats()["rows"] == 0
     finally:
         store.close()
+
+
+def test_a_store_that_grows_past_the_threshold_gets_the_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(13)
+    store = SQLiteStore(tmp_path / "m.db", keyword_cache_min_rows=50)
+    try:
+        store.write(WriteBatch(inserts=[memory(rng, SCOPES[0], text="cat coffee") for _ in range(10)]))
+        assert len(answers(store, SCOPES[0], "cat", Filters())) == 10
+        store.write(WriteBatch(inserts=[memory(rng, SCOPES[0], text="cat") for _ in range(50)]))
+        assert len(answers(store, SCOPES[0], "cat", Filters())) == 10  # FTS5 still, until the recheck
+        assert store._keywords.stats()["rows"] == 0
+        monkeypatch.setattr(keywords, "monotonic", lambda: float("inf"))  # the recheck is due
+        assert len(answers(store, SCOPES[0], "cat", Filters())) == 10
+        assert store._keywords.stats()["rows"] == 60
+    finally:
+        store.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from time import monotonic
 from typing import Any
 
 from memstrata.storage.keyword_index import KeywordIndex, KeywordRow, TermSplitter
@@ -22,6 +23,7 @@ from memstrata.storage.vector_index import IndexFilter
 
 log = logging.getLogger(__name__)
 SYNC_BUILD_ROWS = 20_000  # a first copy of fewer rows is built inline (well under a second); larger in a thread
+SMALL_RECHECK_S = 5.0  # a store found too small for the copy is looked at again after this long
 _CHANGES = (
     "SELECT m.seq, m.tenant_id, m.user_id, m.agent_id, m.session_id, m.status, m.kind, f.tokens FROM memories m "
     "LEFT JOIN memory_fts f ON f.rowid = m.seq WHERE m.rev > ?"
@@ -44,13 +46,14 @@ class KeywordKeeper:
         self._rev = -1
         self._builder: threading.Thread | None = None
         self._closed = False
+        self._small_until = 0.0  # monotonic time until which the store is taken as too small for the copy
 
     # --- searching ---------------------------------------------------------------------------------
     def search(self, tokens: Sequence[str], where: IndexFilter, limit: int) -> list[tuple[int, float]] | None:
         """(seq, bm25 score) of the ``limit`` best rows passing ``where``, as FTS5 ranks them; None when the
         copy cannot answer (not built yet, too small a store, or a phrase token): ask FTS5."""
-        if self._closed:
-            return None
+        if self._closed or monotonic() < self._small_until:
+            return None  # the usual small store: no read of the database on its way to FTS5
         with self._lock:
             index = self._read(self._catch_up)
             term_ids = None if index is None else index.phrases(tokens)
@@ -84,11 +87,13 @@ class KeywordKeeper:
         rev = int(meta["rev"])
         if self._index is None or self._origin != origin:
             self._index = None
-            if not self._large_enough(tx):
-                return None
             if self._builder is not None and self._builder.is_alive():
                 return None  # the first copy is on its way
-            if self._row_bound(tx) >= SYNC_BUILD_ROWS:
+            rows = self._row_bound(tx)
+            if rows < self.min_rows:
+                self._small_until = monotonic() + SMALL_RECHECK_S
+                return None
+            if rows >= SYNC_BUILD_ROWS:
                 self._builder = threading.Thread(target=self._build, args=(origin,), name="memstrata-keywords",
                                                  daemon=True)  # fmt: skip
                 self._builder.start()
@@ -99,9 +104,6 @@ class KeywordKeeper:
             _apply_changes(tx, index, self._rev)
             self._rev = rev
         return index
-
-    def _large_enough(self, tx: Tx) -> bool:
-        return self.min_rows == 0 or self._row_bound(tx) >= self.min_rows
 
     @staticmethod
     def _row_bound(tx: Tx) -> int:
