@@ -175,6 +175,31 @@ def _hermetic_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
 
 
 # The real bundled model, assembled and loaded once per test session (about 2 GB of memory).
+#
+# The suite runs on two pytest-xdist workers (addopts), a test file at a time, so module fixtures are built
+# once and tests within a file keep their order. Every test that uses the model goes to one group (one load)
+# and is collected first, since that group is the longest unit of work. There the model runs on one thread:
+# llama.cpp's threads wait for each other at every op, so with the other worker holding a core, two threads
+# were ~4x slower than one (measured: the model tests took 578 s on two threads beside a busy worker).
+LOCAL_MODEL_GROUP = "local_model"
+
+
+def _local_model_threads() -> int:
+    return 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the group marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    uses_model = [item for item in items if "local_model" in getattr(item, "fixturenames", ())]
+    chosen = set(map(id, uses_model))
+    others = [item for item in items if id(item) not in chosen]
+    for item in uses_model:
+        item.add_marker(pytest.mark.xdist_group(LOCAL_MODEL_GROUP))
+    for item in others:
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    items[:] = uses_model + others
+
+
 @pytest.fixture(scope="session")
 def local_model_timings() -> dict[str, float]:
     """Seconds spent assembling and loading, filled in by ``local_model`` for tests to report."""
@@ -191,7 +216,7 @@ def local_model(local_model_timings: dict[str, float]) -> LocalChatModel:
     # Same cache dir as the app, so the 1 GB file is assembled once per machine, not once per run.
     path = assemble_gguf(default_cache_dir(os.environ))
     local_model_timings["assemble_s"] = time.perf_counter() - started
-    model = shared_local_model(path)
+    model = shared_local_model(path, threads=_local_model_threads())
     started = time.perf_counter()
     model.load()
     local_model_timings["load_s"] = time.perf_counter() - started

@@ -41,7 +41,9 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: UniversalSentence
     root = tmp_path_factory.mktemp("vault-service")
     memory = new_memory(root / "memstrata.db", embedder)
     settings = VaultSettings(path=str(root / "vault"), tenant_id="acme")
-    Vault(memory.for_tenant("acme"), settings).init(example=True)
+    vault = Vault(memory.for_tenant("acme"), settings)
+    vault.init(example=True)
+    vault.sync()  # every test starts from an indexed vault, whichever runs first (or alone)
     keys = KeyStore(root / "keys.db")
     app = FastAPI()
     app.state.memory, app.state.auth, app.state.vault_settings = memory, Authenticator(keys), settings
