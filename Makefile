@@ -37,7 +37,7 @@ $(BROWSER_STAMP): $(STAMP)
 
 test-browser: $(BROWSER_STAMP)
 	OPENBLAS_NUM_THREADS=1 MEMSTRATA_CONSOLE_SCREENSHOTS=$(CURDIR)/build/console-screens \
-		$(BIN)/python -m pytest -q -m browser tests/browser
+		$(BIN)/python -m pytest -q -n 0 -m browser tests/browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
