@@ -16,7 +16,7 @@ import pytest
 
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.query import Filters
-from memstrata.storage import index_files
+from memstrata.storage import index_files, vector_blobs
 from memstrata.storage.protocol import WriteBatch
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.types import HistoryAction, HistoryEvent, MemoryItem, Scope, new_id, utcnow
@@ -158,7 +158,7 @@ def test_a_process_killed_while_writing_leaves_no_wrong_answers(tmp_path: Path, 
         "SELECT m.id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_seq = m.seq ORDER BY m.seq"
     ).fetchall())  # fmt: skip
     ids = [row[0] for row in live]
-    vectors = np.stack([np.frombuffer(row[1], dtype=np.float32) for row in live])
+    vectors = np.stack([vector_blobs.decode(row[1]) for row in live])
     found = 0
     for q in range(0, len(ids), max(1, len(ids) // 40)):
         hits = store.vector_search(Scope(user_id="u"), vectors[q], Filters(), 10)

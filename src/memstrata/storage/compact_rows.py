@@ -2,7 +2,7 @@
 
 Each row is scaled so its largest component is ±127 and rounded. Cosine similarity does not depend on
 a row's scale, so the int8 rows rank by (nearly) the same cosine as the float vectors; the store rescores
-the best candidates with the exact float32 vectors it keeps, so the scores a caller sees are exact.
+the best candidates with the float vectors it keeps (float16 in SQLite: cosines within ~5e-5 of float32).
 
 The rows live in two parts: a ``base`` loaded from the persisted index (memory-mapped copy-on-write, so
 opening a million rows reads nothing until a search touches them) and a growable in-memory ``tail`` for

@@ -32,6 +32,7 @@ import numpy as np
 
 from memstrata.config import StoreSettings
 from memstrata.errors import ConflictError, StoreError
+from memstrata.storage import vector_blobs
 from memstrata.storage.factory import is_postgres_url, open_store
 from memstrata.storage.sql.dialect import Tx
 from memstrata.storage.sql.knowledge import SOURCE_COLUMNS
@@ -91,7 +92,8 @@ class TableSpec:
             elif column in _FLAGS:
                 row[column] = bool(value)
             elif column == "vector":
-                row[column] = value.astype("<f4").tobytes() if hasattr(value, "astype") else bytes(value)
+                vector = value if hasattr(value, "astype") else vector_blobs.decode(value)
+                row[column] = vector.astype("<f4").tobytes()
             else:
                 row[column] = value
         return row
@@ -229,6 +231,9 @@ def checksum(endpoint: Endpoint, table: TableSpec, chunk_size: int = 1000) -> tu
         if not rows:
             return count, f"{total:064x}"
         for row in rows:
+            if table.name == "memory_vectors":  # SQLite keeps them as float16: compared at that precision
+                stored = vector_blobs.as_stored(np.frombuffer(row["vector"], dtype="<f4"))
+                row = {**row, "vector": stored.astype("<f4").tobytes()}
             encoded = json.dumps(
                 [row[column].hex() if isinstance(row[column], bytes) else row[column] for column in table.columns],
                 ensure_ascii=False,

@@ -1,11 +1,11 @@
 """An in-process vector index, derived from the store and rebuilt from it at will.
 
-This Python's sqlite3 cannot load sqlite-vec, so vectors live in the database as float32 BLOBs (the
+This Python's sqlite3 cannot load sqlite-vec, so vectors live in the database as float16 BLOBs (the
 source of truth) and this index keeps, per row (a *position*), the memory's seq, integer codes for its
 scope, status and kind, and its vector as int8 (:mod:`.compact_rows`). The scope filter is a vectorised
 mask applied *before* ranking: another scope's rows are never scored, let alone returned.
 
-Search picks candidates here and the store rescores them with the exact float32 vectors:
+Search picks candidates here and the store rescores them with the stored vectors:
 
 - few matching rows (under ``ann_min_rows``): an exact int8 scan of just those rows;
 - many: the HNSW graph (:mod:`.ann`) for rows in its snapshot, filtered as it returns them and asked

@@ -15,6 +15,7 @@ from memstrata.errors import StoreError
 
 T = TypeVar("T")
 PAGE_SIZE = 16_384
+WAL_SIZE_LIMIT = 16 * 1024 * 1024  # what the WAL shrinks back to: about one autocheckpoint (1,000 pages)
 
 
 def is_locked(exc: sqlite3.OperationalError) -> bool:
@@ -75,7 +76,8 @@ def connect(
     )
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
     # A float32 vector of 512 dims is a 2 KB row: with SQLite's 4 KiB pages only one fits per page and half of
-    # the file is slack (measured: 4.1 KB per vector). 16 KiB pages hold seven. Only a new, empty file takes it.
+    # the file is slack (measured: 4.1 KB per vector). 16 KiB pages hold seven (float16 vectors: fifteen). Only a
+    # new, empty file takes it.
     conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
     retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), timeout_s=busy_timeout_s)
     conn.execute("PRAGMA synchronous = NORMAL")  # durable across application crashes; WAL makes it safe
@@ -83,4 +85,7 @@ def connect(
     conn.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten with zeros, not left in free space
     conn.execute("PRAGMA temp_store = MEMORY")
     conn.execute(f"PRAGMA cache_size = {-1024 * cache_mib}")
+    # The WAL file keeps the size of the largest transaction it ever held (a 10,000-memory batch: 36 MB, 320 MB
+    # by a million memories) unless a limit truncates it when it is next reset after a checkpoint.
+    conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
     return conn

@@ -22,6 +22,7 @@ from memstrata.errors import StoreError
 from memstrata.indexing import index_text
 from memstrata.lexical import index_document
 from memstrata.query import Filters
+from memstrata.storage import vector_blobs
 from memstrata.storage.protocol import ScoredId, Vector
 from memstrata.storage.sql.dialect import Tx, duplicate_error
 from memstrata.storage.sql.schema import upgrade
@@ -175,10 +176,10 @@ class SQLiteDialect:
         return None if value is None else json.loads(value)
 
     def vector(self, vector: Vector) -> bytes:
-        return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+        return vector_blobs.encode(vector)
 
     def from_vector(self, value: Any) -> Vector:
-        return np.frombuffer(value, dtype=np.float32)
+        return vector_blobs.decode(value)
 
     def memory_extra_params(self, item: MemoryItem) -> tuple[Any, ...]:
         return ()
@@ -285,7 +286,7 @@ class SQLiteDialect:
         return [ScoredId(ids[seq], score) for seq, score in found if seq in ids]
 
     def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]:
-        """Candidates from the index, rescored with the exact float32 vectors, the scope checked again in SQL (the
+        """Candidates from the index, rescored with the stored float16 vectors, the scope checked again in SQL (the
         index is a cache). Filters on columns the index does not hold (metadata, key, times) are checked in SQL on
         a generous candidate list first; only when too few pass are the matching rows listed in SQL up front."""
         want = limit + _RESCORE_MARGIN
@@ -305,7 +306,7 @@ class SQLiteDialect:
         return _best(self._rows_for(found, scope_where(self, scope, by_key=True)), vector, limit)
 
     def _rows_for(self, found: list[tuple[int, float]], where: Where) -> list[Any]:
-        """(seq, id, float32 vector) of the candidates that pass ``where``."""
+        """(seq, id, vector BLOB) of the candidates that pass ``where``."""
         if not found:
             return []
         condition, params = self.in_("m.seq", [seq for seq, _ in found])

@@ -1,5 +1,5 @@
 """The SQLite backend's vector search: the in-process index kept in step with the database, its graph built
-and persisted, and candidates rescored with the exact float32 vectors the database keeps.
+and persisted, and candidates rescored with the float16 vectors the database keeps (:mod:`..vector_blobs`).
 
 Every write bumps ``meta.rev`` and stamps the memories it touches with it; hard deletes also record the
 removed seqs in ``vector_removals`` with their rev. Each process's index therefore catches up on exactly
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.storage import index_files
+from memstrata.storage import index_files, vector_blobs
 from memstrata.storage.ann import AnnGraph
 from memstrata.storage.index_files import Origin
 from memstrata.storage.protocol import Vector
@@ -82,7 +82,7 @@ class IndexKeeper:
                     if blob is None:
                         index.update_attributes(seq, status=status, kind=kind)
                     else:
-                        vector = np.frombuffer(blob, dtype=np.float32)
+                        vector = vector_blobs.decode(blob)
                         fresh.append(IndexRow(seq, tenant_id, user_id, agent_id, session_id, status, kind, vector))
                 index.upsert(fresh)
             self._rev = rev
@@ -162,10 +162,10 @@ class IndexKeeper:
 
 
 def exact_scores(found: list[tuple[int, str, bytes]], vector: Vector) -> list[tuple[str, float]]:
-    """(seq, id, float32 BLOB) rows -> (id, cosine similarity with ``vector``), best first."""
+    """(seq, id, vector BLOB) rows -> (id, cosine similarity with ``vector``), best first."""
     if not found:
         return []
-    matrix = np.stack([np.frombuffer(blob, dtype=np.float32) for _, _, blob in found])
+    matrix = np.stack([vector_blobs.decode(blob) for _, _, blob in found])
     query = np.asarray(vector, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
     scores = (matrix @ query) / np.maximum(norms, 1e-12)

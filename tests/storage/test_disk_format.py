@@ -1,0 +1,93 @@
+"""What a SQLite store keeps on disk (issue 20: bytes per memory): memory vectors as tagged float16, stores
+written before that (float32 BLOBs) still read and searched, and a WAL that shrinks back after a big batch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memstrata.query import Filters
+from memstrata.storage import vector_blobs
+from memstrata.storage.protocol import WriteBatch
+from memstrata.storage.sqlite.connection import WAL_SIZE_LIMIT
+from memstrata.storage.sqlite.store import SQLiteStore
+from memstrata.types import MemoryItem, Scope, new_id, utcnow
+
+SCOPE = Scope(user_id="u")
+DIMS = 64
+
+
+def unit_vectors(count: int, seed: int = 7) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((count, DIMS)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def add(store: SQLiteStore, vectors: np.ndarray, prefix: str = "m") -> list[str]:
+    now = utcnow()
+    items = [MemoryItem(id=new_id(), scope=SCOPE, kind="fact", text=f"{prefix} {i}", created_at=now, updated_at=now,
+                        valid_from=now) for i in range(len(vectors))]  # fmt: skip
+    ids = [item.id for item in items]
+    store.write(WriteBatch(inserts=items, vectors=list(zip(ids, vectors, strict=True)), embedding_id=f"t:{DIMS}"))
+    return ids
+
+
+def blobs(store: SQLiteStore) -> list[bytes]:
+    return [row[0] for row in store.dialect.read(lambda tx: tx.execute("SELECT vector FROM memory_vectors").fetchall())]
+
+
+def test_vectors_are_stored_as_float16_and_score_within_float16_precision(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.db")
+    vectors = unit_vectors(50)
+    ids = add(store, vectors)
+    stored = blobs(store)
+    assert all(blob[:4] == vector_blobs.HALF_TAG and len(blob) == 4 + 2 * DIMS for blob in stored)
+    hits = store.vector_search(SCOPE, vectors[3], Filters(), 5)
+    assert hits[0].memory_id == ids[3]
+    exact = {ids[i]: float(vectors[i] @ vectors[3]) for i in range(len(ids))}
+    assert all(hit.score == pytest.approx(exact[hit.memory_id], abs=1e-3) for hit in hits)
+    store.close()
+
+
+def test_float32_rows_of_an_older_store_are_read_beside_new_float16_ones(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.db")
+    old_vectors, new_vectors = unit_vectors(20, seed=1), unit_vectors(20, seed=2)
+    old_ids = add(store, old_vectors, "old")
+    store.dialect.transaction(lambda tx: tx.executemany(  # as a store written before float16 holds them
+        "UPDATE memory_vectors SET vector = ? WHERE memory_seq = (SELECT seq FROM memories WHERE id = ?)",
+        [(vector.astype("<f4").tobytes(), memory_id) for memory_id, vector in zip(old_ids, old_vectors, strict=True)],
+    ))  # fmt: skip
+    store.close()
+
+    reopened = SQLiteStore(tmp_path / "m.db")  # its vector index rebuilt from both kinds of rows
+    new_ids = add(reopened, new_vectors, "new")
+    assert sorted(len(blob) for blob in blobs(reopened)) == [4 + 2 * DIMS] * 20 + [4 * DIMS] * 20
+    for ids, vectors in ((old_ids, old_vectors), (new_ids, new_vectors)):
+        for i in (0, 7, 19):
+            top = reopened.vector_search(SCOPE, vectors[i], Filters(), 3)[0]
+            assert top.memory_id == ids[i] and top.score == pytest.approx(1.0, abs=1e-3)
+    reopened.close()
+
+
+def test_components_float16_cannot_hold_stay_float32() -> None:
+    large = np.array([70_000.0, -1.0, 0.5], dtype=np.float32)
+    assert vector_blobs.decode(vector_blobs.encode(large)).tolist() == large.tolist()
+    small = np.array([0.1, -0.2, 0.3], dtype=np.float32)
+    assert vector_blobs.encode(small)[:4] == vector_blobs.HALF_TAG
+    assert np.allclose(vector_blobs.decode(vector_blobs.encode(small)), small, atol=1e-4)
+
+
+def test_the_wal_shrinks_back_after_a_large_transaction(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.db")
+    chunk = b"x" * 100_000
+    store.dialect.transaction(lambda tx: tx.executemany(  # ~40 MB in one transaction: a WAL well past the limit
+        "INSERT INTO meta (key, value) VALUES (?, ?)", [(f"big{i}", chunk) for i in range(400)]
+    ))  # fmt: skip
+    wal = tmp_path / "m.db-wal"
+    assert wal.stat().st_size > 2 * WAL_SIZE_LIMIT
+    store.dialect.transaction(lambda tx: tx.execute("DELETE FROM meta WHERE key LIKE 'big%'"))
+    store.dialect.read(lambda tx: tx.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall())
+    add(store, unit_vectors(1))  # the next write resets the WAL and truncates it to the limit
+    assert wal.stat().st_size <= WAL_SIZE_LIMIT
+    store.close()
