@@ -31,7 +31,7 @@ import psutil
 from tqdm import tqdm
 
 from bench import facts
-from bench.baselines.stores import dir_size, make_store
+from bench.baselines.stores import MemstrataStore, dir_size, make_store
 from bench.datasets import REPO_ROOT
 from bench.embedders import CACHE_DIR, DIMS, CachedEmbedder, Vectors
 from bench.machine import machine_line
@@ -259,10 +259,26 @@ def run_worker(spec: dict[str, Any]) -> dict[str, Any]:
                 _time_searches(store.search, queries[:1], query_vectors[:1])
                 point["reopen_first_search_ms"] = round(1000 * (time.perf_counter() - began), 1)
                 point["rss_after_reopen_mb"] = round(_rss_mb(), 1)
+            if isinstance(store, MemstrataStore):
+                point["fresh_process"] = _fresh_process(store, spec, q)
             result["points"].append(point)
             out_path.write_text(json.dumps(result, indent=1))
         store.close()
     out_path.write_text(json.dumps(result, indent=1))
+    return result
+
+
+def _fresh_process(store: MemstrataStore, spec: dict[str, Any], queries: int) -> dict[str, Any]:
+    """bench/scale_fresh.py on this store in a new process, this one idle meanwhile (its index builds done)."""
+    store.ready()
+    child_spec = Path(spec["tmp"]) / f"{spec['store']}-fresh.json"
+    child_spec.write_text(json.dumps({"workdir": str(store.path.parent), "model_id": spec["model_id"],
+                                      "keyword_cache": store.keyword_cache, "queries": queries,
+                                      "query_vectors": spec["query_vectors"]}))  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "bench.scale_fresh", str(child_spec)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-3:]}
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
 
 
@@ -376,7 +392,28 @@ def render(result: dict[str, Any]) -> str:
         if res.get("error"):
             lines.append(f"| {name} | error: {' / '.join(res['error'])[-300:]} |" + " |" * (len(header) - 2))
     lines += ["", *(f"- `{n}`: {r.get('notes', '')}" for n, r in result["scale"]["stores"].items())]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _fresh_table(result)) + "\n"
+
+
+def _fresh_table(result: dict[str, Any]) -> list[str]:
+    """The same stores opened by a new process (bench/scale_fresh.py): a restarted service."""
+    rows = [(name, p["n"], p["fresh_process"]) for name, res in result["scale"]["stores"].items()
+            for p in res.get("points", []) if "fresh_process" in p]  # fmt: skip
+    if not rows:
+        return []
+    lines = ["", "### A new process on the same store (a restarted service)", "",
+             "Open + first search while the keyword copy builds (FTS5 answers), then the searches once both indexes "
+             "are ready; RSS of that process, which holds nothing left over from the inserts.", "",
+             "| store | N | open+1st ms | indexes ready s | p50 ms | p95 ms | RSS MB | peak RSS MB |",
+             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for name, n, fresh in rows:
+        if "error" in fresh:
+            lines.append(f"| {name} | {n:,} | error: {' / '.join(fresh['error'])[-200:]} | | | | | |")
+            continue
+        lines.append(f"| {name} | {n:,} | {fresh['open_first_search_ms']} | {fresh['indexes_ready_s']} | "
+                     f"{fresh['search']['p50_ms']} | {fresh['search']['p95_ms']} | {fresh['rss_mb']} | "
+                     f"{fresh['peak_rss_mb']} |")  # fmt: skip
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,7 +58,7 @@ class MemstrataStore:
         if not keyword_cache:  # the same store, keyword search always by FTS5 (the in-memory copy off)
             self.name = "memstrata-fts5"
             self.notes = "as memstrata, with store.keyword_cache_min_rows above every size: FTS5 ranks keywords"
-        self.path = workdir / "memstrata.db"
+        self.path, self.keyword_cache = workdir / "memstrata.db", keyword_cache
         self.embedder = PresetEmbedder(model_id)
         min_rows = 20_000 if keyword_cache else 10**12
         self._open = lambda: Memory(
