@@ -86,7 +86,12 @@ def start_server(directory: Path, blas_threads: int, db: str | None = None) -> t
 async def seed(http: httpx.AsyncClient, number: int, args: argparse.Namespace) -> None:
     first = 10_000_000 + number * args.seed_facts
     body = {"user_id": f"user{number}", "text": facts.facts(first, args.seed_facts)}
-    (await http.post("/v1/memories", json=body)).raise_for_status()
+    for _ in range(30):  # 50 clients seeding at once meet the overload guard: wait as its Retry-After says
+        response = await http.post("/v1/memories", json=body)
+        if response.status_code != 503:
+            break
+        await asyncio.sleep(float(response.headers.get("Retry-After", "1")))
+    response.raise_for_status()
 
 
 async def client(
