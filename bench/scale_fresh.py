@@ -21,10 +21,12 @@ from bench.baselines.stores import MemstrataStore
 from bench.metrics import percentiles
 
 
-def _memory_mb() -> tuple[float, float]:
-    """(VmRSS, VmHWM) of this process in MB."""
+def _memory_mb() -> dict[str, float]:
+    """RSS, its anonymous part (the process's own memory) and its file-backed part (pages of the memory-mapped
+    index files: clean, shared with the page cache, dropped by the kernel under pressure), and peak RSS, in MB."""
     fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+    names = {"rss_mb": "VmRSS", "rss_anon_mb": "RssAnon", "rss_file_mb": "RssFile", "peak_rss_mb": "VmHWM"}
+    return {key: round(int(fields[name].split()[0]) / 1024, 1) for key, name in names.items()}
 
 
 def measure(spec: dict[str, Any]) -> dict[str, Any]:
@@ -43,14 +45,13 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
         began = time.perf_counter()
         store.search(text, vector, 10)
         samples.append(1000 * (time.perf_counter() - began))
-    rss, peak = _memory_mb()
+    memory = _memory_mb()
     store.close()
     return {
         "open_first_search_ms": round(first_ms, 1),  # after imports: the store, its indexes, one search
         "indexes_ready_s": round(ready_s, 1),
         "search": {k: round(v, 3) for k, v in percentiles(samples).items()},
-        "rss_mb": round(rss, 1),
-        "peak_rss_mb": round(peak, 1),
+        **memory,
     }
 
 
