@@ -110,12 +110,19 @@ def _rss_mb() -> float:
     return psutil.Process().memory_info().rss / 2**20
 
 
+def proc_status_mb(*names: str) -> dict[str, float]:
+    """Memory fields of /proc/self/status (VmRSS, RssAnon, VmHWM, ...) in MB; empty where there is no /proc."""
+    status = Path("/proc/self/status")
+    if not status.exists():
+        return {}
+    fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+    return {name: round(int(fields[name].split()[0]) / 1024, 1) for name in names if name in fields}
+
+
 def _peak_rss_mb() -> float:
     """VmHWM of this process (getrusage's maxrss survives exec, so it would report the parent's)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = proc_status_mb("VmHWM").get("VmHWM")
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _store_files(store: Any) -> dict[str, int]:

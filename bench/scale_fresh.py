@@ -19,14 +19,15 @@ import numpy as np
 from bench import facts
 from bench.baselines.stores import MemstrataStore
 from bench.metrics import percentiles
+from bench.scale import proc_status_mb
 
 
 def _memory_mb() -> dict[str, float]:
     """RSS, its anonymous part (the process's own memory) and its file-backed part (pages of the memory-mapped
     index files: clean, shared with the page cache, dropped by the kernel under pressure), and peak RSS, in MB."""
-    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
     names = {"rss_mb": "VmRSS", "rss_anon_mb": "RssAnon", "rss_file_mb": "RssFile", "peak_rss_mb": "VmHWM"}
-    return {key: round(int(fields[name].split()[0]) / 1024, 1) for key, name in names.items()}
+    found = proc_status_mb(*names.values())
+    return {key: found[name] for key, name in names.items()}
 
 
 def measure(spec: dict[str, Any]) -> dict[str, Any]:
