@@ -13,6 +13,7 @@ from memstrata.errors import EmbeddingMismatchError
 from memstrata.facade.access import AccessLog
 from memstrata.indexing import index_text
 from memstrata.providers.cache import Embedded, embed_with_cache
+from memstrata.providers.coalescing import CoalescingEmbedder
 from memstrata.providers.factory import cap_blas_threads
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder, embedding_identity
@@ -47,6 +48,8 @@ class MemoryCore:
         cap_blas_threads(settings.embedder.blas_threads)  # before any embedding or vector maths runs
         self.store = store
         self.embedder = embedder
+        # Search queries go through here: concurrent searches share model calls (providers/coalescing.py).
+        self.query_embedder = CoalescingEmbedder(embedder, max_texts=settings.embedder.query_batch)
         self.settings = settings
         self.clock = clock
         self.llm_reason = llm_reason
@@ -95,7 +98,7 @@ class MemoryCore:
     def search(self, query: SearchQuery) -> list[SearchHit]:
         """The one search path: ``memory.search``, ``forget`` and ``context`` all come through here."""
         self.identity()
-        return run_search(self.store, self.embedder, query, self.read_settings)
+        return run_search(self.store, self.query_embedder, query, self.read_settings)
 
     # --- background work --------------------------------------------------------------------
     def wake_worker(self) -> None:
