@@ -14,7 +14,8 @@ from datetime import datetime
 
 from memstrata.facade.core import MemoryCore
 from memstrata.types import JsonDict, MemoryItem, Message, Scope
-from memstrata.write.ingest import CONTEXT_TURNS, episode_memories
+from memstrata.write import ingest
+from memstrata.write.ingest import episode_memories
 
 # Strongest first; a cut is made just after the mark, so a part ends with its sentence's punctuation.
 BREAKS = ("\n\n", "\n", "。", "！", "？", ". ", "! ", "? ", "；", "; ", "，", ", ", " ")
@@ -49,9 +50,9 @@ def part_label(number: int, total: int) -> str:
 def preceding_turns(core: MemoryCore, scope: Scope) -> list[Message]:
     """The scope's latest stored turns, oldest first: what a new turn is indexed with (turns often arrive one
     ``add()`` at a time, so the turn before is usually already stored)."""
-    if not CONTEXT_TURNS:
+    if not ingest.CONTEXT_TURNS:  # read at call time: the ranking bench measures other values
         return []
-    return [stored.message for stored in core.store.messages(scope, CONTEXT_TURNS, latest=True)]
+    return [stored.message for stored in core.store.messages(scope, ingest.CONTEXT_TURNS, latest=True)]
 
 
 def turn_episodes(
@@ -72,7 +73,7 @@ def turn_episodes(
         if not message.content.strip():
             continue
         spans = split_spans(message.content, max_chars)
-        context = earlier[-CONTEXT_TURNS:] if CONTEXT_TURNS else []
+        context = earlier[-ingest.CONTEXT_TURNS :] if ingest.CONTEXT_TURNS else []
         earlier.append(message)
         if len(spans) == 1:
             episodes.extend(episode_memories([message], scope, metadata, now, previous=context))
