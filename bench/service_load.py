@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -53,11 +54,17 @@ def make_key(directory: Path) -> str:
     return token
 
 
-def start_server(directory: Path, blas_threads: int, db: str | None = None) -> tuple[subprocess.Popen[bytes], str]:
-    """A `memstrata serve` process on ``db`` (default: a fresh SQLite store in ``directory``); it and its URL."""
+def start_server(
+    directory: Path, blas_threads: int, db: str | None = None, settings: Sequence[str] = ()
+) -> tuple[subprocess.Popen[bytes], str]:
+    """A `memstrata serve` process on ``db`` (default: a fresh SQLite store in ``directory``); it and its URL.
+    ``settings``: ``section.name=value`` items, given to the server as MEMSTRATA_ environment variables."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
     env["MEMSTRATA_LLM__PROVIDER"] = "rules"  # adds here are infer=False; no model should load for them
+    for item in settings:
+        name, _, value = item.partition("=")
+        env["MEMSTRATA_" + name.replace(".", "__").upper()] = value
     if blas_threads:  # as `make run` does: one BLAS thread per request thread, no oversubscription
         env["OPENBLAS_NUM_THREADS"] = str(blas_threads)
     store = db or str(directory / "memstrata.db")
@@ -179,6 +186,7 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"Machine: {machine_line(result['machine'])}",
         "",
+        *([f"Server settings: {', '.join(cfg['setting'])}", ""] if cfg.get("setting") else []),
         f"Completed {result['completed_requests']} of {result['planned_requests']} requests in "
         f"{result['elapsed_s']} s on {cfg.get('workers', 1)} worker(s) ({cfg.get('db') or 'SQLite'}): "
         f"**{result['throughput_rps']} requests/s** answered ({result.get('search_rps')} searches/s), "
@@ -207,6 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS of the server; 0: unset")
     parser.add_argument("--workers", type=int, default=1, help="memstrata serve processes on the one store")
     parser.add_argument("--db", default=None, help="a postgresql:// URL (default: a fresh SQLite file)")
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="SECTION.NAME=VALUE",
+        help="a server setting, e.g. embedder.query_batch=1 (repeatable)",
+    )
     parser.add_argument("--suffix", default="", help="added to the result file names")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -214,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     machine = machine_facts()
     with tempfile.TemporaryDirectory(prefix="memstrata-load-") as tmp:
         token = make_key(Path(tmp))
-        servers = [start_server(Path(tmp), args.blas_threads, args.db) for _ in range(args.workers)]
+        servers = [start_server(Path(tmp), args.blas_threads, args.db, args.setting) for _ in range(args.workers)]
         try:
             result = asyncio.run(run_load([url for _, url in servers], token, args))
         finally:
