@@ -33,7 +33,7 @@ from memstrata.types import Scope
 from memstrata.write import ingest
 
 # Memory units under test: how many earlier turns each episode is indexed with (write/ingest.py).
-UNITS = {"turn": 0, "turn+previous": 1, "turn+2previous": 2}
+UNITS = {"turn": 0, "turn+previous": 1, "turn+2previous": 2, "turn+3previous": 3}
 
 
 @dataclass(frozen=True)

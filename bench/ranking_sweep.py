@@ -24,13 +24,15 @@ from tqdm import tqdm
 
 from bench import metrics
 from bench.datasets import LOCOMO_CATEGORIES
-from bench.ranking_data import Case, Corpus, corpora
+from bench.ranking_data import UNITS, Case, Corpus, corpora
 from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, pool
 from memstrata.read.retrieve import Retrieved
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import ScoredId
+from memstrata.write import ingest
 
 RESULTS = Path(__file__).resolve().parent / "results"
+CONTEXT_WEIGHTS = (1.0, 0.75, 0.5, 0.3, 0.25, 0.0)
 DEFAULT = ReadSettings()
 K = 10
 
@@ -39,6 +41,13 @@ K = 10
 class Scored:
     doc_id: str
     relevance: float
+
+
+def _memory_text(indexed: str) -> MemoryText:
+    """One language per dataset. A LoCoMo turn is indexed as "speaker: turn" and then one line per
+    preceding turn (2 of 5,882 LoCoMo turns hold a line break), so its own part is the first line."""
+    head, newline, _ = indexed.partition("\n")
+    return MemoryText(indexed, indexed, head=head if newline else None)
 
 
 def rank_case(case: Case, corpus: Corpus, settings: ReadSettings, limit: int = K) -> list[Scored]:
@@ -51,7 +60,7 @@ def rank_case(case: Case, corpus: Corpus, settings: ReadSettings, limit: int = K
     )
     docs = corpus.indexed[case.scope]
     ranker = Ranker(case.text, settings)
-    texts = {doc: MemoryText(text, text) for doc, text in docs.items()}  # one language per dataset
+    texts = {doc: _memory_text(text) for doc, text in docs.items()}
     ranked = ranker.candidates(retrieved, {doc: texts[doc] for doc in keyword_matches_to_read(retrieved)})
     chosen = [ranker.settle(c, texts[c.memory_id]) for c in pool(ranked, max(limit * 3, 30), max(limit, 10))]
     chosen.sort(key=lambda c: c.fused, reverse=True)
@@ -129,18 +138,26 @@ def configurations(quick: bool) -> list[tuple[str, ReadSettings]]:
 def run(quick: bool) -> dict[str, Any]:
     every = list(corpora())
     out: dict[str, Any] = {"k": K, "units": {}, "sweep": [], "cutoff": {}}
-    default_unit = [c for c in every if c.name != "locomo" or c.unit == "turn+previous"]
+    unit = next(name for name, turns in UNITS.items() if turns == ingest.CONTEXT_TURNS)
+    default_unit = [c for c in every if c.name != "locomo" or c.unit == unit]
     for corpus in (c for c in every if c.name == "locomo"):  # memory units, with the default fusion and rrf
         out["units"][corpus.unit] = {
             "score": quality(corpus, DEFAULT),
+            "score, context words count fully": quality(corpus, replace(DEFAULT, context_weight=1.0)),
             "rrf": quality(corpus, replace(DEFAULT, fusion="rrf", keyword_weight=1.0, dense_weight=0.5)),
         }
+    locomo = next(c for c in default_unit if c.name == "locomo")
+    out["context_weight"] = {
+        str(weight): quality(locomo, replace(DEFAULT, context_weight=weight)) for weight in CONTEXT_WEIGHTS
+    }
     for name, settings in tqdm(configurations(quick), desc="sweep"):
         out["sweep"].append({"config": name, **{f"{c.name}": quality(c, settings) for c in default_unit}})
     levels = [round(0.05 * i, 2) for i in range(0, 11)]
     for corpus in default_unit:
         out["cutoff"][corpus.name] = cutoff_curve(corpus, DEFAULT, levels)
     out["defaults"] = {
+        "unit": unit,
+        "context_weight": DEFAULT.context_weight,
         "keyword_weight": DEFAULT.keyword_weight,
         "dense_weight": DEFAULT.dense_weight,
         "dense_floor": DEFAULT.dense_floor,
@@ -149,6 +166,18 @@ def run(quick: bool) -> dict[str, Any]:
         "candidates": DEFAULT.candidates,
     }
     return out
+
+
+def _locomo_table(keys: list[str], rows: Iterable[tuple[Any, ...]]) -> list[str]:
+    """Rows of (key cells..., quality): recall@10, nDCG@10 and recall@10 per LoCoMo category."""
+    lines = [
+        "| " + " | ".join(keys) + " | recall@10 | nDCG@10 | " + " | ".join(LOCOMO_CATEGORIES.values()) + " |",
+        "|" + "---|" * (len(keys) + 2 + len(LOCOMO_CATEGORIES)),
+    ]
+    for *cells, q in rows:
+        numbers = [q["recall@10"], q["ndcg@10"], *q["by_category"].values()]
+        lines.append("| " + " | ".join(map(str, cells)) + " | " + " | ".join(f"{v:.3f}" for v in numbers) + " |")
+    return lines
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -161,14 +190,17 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         "### Memory unit (LoCoMo): earlier turns indexed with each turn",
         "",
-        "| unit | fusion | recall@10 | nDCG@10 | " + " | ".join(LOCOMO_CATEGORIES.values()) + " |",
-        "|---|---|---|---|" + "---|" * len(LOCOMO_CATEGORIES),
     ]
-    for unit, by_fusion in result["units"].items():
-        for fusion, q in by_fusion.items():
-            cats = " | ".join(f"{v:.3f}" for v in q["by_category"].values())
-            lines.append(f"| {unit} | {fusion} | {q['recall@10']:.3f} | {q['ndcg@10']:.3f} | {cats} |")
-    lines += ["", "### Fusion sweep (unit: turn+previous)", ""]
+    rows = [(unit, fusion, q) for unit, by_fusion in result["units"].items() for fusion, q in by_fusion.items()]
+    lines += _locomo_table(["unit", "fusion"], rows)
+    lines += ["", f"### Context weight (LoCoMo, unit {result['defaults']['unit']})", ""]
+    lines += [
+        "Share of keyword evidence a turn gets for query words that only the earlier turns indexed with it hold",
+        "(`search.context_weight`): below 1 the answer's own turn ranks above the turn that follows it.",
+        "",
+    ]
+    lines += _locomo_table(["context_weight"], [(weight, q) for weight, q in result["context_weight"].items()])
+    lines += ["", f"### Fusion sweep (unit: {result['defaults']['unit']})", ""]
     lines += ["| configuration | LoCoMo r@10 | multi-hop | MADial zh r@10 | zh nDCG@10 | MADial en r@10 | en nDCG@10 |"]
     lines += ["|---|---|---|---|---|---|---|"]
     for row in result["sweep"]:

@@ -130,6 +130,13 @@ class SearchSettings(Section):
         default=0.1, ge=0, le=1, description="hits below this relevance are dropped; threshold= overrides per call"
     )
     rrf_k: int = Field(default=20, ge=1, description="rank offset for fusion=rrf")
+    context_weight: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="share of keyword evidence a turn gets for query words found only in the turns indexed with it "
+        "(the answer's own turn ranks above the turn that follows it)",
+    )
 
     @model_validator(mode="after")
     def _floor_below_ceiling(self) -> SearchSettings:

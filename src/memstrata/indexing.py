@@ -20,12 +20,23 @@ def index_text(item: MemoryItem) -> str:
     """Episodes are indexed with their speaker, so "what did Caroline say about X" can match, and
     with the turns before them (``metadata["preceding_turns"]``, set on the write path), so an answer is
     found by the words of the question it answered."""
+    own = own_index_text(item)
+    context = indexed_context(item)
+    return f"{own}\n{context}" if context else own
+
+
+def own_index_text(item: MemoryItem) -> str:
+    """The memory's own part of :func:`index_text`: an episode with its speaker, without earlier turns."""
     if item.kind != "episode":
         return item.text
     speaker = item.metadata.get("speaker")
-    text = f"{speaker}: {item.text}" if isinstance(speaker, str) and speaker else item.text
-    context = item.metadata.get("preceding_turns")
-    return f"{text}\n{context}" if isinstance(context, str) and context else text
+    return f"{speaker}: {item.text}" if isinstance(speaker, str) and speaker else item.text
+
+
+def indexed_context(item: MemoryItem) -> str | None:
+    """The earlier turns an episode is indexed with, if any."""
+    context = item.metadata.get("preceding_turns") if item.kind == "episode" else None
+    return context if isinstance(context, str) and context else None
 
 
 def normalised(text: str) -> str:

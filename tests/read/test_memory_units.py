@@ -8,6 +8,10 @@ import pytest
 
 from memstrata import Memory, Scope
 from memstrata.indexing import index_text
+from memstrata.read.rank import MemoryText, Ranker, memory_text
+from memstrata.read.retrieve import Retrieved
+from memstrata.read.settings import ReadSettings
+from memstrata.storage.protocol import ScoredId
 from memstrata.types import Message
 from memstrata.write import ingest
 from memstrata.write.ingest import CONTEXT_MAX_CHARS, episode_memories
@@ -63,14 +67,53 @@ def test_more_context_turns_can_be_configured(monkeypatch: pytest.MonkeyPatch) -
     assert last.metadata["preceding_turns"] == "A: turn 1\nB: turn 2"  # oldest first
 
 
+def _chat(memory: Memory, *turns: tuple[str, str]) -> None:
+    memory.add([{"role": "user", "name": name, "content": text} for name, text in turns], user_id="u1")
+
+
 def test_an_answer_is_found_by_the_words_of_its_question(memory: Memory) -> None:
-    memory.add(
-        [
-            {"role": "user", "name": "Melanie", "content": "Did you go to the pottery workshop on Friday?"},
-            {"role": "user", "name": "Caroline", "content": "Yes! I made a little bowl, so proud of it."},
-            {"role": "user", "name": "Melanie", "content": "Nice. My kids started swimming lessons."},
-        ],
-        user_id="u1",
+    _chat(
+        memory,
+        ("Melanie", "Did you go to the pottery workshop on Friday?"),
+        ("Caroline", "Yes! I made a little bowl, so proud of it."),
+        ("Melanie", "Nice. My kids started swimming lessons."),
     )
     hits = memory.search("What did Caroline make at the pottery workshop?", user_id="u1", limit=2)
     assert "Yes! I made a little bowl, so proud of it." in [hit.text for hit in hits]
+
+
+def test_words_only_the_earlier_turns_hold_count_less_than_the_turns_own() -> None:
+    """The turn after an answer is indexed with the answer: with the same BM25 score and similarity, the answer's
+    own turn ranks first (search.context_weight); at weight 1 the two would tie on keyword evidence."""
+    answer = "Caroline: I adopted a greyhound called Pepper last month."
+    follow_up = "Melanie: That's lovely! How is she settling in?\n" + answer
+    texts = {
+        "answer": MemoryText(answer, answer),
+        "follow-up": MemoryText(follow_up, follow_up, head=follow_up.split("\n")[0]),
+    }
+    retrieved = Retrieved(
+        keyword=[ScoredId("follow-up", 5.0), ScoredId("answer", 5.0)],
+        dense=[ScoredId("follow-up", 0.4), ScoredId("answer", 0.4)],
+        dense_limit=100,
+    )
+    query = "What is the name of the greyhound Caroline adopted?"
+    weighted = Ranker(query, ReadSettings()).candidates(retrieved, texts)
+    assert [c.memory_id for c in weighted] == ["answer", "follow-up"]
+    assert weighted[1].keyword_match < 0.5 * weighted[0].keyword_match
+    flat = Ranker(query, ReadSettings(context_weight=1.0)).candidates(retrieved, texts)
+    assert flat[0].keyword_match == pytest.approx(flat[1].keyword_match)
+
+
+def test_a_stored_episode_is_ranked_on_its_own_words_first(memory: Memory) -> None:
+    _chat(
+        memory,
+        ("Caroline", "I adopted a greyhound called Pepper last month."),
+        ("Melanie", "That's lovely! How is she settling in?"),
+        ("Caroline", "She sleeps on the sofa all day."),
+    )
+    (follow_up,) = [item for item in memory.get_all(user_id="u1") if item.text.startswith("That's lovely")]
+    text = memory_text(follow_up)
+    assert text.head == "Melanie: That's lovely! How is she settling in?"
+    assert text.indexed == text.head + "\nCaroline: I adopted a greyhound called Pepper last month."
+    hits = memory.search("What is the name of the greyhound Caroline adopted?", user_id="u1", limit=3)
+    assert hits[0].text == "I adopted a greyhound called Pepper last month."

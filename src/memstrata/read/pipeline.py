@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memstrata.indexing import index_text
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
-from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, pool, rescore
+from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, pool, rescore
 from memstrata.read.retrieve import exact_key_hit, query_time_span, retrieve
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store
@@ -39,7 +38,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     span = query_time_span(query)
     retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span)
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
-    texts = {memory_id: MemoryText(index_text(item), item.text) for memory_id, item in items.items()}
+    texts = {memory_id: memory_text(item) for memory_id, item in items.items()}
     ranker = Ranker(query.text, settings)
     ranked = [c for c in ranker.candidates(retrieved, texts) if key_item is None or c.memory_id != key_item.id]
     # Lifecycle and the time boost reorder, so a few more candidates than will be returned are read.
@@ -51,7 +50,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         item = items.get(candidate.memory_id)
         if item is None:
             continue
-        settled = ranker.settle(candidate, MemoryText(index_text(item), item.text)).breakdown()
+        settled = ranker.settle(candidate, memory_text(item)).breakdown()
         final = rescore(
             item,
             settled,

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from memstrata.config import LifecycleSettings
 from memstrata.graph.retrieve import GraphHit
+from memstrata.indexing import index_text, indexed_context, own_index_text
 from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier
 from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.read.evidence import (
@@ -42,6 +43,22 @@ class MemoryText:
 
     indexed: str
     own: str
+    head: str | None = None  # ``indexed`` without the preceding turns (None: it has none)
+
+    def coverage(self, weights: Mapping[str, float], context_weight: float) -> float:
+        """Keyword coverage of the indexed text, where words only the preceding turns hold count
+        ``context_weight`` as much as the memory's own."""
+        full = keyword_coverage(weights, memory_terms(self.indexed))
+        if self.head is None or context_weight >= 1.0:
+            return full
+        own = keyword_coverage(weights, memory_terms(self.head))
+        return own + context_weight * max(0.0, full - own)
+
+
+def memory_text(item: MemoryItem) -> MemoryText:
+    """What ranking reads of a stored memory (see :class:`MemoryText`)."""
+    has_context = indexed_context(item) is not None
+    return MemoryText(index_text(item), item.text, head=own_index_text(item) if has_context else None)
 
 
 @dataclass(slots=True)
@@ -167,15 +184,13 @@ class Ranker:
         """Every candidate, best first by the configured fusion. ``texts`` holds the keyword matches
         read so far (:func:`keyword_matches_to_read`): query words are weighted by how rare they are
         among those, and each read match's coverage comes from its own words."""
-        found = {
-            hit.memory_id: memory_terms(texts[hit.memory_id].indexed)
-            for hit in retrieved.keyword
-            if hit.memory_id in texts
-        }
+        read = [hit.memory_id for hit in retrieved.keyword if hit.memory_id in texts]
+        found = [memory_terms(texts[memory_id].indexed) for memory_id in read]
         population = max(len(retrieved.dense), len(retrieved.keyword))
-        self.term_weights = term_weights(self.terms, list(found.values()), population)
+        self.term_weights = term_weights(self.terms, found, population)
         self.best_keyword = retrieved.keyword[0].score if retrieved.keyword else 0.0
-        coverages = {memory_id: keyword_coverage(self.term_weights, terms) for memory_id, terms in found.items()}
+        context_weight = self.settings.context_weight
+        coverages = {memory_id: texts[memory_id].coverage(self.term_weights, context_weight) for memory_id in read}
         unread_coverage = min(coverages.values(), default=0.0)
         bound = retrieved.dense_bound()
         settings = self.settings
@@ -209,7 +224,7 @@ class Ranker:
             candidate.relevance = candidate.fused = _relevance(candidate, self.settings, self.weights, cross=False)
             return candidate
         if not candidate.keyword_exact:
-            coverage = keyword_coverage(self.term_weights, memory_terms(text.indexed))
+            coverage = text.coverage(self.term_weights, self.settings.context_weight)
             candidate.keyword_match, candidate.keyword_exact = self._keyword(candidate, coverage), True
         candidate.cross_script = cross_script(self.scripts, text.own)
         candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=candidate.cross_script)

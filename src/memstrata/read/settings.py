@@ -25,6 +25,7 @@ class ReadSettings:
     dense_alone_floor: float = _SEARCH.dense_alone_floor
     dense_ceiling: float = _SEARCH.dense_ceiling
     min_relevance: float = _SEARCH.min_relevance
+    context_weight: float = _SEARCH.context_weight
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ReadSettings:
@@ -42,6 +43,7 @@ class ReadSettings:
             dense_alone_floor=search.dense_alone_floor,
             dense_ceiling=search.dense_ceiling,
             min_relevance=search.min_relevance,
+            context_weight=search.context_weight,
         )
 
     def evidence_weights(self) -> EvidenceWeights:

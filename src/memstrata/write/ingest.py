@@ -229,7 +229,7 @@ def new_memory(
     )
 
 
-CONTEXT_TURNS = 1  # earlier turns indexed with each episode (bench/ranking_units.py measured 0, 1 and 2)
+CONTEXT_TURNS = 2  # earlier turns indexed with each episode (bench/ranking_sweep.py measured 0 to 3)
 CONTEXT_MAX_CHARS = 240  # per context turn: enough for the question a turn answers, cheap to embed
 CONTEXT_MAX_GAP = timedelta(hours=6)  # turns further apart belong to different conversations
 
