@@ -22,7 +22,7 @@ from memstrata import Memory
 from memstrata.api.keys import KeyStore
 from memstrata.config import ServerSettings, load_settings
 from memstrata.providers.protocol import Embedder
-from memstrata.service.app import create_app
+from memstrata.service.app import create_app, uvicorn_options
 from memstrata.storage.sqlite.store import SQLiteStore
 
 T = TypeVar("T")
@@ -35,10 +35,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(app: FastAPI) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 until the block ends; yields the base URL."""
+def running(app: FastAPI, *, http: str = "auto") -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 until the block ends; yields the base URL. ``http``: uvicorn's HTTP parser."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", http=http,
+                            **uvicorn_options())  # fmt: skip
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

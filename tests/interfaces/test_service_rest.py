@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the service tests need the server extra: pip install -e '.[server]'")
 
 import httpx
-from service_support import Service
+from service_support import Service, running
+
+from memstrata.config import ServerSettings
+from memstrata.service.app import create_app
 
 PROBLEM = "application/problem+json"
 
@@ -173,3 +179,24 @@ def test_request_size_limit(client: httpx.Client) -> None:
     under = client.post("/v1/memories", json={"user_id": "u-big", "text": "z" * 10_000})
     assert under.status_code == 201
     assert client.get("/v1/memories", params={"user_id": "u-big"}).json()["items"][0]["text"] == "z" * 10_000
+
+
+@pytest.mark.parametrize("parser", ["auto", "h11"])  # httptools when installed; h11 is uvicorn's fallback
+def test_long_query_strings_reach_validation(svc: Service, parser: str) -> None:
+    """The longest valid query string (4,000 four-byte characters: 48 KB percent-encoded, over h11's 16 KiB default
+    head) is answered by the app, and a value over the parameter's limit gets a 422 problem document."""
+    query = urlencode({"user_id": "u-long", "context": "𝄞" * 4_000})
+    assert len(query) > 48_000
+    headers = svc.auth(svc.token("long-query"))
+    with running(create_app(svc.memory, ServerSettings(), keys=svc.keys), http=parser) as url:
+        parts = urlsplit(url)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        try:
+            connection.request("GET", f"/v1/tasks/strategies?{query}", headers=headers)
+            response = connection.getresponse()
+            assert (response.status, json.loads(response.read())) == (200, [])
+        finally:
+            connection.close()
+        too_long = httpx.get(f"{url}/v1/tasks/strategies", params={"user_id": "u", "context": "调" * 4_001},
+                             headers=headers, timeout=30)  # fmt: skip
+        assert_problem(too_long, 422, "invalid_request", mentions="context")

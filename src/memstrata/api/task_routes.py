@@ -148,7 +148,8 @@ def check_plan(body: CheckPlan, call: CallerDep) -> list[PlanWarning]:
 def strategies(
     call: CallerDep,
     ids: ScopeDep,
-    context: Annotated[str | None, Query(max_length=20_000, pattern=TEXT_PATTERN)] = None,
+    # 4,000 characters: percent-encoded (up to 12 bytes each) the URL stays under the HTTP server's 64 KB limit.
+    context: Annotated[str | None, Query(max_length=4_000, pattern=TEXT_PATTERN)] = None,
     task_type: Annotated[str | None, Query(pattern=ACTION)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 10,
     min_confidence: Annotated[float | None, Query(ge=0, le=1)] = None,

@@ -64,7 +64,7 @@ def serve(
     import uvicorn
 
     from memstrata.api.keys import KeyStore
-    from memstrata.service.app import create_app
+    from memstrata.service.app import create_app, uvicorn_options
 
     state = cli_state(ctx)
     overrides = {
@@ -93,9 +93,7 @@ def serve(
             )
         if active == 0 and not server.allow_anonymous_loopback:
             err_console.print("[yellow]no API keys yet:[/yellow] `memstrata keys create --tenant NAME` makes one")
-        # Keep-alive longer than clients' idle expiry (httpx: 5 s, like uvicorn's default): with equal timeouts a
-        # client may reuse a connection the server is closing, and its request fails with a read error.
-        uvicorn.run(application, host=server.host, port=server.port, log_level="info", timeout_keep_alive=30)
+        uvicorn.run(application, host=server.host, port=server.port, log_level="info", **uvicorn_options())
     finally:
         keys.close()  # the Memory is closed with the command's context
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from starlette.routing import Route
@@ -49,6 +50,24 @@ user / agent ids it was created for. Every call names a scope: at least one of `
 problem details with a `detail` that says what to do and a stable `code`. MCP (streamable HTTP) is served
 at `/mcp` with the same keys.
 """
+
+
+# The longest request head (request line and headers) the HTTP server reads. With h11 (uvicorn without httptools)
+# the default, 16 KiB, answered a valid query string over it with a plain-text 400 before the app saw it; httptools
+# parses URLs up to 64 KB. Every query parameter is bounded so a valid URL stays under 64 KB (free text: 4,000
+# characters, up to 12 bytes each percent-encoded); over-long values then reach validation and get a 422 problem
+# document like any other invalid value.
+MAX_REQUEST_HEAD_BYTES = 512 * 1024
+
+
+def uvicorn_options() -> dict[str, Any]:
+    """Settings for the uvicorn server that runs :func:`create_app` (``memstrata serve`` and the tests)."""
+    return {
+        "h11_max_incomplete_event_size": MAX_REQUEST_HEAD_BYTES,
+        # Keep-alive longer than clients' idle expiry (httpx: 5 s, like uvicorn's default): with equal timeouts a
+        # client may reuse a connection the server is closing, and its request fails with a read error.
+        "timeout_keep_alive": 30,
+    }
 
 
 def _version() -> str:
