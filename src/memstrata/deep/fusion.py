@@ -28,7 +28,10 @@ WEIGHTS: dict[Origin, float] = {
     "question": 1.0,
     "sub_question": 1.0,
     "evaluator": 1.0,
-    "keywords": 0.6,  # the offline evaluator's probe (an entity or content words alone): measured to pull noise
+    # The offline evaluator's probe (an entity or content words alone) finds what shares a name, not what answers:
+    # deep search without a model scored LoCoMo recall@10 0.747 with it at 0.6, 0.795 at 0.4, 0.820 at 0.2 (the same
+    # as no evaluator; fast 0.825), bench/results/2026-12-02-deep-offline-v3.md and its note.
+    "keywords": 0.2,
     "multi_query": 0.9,
     "hyde": 0.85,
     "step_back": 0.6,
