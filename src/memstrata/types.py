@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 JsonDict = dict[str, Any]
 
@@ -63,7 +63,16 @@ def _storable(value: str | None) -> str | None:
 StorableText = Annotated[str, AfterValidator(_storable)]
 
 
-UtcDatetime = Annotated[datetime, AfterValidator(as_utc)]
+def _not_a_number(value: object) -> object:
+    """Date-times are ISO 8601 text (or datetime objects). Left to pydantic, 0 or "0" would be read as seconds since
+    1970 and a typo would silently become 1970-01-01; the API documents date-time strings."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number or (isinstance(value, str) and value.strip().lstrip("+-").replace(".", "", 1).isdigit()):
+        raise ValueError(f"{value!r} is not a date-time: use ISO 8601, e.g. 2026-03-01T12:00:00Z")
+    return value
+
+
+UtcDatetime = Annotated[datetime, BeforeValidator(_not_a_number), AfterValidator(as_utc)]
 
 
 class Frozen(BaseModel):
