@@ -16,6 +16,7 @@ a short stateful run (create, then read, update, delete what was created).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 from urllib.parse import urlencode
 
@@ -36,7 +37,12 @@ expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429"]
 expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429"]
 """
 SERVER_URL_LIMIT = 65_000  # httptools' URL parser keeps offsets in 16 bits
-SETTINGS = settings(deadline=None, phases=[Phase.generate], database=None, suppress_health_check=list(HealthCheck))
+# The same examples on every run (derandomized), so a red suite means a change broke a promise, not that a random
+# draw reached an old gap: random runs found two such gaps (a 180 KB URL, valid_at="0"), both fixed since.
+# MEMSTRATA_FUZZ_RANDOM=1 draws new examples each run, to look for the next one.
+RANDOM = os.environ.get("MEMSTRATA_FUZZ_RANDOM") == "1"
+SETTINGS = settings(deadline=None, phases=[Phase.generate], database=None, suppress_health_check=list(HealthCheck),
+                    derandomize=not RANDOM)  # fmt: skip
 
 
 def _schema(svc: Service) -> Any:
