@@ -47,7 +47,7 @@ def _memory_text(indexed: str) -> MemoryText:
     """One language per dataset. A LoCoMo turn is indexed as "speaker: turn" and then one line per
     preceding turn (2 of 5,882 LoCoMo turns hold a line break), so its own part is the first line."""
     head, newline, _ = indexed.partition("\n")
-    return MemoryText(indexed, indexed, head=head if newline else None)
+    return MemoryText(indexed, indexed, own_indexed=head if newline else None)
 
 
 def rank_case(case: Case, corpus: Corpus, settings: ReadSettings, limit: int = K) -> list[Scored]:

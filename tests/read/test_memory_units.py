@@ -89,7 +89,7 @@ def test_words_only_the_earlier_turns_hold_count_less_than_the_turns_own() -> No
     follow_up = "Melanie: That's lovely! How is she settling in?\n" + answer
     texts = {
         "answer": MemoryText(answer, answer),
-        "follow-up": MemoryText(follow_up, follow_up, head=follow_up.split("\n")[0]),
+        "follow-up": MemoryText(follow_up, follow_up, own_indexed=follow_up.split("\n")[0]),
     }
     retrieved = Retrieved(
         keyword=[ScoredId("follow-up", 5.0), ScoredId("answer", 5.0)],
@@ -104,7 +104,7 @@ def test_words_only_the_earlier_turns_hold_count_less_than_the_turns_own() -> No
     assert flat[0].keyword_match == pytest.approx(flat[1].keyword_match)
 
 
-def test_a_stored_episode_is_ranked_on_its_own_words_first(memory: Memory) -> None:
+def test_a_stored_episode_keeps_its_own_words_apart_for_ranking(memory: Memory) -> None:
     _chat(
         memory,
         ("Caroline", "I adopted a greyhound called Pepper last month."),
@@ -113,7 +113,7 @@ def test_a_stored_episode_is_ranked_on_its_own_words_first(memory: Memory) -> No
     )
     (follow_up,) = [item for item in memory.get_all(user_id="u1") if item.text.startswith("That's lovely")]
     text = memory_text(follow_up)
-    assert text.head == "Melanie: That's lovely! How is she settling in?"
-    assert text.indexed == text.head + "\nCaroline: I adopted a greyhound called Pepper last month."
+    assert text.own_indexed == "Melanie: That's lovely! How is she settling in?"
+    assert text.indexed == text.own_indexed + "\nCaroline: I adopted a greyhound called Pepper last month."
     hits = memory.search("What is the name of the greyhound Caroline adopted?", user_id="u1", limit=3)
     assert hits[0].text == "I adopted a greyhound called Pepper last month."

@@ -50,7 +50,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         item = items.get(candidate.memory_id)
         if item is None:
             continue
-        settled = ranker.settle(candidate, memory_text(item)).breakdown()
+        # Keyword matches read before fusion are settled already; the rest are read here once.
+        settled = ranker.settle(candidate, texts.get(candidate.memory_id) or memory_text(item)).breakdown()
         final = rescore(
             item,
             settled,

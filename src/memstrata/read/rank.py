@@ -43,22 +43,22 @@ class MemoryText:
 
     indexed: str
     own: str
-    head: str | None = None  # ``indexed`` without the preceding turns (None: it has none)
+    own_indexed: str | None = None  # ``indexed`` without the preceding turns (None: it has none)
 
     def coverage(self, weights: Mapping[str, float], context_weight: float) -> float:
         """Keyword coverage of the indexed text, where words only the preceding turns hold count
         ``context_weight`` as much as the memory's own."""
         full = keyword_coverage(weights, memory_terms(self.indexed))
-        if self.head is None or context_weight >= 1.0:
+        if self.own_indexed is None or context_weight >= 1.0:
             return full
-        own = keyword_coverage(weights, memory_terms(self.head))
+        own = keyword_coverage(weights, memory_terms(self.own_indexed))
         return own + context_weight * max(0.0, full - own)
 
 
 def memory_text(item: MemoryItem) -> MemoryText:
     """What ranking reads of a stored memory (see :class:`MemoryText`)."""
     has_context = indexed_context(item) is not None
-    return MemoryText(index_text(item), item.text, head=own_index_text(item) if has_context else None)
+    return MemoryText(index_text(item), item.text, own_indexed=own_index_text(item) if has_context else None)
 
 
 @dataclass(slots=True)
