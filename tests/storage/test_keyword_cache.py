@@ -122,9 +122,11 @@ def test_a_large_store_builds_its_first_copy_beside_the_searches(
         with_fts.close()
 
 
-def test_a_filter_too_selective_for_the_candidates_is_answered_by_fts5(
-    pair: tuple[SQLiteStore, SQLiteStore],
+def test_a_filter_too_selective_for_the_candidates_ranks_the_rows_passing_it_in_the_copy(
+    pair: tuple[SQLiteStore, SQLiteStore], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Too few of the copy's candidates pass the filter: the copy ranks the rows passing it (listed in SQL once,
+    then followed through writes), as FTS5 would, and FTS5 is not asked."""
     cached, fts = pair
     rng = random.Random(9)
     common = [memory(rng, SCOPES[0], text=f"cat {sentence(rng)}") for _ in range(400)]
@@ -132,8 +134,22 @@ def test_a_filter_too_selective_for_the_candidates_is_answered_by_fts5(
     fts.write(WriteBatch(inserts=[*rare, *common[3:]]))
     only_rare = Filters(metadata={"topic": "rare"})
     assert len(cached._keywords.search(["cat"], _any_kind(SCOPES[0]), 256) or []) == 256  # a full candidate list
+
+    def no_fts5(*args: object) -> None:
+        raise AssertionError("FTS5 was asked")
+
+    monkeypatch.setattr(cached.dialect, "_fts_search", no_fts5)
     got = answers(cached, SCOPES[0], "cat", only_rare)
     assert sorted(h.memory_id for h in got) == sorted(m.id for m in rare)
+    assert got == answers(fts, SCOPES[0], "cat", only_rare)
+    # The other store writes: one row joins the filter, one leaves it, one is deleted.
+    later = T0 + timedelta(hours=1)
+    joined = common[10].model_copy(update={"metadata": {"topic": "rare"}, "updated_at": later})
+    left = rare[0].model_copy(update={"metadata": {"topic": "a"}, "updated_at": later})
+    fts.write(WriteBatch(replacements=[(joined, common[10].updated_at), (left, rare[0].updated_at)]))
+    fts.purge(SCOPES[0], [rare[1].id])
+    got = answers(cached, SCOPES[0], "cat", only_rare)
+    assert sorted(h.memory_id for h in got) == sorted([rare[2].id, joined.id])
     assert got == answers(fts, SCOPES[0], "cat", only_rare)
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from memstrata.storage.vector_index import ATTRS, REMOVED, Codes, FilterMasks, IndexFilter, row_mask
+from memstrata.storage.vector_index import ATTRS, REMOVED, Codes, FilterMasks, IndexFilter
 
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"  # memory_fts's tokenizer (SQLite schema step 1)
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
@@ -188,11 +188,10 @@ class KeywordIndex:
     def search(self, term_ids: Sequence[int], where: IndexFilter, limit: int) -> list[tuple[int, float]]:
         """The ``limit`` best (seq, bm25 score, higher is better) of rows passing ``where``, best first. Not
         reentrant: the keeper searches under its lock."""
-        if not term_ids or self._rows == 0 or limit <= 0 or where.allowed_seqs is not None:
+        if not term_ids or self._rows == 0 or limit <= 0:
             return []
         size = self._size
-        mask = self._masks.get(self._version, size, where,
-                               lambda: row_mask(self._attrs[:size], self._codes, where, self._pos_by_seq))  # fmt: skip
+        mask = self._masks.mask(self._version, self._attrs[:size], self._codes, where, self._pos_by_seq)
         totals = np.zeros(size, dtype=np.float64)
         touched = []
         for term_id in term_ids:  # each query token is a phrase of its own, as in the FTS5 MATCH

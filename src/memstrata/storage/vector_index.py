@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -111,12 +111,16 @@ def row_mask(
     if where.excluded_kinds:
         mask &= ~np.isin(column("kind"), [codes["kind"].lookup(k) for k in where.excluded_kinds])
     if where.allowed_seqs is not None:
-        allowed = np.zeros(n, dtype=bool)
-        seqs = where.allowed_seqs[where.allowed_seqs < pos_by_seq.size]
-        positions = pos_by_seq[seqs]
-        allowed[positions[(positions >= 0) & (positions < n)]] = True
-        mask &= allowed
+        mask &= allowed_mask(where.allowed_seqs, pos_by_seq, n)
     return mask
+
+
+def allowed_mask(seqs: npt.NDArray[np.int64], pos_by_seq: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.bool_]:
+    """The first ``n`` rows, True where the row's seq is one of ``seqs``."""
+    allowed = np.zeros(n, dtype=bool)
+    positions = pos_by_seq[seqs[(seqs >= 0) & (seqs < pos_by_seq.size)]]
+    allowed[positions[(positions >= 0) & (positions < n)]] = True
+    return allowed
 
 
 class FilterMasks:
@@ -130,10 +134,17 @@ class FilterMasks:
         self._lock = threading.Lock()
         self._size = size
 
+    def mask(self, version: int, attrs: npt.NDArray[np.int32], codes: dict[str, Codes], where: IndexFilter,
+             pos_by_seq: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:  # fmt: skip
+        """:func:`row_mask` of ``attrs``; the scope part from the cache, a SQL pre-filter's seqs applied on it."""
+        n = attrs.shape[0]
+        if where.allowed_seqs is not None:
+            scoped = self.mask(version, attrs, codes, replace(where, allowed_seqs=None), pos_by_seq)
+            return scoped & allowed_mask(where.allowed_seqs, pos_by_seq, n)
+        return self.get(version, n, where, lambda: row_mask(attrs, codes, where, pos_by_seq))
+
     def get(self, version: int, n: int, where: IndexFilter,
             compute: Callable[[], npt.NDArray[np.bool_]]) -> npt.NDArray[np.bool_]:  # fmt: skip
-        if where.allowed_seqs is not None:
-            return compute()
         key = (version, n, where.tenant_id, where.user_id, where.agent_id, where.session_id,
                tuple(where.statuses), None if where.kinds is None else tuple(where.kinds),
                tuple(where.excluded_kinds))  # fmt: skip
@@ -270,8 +281,7 @@ class VectorIndex:
 
     # --- search ----------------------------------------------------------------------------------
     def _mask(self, where: IndexFilter, n: int) -> npt.NDArray[np.bool_]:
-        return self._masks.get(self._version, n, where,
-                               lambda: row_mask(self._attrs[:n], self._codes, where, self._pos_by_seq))  # fmt: skip
+        return self._masks.mask(self._version, self._attrs[:n], self._codes, where, self._pos_by_seq)
 
     def search(self, query: Vector, where: IndexFilter, count: int, *, ann_min_rows: int) -> list[tuple[int, float]]:
         """About the ``count`` best (seq, int8 cosine) among rows passing ``where``, best first: candidates

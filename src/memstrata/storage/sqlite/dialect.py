@@ -29,6 +29,7 @@ from memstrata.storage.sql.schema import upgrade
 from memstrata.storage.sql.where import Where, memory_where, scope_where
 from memstrata.storage.sqlite.connection import connect, retry_locked
 from memstrata.storage.sqlite.keywords import KeywordKeeper
+from memstrata.storage.sqlite.prefilter import PrefilterCache
 from memstrata.storage.sqlite.schema_migrations import LEDGER, MIGRATIONS, run_script
 from memstrata.storage.sqlite.vectors import IndexKeeper, exact_scores
 from memstrata.storage.vector_index import IndexFilter
@@ -88,6 +89,7 @@ class SQLiteDialect:
         self._readers_lock = threading.Lock()
         self.vectors = IndexKeeper(path, ann_min_rows=ann_min_rows, file_mode=file_mode, read=self._snapshot)
         self.keywords = KeywordKeeper(min_rows=keyword_cache_min_rows, read=self._snapshot)
+        self.prefilter = PrefilterCache()
 
     def migrate(self) -> int:
         return self.transaction(lambda tx: upgrade(self, tx, LEDGER, MIGRATIONS, run_script))
@@ -257,16 +259,39 @@ class SQLiteDialect:
         """FTS5's BM25 ranking (higher is better), from the in-memory copy where it can answer (a large store),
         else from FTS5 itself. The copy masks scope, status and kind; its hits are checked against the scope
         and the filters again in SQL (it is a cache, and it does not hold metadata, keys or times). With such a
-        filter it is asked for a generous candidate list: when enough pass, they are the exact best (any better
-        passing row would be among the candidates); when too few pass of a full list, FTS5 answers."""
-        ask = max(limit * _POST_FILTER_FACTOR, 256) if filters.needs_row_filter() else limit
-        found = self.keywords.search(tokens, _index_filter(scope, filters), ask)
-        if found is not None:
-            hits = self._ids_for(found, memory_where(self, scope, filters, by_key=True))
+        filter the copy ranks the rows passing it when they are listed already (:mod:`.prefilter`), else it is
+        asked for a generous candidate list: when enough pass, they are the exact best (any better passing row
+        would be among the candidates); when too few pass of a full list, the passing rows are listed."""
+        row_filter = filters.needs_row_filter()
+        checked = memory_where(self, scope, filters, by_key=True)
+        allowed = self._listed(scope, filters) if row_filter else None
+        if allowed is None:
+            ask = max(limit * _POST_FILTER_FACTOR, 256) if row_filter else limit
+            found = self.keywords.search(tokens, _index_filter(scope, filters), ask)
+            if found is None:
+                return self._fts(scope, tokens, filters, limit)
+            hits = self._ids_for(found, checked)
             if len(hits) >= limit or len(found) < ask:
                 return hits[:limit]
+            if not row_filter:  # the copy returned rows the file no longer holds in this scope
+                return self._fts(scope, tokens, filters, limit)
+            allowed = self._passing(scope, filters)
+        found = self.keywords.search(tokens, _index_filter(scope, filters, allowed), limit)
+        return self._ids_for(found, checked) if found is not None else self._fts(scope, tokens, filters, limit)
+
+    def _fts(self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int) -> list[ScoredId]:
         where = memory_where(self, scope, filters)
         return self.read(lambda tx: self._fts_search(tx, tokens, where, limit))
+
+    def _listed(self, scope: Scope, filters: Filters) -> np.ndarray | None:
+        """The rows passing ``filters`` when a search listed them before (brought up to date), else None."""
+        where = memory_where(self, scope, filters)
+        return self._snapshot(lambda tx: self.prefilter.passing(tx, where)) if self.prefilter.knows(where) else None
+
+    def _passing(self, scope: Scope, filters: Filters) -> np.ndarray:
+        """Seqs of the scope's rows passing ``filters`` (:mod:`.prefilter`: kept per filter, updated by rev)."""
+        where = memory_where(self, scope, filters)
+        return self._snapshot(lambda tx: self.prefilter.passing(tx, where))
 
     @staticmethod
     def _fts_search(tx: Tx, tokens: Sequence[str], where: Where, limit: int) -> list[ScoredId]:
@@ -287,23 +312,24 @@ class SQLiteDialect:
 
     def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]:
         """Candidates from the index, rescored with the stored float16 vectors, the scope checked again in SQL (the
-        index is a cache). Filters on columns the index does not hold (metadata, key, times) are checked in SQL on
-        a generous candidate list first; only when too few pass are the matching rows listed in SQL up front."""
+        index is a cache). Filters on columns the index does not hold (metadata, key, times): the index searches
+        the rows passing the filter when they are listed already (:mod:`.prefilter`); else a generous candidate
+        list is checked in SQL first, and only when too few pass are the passing rows listed."""
         want = limit + _RESCORE_MARGIN
-        if filters.needs_row_filter():
+        if not filters.needs_row_filter():
+            found = self.vectors.candidates(vector, _index_filter(scope, filters), want)
+            return _best(self._rows_for(found, scope_where(self, scope, by_key=True)), vector, limit)
+        checked = memory_where(self, scope, filters, by_key=True)
+        allowed = self._listed(scope, filters)
+        if allowed is None:
             ask = max(want * _POST_FILTER_FACTOR, 256)
             found = self.vectors.candidates(vector, _index_filter(scope, filters), ask)
-            passing = self._rows_for(found, memory_where(self, scope, filters, by_key=True))
+            passing = self._rows_for(found, checked)
             if len(passing) >= want or len(found) < ask:  # enough, or every row of the scope was a candidate
                 return _best(passing, vector, limit)
-            where = memory_where(self, scope, filters)
-            sql = f"SELECT m.seq FROM memories m WHERE {where.sql()}"
-            seqs = self.read(lambda tx: tx.execute(sql, where.params).fetchall())
-            allowed = np.fromiter((row[0] for row in seqs), dtype=np.int64, count=len(seqs))
-            found = self.vectors.candidates(vector, _index_filter(scope, filters, allowed), want)
-        else:
-            found = self.vectors.candidates(vector, _index_filter(scope, filters), want)
-        return _best(self._rows_for(found, scope_where(self, scope, by_key=True)), vector, limit)
+            allowed = self._passing(scope, filters)
+        found = self.vectors.candidates(vector, _index_filter(scope, filters, allowed), want)
+        return _best(self._rows_for(found, checked), vector, limit)
 
     def _rows_for(self, found: list[tuple[int, float]], where: Where) -> list[Any]:
         """(seq, id, vector BLOB) of the candidates that pass ``where``."""
