@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from memstrata.indexing import content_hash
@@ -67,6 +68,7 @@ def scope_columns(scope: Scope) -> tuple[str, str, str, str]:
     return (scope.tenant_id or "", scope.user_id or "", scope.agent_id or "", scope.session_id or "")
 
 
+@lru_cache(maxsize=4096)  # Scope is immutable: the rows of one scope (a search reads dozens) share one object
 def scope_from(tenant_id: str, user_id: str, agent_id: str, session_id: str) -> Scope:
     return Scope(
         tenant_id=tenant_id or None, user_id=user_id or None, agent_id=agent_id or None, session_id=session_id or None
@@ -101,8 +103,17 @@ def memory(d: Dialect, row: Sequence[Any]) -> MemoryItem:
         event_time=d.time(event_time), created_at=_required(d, created_at), updated_at=_required(d, updated_at),
         valid_from=_required(d, valid_from), valid_to=d.time(valid_to), recorded_to=d.time(recorded_to),
         last_accessed_at=d.time(last_accessed_at), access_count=access_count,
-        provenance=Provenance.model_validate(d.from_json(provenance)), embedding_id=embedding_id,
+        provenance=_provenance(d, provenance), embedding_id=embedding_id,
     )  # fmt: skip
+
+
+def _provenance(d: Dialect, value: Any) -> Provenance:
+    return _provenance_text(value) if isinstance(value, str) else Provenance.model_validate(d.from_json(value))
+
+
+@lru_cache(maxsize=4096)  # most memories share a few provenances ("api", one document); Provenance is immutable
+def _provenance_text(text: str) -> Provenance:
+    return Provenance.model_validate_json(text)
 
 
 def history_params(d: Dialect, event: HistoryEvent) -> tuple[Any, ...]:
