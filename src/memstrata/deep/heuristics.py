@@ -174,6 +174,16 @@ def _after_last_marker(text: str) -> str | None:
     return None
 
 
+# A line that opens with a speaker's tag: "<Bart>: ...", "Assistant: ...", "用户：..."
+_SPEAKER_LINE = re.compile(r"^\s*(?:<[^<>\n]{1,40}>|[^\s:：<>][^:：<>\n]{0,30})\s*[:：]", re.MULTILINE)
+
+
+def is_transcript(text: str) -> bool:
+    """True for a conversation pasted as it went (two or more lines opening with a speaker's tag): what it needs
+    from memory is everything its turns touch, not its question sentences (often the other speaker's)."""
+    return len(_SPEAKER_LINE.findall(text)) >= 2
+
+
 def strip_chatter(text: str) -> str:
     """The ask inside ``text``, cut from its own words (never rewritten); ``text`` itself when nothing is
     recognisably small talk."""

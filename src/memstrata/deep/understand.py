@@ -16,6 +16,7 @@ from memstrata.deep.asking import Asked, ask
 from memstrata.deep.heuristics import (
     Language,
     find_entities,
+    is_transcript,
     keyword_query,
     language_of,
     split_questions,
@@ -94,12 +95,13 @@ def _time_range(texts: list[str], now: datetime) -> TimeRangeOut | None:
 
 
 def heuristic_understanding(query: str, now: datetime) -> Understanding:
-    question = strip_chatter(query)
+    transcript = is_transcript(query)
+    question = query.strip() if transcript else strip_chatter(query)
     return Understanding(
         question=question,
         language=language_of(query),
         entities=tuple(find_entities(question)),
-        sub_questions=tuple(split_questions(question)),
+        sub_questions=() if transcript else tuple(split_questions(question)),
         time_range=_time_range([query], now),
         keywords=keyword_query(question),
         source="heuristic",
@@ -120,11 +122,17 @@ def understand(
     reply = asked.data
     if reply is None:
         return offline, asked.step("understand", 1, [offline.question, *offline.sub_questions])
+    if is_transcript(query):
+        # A pasted conversation stays the question (its turns are what memory should match) and the model's
+        # reading of it is searched beside it: on MADial the reading alone lost the dialogue's context.
+        question, subs = offline.question, tuple(dict.fromkeys([reply.question, *reply.sub_questions]))
+    else:
+        question, subs = reply.question, tuple(reply.sub_questions) or offline.sub_questions
     understood = Understanding(
-        question=reply.question,
+        question=question,
         language=offline.language,
         entities=tuple(dict.fromkeys([*reply.entities, *offline.entities])),
-        sub_questions=tuple(reply.sub_questions) or offline.sub_questions,
+        sub_questions=subs,
         time_range=offline.time_range or _time_range([reply.time], now),
         keywords=keyword_query(reply.question),
         source="model",
