@@ -285,8 +285,7 @@ class SQLiteDialect:
 
     def _listed(self, scope: Scope, filters: Filters) -> np.ndarray | None:
         """The rows passing ``filters`` when a search listed them before (brought up to date), else None."""
-        where = memory_where(self, scope, filters)
-        return self._snapshot(lambda tx: self.prefilter.passing(tx, where)) if self.prefilter.knows(where) else None
+        return self._passing(scope, filters) if self.prefilter.knows(memory_where(self, scope, filters)) else None
 
     def _passing(self, scope: Scope, filters: Filters) -> np.ndarray:
         """Seqs of the scope's rows passing ``filters`` (:mod:`.prefilter`: kept per filter, updated by rev)."""
