@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memstrata.deep.fusion import WEIGHTS, Pool
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit, new_id, utcnow
 
@@ -29,7 +31,22 @@ def test_a_name_probe_never_lifts_a_look_alike_over_what_the_question_found() ->
 def test_agreement_between_queries_lifts_a_memory_but_never_past_1() -> None:
     both = _hit("我上周去西湖划船了", 0.8)
     pool = Pool()
-    pool.add([both], WEIGHTS["question"])
+    pool.add([both], WEIGHTS["question"], anchor=True)
     pool.add([both], WEIGHTS["multi_query"])
     (ranked,) = pool.ranked(0.1)
     assert 0.8 < ranked.breakdown.relevance < 1.0
+
+
+def test_rewrites_agreeing_with_each_other_do_not_lift_a_look_alike_over_the_questions_answer() -> None:
+    """Paraphrases and a hypothetical answer come from one reading of the question: a look-alike they all
+    match gets no agreement bonus, so it stays below the answer the question itself found (with the bonus
+    it would reach 0.495 + 0.505 * 0.5 * 0.495 = 0.62)."""
+    answer = _hit("Lisa: I came in last at the sports meet.", 0.5)
+    look_alike = _hit("Lisa: I want to run faster, I am training every day.", 0.55)
+    pool = Pool()
+    pool.add([answer], WEIGHTS["question"], anchor=True)
+    for origin in ("multi_query", "multi_query", "hyde"):
+        pool.add([look_alike], WEIGHTS[origin])
+    ranked = pool.ranked(0.1)
+    assert [hit.text for hit in ranked] == [answer.text, look_alike.text]
+    assert ranked[1].breakdown.relevance == pytest.approx(0.55 * WEIGHTS["multi_query"])

@@ -79,7 +79,7 @@ class _Run:
             limit = max(self.deps.settings.candidates, self.query.limit)
             hits = self.deps.search(self.query.model_copy(update={"text": text, "limit": limit}))
             weight = self.message_weight if origin == "original" else WEIGHTS[origin]
-            self.pool.add(hits, weight)
+            self.pool.add(hits, weight, anchor=origin in ("question", "original"))
             best = max((hit.breakdown.relevance for hit in hits), default=0.0)
             self.best_by_query[text] = best
             runs.append(QueryRun(text=text, origin=origin, weight=weight, hits=len(hits), best=round(best, 4)))
