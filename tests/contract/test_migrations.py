@@ -50,6 +50,7 @@ SHIPPED = {
         "4352d023d3882625",
         "f7a308ef404aabf9",
         "1ca718c88ead7ebf",
+        "55be8ff3de197087",
     ],
     "postgres": [
         "09ced248cd443cc1",
@@ -59,6 +60,7 @@ SHIPPED = {
         "d0767c99c82140d8",
         "145c9555c0dbad86",
         "13dc4d17ba7eceb5",
+        "55be8ff3de197087",
     ],
 }
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memstrata.query import Filters, ListQuery
+from memstrata.query import Filters, ListQuery, TimeRange
 from memstrata.storage.protocol import WriteBatch
+from memstrata.storage.sql.where import memory_where
 from memstrata.storage.sqlite import prefilter
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.types import MemoryItem, Scope, new_id, utcnow
@@ -90,3 +91,14 @@ def test_rows_passing_a_filter_far_from_the_query_are_searched_exactly_and_follo
     assert sorted(got) == sorted([joined.id, rare[2].id, rare[3].id, fresh.id])
     assert got == exact_rare(reader, query, vectors)
     assert catch_ups == [1]  # brought up to date from the rows written since, not listed again
+
+
+def test_a_time_range_lists_the_scope_by_the_event_time_index(stores: tuple[SQLiteStore, SQLiteStore]) -> None:
+    """The in-range list of a query that names a time ("last spring") falls back to listing the scope's rows in
+    the range: an index search (schema step 8), not a scan of the scope (0.8 s at 1M memories)."""
+    reader, _ = stores
+    now = utcnow()
+    where = memory_where(reader.dialect, SCOPE, Filters(event_time=TimeRange(gte=now - timedelta(days=90), lt=now)))
+    sql = f"EXPLAIN QUERY PLAN SELECT m.seq FROM memories m WHERE {where.sql()}"
+    plan = " ".join(str(row) for row in reader.dialect.read(lambda tx: tx.execute(sql, where.params).fetchall()))
+    assert "memories_event" in plan, plan

@@ -304,6 +304,12 @@ CREATE INDEX knowledge_sources_scope
 CREATE INDEX knowledge_sources_hash ON knowledge_sources (source_hash);
 """
 
+# Time-range searches ("what did I do last spring?") list the scope's memories whose event lies in the range
+# when too few of the vector candidates do: without this index that is a scan of the scope (0.8 s at 1M).
+_008_EVENT_TIME = """
+CREATE INDEX memories_event ON memories (tenant_id, user_id, event_time);
+"""
+
 SHARED = {
     1: _001_INITIAL,
     2: _002_JOBS,
@@ -312,6 +318,7 @@ SHARED = {
     5: _005_PROCESS,
     6: _006_ONE_VECTOR_COPY,
     7: _007_KNOWLEDGE_SOURCES,
+    8: _008_EVENT_TIME,
 }
 WORDS = (
     "pk",

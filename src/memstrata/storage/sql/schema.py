@@ -26,6 +26,7 @@ STEPS = {
     5: "process memory: tasks, steps, hypotheses, artifacts, strategies",
     6: "one vector copy: memory_vectors.text_hash; SQLite vector index bookkeeping",
     7: "knowledge sources: one row per ingested document version, with its stable Markdown",
+    8: "event-time index: a scope's memories by event time, for time-range searches",
 }
 LATEST_VERSION = max(STEPS)
 
