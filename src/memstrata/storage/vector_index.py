@@ -141,10 +141,12 @@ class FilterMasks:
         if where.allowed_seqs is not None:
             scoped = self.mask(version, attrs, codes, replace(where, allowed_seqs=None), pos_by_seq)
             return scoped & allowed_mask(where.allowed_seqs, pos_by_seq, n)
-        return self.get(version, n, where, lambda: row_mask(attrs, codes, where, pos_by_seq))
+        return self._cached(version, n, where, lambda: row_mask(attrs, codes, where, pos_by_seq))
 
-    def get(self, version: int, n: int, where: IndexFilter,
-            compute: Callable[[], npt.NDArray[np.bool_]]) -> npt.NDArray[np.bool_]:  # fmt: skip
+    def _cached(self, version: int, n: int, where: IndexFilter,
+                compute: Callable[[], npt.NDArray[np.bool_]]) -> npt.NDArray[np.bool_]:  # fmt: skip
+        """The mask of a filter on scope, status and kind only (its key holds no SQL pre-filter seqs)."""
+        assert where.allowed_seqs is None, "a pre-filter's seqs are applied on the cached mask, never cached"
         key = (version, n, where.tenant_id, where.user_id, where.agent_id, where.session_id,
                tuple(where.statuses), None if where.kinds is None else tuple(where.kinds),
                tuple(where.excluded_kinds))  # fmt: skip
