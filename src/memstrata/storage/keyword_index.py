@@ -27,14 +27,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from memstrata.storage.vector_index import ATTRS, REMOVED, Codes, FilterMasks, IndexFilter
+from memstrata.storage.vector_index import ATTRS, REMOVED, Codes, FilterMasks, IndexFilter, SeqMap
 
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"  # memory_fts's tokenizer (SQLite schema step 1)
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
-Postings = tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]  # (positions, term counts)
+# (positions, term counts): a count fits 16 bits (a memory's text is at most limits.max_text_chars long), and
+# these arrays are most of the copy's memory (12.7M entries, 76 MB at 1M short memories; 102 MB as float32)
+Postings = tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]
 Postings64 = tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]  # (positions, BM25 part of the term)
 _STATUS = ATTRS.index("status")
-_SCORED_ENTRIES = 8_000_000  # cached BM25 parts (12 bytes each) before the cache starts over
+_SCORED_ENTRIES = 8_000_000  # cached BM25 parts (8-12 bytes each) before the cache starts over
 
 
 class TermSplitter:
@@ -78,10 +80,13 @@ class KeywordIndex:
         self._postings: list[list[Postings]] = []  # per term: chunks of postings
         self._codes = {name: Codes() for name in ATTRS}
         self._seqs = np.zeros(1024, dtype=np.int64)
-        self._lengths = np.zeros(1024, dtype=np.float64)  # terms per row; 0: retired
-        self._digests = np.zeros(1024, dtype=np.int64)  # of each row's document: same text, same postings
+        # Per row, in the narrowest exact types (4 bytes less each than 64 bits, 12 MB at 1M rows): terms per
+        # row (0: retired; float32 holds integers exactly up to 2**24), the CRC-32 of its document (same text,
+        # same postings), and by seq the row's position.
+        self._lengths = np.zeros(1024, dtype=np.float32)
+        self._digests = np.zeros(1024, dtype=np.uint32)
         self._attrs = np.zeros((1024, len(ATTRS)), dtype=np.int32)
-        self._pos_by_seq = np.full(1024, -1, dtype=np.int64)
+        self._pos_by_seq: SeqMap = np.full(1024, -1, dtype=np.int32)
         self._size = 0
         self._rows = 0  # live rows: FTS5's row count
         self._total = 0.0  # terms over live rows: FTS5's token count
@@ -89,6 +94,7 @@ class KeywordIndex:
         self._masks = FilterMasks()
         self._scored: dict[int, Postings64] = {}  # per term: (live positions, BM25 part) as of _scored_version
         self._scored_version = -1
+        self._totals = np.zeros(0, dtype=np.float64)  # see _zeroed_totals
         self._scored_entries = 0
 
     def __len__(self) -> int:
@@ -108,7 +114,7 @@ class KeywordIndex:
 
     def _map(self, seq: int, position: int) -> None:
         if seq >= self._pos_by_seq.size:
-            grown = np.full(max(seq + 1, 2 * self._pos_by_seq.size), -1, dtype=np.int64)
+            grown = np.full(max(seq + 1, 2 * self._pos_by_seq.size), -1, dtype=np.int32)
             grown[: self._pos_by_seq.size] = self._pos_by_seq
             self._pos_by_seq = grown
         self._pos_by_seq[seq] = position
@@ -137,7 +143,7 @@ class KeywordIndex:
             self._version += 1
 
     def _upsert(self, rows: Iterable[KeywordRow]) -> None:
-        added: dict[int, tuple[list[int], list[float]]] = {}
+        added: dict[int, tuple[list[int], list[int]]] = {}
         for row in rows:
             codes = [self._codes[name].code(value) for name, value in zip(ATTRS, row.attrs, strict=True)]
             digest = zlib.crc32(row.document.encode("utf-8"))
@@ -164,12 +170,12 @@ class KeywordIndex:
                 term_id = self._terms.setdefault(term, len(self._terms))
                 positions, counts = added.setdefault(term_id, ([], []))
                 positions.append(position)
-                counts.append(float(count))
+                counts.append(count)
         for term_id, (positions, counts) in added.items():
             if term_id == len(self._postings):
                 self._postings.append([])
             chunks = self._postings[term_id]
-            chunks.append((np.asarray(positions, dtype=np.int32), np.asarray(counts, dtype=np.float32)))
+            chunks.append((np.asarray(positions, dtype=np.int32), np.minimum(counts, 65535).astype(np.uint16)))
             if len(chunks) > 8:  # many small batches: one array again
                 self._postings[term_id] = [_merged(chunks)]
 
@@ -192,20 +198,34 @@ class KeywordIndex:
             return []
         size = self._size
         mask = self._masks.mask(self._version, self._attrs[:size], self._codes, where, self._pos_by_seq)
-        totals = np.zeros(size, dtype=np.float64)
-        touched = []
-        for term_id in term_ids:  # each query token is a phrase of its own, as in the FTS5 MATCH
-            positions, scores = self._scores(term_id)
-            keep = mask[positions]
-            positions = positions[keep]
-            totals[positions] += scores[keep]  # phrase by phrase, as FTS5 sums them (a term's positions are unique)
-            touched.append(positions)
-        candidates = np.concatenate(touched)
-        if candidates.size > limit * len(term_ids):
+        totals = self._zeroed_totals(size)
+        touched: list[npt.NDArray[np.int32]] = []
+        try:
+            for term_id in term_ids:  # each query token is a phrase of its own, as in the FTS5 MATCH
+                positions, scores = self._scores(term_id)
+                keep = mask[positions]
+                positions = positions[keep]
+                touched.append(positions)
+                totals[positions] += scores[keep]  # phrase by phrase, as FTS5 sums them (a term's positions are unique)
+            return self._best(totals, np.concatenate(touched), limit * len(term_ids), limit)
+        finally:
+            for positions in touched:  # zero again for the next search
+                totals[positions] = 0.0
+
+    def _zeroed_totals(self, size: int) -> npt.NDArray[np.float64]:
+        """One score per row, all 0: kept between searches (each zeroes what it touched) rather than allocated,
+        because at 1M rows a fresh array is an 8 MB memset per search (~1 ms) and heap the process keeps."""
+        if self._totals.size < size:
+            self._totals = np.zeros(max(size, 2 * self._totals.size), dtype=np.float64)
+        return self._totals[:size]
+
+    def _best(self, totals: npt.NDArray[np.float64], candidates: npt.NDArray[np.int32], entries: int,
+              limit: int) -> list[tuple[int, float]]:  # fmt: skip
+        if candidates.size > entries:
             # A row appears once per query term at most, so the best limit x terms entries hold the best
             # ``limit`` rows; every entry tied with the last of them is kept for the tie order below.
             values = totals[candidates]
-            floor = np.partition(values, values.size - limit * len(term_ids))[values.size - limit * len(term_ids)]
+            floor = np.partition(values, values.size - entries)[values.size - entries]
             candidates = candidates[values >= floor]
         matched = np.unique(candidates)
         scores, seqs = totals[matched], self._seqs[matched]
@@ -230,9 +250,11 @@ class KeywordIndex:
             if len(chunks) > 1:
                 chunks[:] = [_merged(chunks)]
             positions, counts = chunks[0]
-            lengths = self._lengths[positions]
+            lengths = self._lengths[positions].astype(np.float64)  # FTS5 computes in doubles
             live = lengths > 0
-            positions, tf, lengths = positions[live], counts[live].astype(np.float64), lengths[live]
+            tf = counts.astype(np.float64)
+            if not live.all():  # else the postings' own positions are kept: no copy in the cache
+                positions, tf, lengths = positions[live], tf[live], lengths[live]
             hits = positions.size
             idf = math.log((self._rows - hits + 0.5) / (hits + 0.5)) if hits else 0.0
             idf = idf if idf > 0 else 1e-6

@@ -33,6 +33,7 @@ from memstrata.storage.protocol import Vector
 NO_CODE = -1  # a value the index has never seen: nothing can match it
 REMOVED = -2  # the status code of a position whose row left the store
 ATTRS = ("tenant_id", "user_id", "agent_id", "session_id", "status", "kind")
+SeqMap = npt.NDArray[np.int32]  # a row's position by its seq, -1 for none (positions stay far below 2**31)
 _MAX_ASK = 4096  # most candidates asked of the graph; a filter passing fewer rows than that needs is scanned exactly
 
 
@@ -92,7 +93,7 @@ class Snapshot:
 
 
 def row_mask(
-    attrs: npt.NDArray[np.int32], codes: dict[str, Codes], where: IndexFilter, pos_by_seq: npt.NDArray[np.int64]
+    attrs: npt.NDArray[np.int32], codes: dict[str, Codes], where: IndexFilter, pos_by_seq: SeqMap
 ) -> npt.NDArray[np.bool_]:
     """Which of the rows ``attrs`` (codes per :data:`ATTRS`) pass ``where``; ``pos_by_seq`` maps a seq to its row."""
     n = attrs.shape[0]
@@ -115,7 +116,7 @@ def row_mask(
     return mask
 
 
-def allowed_mask(seqs: npt.NDArray[np.int64], pos_by_seq: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.bool_]:
+def allowed_mask(seqs: npt.NDArray[np.int64], pos_by_seq: SeqMap, n: int) -> npt.NDArray[np.bool_]:
     """The first ``n`` rows, True where the row's seq is one of ``seqs``."""
     allowed = np.zeros(n, dtype=bool)
     positions = pos_by_seq[seqs[(seqs >= 0) & (seqs < pos_by_seq.size)]]
@@ -135,7 +136,7 @@ class FilterMasks:
         self._size = size
 
     def mask(self, version: int, attrs: npt.NDArray[np.int32], codes: dict[str, Codes], where: IndexFilter,
-             pos_by_seq: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:  # fmt: skip
+             pos_by_seq: SeqMap) -> npt.NDArray[np.bool_]:  # fmt: skip
         """:func:`row_mask` of ``attrs``; the scope part from the cache, a SQL pre-filter's seqs applied on it."""
         n = attrs.shape[0]
         if where.allowed_seqs is not None:
@@ -172,7 +173,7 @@ class VectorIndex:
         self._seqs = np.zeros(max(self._size, 1024), dtype=np.int64)
         self._attrs = np.zeros((max(self._size, 1024), len(ATTRS)), dtype=np.int32)
         self._codes = {name: Codes() for name in ATTRS}
-        self._pos_by_seq = np.full(1024, -1, dtype=np.int64)
+        self._pos_by_seq: SeqMap = np.full(1024, -1, dtype=np.int32)
         self.ann: AnnGraph | None = None
         # Positions whose vector changed in place, with the change's tick: a graph built before the change
         # holds the old vector, so such positions are scanned exactly beside it.
@@ -221,7 +222,7 @@ class VectorIndex:
         if seqs.size:
             top = int(seqs.max())
             if top >= self._pos_by_seq.size:
-                grown = np.full(max(top + 1, 2 * self._pos_by_seq.size), -1, dtype=np.int64)
+                grown = np.full(max(top + 1, 2 * self._pos_by_seq.size), -1, dtype=np.int32)
                 grown[: self._pos_by_seq.size] = self._pos_by_seq
                 self._pos_by_seq = grown
             self._pos_by_seq[seqs] = positions

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from time import monotonic
 from typing import Any
 
+from memstrata.storage.heap import release_free_heap
 from memstrata.storage.keyword_index import KeywordIndex, KeywordRow, TermSplitter
 from memstrata.storage.sql.dialect import Tx
 from memstrata.storage.vector_index import IndexFilter
@@ -127,6 +128,7 @@ class KeywordKeeper:
                 if self._closed or built_for != origin:
                     return  # reset or reindexed meanwhile: the next search starts again
                 self._index, self._origin, self._rev = index, origin, rev
+            release_free_heap()
         except Exception:  # a cache that failed to build: FTS5 keeps answering, and the next search tries again
             if not self._closed:  # closing cancels a build on purpose
                 log.warning("could not build the in-memory keyword index", exc_info=True)

@@ -21,6 +21,7 @@ import numpy as np
 
 from memstrata.storage import index_files, vector_blobs
 from memstrata.storage.ann import AnnGraph
+from memstrata.storage.heap import release_free_heap
 from memstrata.storage.index_files import Origin
 from memstrata.storage.protocol import Vector
 from memstrata.storage.sql.dialect import Tx
@@ -94,6 +95,7 @@ class IndexKeeper:
         if origin[0] and self.folder.is_dir():
             loaded = index_files.load(self.folder, Origin(*origin, rev=rev))
             if loaded is not None and loaded[0].dims == dims:
+                release_free_heap()
                 return loaded
         return VectorIndex(dims), -1
 
@@ -127,6 +129,7 @@ class IndexKeeper:
                 snap, origin = index.snapshot(), Origin(*self._origin, rev=self._rev)
             if origin.store_id:
                 index_files.save(self.folder, snap, origin, file_mode=self._file_mode)
+            release_free_heap()
         except Exception:  # a cache that failed to build: searches stay exact, and the next one tries again
             log.warning("could not build the vector graph for %s", self.folder, exc_info=True)
 
