@@ -108,3 +108,15 @@ def test_mcp_over_stdio(tmp_path: Path) -> None:
     assert [event["action"] for event in out["history"]] == ["ADD", "UPDATE"]
     assert [item["text"] for item in out["listed"]] == ["我对花生和腰果过敏"]
     assert out["bad"].is_error and "no memory nope" in out["bad"].content[0].text
+
+
+def test_get_and_delete_are_refused_so_no_stream_holds_a_request_slot(svc: Service) -> None:
+    """Stateless JSON MCP answers POST only. A GET used to open a server-sent event stream that never ended
+    and kept one of the service's request slots: 32 of them answered 503 to every tenant."""
+    headers = svc.auth(svc.token("acme"))
+    for method in ("GET", "DELETE"):
+        refused = httpx.request(method, f"{svc.url}/mcp", headers=headers, timeout=5)
+        assert refused.status_code == 405 and refused.headers["allow"] == "POST"
+        assert refused.json()["code"] == "method_not_allowed"
+    listed = run(lambda c: c.list_tools(), f"{svc.url}/mcp", headers=headers)  # the SDK's client copes with the 405
+    assert "add_memory" in {tool.name for tool in listed.tools}
