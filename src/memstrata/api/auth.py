@@ -66,8 +66,10 @@ class McpAuthGuard:
             # Stateless JSON mode answers each POST and keeps nothing: no server-sent event stream for GET (the SDK
             # would hold one open, and each such stream held a request slot: 32 of them shut the service) and no
             # session for DELETE to end. The MCP spec's answer is 405.
-            response = problem_response(405, "this MCP endpoint takes POST only (stateless, JSON responses)",
-                                        "method_not_allowed", instance=scope.get("path"), headers={"Allow": "POST"})  # fmt: skip
+            response = problem_response(
+                405, "this MCP endpoint takes POST only (stateless, JSON responses)", "method_not_allowed",
+                instance=scope.get("path"), headers={"Allow": "POST"},
+            )  # fmt: skip
             await response(scope, receive, send)
             return
         if scope["type"] == "http":
