@@ -145,3 +145,17 @@ def test_consolidation_merges_near_duplicates_and_keeps_provenance(clocked_memor
     assert len(live) == 2 and "User lives in Chengdu" in live
     merged = memory.get_all(user_id="u1", filters={"status": ["superseded"]})
     assert len(merged) == 1 and merged[0].valid_to is not None
+
+
+def test_consolidation_never_moves_a_memory_into_another_scope(clocked_memory: Callable[..., Memory]) -> None:
+    """A user's scope lists its agents' memories too: a user-wide memory and an agent's copy of it stay apart
+    (merged, the user-wide one was superseded by the agent's copy, which no other agent reads)."""
+    memory = clocked_memory()
+    memory.add("Allergic to shellfish", user_id="cz", metadata={"source": "doctor"})
+    memory.add("allergic to shellfish", user_id="cz", agent_id="travel-bot")
+    memory.add("allergic to shell fish", user_id="cz", metadata={"checked": True}, confidence=0.5)  # cosine 0.87
+    assert memory.consolidate(user_id="cz", threshold=0.85) == 1
+    live = {(m.scope.agent_id, m.text): m for m in memory.get_all(user_id="cz")}
+    assert set(live) == {(None, "Allergic to shellfish"), ("travel-bot", "allergic to shellfish")}
+    kept = live[(None, "Allergic to shellfish")]
+    assert kept.metadata["source"] == "doctor" and kept.metadata["checked"] is True  # the merged one's fields too

@@ -1,8 +1,10 @@
 """Consolidation: near-duplicate memories of one scope and kind merge into one, provenance kept.
 
-Rules, no model: two memories of the same kind whose vectors are at least ``threshold`` similar
-form a cluster; the most confident (then most recent) survives and takes every source turn of the
-others, which are closed as superseded with a pointer to the survivor.
+Rules, no model: two memories of the same exact scope (tenant, user, agent and session), kind and key
+whose vectors are at least ``threshold`` similar form a cluster; the most confident (then most recent)
+survives and takes every source turn and metadata field of the others (its own values win), which are
+closed as superseded with a pointer to the survivor. A user's scope lists its agents' and sessions'
+memories too, and merging across them would move a user-wide memory into one agent's private scope.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def clusters(items: Sequence[MemoryItem], vectors: Sequence[Vector], threshold: 
 
     for i in range(len(items)):
         for j in range(i + 1, len(items)):
-            if items[i].kind == items[j].kind and float(vectors[i] @ vectors[j]) >= threshold:
+            if _mergeable(items[i], items[j]) and float(vectors[i] @ vectors[j]) >= threshold:
                 parent[root(j)] = root(i)
     groups: dict[int, list[MemoryItem]] = {}
     for i, item in enumerate(items):
@@ -46,17 +48,29 @@ def clusters(items: Sequence[MemoryItem], vectors: Sequence[Vector], threshold: 
     return found
 
 
+def _mergeable(a: MemoryItem, b: MemoryItem) -> bool:
+    return (a.scope, a.kind, a.key) == (b.scope, b.kind, b.key)
+
+
 def merge_batch(cluster: Cluster, now: datetime, actor: str = "consolidation") -> WriteBatch:
     survivor = cluster.survivor
     sources = list(survivor.provenance.message_ids)
     for item in cluster.merged:
         sources += [m for m in item.provenance.message_ids if m not in sources]
     merged_ids = [item.id for item in cluster.merged]
+    metadata: dict[str, object] = {}
+    for item in reversed(cluster.merged):  # the most confident's values win, the survivor's over all
+        metadata.update(item.metadata)
+    metadata.update(survivor.metadata)
+    metadata["merged_from"] = [
+        *survivor.metadata.get("merged_from", []),
+        *(merged for item in cluster.merged for merged in [*item.metadata.get("merged_from", []), item.id]),
+    ]
     updated = survivor.model_copy(
         update={
             "updated_at": now,
             "provenance": survivor.provenance.model_copy(update={"message_ids": tuple(sources)}),
-            "metadata": {**survivor.metadata, "merged_from": [*survivor.metadata.get("merged_from", []), *merged_ids]},
+            "metadata": metadata,
         }
     )
     history = [
