@@ -301,9 +301,8 @@ class Memory:
         if old.status == MemoryStatus.DELETED:
             raise ConflictError(f"memory {old.id} is deleted; add a new memory instead")
         new = updated_version(self._core, old, text, metadata)
-        write_update(self._core, old, new, actor=clean_label(actor, field="actor", max_chars=200) or "api",
-                     reason=clean_label(reason, field="reason"))  # fmt: skip
-        return new
+        return write_update(self._core, old, new, actor=clean_label(actor, field="actor", max_chars=200) or "api",
+                            reason=clean_label(reason, field="reason"))  # fmt: skip
 
     def delete(
         self, memory_id: str, *, actor: str = "api", reason: str | None = None, **scope: Unpack[ScopeArgs]

@@ -70,6 +70,35 @@ def test_as_of_answers_from_the_old_version(
     assert then[0].memory.status == MemoryStatus.SUPERSEDED
 
 
+def test_time_travel_sees_the_text_an_edit_or_a_new_key_value_replaced(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """update() and a new value for a key keep the memory's id; the text they replace stays findable as of then
+    (it lived only in history before, and as_of= / known_at= answered with today's text)."""
+    memory = clocked_memory()
+    key_id = memory.add("Postgres 16", user_id="u", key="app:db:engine").results[0].id
+    home_id = memory.add("Lives in Shanghai", user_id="u").results[0].id
+    then = clock.advance(days=30)
+    clock.advance(days=30)
+    assert memory.add("DuckDB 1.5", user_id="u", key="app:db:engine").results[0].id == key_id
+    assert memory.update(home_id, "Lives in Hangzhou", user_id="u").id == home_id
+
+    def texts(query: str, **when: object) -> list[str]:
+        return [hit.text for hit in memory.search(query, user_id="u", threshold=0, **when)]  # type: ignore[arg-type]
+
+    assert texts("app:db:engine")[0] == "DuckDB 1.5" and texts("where does the user live")[0] == "Lives in Hangzhou"
+    for when in ({"as_of": then}, {"known_at": then}):
+        assert texts("app:db:engine", **when)[0] == "Postgres 16"
+        assert texts("where does the user live", **when)[0] == "Lives in Shanghai"
+    # The exact key lookup honours every filter: nothing held the key before it was added, nor has that metadata.
+    assert texts("app:db:engine", as_of=START - timedelta(days=1)) == []
+    assert texts("app:db:engine", filters={"metadata": {"nope": "x"}}) == []
+    live = {m.text for m in memory.get_all(user_id="u")}
+    assert live == {"DuckDB 1.5", "Lives in Hangzhou"}  # the kept versions are closed, not live
+    assert memory.get(key_id, user_id="u").valid_from == clock.now
+    assert [e.old_text for e in memory.history(home_id, user_id="u")][-1] == "Lives in Shanghai"
+
+
 def test_coriander_conflict_resolves_to_the_newer_event_in_either_order(
     store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer, clock: ManualClock
 ) -> None:

@@ -68,5 +68,5 @@ class SessionsAPI:
             return old
         new = old.model_copy(update={"text": fresh.text, "metadata": fresh.metadata, "provenance": fresh.provenance,
                                      "updated_at": core.clock()})  # fmt: skip
-        write_update(core, old, new, actor="session-summary", reason="the session went on")
-        return new
+        # A rolling summary: each one replaces the last, whose text history keeps; no closed version per update.
+        return write_update(core, old, new, actor="session-summary", reason="the session went on", keep_version=False)

@@ -24,6 +24,7 @@ from memstrata.facade.writes import TextOptions, rejected
 from memstrata.indexing import content_hash, index_text, text_hash
 from memstrata.query import Filters, ListQuery
 from memstrata.records.history import history_event
+from memstrata.records.versions import edited_version, kept_version
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import AddResult, HistoryAction, HistoryEvent, MemoryEvent, MemoryItem, Provenance, Scope
 from memstrata.write.ingest import OnError, ParsedInput, TextItem, new_memory
@@ -45,6 +46,7 @@ class _Plan:
     planned: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, content hash) -> id planned
     keys: set[str] = field(default_factory=set)
     reembed: set[str] = field(default_factory=set)  # ids of updated memories whose indexed text changed
+    kept: list[MemoryItem] = field(default_factory=list)  # the texts updates replace, as closed versions
 
     def event(self, item: MemoryItem, action: Action, index: int, previous: str | None = None) -> None:
         self.events.append(MemoryEvent(id=item.id, event=action, memory=item.text, previous_memory=previous,
@@ -71,9 +73,9 @@ def add_texts(
             errors.append((item.index, str(exc)))
     inserts = list(plan.inserts.values())
     history = [history_event(item, HistoryAction.ADD, at=plan.now, actor=actor) for item in inserts] + plan.history
-    to_embed = inserts + [new for new, _ in plan.replacements if new.id in plan.reembed]
+    to_embed = inserts + plan.kept + [new for new, _ in plan.replacements if new.id in plan.reembed]
     vectors = core.vector_batch(to_embed) if to_embed else WriteBatch()
-    batch = replace(vectors, inserts=inserts, replacements=plan.replacements, history=history)
+    batch = replace(vectors, inserts=inserts + plan.kept, replacements=plan.replacements, history=history)
     if not batch.is_empty():
         core.store.write(batch)
     if plan.reinforce:
@@ -112,8 +114,12 @@ _MISSING = object()
 
 
 def _amend(plan: _Plan, old: MemoryItem, text: str, metadata: dict[str, Any], reason: str) -> None:
-    """Plan an in-place update of a stored memory (same id); history keeps the old text."""
+    """Plan an in-place update of a stored memory (same id); history keeps the old text, and a new text keeps
+    it as a closed version too (records/versions.py)."""
     new = old.model_copy(update={"text": text, "metadata": {**old.metadata, **metadata}, "updated_at": plan.now})
+    if text != old.text:
+        new = edited_version(new, plan.now)
+        plan.kept.append(kept_version(old, plan.now))
     plan.replacements.append((new, old.updated_at))
     if index_text(new) != index_text(old):
         plan.reembed.add(new.id)

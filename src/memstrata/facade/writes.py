@@ -13,6 +13,7 @@ from memstrata.facade.core import MemoryCore
 from memstrata.facade.long_text import preceding_turns, turn_episodes
 from memstrata.indexing import index_text
 from memstrata.records.history import history_event
+from memstrata.records.versions import edited_version, kept_version
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import AddResult, HistoryAction, ItemError, MemoryEvent, MemoryItem, MemoryKind, Scope
 from memstrata.validation import clean_text, clean_time
@@ -137,8 +138,17 @@ def updated_version(
     return old.model_copy(update=changes)
 
 
-def write_update(core: MemoryCore, old: MemoryItem, new: MemoryItem, *, actor: str, reason: str | None) -> None:
-    """Edit in place (same id), re-embedding only when the indexed text changed; history keeps the old text."""
+def write_update(
+    core: MemoryCore, old: MemoryItem, new: MemoryItem, *, actor: str, reason: str | None, keep_version: bool = True
+) -> MemoryItem:
+    """Edit in place (same id), re-embedding only when the indexed text changed; history keeps the old text, and
+    a text change keeps it as a closed version too (records/versions.py) unless ``keep_version`` is off (a rolling
+    summary). Returns the memory as written."""
+    kept: list[MemoryItem] = []
+    if new.text != old.text and keep_version:
+        new, kept = edited_version(new, new.updated_at), [kept_version(old, new.updated_at)]
     event = history_event(new, HistoryAction.UPDATE, at=new.updated_at, actor=actor, old_text=old.text, reason=reason)
-    vectors = core.vector_batch([new]) if index_text(new) != index_text(old) else WriteBatch()
-    core.store.write(replace(vectors, replacements=[(new, old.updated_at)], history=[event]))
+    to_embed = ([new] if index_text(new) != index_text(old) else []) + kept
+    vectors = core.vector_batch(to_embed) if to_embed else WriteBatch()
+    core.store.write(replace(vectors, inserts=kept, replacements=[(new, old.updated_at)], history=[event]))
+    return new

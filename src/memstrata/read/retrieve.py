@@ -14,11 +14,12 @@ from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.lexical import search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
 from memstrata.providers.protocol import Embedder
-from memstrata.query import SearchQuery, TimeRange, looks_like_key
+from memstrata.query import ListQuery, SearchQuery, TimeRange, looks_like_key
 from memstrata.storage.protocol import ScoredId, Store, Vector
-from memstrata.types import MemoryItem
+from memstrata.types import MemoryItem, MemoryStatus
 
 log = logging.getLogger(__name__)
+KEY_VERSIONS = 100  # versions of one key read for a filtered key lookup (keys that start with it come too)
 
 
 @dataclass(frozen=True)
@@ -40,13 +41,18 @@ class Retrieved:
 
 
 def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
-    """A query that *is* a namespaced key (``project:db:engine``) is answered by exact lookup first."""
+    """A query that *is* a namespaced key (``project:db:engine``) is answered by exact lookup first: the key's
+    current memory, or, under filters the key table cannot answer (a time to travel to, metadata, other
+    statuses), the newest version of the key that passes them, looked up in the store like any filtered read."""
     if not looks_like_key(query.text):
         return None
+    filters = query.filters
+    if filters.needs_row_filter() or filters.status != (MemoryStatus.ACTIVE,):
+        listed = ListQuery(scope=query.scope, filters=filters.model_copy(update={"key_prefix": query.text}),
+                           limit=KEY_VERSIONS, order_by="updated_at")  # fmt: skip
+        return next((item for item in store.list_memories(listed) if item.key == query.text), None)
     item = store.find_by_key(query.scope, query.text)
-    if item is None or item.status not in query.filters.status:
-        return None
-    if query.filters.kind and item.kind not in query.filters.kind:
+    if item is None or (filters.kind and item.kind not in filters.kind) or item.kind in filters.exclude_kind:
         return None
     return item
 

@@ -1,0 +1,34 @@
+"""The earlier text of a memory edited in place, kept as a closed version for time travel.
+
+A new value for a key and a text change through ``update()`` keep the memory's id (callers hold it), so
+the text they replace would otherwise live only in history, where ``as_of=`` and ``known_at=`` searches do
+not look. The edit therefore also stores the old text as a closed version: a copy with its own id, status
+superseded, valid and recorded until the edit, pointing at the memory (``superseded_by``). The memory
+itself becomes a new version: valid and recorded from the edit on. Metadata-only edits change no fact and
+keep no version.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memstrata.types import MemoryItem, MemoryStatus, new_id
+
+
+def kept_version(old: MemoryItem, now: datetime) -> MemoryItem:
+    """``old`` as a closed version of itself: true and held until ``now``, then replaced by the edit."""
+    return old.model_copy(
+        update={
+            "id": new_id(),
+            "status": MemoryStatus.SUPERSEDED,
+            "valid_to": max(now, old.valid_from),
+            "recorded_to": now,
+            "updated_at": now,
+            "metadata": {**old.metadata, "superseded_by": old.id},
+        }
+    )
+
+
+def edited_version(new: MemoryItem, now: datetime) -> MemoryItem:
+    """The memory after an edit of its text: the current version, valid and recorded from ``now``."""
+    return new.model_copy(update={"created_at": now, "valid_from": now, "valid_to": None, "recorded_to": None})
