@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from memstrata import InvalidInputError, Memory
+from memstrata.records.graph import Entity, Relation
+from memstrata.storage.protocol import WriteBatch
+from memstrata.types import Scope
 
 
 def _snapshot(memory: Memory, user: str) -> tuple[list[object], list[object], list[object]]:
@@ -33,13 +37,13 @@ def test_export_import_round_trip(make_memory: Callable[[str], Memory], tmp_path
     assert "我住在杭州" in path.read_text(encoding="utf-8")  # Chinese stays Chinese, unescaped
 
     target = make_memory("target")
-    assert target.import_jsonl(path).memories == 4
+    assert target.import_jsonl(path).memories == 5  # four, and the text the update replaced as a closed version
     assert _snapshot(target, "u1") == _snapshot(source, "u1")
     assert target.search("dark mode", user_id="u1", record_access=False)[0].id == kept.id
-    assert target.stats().vectors == source.stats().vectors == 4
+    assert target.stats().vectors == source.stats().vectors == 5
 
     again = target.import_jsonl(path)  # importing twice merges: nothing new, nothing doubled (issue 13)
-    assert again.memories == 0 and again.already_there > 4 and again.kept_stored == 0
+    assert again.memories == 0 and again.already_there > 5 and again.kept_stored == 0
     assert _snapshot(target, "u1") == _snapshot(source, "u1")
 
 
@@ -53,3 +57,36 @@ def test_import_rejects_garbage_without_writing(memory: Memory, tmp_path: Path) 
     with pytest.raises(InvalidInputError, match="cannot read export"):
         memory.import_jsonl(path)
     assert memory.stats().memories_by_status == {}
+
+
+def test_graph_entities_keep_their_type_through_a_round_trip(
+    make_memory: Callable[[str], Memory], tmp_path: Path
+) -> None:
+    """An entity's own type (person, location) overwrote the line's record type, so no export of a store with a
+    graph could be imported ("unknown record type 'person'"); such older files still import."""
+    source = make_memory("source")
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+    scope = Scope(user_id="lin")
+    people = [Entity(id="e1", scope=scope, name="王总", type="person", aliases=("老王",), created_at=t0, updated_at=t0),
+              Entity(id="e2", scope=scope, name="杭州", type="location", created_at=t0, updated_at=t0)]  # fmt: skip
+    lives = Relation(id="r1", scope=scope, source_id="e1", relation="lives_in", target_id="e2", valid_from=t0,
+                     created_at=t0, updated_at=t0)  # fmt: skip
+    source.store.write(WriteBatch(entities=people, relations=[lives]))
+    path = tmp_path / "graph.jsonl"
+    source.export_jsonl(path)
+    target = make_memory("target")
+    target.import_jsonl(path)
+    assert {(e.name, e.type) for e in target.graph.entities(user_id="lin")} == {
+        ("王总", "person"),
+        ("杭州", "location"),
+    }
+
+    legacy = tmp_path / "legacy.jsonl"  # the shape exports had before: the entity's type as the line's type
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        if line["type"] == "entity":
+            line["type"] = line.pop("entity_type")
+    legacy.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    older = make_memory("older")
+    older.import_jsonl(legacy)
+    assert {(e.name, e.type) for e in older.graph.entities(user_id="lin")} == {("王总", "person"), ("杭州", "location")}

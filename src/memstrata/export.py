@@ -2,8 +2,10 @@
 
 Line shapes: ``{"type": "memory", ...MemoryItem}``, ``{"type": "vector", "id", "embedding_id",
 "vector": base64 float32}``, ``{"type": "history", ...HistoryEvent}``, ``{"type": "message",
-"scope", "message"}``, ``{"type": "entity" | "relation", ...}`` (graph), ``{"type": "knowledge_source",
-...SourceRecord}`` (an ingested document's version with its stable Markdown).
+"scope", "message"}``, ``{"type": "entity", "entity_type", ...Entity}`` and ``{"type": "relation", ...}`` (graph),
+``{"type": "knowledge_source", ...SourceRecord}`` (an ingested document's version with its stable Markdown).
+An entity's own ``type`` (person, place...) travels as ``entity_type``: exports before that put it over the
+line's type (``{"type": "person", ...}``), and import still reads such lines as entities.
 The first line is a header with the format version.
 """
 
@@ -49,9 +51,10 @@ def _lines(store: Store) -> Iterator[dict[str, Any]]:
                 "scope": record.scope.model_dump(mode="json"),
                 "message": record.message.model_dump(mode="json"),
             }
-        elif kind in ("entity", "relation", "knowledge_source") and isinstance(
-            record, Entity | Relation | SourceRecord
-        ):
+        elif kind == "entity" and isinstance(record, Entity):
+            fields = record.model_dump(mode="json")
+            yield {"type": "entity", "entity_type": fields.pop("type"), **fields}
+        elif kind in ("relation", "knowledge_source") and isinstance(record, Relation | SourceRecord):
             yield {"type": kind, **record.model_dump(mode="json")}
 
 
@@ -176,6 +179,9 @@ class _Records:
         )
 
 
+_LEGACY_ENTITY = frozenset({"id", "scope", "name", "aliases", "merged_into"})  # fields only an entity has together
+
+
 def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_id: str) -> None:
     kind = line.pop("type", None)
     try:
@@ -189,7 +195,10 @@ def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_
         elif kind == "message":
             records.messages.append((Message.model_validate(line["message"]), Scope.model_validate(line["scope"])))
         elif kind == "entity":
-            records.entities.append(Entity.model_validate(line))
+            entity_type = line.pop("entity_type", "thing")
+            records.entities.append(Entity.model_validate({**line, "type": entity_type}))
+        elif isinstance(kind, str) and _LEGACY_ENTITY <= line.keys():  # an older export: the entity's type won
+            records.entities.append(Entity.model_validate({**line, "type": kind}))
         elif kind == "relation":
             records.relations.append(Relation.model_validate(line))
         elif kind == "knowledge_source":
