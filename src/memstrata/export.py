@@ -197,7 +197,7 @@ def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_
         elif kind == "entity":
             entity_type = line.pop("entity_type", "thing")
             records.entities.append(Entity.model_validate({**line, "type": entity_type}))
-        elif isinstance(kind, str) and _LEGACY_ENTITY <= line.keys():  # an older export: the entity's type won
+        elif isinstance(kind, str) and line.keys() >= _LEGACY_ENTITY:  # an older export: the entity's type won
             records.entities.append(Entity.model_validate({**line, "type": kind}))
         elif kind == "relation":
             records.relations.append(Relation.model_validate(line))
