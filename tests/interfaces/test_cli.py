@@ -62,13 +62,14 @@ def test_cli_round_trip(tmp_path: Path) -> None:
     assert actions == ["ADD", "UPDATE", "DELETE"]
 
     stats = run_json(tmp_path, "stats")
-    assert stats["memories_by_status"] == {"active": 4, "deleted": 1} and stats["messages"] == 2
+    # the text the update replaced is kept as a closed (superseded) version, for as_of / known_at searches
+    assert stats["memories_by_status"] == {"active": 4, "deleted": 1, "superseded": 1} and stats["messages"] == 2
 
     export = tmp_path / "out.jsonl"
     run(tmp_path, "export", str(export))
     fresh = tmp_path / "fresh"
     fresh.mkdir()
-    assert run_json(fresh, "import", str(export)) == {"memories": 5, "already_there": 0, "kept_stored": 0}
+    assert run_json(fresh, "import", str(export)) == {"memories": 6, "already_there": 0, "kept_stored": 0}
     assert run_json(fresh, "reindex") == {"reindexed": 0, "keyword_index_rebuilt": 0}
 
     table = run(tmp_path, "search", "tennis", "--user", "u1").stdout

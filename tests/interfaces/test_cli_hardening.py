@@ -90,3 +90,17 @@ def test_import_into_the_same_store_merges(tmp_path: Path) -> None:
     run(tmp_path, "export", str(export))
     merged = run_json(tmp_path, "import", str(export))
     assert merged["memories"] == 0 and merged["already_there"] >= 2
+
+
+def test_stored_text_and_keys_are_printed_as_they_are(tmp_path: Path) -> None:
+    """Rich read stored text as markup: "[/i]" (code) crashed every command showing it, "[bold]" vanished, and
+    the key acct:bank:pin came out as "acct🏦pin"."""
+    code, styled = "use list[/i] syntax in python", "[bold]red[/bold] text"
+    added = run(tmp_path, "add", code, styled, "--user", "carol")
+    assert code in added.stdout and styled in added.stdout
+    run(tmp_path, "add", "PIN is kept in the safe", "--user", "carol", "--key", "acct:bank:pin")
+    listed = run(tmp_path, "list", "--user", "carol").stdout
+    assert "list[/i]" in listed and "[bold]red[/bold]" in listed and "acct:bank:pin" in listed
+    assert "list[/i]" in run(tmp_path, "search", "python syntax", "--user", "carol").stdout
+    refused = run(tmp_path, "add", "x", "--user", "carol", "--kind", "Bad Kind", ok=False)
+    assert refused.returncode == 2 and "note:" not in refused.stderr and "lowercase identifier" in refused.stderr

@@ -25,7 +25,7 @@ from memstrata.cli import (
     vault_cmds,
 )
 from memstrata.cli.context import CliState, configure_logging
-from memstrata.cli.render import err_console
+from memstrata.cli.render import err_console, escape
 from memstrata.errors import InvalidInputError, MemstrataError
 
 app = typer.Typer(
@@ -64,7 +64,7 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)  # a command's typer.Exit(n) comes back as n, not as an exception
     except MemstrataError as exc:
-        err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(2 if isinstance(exc, InvalidInputError) else 1)
     except typer.Abort:
         sys.exit(130)

@@ -12,11 +12,12 @@ from typing import Annotated, Any
 import typer
 from rich.logging import RichHandler
 
-from memstrata.cli.render import err_console
+from memstrata.cli.render import err_console, escape
 from memstrata.config import Settings, load_settings
 from memstrata.errors import InvalidInputError
 from memstrata.facade.scoping import ScopeArgs
 from memstrata.memory import Memory
+from memstrata.query import validate_kind
 from memstrata.types import MemoryKind
 
 UserOpt = Annotated[str | None, typer.Option("--user", "-u", help="user_id scope")]
@@ -70,18 +71,23 @@ def check_kinds(memory: Memory, kinds: list[str] | None, scope: ScopeArgs, *, ad
     neither built in nor used in the scope is most likely a typo, and a filter on it finds nothing: say so."""
     if not kinds or not any(scope.values()):
         return
+    for kind in kinds:  # an invalid kind is refused before any note about it
+        try:
+            validate_kind(kind)
+        except ValueError as exc:
+            raise InvalidInputError(str(exc)) from None
     unknown = [kind for kind in kinds if kind not in BUILT_IN_KINDS]
     if not unknown:
         return
     in_use = memory.stats(**scope).memories_by_kind
     for kind in (kind for kind in unknown if kind not in in_use):
-        known = ", ".join(sorted(set(BUILT_IN_KINDS) | set(in_use)))
+        known = escape(", ".join(sorted(set(BUILT_IN_KINDS) | set(in_use))))
         if adding:
-            err_console.print(f"[yellow]note:[/yellow] new kind {kind!r} in this scope (kinds are extensible; "
-                              f"known here: {known})", highlight=False)  # fmt: skip
+            err_console.print(f"[yellow]note:[/yellow] new kind {escape(repr(kind))} in this scope (kinds are "
+                              f"extensible; known here: {known})", highlight=False)  # fmt: skip
         else:
-            err_console.print(f"[yellow]warning:[/yellow] no memory in this scope has kind {kind!r}, so it "
-                              f"matches nothing; known kinds here: {known}", highlight=False)  # fmt: skip
+            err_console.print(f"[yellow]warning:[/yellow] no memory in this scope has kind {escape(repr(kind))}, so "
+                              f"it matches nothing; known kinds here: {known}", highlight=False)  # fmt: skip
 
 
 def parse_json_option(value: str | None, name: str) -> Any:

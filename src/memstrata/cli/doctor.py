@@ -16,10 +16,10 @@ from typing import Annotated
 
 import typer
 from pydantic import BaseModel
-from rich.table import Table
+from rich.text import Text
 
 from memstrata.cli.context import cli_state
-from memstrata.cli.render import console, err_console, print_json
+from memstrata.cli.render import Table, console, err_console, print_json
 from memstrata.memory import Memory
 from memstrata.providers.llm import ChatMessage, ChatModel
 from memstrata.providers.protocol import embedding_identity
@@ -119,7 +119,7 @@ def doctor(
         for column in ("part", "", "detail", "seconds"):
             table.add_column(column, overflow="fold")
         for check in checks:
-            mark = "[green]ok[/green]" if check.ok else "[red]FAILED[/red]"
+            mark = Text("ok", style="green") if check.ok else Text("FAILED", style="red")
             table.add_row(check.part, mark, check.detail, f"{check.seconds:.2f}")
         for name, value in context.items():
             table.add_row(name, "", str(value), "")

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Annotated, cast
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
 from memstrata.cli.context import AgentOpt, IdArg, SessionOpt, UserOpt, cli_state, scope_args
-from memstrata.cli.render import console, history_table, print_json
+from memstrata.cli.render import Table, console, history_table, print_json
 from memstrata.graph.subgraph import Edge, Subgraph
 from memstrata.graph.view import ExportFormat
 from memstrata.records.graph import Entity
@@ -33,7 +33,7 @@ def _edges_table(edges: list[Edge], title: str) -> Table:
         table.add_column(column)
     for edge in edges:
         record = edge.record
-        until = f"{record.valid_to:%Y-%m-%d %H:%M}" if record.valid_to else "[green]current[/green]"
+        until = f"{record.valid_to:%Y-%m-%d %H:%M}" if record.valid_to else Text("current", style="green")
         table.add_row(edge.source, edge.relation, edge.target, f"{record.valid_from:%Y-%m-%d %H:%M}", until,
                       f"{record.confidence:.2f}", record.id[:12])  # fmt: skip
     return table
@@ -84,13 +84,13 @@ def path(
     state = cli_state(ctx)
     chain = state.memory().graph.path(source, target, max_hops=max_hops, **scope_args(user, agent, session))
     if chain is None:
-        console.print(f"no path between {source} and {target} within {max_hops} hops")
+        console.print(f"no path between {source} and {target} within {max_hops} hops", markup=False)
         raise typer.Exit(1)
     if state.json:
         print(json.dumps([{"source": e.source, "relation": e.relation, "target": e.target} for e in chain],
                          ensure_ascii=False))  # fmt: skip
     else:
-        console.print(" · ".join(str(edge) for edge in chain) or f"{source} is {target}")
+        console.print(" · ".join(str(edge) for edge in chain) or f"{source} is {target}", markup=False)
 
 
 @app.command("relations")
@@ -158,4 +158,6 @@ def merge(
     """Merge DUPLICATE into KEEP: names become aliases, relations move over."""
     state = cli_state(ctx)
     merged = state.memory().graph.merge(keep, duplicate, **scope_args(user, agent, session), actor="cli")
-    print_json(merged) if state.json else console.print(f"{merged.name} ({merged.type}) aliases: {merged.aliases}")
+    print_json(merged) if state.json else console.print(
+        f"{merged.name} ({merged.type}) aliases: {merged.aliases}", markup=False
+    )

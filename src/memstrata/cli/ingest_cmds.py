@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from memstrata.cli.context import AgentOpt, SessionOpt, UserOpt, cli_state
-from memstrata.cli.render import console, err_console, print_json
+from memstrata.cli.render import Table, console, err_console, escape, print_json
 from memstrata.knowledge import CHUNKER_NAMES, IngestReport
 from memstrata.knowledge.progress import RichProgress
 
@@ -71,7 +70,10 @@ def _print_report(report: IngestReport) -> None:
                       str(outcome.chunks), f"{outcome.seconds:.2f}", note)  # fmt: skip
     console.print(table)
     summary = report.summary()
-    console.print(", ".join(f"{key} {value}" for key, value in summary.items() if key not in ("collection", "chunker")))
+    console.print(
+        ", ".join(f"{key} {value}" for key, value in summary.items() if key not in ("collection", "chunker")),
+        markup=False,
+    )
     if report.failed:
         err_console.print(f"[red]{len(report.failed)} file(s) failed[/red]; the others were ingested")
 
@@ -129,4 +131,4 @@ def remove(
     if state.json:
         print_json(asdict(removed))
     else:
-        console.print(f"[red]REMOVED[/red] {name}: {removed.chunks} chunks of {removed.sources} sources")
+        console.print(f"[red]REMOVED[/red] {escape(name)}: {removed.chunks} chunks of {removed.sources} sources")

@@ -29,7 +29,7 @@ def _status_command(name: str, help_text: str) -> None:
         action = getattr(state.memory().lifecycle, name)
         item = action(state.memory().resolve_id(memory_id, **scope), actor="cli", **scope)
         message = f"{name.upper()} {item.id}  [{item.status.value}] {item.text}"
-        print_json(item) if state.json else console.print(message, highlight=False)
+        print_json(item) if state.json else console.print(message, highlight=False, markup=False)
 
     command.__doc__ = help_text
     app.command(name)(command)

@@ -24,6 +24,7 @@ from memstrata.cli.doctor import doctor
 from memstrata.cli.progress import job_progress, progress_bar
 from memstrata.cli.render import (
     console,
+    escape,
     history_table,
     hits_table,
     jobs_table,
@@ -79,12 +80,12 @@ def add(
         print_json({**result.model_dump(mode="json"), "jobs": to_jsonable(jobs)})
     else:
         for event in result.results:
-            console.print(f"[green]{event.event}[/green] {event.id}  {event.memory}", highlight=False)
+            console.print(f"[green]{event.event}[/green] {event.id}  {escape(event.memory)}", highlight=False)
         for job in jobs:
             console.print(jobs_table([job]))
             for decision in job.result.get("decisions", []):
                 text_ = decision.get("text") or decision.get("old")
-                console.print(f"  [cyan]{decision['action']}[/cyan] {text_}", highlight=False)
+                console.print(f"  [cyan]{decision['action']}[/cyan] {escape(str(text_))}", highlight=False)
     if failure is not None:
         raise failure
 
@@ -125,7 +126,7 @@ def search(
     console.print(hits_table(hits, query))
     if trace is not None:
         tokens = trace.prompt_tokens + trace.completion_tokens
-        console.print(f"deep: {trace.understanding.question!r}, {len(trace.rounds)} round(s), stopped: "
+        console.print(f"deep: {escape(repr(trace.understanding.question))}, {len(trace.rounds)} round(s), stopped: "
                       f"{trace.stopped}, {trace.model_calls} model call(s), {tokens} tokens, {trace.seconds:.1f} s",
                       highlight=False)  # fmt: skip
 
@@ -218,7 +219,7 @@ def update(
     memory_id = state.memory().resolve_id(memory_id, **scope)
     item = state.memory().update(memory_id, text, metadata=parse_json_option(metadata, "metadata"), reason=reason,
                                  actor="cli", **scope)  # fmt: skip
-    print_json(item) if state.json else console.print(f"[yellow]UPDATE[/yellow] {item.id}  {item.text}")
+    print_json(item) if state.json else console.print(f"[yellow]UPDATE[/yellow] {item.id}  {escape(item.text)}")
 
 
 @app.command()
@@ -240,7 +241,7 @@ def delete(
         print_json({"purged": memory_id}) if state.json else console.print(f"[red]PURGED[/red] {memory_id}")
         return
     item = memory.delete(memory_id, **scope_args(user, agent, session), actor="cli", reason=reason)
-    print_json(item) if state.json else console.print(f"[red]DELETE[/red] {item.id}  {item.text}")
+    print_json(item) if state.json else console.print(f"[red]DELETE[/red] {item.id}  {escape(item.text)}")
 
 
 @app.command("export")
@@ -262,8 +263,8 @@ def import_(ctx: typer.Context, path: Path) -> None:
         print_json(vars(report))
         return
     console.print(
-        f"imported {report.memories} memories from {path}; {report.already_there} records were already in the "
-        f"store (skipped), {report.kept_stored} memories changed since the export kept their stored version",
+        f"imported {report.memories} memories from {escape(str(path))}; {report.already_there} records were already "
+        f"in the store (skipped), {report.kept_stored} memories changed since the export kept their stored version",
         highlight=False,
     )
 

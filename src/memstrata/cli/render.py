@@ -9,13 +9,28 @@ from typing import Any
 
 from pydantic import BaseModel
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
+from rich.table import Table as RichTable
+from rich.text import Text
 
 from memstrata.types import HistoryEvent, Job, MemoryItem, SearchHit
 
-# Off a terminal rich assumes 80 columns, which folds Chinese text badly in logs; use 120 there.
-console = Console(width=None if sys.stdout.isatty() else 120)
-err_console = Console(stderr=True)
+# Off a terminal rich assumes 80 columns, which folds Chinese text badly in logs; use 120 there. No emoji codes:
+# a key such as acct:bank:pin printed as "acct🏦pin".
+console = Console(width=None if sys.stdout.isatty() else 120, emoji=False)
+err_console = Console(stderr=True, emoji=False)
+
+
+class Table(RichTable):
+    """A rich table whose text cells and title are shown as they are. Rich reads a plain string as markup, so a
+    stored text holding ``[/i]`` (code) stopped every command listing it with a MarkupError, and ``[bold]`` was
+    swallowed; a cell meant to be styled is passed as a ``Text``."""
+
+    def __init__(self, *headers: Any, title: str | Text | None = None, **options: Any) -> None:
+        super().__init__(*headers, title=Text(title) if isinstance(title, str) else title, **options)
+
+    def add_row(self, *cells: Any, **options: Any) -> None:
+        super().add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in cells), **options)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -31,6 +46,9 @@ def to_jsonable(value: Any) -> Any:
 def print_json(value: Any) -> None:
     # Plain print: rich would wrap long lines and break the JSON for scripts.
     print(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2, default=str))
+
+
+__all__ = ["Table", "console", "err_console", "escape"]
 
 
 def _short(text: str, width: int = 80) -> str:

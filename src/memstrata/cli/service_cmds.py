@@ -156,9 +156,8 @@ def keys_list(
     ctx: typer.Context, all_: Annotated[bool, typer.Option("--all", help="include revoked keys")] = False
 ) -> None:
     """List API keys (never their secrets)."""
-    from rich.table import Table
-
     from memstrata.api.keys import KeyStore
+    from memstrata.cli.render import Table
 
     state = cli_state(ctx)
     settings = state.settings()

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
 from memstrata.cli.context import CliState, cli_state
 from memstrata.cli.progress import progress_counters
-from memstrata.cli.render import console, print_json
+from memstrata.cli.render import Table, console, print_json
 from memstrata.errors import StoreError
 from memstrata.storage.copy import CopyReport, copy_store, verify_copy
 
@@ -65,7 +65,7 @@ def _show(state: CliState, report: CopyReport) -> None:
     for column in ("table", "source rows", "target rows", "copied", "skipped", "checksum"):
         table.add_column(column, justify="left" if column in ("table", "checksum") else "right")
     for row in report.tables:
-        verdict = "[green]match[/green]" if row.matches else "[red]DIFFERS[/red]"
+        verdict = Text("match", style="green") if row.matches else Text("DIFFERS", style="red")
         table.add_row(row.table, str(row.source_rows), str(row.target_rows), str(row.copied), str(row.skipped), verdict)
     console.print(table)
     console.print("verified: counts and checksums match" if report.verified else "[red]not verified[/red]")

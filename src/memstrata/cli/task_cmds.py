@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from memstrata.cli.context import AgentOpt, IdArg, SessionOpt, UserOpt, cli_state, scope_args
-from memstrata.cli.render import console, key_values, print_json
+from memstrata.cli.render import Table, console, key_values, print_json
 from memstrata.records.process import Strategy, Task
 
 app = typer.Typer(help="Process memory: tasks, their step trees, and the strategy library.", no_args_is_help=True)

@@ -11,10 +11,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.progress import Progress
-from rich.table import Table
 
 from memstrata.cli.context import AgentOpt, CliState, SessionOpt, UserOpt, cli_state
-from memstrata.cli.render import console, history_table, print_json
+from memstrata.cli.render import Table, console, escape, history_table, print_json
 from memstrata.errors import InvalidInputError
 from memstrata.vault import NoteRef, SyncReport, Vault, VaultHit
 from memstrata.vault.settings import vault_settings_of
@@ -62,11 +61,11 @@ def _print_sync(state: CliState, report: SyncReport) -> None:
         f"-{report.sections_deleted} · {report.embedded} embedded · {report.seconds:.2f}s"
     )
     for warning in report.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
 
 
 def _print_ref(state: CliState, ref: NoteRef, verb: str) -> None:
-    print_json(ref) if state.json else console.print(f"[green]{verb}[/green] {ref.path}  version {ref.version}")
+    print_json(ref) if state.json else console.print(f"[green]{verb}[/green] {escape(ref.path)}  version {ref.version}")
 
 
 @app.command("init")
@@ -122,7 +121,7 @@ def show(
     if state.json:
         print_json(view)
         return
-    console.print(f"[dim]{view.path} · version {view.version} · {view.tokens} tokens[/dim]", highlight=False)
+    console.print(f"[dim]{escape(view.path)} · version {view.version} · {view.tokens} tokens[/dim]", highlight=False)
     console.print(view.text, markup=False, highlight=False)
 
 
