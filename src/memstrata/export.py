@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,14 +59,28 @@ def _lines(store: Store) -> Iterator[dict[str, Any]]:
             yield {"type": kind, **record.model_dump(mode="json")}
 
 
-def export_jsonl(store: Store, path: Path) -> int:
+def export_jsonl(store: Store, path: Path, *, file_mode: int | None = 0o600) -> int:
+    """Every record of ``store`` into ``path``, created with ``file_mode`` (the store's own: an export holds
+    every memory's text). Written beside it first, so a reader never sees half an export, and nothing is left
+    behind when writing fails."""
+    if path.is_dir():
+        raise InvalidInputError(f"{path} is a directory; name the export file, e.g. {path / 'memstrata.jsonl'}")
     count = 0
     tmp = path.with_name(path.name + ".partial")
-    with tmp.open("w", encoding="utf-8") as out:
-        for line in _lines(store):
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
-            count += 1
-    tmp.replace(path)  # a reader never sees a half-written export
+    try:
+        tmp.unlink(missing_ok=True)  # one left by a killed export keeps its permissions through O_TRUNC
+        descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if file_mode is None else file_mode)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            for line in _lines(store):
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+                count += 1
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InvalidInputError(f"cannot write the export to {path}: {exc.strerror or exc}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return count
 
 

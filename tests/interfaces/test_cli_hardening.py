@@ -104,3 +104,22 @@ def test_stored_text_and_keys_are_printed_as_they_are(tmp_path: Path) -> None:
     assert "list[/i]" in run(tmp_path, "search", "python syntax", "--user", "carol").stdout
     refused = run(tmp_path, "add", "x", "--user", "carol", "--kind", "Bad Kind", ok=False)
     assert refused.returncode == 2 and "note:" not in refused.stderr and "lowercase identifier" in refused.stderr
+
+
+def test_file_problems_are_one_line_errors_and_exports_stay_private(tmp_path: Path) -> None:
+    """A path that cannot be written or is no store ended in a Python traceback; an export into a directory left a
+    world-readable `.partial` copy of every memory beside it."""
+    run(tmp_path, "add", "秘密：保险箱密码 4711", "--user", "u1")
+    for args in (("export", str(tmp_path / "missing" / "x.jsonl")), ("export", str(tmp_path)),
+                 ("graph", "export", "-f", "graphml", "-o", str(tmp_path / "missing" / "g.graphml"), "--user", "u1"),
+                 ("--db", str(tmp_path), "list", "--user", "u1")):  # fmt: skip
+        failed = run(tmp_path, *args, ok=False)
+        assert failed.returncode in (1, 2) and "Traceback" not in failed.stderr and "error:" in failed.stderr
+    assert not list(tmp_path.rglob("*.partial"))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database", encoding="utf-8")
+    refused = run(tmp_path, "--db", str(notes), "list", "--user", "u1", ok=False)
+    assert "not a database" in refused.stderr and "Traceback" not in refused.stderr
+    assert notes.read_text(encoding="utf-8") == "not a database"
+    run(tmp_path, "export", "out.jsonl")
+    assert (tmp_path / "out.jsonl").stat().st_mode & 0o777 == 0o600  # as private as the store

@@ -68,6 +68,9 @@ def main() -> None:
         sys.exit(2 if isinstance(exc, InvalidInputError) else 1)
     except typer.Abort:
         sys.exit(130)
+    except OSError as exc:  # a file the command was given cannot be read or written: say which, no traceback
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(1)
     except Exception as exc:  # click usage errors carry their own exit code
         code = getattr(exc, "exit_code", None)
         show = getattr(exc, "show", None)

@@ -115,7 +115,7 @@ class AdminAPI:
 
     def export_jsonl(self, path: str | Path) -> int:
         """Write every memory, vector, history event and raw turn to a JSONL file. Returns lines."""
-        return export_jsonl(self._core.store, Path(path))
+        return export_jsonl(self._core.store, Path(path), file_mode=self._core.settings.store.file_mode_bits())
 
     def import_jsonl(self, path: str | Path) -> ImportReport:
         """Load an export into this store in one transaction. Records the store already holds are skipped, so

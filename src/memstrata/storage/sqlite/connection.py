@@ -67,6 +67,20 @@ def connect(
 ) -> sqlite3.Connection:
     """``cache_mib``: this connection's page cache. Each connection has its own, so a pool of readers gets a
     smaller one each than the writer (8 readers at 64 MiB could hold half a gigabyte of copies of one file)."""
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory; the store is one SQLite file (store.path, --db): {path}/memory.db")
+    try:
+        return _connect(path, busy_timeout_s=busy_timeout_s, file_mode=file_mode, cache_mib=cache_mib)
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and is_locked(exc):
+            raise
+        raise StoreError(f"cannot open {path} as a memstrata store: {exc}; point store.path (--db) at a memstrata "
+                         "SQLite file or at a new file name") from None  # fmt: skip
+    except OSError as exc:
+        raise StoreError(f"cannot create the store file {path}: {exc.strerror or exc}") from None
+
+
+def _connect(path: Path, *, busy_timeout_s: float, file_mode: int | None, cache_mib: int) -> sqlite3.Connection:
     create_private(path, file_mode)
     conn = sqlite3.connect(
         path,
