@@ -61,8 +61,8 @@ def test_search_returns_breakdown_and_only_use_reinforces(memory: Memory) -> Non
     assert 0 < hits[0].score <= 1.0 and hits[0].score >= hits[-1].score
     item = memory.get(hits[0].id, user_id="u1")
     assert item.access_count == 0 and item.last_accessed_at is None  # being retrieved is not being used
-    memory.mark_used([hits[0].id, "no-such-id"], user_id="u1")
-    memory.mark_used([hits[0].id], user_id="someone-else")  # another scope: ignored
+    assert memory.mark_used([hits[0].id, "no-such-id"], user_id="u1") == 1  # unknown ids are not counted
+    assert memory.mark_used([hits[0].id], user_id="someone-else") == 0  # another scope: ignored
     item = memory.get(hits[0].id, user_id="u1")
     assert item.access_count == 1 and item.last_accessed_at is not None
 

@@ -342,13 +342,13 @@ class Memory:
                                   reason=clean_label(reason, field="reason") or "delete_all")  # fmt: skip
         return len(items)
 
-    def mark_used(self, memory_ids: Sequence[str], **scope: Unpack[ScopeArgs]) -> None:
+    def mark_used(self, memory_ids: Sequence[str], **scope: Unpack[ScopeArgs]) -> int:
         """Tell memstrata these memories were used (an answer relied on them): that, not being retrieved,
-        is what reinforces a memory. Ids outside the scope are ignored."""
+        is what reinforces a memory. Ids outside the scope are ignored; returns how many were marked."""
         if isinstance(memory_ids, str):
             raise InvalidInputError("memory_ids must be a list of ids, not one string")
         checked = [clean_id(memory_id, field=f"memory_ids[{n}]") for n, memory_id in enumerate(memory_ids)]
-        self._core.access.record_now(self._binding.scope(scope), checked)
+        return self._core.access.record_now(self._binding.scope(scope), checked)
 
     # --- read -------------------------------------------------------------------------------------
     def search(

@@ -22,7 +22,13 @@ DEFAULT_MAX_TEXT_CHARS = 20_000
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-def clean_text(value: object, *, field: str = "text", max_chars: int = DEFAULT_MAX_TEXT_CHARS) -> str:
+def clean_text(
+    value: object,
+    *,
+    field: str = "text",
+    max_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    setting: str = "limits.max_text_chars",
+) -> str:
     """Return ``value`` as text fit to store, or raise an error that says how to fix it.
 
     Bytes must be valid UTF-8. Text is kept verbatim (no translation, no normalisation) apart
@@ -44,7 +50,7 @@ def clean_text(value: object, *, field: str = "text", max_chars: int = DEFAULT_M
     if len(text) > max_chars:
         raise InvalidInputError(
             f"{field} has {len(text)} characters, over the limit of {max_chars}; "
-            "split it, or raise limits.max_text_chars in the configuration"
+            f"split it, or raise {setting} in the configuration"
         )
     return text
 

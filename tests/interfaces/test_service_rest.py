@@ -134,8 +134,8 @@ def test_messages_jobs_stats_and_whoami(client: httpx.Client) -> None:
             "POST",
             "/v1/memories",
             {"content": b"{not json", "headers": {"content-type": "application/json"}},
-            422,
-            "invalid_request",
+            400,  # docs/server.md: a body that is not JSON at all
+            "bad_request",
             "JSON",
         ),
         (
@@ -216,3 +216,14 @@ def test_long_query_strings_reach_validation(svc: Service, parser: str) -> None:
         too_long = httpx.get(f"{url}/v1/tasks/strategies", params={"user_id": "u", "context": "调" * 4_001},
                              headers=headers, timeout=30)  # fmt: skip
         assert_problem(too_long, 422, "invalid_request", mentions="context")
+
+
+def test_a_body_that_is_not_json_is_a_bad_request_and_405_lists_the_methods(client: httpx.Client) -> None:
+    """Broken JSON answered 422 (the documented status is 400), and a 405's Allow header was empty."""
+    for broken in (b'{"user_id": "lin", "text": ', b"not json"):
+        sent = client.post("/v1/memories", content=broken, headers={"content-type": "application/json"})
+        assert_problem(sent, 400, "bad_request", mentions="not valid JSON")
+    refused = client.put("/v1/memories", json={})
+    assert_problem(refused, 405, "method_not_allowed")
+    assert {"GET", "POST", "DELETE"} <= set(refused.headers["allow"].split(", "))
+    assert "PATCH" in client.put("/v1/memories/abc", json={}).headers["allow"]

@@ -15,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Route
+from starlette.routing import Match
 
 from memstrata.api.principal import AccessDenied, Unauthenticated
 from memstrata.errors import (
@@ -117,6 +117,12 @@ def install(app: FastAPI) -> None:
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
+        broken = [err for err in exc.errors() if err.get("type") == "json_invalid"]
+        if broken:  # not JSON at all: an unreadable body (400), not a body of the wrong shape (422)
+            where = broken[0].get("loc", ())[-1]
+            detail = (f"the body is not valid JSON (at character {where}: {broken[0].get('msg')}); send UTF-8 JSON "
+                      "with Content-Type: application/json, shaped as /docs shows")  # fmt: skip
+            return problem_response(400, detail, "bad_request", instance=request.url.path)
         errors = [_field_problem(err) for err in exc.errors()]
         fields = "; ".join(f"{'.'.join(map(str, e.loc))}: {e.msg}" for e in errors)
         detail = f"the request does not match the schema ({fields}); see /docs for the expected shape"
@@ -159,10 +165,13 @@ _HTTP_CODES = {404: "no_route", 405: "method_not_allowed", 413: "too_large", 415
 
 
 def allowed_methods(request: Request) -> set[str]:
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        if isinstance(route, Route) and route.methods and route.path_regex.match(request.url.path):
-            methods |= route.methods
+    """The methods some route takes on this path, asked of the routes themselves (FastAPI keeps included routers
+    as routes of their own, so reading each route's path found none and the Allow header came out empty)."""
+    methods = set()
+    for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"):
+        probe = {**request.scope, "method": method}
+        if any(route.matches(probe)[0] == Match.FULL for route in request.app.router.routes):
+            methods.add(method)
     return methods
 
 

@@ -140,8 +140,7 @@ def search_memories(body: SearchRequest, call: CallerDep) -> list[SearchHit]:
 def mark_used(body: UsedRequest, call: CallerDep) -> MarkedUsed:
     """Say which memories an answer relied on. Use, not retrieval, reinforces a memory's ranking over time;
     ids outside the scope are ignored."""
-    call.memory.mark_used(body.memory_ids, **call.scope(body))
-    return MarkedUsed(marked=len(set(body.memory_ids)))
+    return MarkedUsed(marked=call.memory.mark_used(body.memory_ids, **call.scope(body)))
 
 
 @router.get("/memories", response_model=MemoryPage, tags=["memories"])

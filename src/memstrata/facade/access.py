@@ -32,9 +32,9 @@ class AccessLog:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def record_now(self, scope: Scope, memory_ids: Sequence[str]) -> None:
-        if memory_ids:
-            self._store.record_access(scope, list(dict.fromkeys(memory_ids)), self._clock())
+    def record_now(self, scope: Scope, memory_ids: Sequence[str]) -> int:
+        """Count a use of each memory of ``scope`` named; returns how many were counted (others are ignored)."""
+        return self._store.record_access(scope, list(dict.fromkeys(memory_ids)), self._clock()) if memory_ids else 0
 
     def record_later(self, scope: Scope, memory_ids: Sequence[str]) -> None:
         if not memory_ids:

@@ -68,7 +68,9 @@ class TasksAPI:
                            max_text_chars=core.settings.limits.max_text_chars, model=model)  # fmt: skip
 
     def _text(self, value: object, field: str) -> str:
-        return clean_text(value, field=field, max_chars=self._core.settings.limits.max_whole_chars)
+        return clean_text(
+            value, field=field, max_chars=self._core.settings.limits.max_whole_chars, setting="limits.max_whole_chars"
+        )
 
     def _optional(self, value: object, field: str) -> str | None:
         return None if value is None else self._text(value, field)

@@ -90,8 +90,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
         """Tell memory which memories your answer actually used. Use, not retrieval, is what keeps a memory
         ranked well over time; call it after answering with memories from search_memory."""
         view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
-        view.mark_used(memory_ids, **scope)
-        return {"marked": len(set(memory_ids))}
+        return {"marked": view.mark_used(memory_ids, **scope)}
 
     @server.tool(annotations=READ_ONLY)
     @reported

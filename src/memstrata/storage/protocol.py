@@ -132,7 +132,9 @@ class Store(Protocol):
     # --- writes -------------------------------------------------------------------------
     def write(self, batch: WriteBatch) -> None: ...
 
-    def record_access(self, scope: Scope, memory_ids: Sequence[str], at: datetime) -> None: ...
+    def record_access(self, scope: Scope, memory_ids: Sequence[str], at: datetime) -> int:
+        """Count a use of each memory of ``scope`` named; returns how many were counted."""
+        ...
 
     def purge(self, scope: Scope, memory_ids: Sequence[str], *, keep_embeddings: bool = False) -> int:
         """Hard delete. ``keep_embeddings`` keeps the cached vectors of the texts (a rebuild from files that

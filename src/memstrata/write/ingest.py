@@ -39,6 +39,7 @@ from memstrata.validation import (
 MessageInput = str | Mapping[str, Any] | Message
 AddInput = str | bytes | Message | Mapping[str, Any] | Sequence[MessageInput]
 OnError = Literal["raise", "skip"]
+WHOLE = "limits.max_whole_chars"  # the longest text accepted at all (longer than max_text_chars: kept in parts)
 
 
 class TextItemIn(BaseModel):
@@ -111,7 +112,9 @@ def parse_input(
         label = "text" if single and isinstance(entry, str | bytes) else f"item {position}"
         try:
             if isinstance(entry, str | bytes):
-                parsed.items.append(TextItem(position, clean_text(entry, field=label, max_chars=max_chars)))
+                parsed.items.append(
+                    TextItem(position, clean_text(entry, field=label, max_chars=max_chars, setting=WHOLE))
+                )
             elif isinstance(entry, Mapping) and "text" in entry and "role" not in entry:
                 parsed.items.append(parse_text_item(entry, position=position, max_chars=max_chars))
             else:
@@ -139,7 +142,7 @@ def parse_text_item(entry: Mapping[str, Any], *, position: int, max_chars: int) 
         raise InvalidInputError(f"invalid item {position}: {describe_validation_error(exc)}") from None
     return TextItem(
         index=position,
-        text=clean_text(item.text, field=f"item {position} text", max_chars=max_chars),
+        text=clean_text(item.text, field=f"item {position} text", max_chars=max_chars, setting=WHOLE),
         metadata=check_metadata(item.metadata, field=f"item {position} metadata") if item.metadata else None,
         kind=check_kind(item.kind) if item.kind is not None else None,
         key=check_key(item.key),
@@ -166,7 +169,7 @@ def parse_message(entry: object, *, max_chars: int, position: int, now: datetime
         check_string(message.content, field_name)
         content = ""
     else:
-        content = clean_text(message.content, field=field_name, max_chars=max_chars)
+        content = clean_text(message.content, field=field_name, max_chars=max_chars, setting=WHOLE)
     return message.model_copy(update={"content": content}) if content != message.content else message
 
 

@@ -71,18 +71,24 @@ class SQLStore:
         if not batch.is_empty():
             self.dialect.transaction(lambda tx: apply_batch(self.dialect, tx, batch))
 
-    def record_access(self, scope: Scope, memory_ids: Sequence[str], at: datetime) -> None:
+    def record_access(self, scope: Scope, memory_ids: Sequence[str], at: datetime) -> int:
         """Best-effort counters: rows a writer holds locked right now are skipped, never waited for."""
         if not memory_ids:
-            return
+            return 0
         where = scope_where(self.dialect, scope, "memories")
         condition, params = self.dialect.in_("id", list(memory_ids))
-        sql = (
-            f"WITH hit AS (SELECT seq FROM memories WHERE {condition} AND {where.sql()} ORDER BY seq"
-            f"{self.dialect.skip_locked}) UPDATE memories SET access_count = access_count + 1, "
-            "last_accessed_at = ? WHERE seq IN (SELECT seq FROM hit)"
-        )
-        self.dialect.transaction(lambda tx: tx.execute(sql, (*params, *where.params, self.dialect.ts(at))))
+        select = f"SELECT seq FROM memories WHERE {condition} AND {where.sql()} ORDER BY seq{self.dialect.skip_locked}"
+
+        def count(tx: Tx) -> int:
+            seqs = [seq for (seq,) in tx.execute(select, (*params, *where.params)).fetchall()]
+            if seqs:
+                chosen, seq_params = self.dialect.in_("seq", seqs)
+                tx.execute(f"UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE {chosen}",
+                           (self.dialect.ts(at), *seq_params))  # fmt: skip
+            return len(seqs)
+
+        counted: int = self.dialect.transaction(count)
+        return counted
 
     def purge(self, scope: Scope, memory_ids: Sequence[str], *, keep_embeddings: bool = False) -> int:
         if not memory_ids:
