@@ -65,7 +65,7 @@ def test_wrong_types_and_values(memory: Memory) -> None:
 def test_text_over_the_whole_limit_is_refused(store, embedder) -> None:  # type: ignore[no-untyped-def]
     limits = {"max_text_chars": 20, "max_whole_chars": 50}
     memory = Memory(store, embedder, settings=load_settings({"limits": limits}))
-    with pytest.raises(InvalidInputError, match="over the limit of 50; split it, or raise limits.max_whole_chars"):
+    with pytest.raises(InvalidInputError, match=r"over the limit of 50; split it, or raise limits\.max_whole_chars"):
         memory.add("x" * 51, user_id="u1")  # the setting that refused it, not max_text_chars (the part size)
     with pytest.raises(InvalidInputError, match="item 1 has 51 characters, over the limit of 50"):
         memory.add(["short", "y" * 51], user_id="u1")

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from memstrata import Memory
 from memstrata.config import load_settings
 from memstrata.lifecycle.timeparse import find_time_span
@@ -48,6 +50,39 @@ def test_last_friday_and_shang_zhou_wu_are_the_same_day() -> None:
     assert three is not None and three.start == find_time_span("three days ago", START).start  # type: ignore[union-attr]
     march = find_time_span("去年三月", START)
     assert march is not None and (march.start.year, march.start.month) == (START.year - 1, 3)
+
+
+@pytest.mark.parametrize(
+    ("said", "start", "end"),
+    [
+        ("what did I do in 2024?", "2024-01-01", "2025-01-01"),
+        ("2024年我做了什么", "2024-01-01", "2025-01-01"),
+        ("2025年夏天去了哪里", "2025-01-01", "2026-01-01"),
+        ("during 2025", "2025-01-01", "2026-01-01"),
+        ("2024年3月", "2024-03-01", "2024-04-01"),
+        ("March last year", "2025-03-01", "2025-04-01"),  # was all of 2025
+        ("last March", "2026-03-01", "2026-04-01"),  # said in December 2026: the latest March, not 2025's
+        ("next March", "2027-03-01", "2027-04-01"),
+        ("I have 2024 apples", None, None),
+        ("since 2019", None, None),  # from then until now, not the year 2019
+    ],
+)
+def test_years_and_named_months(said: str, start: str | None, end: str | None) -> None:
+    span = find_time_span(said, datetime(2026, 12, 2, 15, tzinfo=UTC))
+    found = (span.start.date().isoformat(), span.end.date().isoformat()) if span else (None, None)
+    assert found == (start, end)
+
+
+def test_a_year_in_the_question_finds_that_years_turns(clocked_memory: Callable[..., Memory]) -> None:
+    memory = clocked_memory()
+    turns = [
+        ("2024-05-03T10:00:00+08:00", "我在成都学了川菜"),
+        ("2025-08-20T10:00:00+08:00", "I started learning the cello"),
+    ]
+    for when, text in turns:
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="lin", session_id=when[:10])
+    for question in ("what did I do in 2024?", "2024年我做了什么"):
+        assert [hit.text for hit in memory.search(question, user_id="lin")][:1] == ["我在成都学了川菜"]
 
 
 def test_as_of_answers_from_the_old_version(

@@ -77,6 +77,16 @@ def _year(year: int, ref: datetime) -> tuple[datetime, datetime]:
     return start, start.replace(year=year + 1)
 
 
+def _named_month(ref: datetime, month: int, direction: int) -> tuple[datetime, datetime]:
+    """ "last March" said in December 2026 is March 2026 (the latest one before this month), "next March" the first
+    one after it, "this March" this year's."""
+    if direction < 0:
+        return _month(ref.year if month < ref.month else ref.year - 1, month, ref)
+    if direction > 0:
+        return _month(ref.year if month > ref.month else ref.year + 1, month, ref)
+    return _month(ref.year, month, ref)
+
+
 def _ago(ref: datetime, amount: int, unit: str) -> tuple[datetime, datetime]:
     if unit in ("day", "天"):
         return _day(ref, -amount)
@@ -144,9 +154,13 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         re.compile(r"\b(last|previous|this|next)\s+month\b", re.I),
         lambda m, r: _month(r.year, r.month + _RELATIVE_WORD[m[1].lower()], r),
     ),
-    (
+    (  # "March last year", "in March of next year": that year's month (before "last year" takes the year)
+        re.compile(rf"\b({_EN_MONTH})\s+(?:of\s+)?(last|this|next)\s+year\b", re.I),
+        lambda m, r: _month(r.year + _RELATIVE_WORD[m[2].lower()], _month_number(m[1]), r),
+    ),
+    (  # "last March": the latest March before this month; "next March": the first after it
         re.compile(rf"\b(last|this|next)\s+({_EN_MONTH})\b", re.I),
-        lambda m, r: _month(r.year + _RELATIVE_WORD[m[1].lower()], _month_number(m[2]), r),
+        lambda m, r: _named_month(r, _month_number(m[2]), _RELATIVE_WORD[m[1].lower()]),
     ),
     (
         re.compile(r"(前年|去年|今年|明年)"),
@@ -155,6 +169,14 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     (
         re.compile(r"\b(last|this|next)\s+year\b", re.I),
         lambda m, r: _year(r.year + _RELATIVE_WORD[m[1].lower()], r),
+    ),
+    (  # a year alone: "2024年" (not "2024年3月", matched above), "in 2024", "during 2025"
+        re.compile(r"(?<!\d)((?:19|20)\d\d)\s*年(?!\s*[一二三四五六七八九十\d])"),
+        lambda m, r: _year(int(m[1]), r),
+    ),
+    (
+        re.compile(r"\b(?:in|during|throughout|of)\s+(?:the\s+year\s+)?((?:19|20)\d\d)\b(?![-/.:]\d)", re.I),
+        lambda m, r: _year(int(m[1]), r),
     ),
     (
         re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"),
