@@ -90,3 +90,24 @@ def test_graph_entities_keep_their_type_through_a_round_trip(
     older = make_memory("older")
     older.import_jsonl(legacy)
     assert {(e.name, e.type) for e in older.graph.entities(user_id="lin")} == {("王总", "person"), ("杭州", "location")}
+
+
+def test_process_memory_survives_a_round_trip(make_memory: Callable[[str], Memory], tmp_path: Path) -> None:
+    """Tasks, steps and hypotheses were left out of the export: a restored backup had their index memories but no
+    tasks (`task list` empty)."""
+    source = make_memory("source")
+    task = source.tasks.begin("把夜间构建从 40 分钟降到 15 分钟", user_id="lin")
+    step = source.tasks.record_step(task.id, "run", "cache the Docker layers", output="38 min", dead_end=True,
+                                    user_id="lin")  # fmt: skip
+    source.tasks.hypothesize(task.id, "the test stage dominates", step_id=step.id, user_id="lin")
+    source.tasks.finish(task.id, "parallel tests: 14 min", user_id="lin")
+    path = tmp_path / "tasks.jsonl"
+    source.export_jsonl(path)
+    target = make_memory("target")
+    target.import_jsonl(path)
+    restored = target.tasks.get(task.id, user_id="lin")
+    assert restored == source.tasks.get(task.id, user_id="lin")
+    assert target.store.process.counts(None) == source.store.process.counts(None)
+    assert target.import_jsonl(path).already_there > 0 and target.store.process.counts(
+        None
+    ) == source.store.process.counts(None)

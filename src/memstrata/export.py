@@ -3,7 +3,8 @@
 Line shapes: ``{"type": "memory", ...MemoryItem}``, ``{"type": "vector", "id", "embedding_id",
 "vector": base64 float32}``, ``{"type": "history", ...HistoryEvent}``, ``{"type": "message",
 "scope", "message"}``, ``{"type": "entity", "entity_type", ...Entity}`` and ``{"type": "relation", ...}`` (graph),
-``{"type": "knowledge_source", ...SourceRecord}`` (an ingested document's version with its stable Markdown).
+``{"type": "knowledge_source", ...SourceRecord}`` (an ingested document's version with its stable Markdown),
+``{"type": "task" | "task_step" | "task_hypothesis" | "task_artifact" | "task_strategy", ...}`` (process memory).
 An entity's own ``type`` (person, place...) travels as ``entity_type``: exports before that put it over the
 line's type (``{"type": "person", ...}``), and import still reads such lines as entities.
 The first line is a header with the format version.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 
 from memstrata.errors import InvalidInputError
 from memstrata.records.graph import Entity, Relation
+from memstrata.records.process import PROCESS_RECORDS, Artifact, Hypothesis, Step, Strategy, Task, TaskQuery
 from memstrata.storage.knowledge_protocol import SourceRecord
 from memstrata.storage.protocol import Store, Vector, WriteBatch
 from memstrata.types import HistoryEvent, MemoryItem, Message, Scope, StoredMessage
@@ -32,6 +34,8 @@ from memstrata.validation import describe_validation_error
 FORMAT = "memstrata-export"
 VERSION = 1
 
+ProcessRecord = Task | Step | Hypothesis | Artifact | Strategy
+_PLAIN_RECORDS = frozenset({"relation", "knowledge_source", *PROCESS_RECORDS})  # a line is the record's fields
 Embed = Callable[[list[MemoryItem]], list[tuple[str, Any]]]
 
 
@@ -55,7 +59,7 @@ def _lines(store: Store) -> Iterator[dict[str, Any]]:
         elif kind == "entity" and isinstance(record, Entity):
             fields = record.model_dump(mode="json")
             yield {"type": "entity", "entity_type": fields.pop("type"), **fields}
-        elif kind in ("relation", "knowledge_source") and isinstance(record, Relation | SourceRecord):
+        elif kind in _PLAIN_RECORDS and isinstance(record, Relation | SourceRecord | ProcessRecord):
             yield {"type": kind, **record.model_dump(mode="json")}
 
 
@@ -120,6 +124,11 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> I
         entities=fresh.entities,
         relations=fresh.relations,
         sources=fresh.sources,
+        tasks=[record for record in fresh.process.get("task", []) if isinstance(record, Task)],
+        steps=[record for record in fresh.process.get("task_step", []) if isinstance(record, Step)],
+        hypotheses=[record for record in fresh.process.get("task_hypothesis", []) if isinstance(record, Hypothesis)],
+        artifacts=[record for record in fresh.process.get("task_artifact", []) if isinstance(record, Artifact)],
+        strategies=[record for record in fresh.process.get("task_strategy", []) if isinstance(record, Strategy)],
         skip_identical=True,  # a row written since the check above by someone else is not a conflict either
     )
     if not batch.is_empty():
@@ -162,7 +171,26 @@ def _without_stored(store: Store, records: _Records) -> _Records:
         stored_relations.update(relation.id for relation in found)
     fresh.relations = [relation for relation in records.relations if relation.id not in stored_relations]
     fresh.sources = records.sources  # few rows: the write's skip_identical leaves out those already stored
+    for kind, listed in records.process.items():
+        stored: set[str] = set()
+        for scope, ids in _by_scope((record.scope, record.id) for record in listed).items():
+            stored.update(record.id for record in _stored_process(store, kind, scope, ids))
+        fresh.process[kind] = [record for record in listed if record.id not in stored]
     return fresh
+
+
+def _stored_process(store: Store, kind: str, scope: Scope, ids: list[str]) -> Sequence[ProcessRecord]:
+    """The process records of one type and scope that the store already holds, by id."""
+    process = store.process
+    if kind == "task":
+        return process.tasks(TaskQuery(scope=scope, ids=tuple(ids), limit=max(len(ids), 1)))
+    if kind == "task_step":
+        return process.steps(scope, step_ids=ids)
+    if kind == "task_hypothesis":
+        return process.hypotheses(scope, ids=ids)
+    if kind == "task_artifact":
+        return process.artifacts(scope, ids=ids)
+    return process.strategies(scope, ids=ids, limit=max(len(ids), 1))
 
 
 def _by_scope(pairs: Iterable[tuple[Scope, str]]) -> dict[Scope, list[str]]:
@@ -181,6 +209,7 @@ class _Records:
     entities: list[Entity] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
     sources: list[SourceRecord] = field(default_factory=list)
+    process: dict[str, list[ProcessRecord]] = field(default_factory=dict)  # by export type (PROCESS_RECORDS)
     kept_stored: int = 0
 
     def count(self) -> int:
@@ -190,6 +219,7 @@ class _Records:
             + len(self.messages)
             + len(self.entities)
             + len(self.relations)
+            + sum(len(found) for found in self.process.values())
             + self.kept_stored
         )
 
@@ -218,6 +248,8 @@ def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_
             records.relations.append(Relation.model_validate(line))
         elif kind == "knowledge_source":
             records.sources.append(SourceRecord.model_validate(line))
+        elif kind in PROCESS_RECORDS:
+            records.process.setdefault(kind, []).append(PROCESS_RECORDS[kind].model_validate(line))
         elif kind == "vector":
             if line["embedding_id"] == embedding_id:
                 records.vectors[line["id"]] = np.frombuffer(base64.b64decode(line["vector"]), dtype=np.float32)
