@@ -100,6 +100,20 @@ def test_forget_previews_then_deletes_with_the_reason(clocked_memory: Callable[.
     assert memory.history(gone.id, user_id="u1")[-1].reason == "forget: what I said about Alex"
 
 
+def test_forgotten_turns_no_longer_reach_the_agent(clocked_memory: Callable[..., Memory]) -> None:
+    """forget() soft-deleted the episodes but kept their raw turns, which session context and messages() still
+    handed to the agent."""
+    memory = clocked_memory()
+    turns = [{"role": "user", "content": "今天我想吃泰国菜，不要花生"}, {"role": "user", "content": "I like jazz"}]
+    memory.add(turns, user_id="alice", session_id="s1")
+    done = memory.forget("花生", user_id="alice", confirm=True)
+    assert [m.text for m in done.matched] == ["今天我想吃泰国菜，不要花生"]
+    for shown in (memory.session_context("s1", user_id="alice"),
+                  [turn.message for turn in memory.messages(user_id="alice")]):  # fmt: skip
+        assert [turn.content for turn in shown] == ["I like jazz"]
+    assert memory.history(done.matched[0].id, user_id="alice")[-1].reason == "forget: 花生"
+
+
 def test_erase_user_leaves_nothing(clocked_memory: Callable[..., Memory]) -> None:
     memory = clocked_memory()
     memory.add([{"role": "user", "content": "我住在成都，喜欢火锅"}], user_id="gone", infer=True, wait=True)

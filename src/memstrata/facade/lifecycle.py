@@ -4,7 +4,7 @@ facts, archive and restore, forget by description, merge near-duplicates, run ma
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Unpack
 
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
@@ -121,8 +121,14 @@ class LifecycleAPI:
             for hit in self._core.search(query)
             if hit.breakdown.keyword_rank is not None or (hit.breakdown.vector_similarity or 0.0) >= min_similarity
         ]
-        if confirm:
-            self.set_status(matched, MemoryStatus.DELETED, HistoryAction.DELETE, actor=actor, reason=f"forget: {what}")
+        if confirm and matched:
+            batch = status_batch(matched, MemoryStatus.DELETED, HistoryAction.DELETE, at=self._core.clock(),
+                                 actor=actor, reason=f"forget: {what}")  # fmt: skip
+            # The raw turns behind forgotten episodes go too: kept, they still reached agents through session
+            # context and messages(). The episode (soft-deleted, with its history) still holds the text verbatim.
+            turns = [(item.scope, message_id) for item in matched if item.kind == MemoryKind.EPISODE.value
+                     for message_id in item.provenance.message_ids]  # fmt: skip
+            self._core.store.write(replace(batch, forgotten_messages=turns))
         return ForgetResult(matched=matched, deleted=confirm and bool(matched))
 
     def consolidate(self, *, threshold: float = 0.92, **scope: Unpack[ScopeArgs]) -> int:

@@ -69,6 +69,8 @@ class WriteBatch:
     """
 
     messages: Sequence[tuple[Message, Scope]] = ()
+    # Raw turns deleted for good, by (scope, message id): what forget() asked to forget, verbatim record included.
+    forgotten_messages: Sequence[tuple[Scope, str]] = ()
     inserts: Sequence[MemoryItem] = ()
     replacements: Sequence[tuple[MemoryItem, datetime]] = ()
     status_changes: Sequence[StatusChange] = ()

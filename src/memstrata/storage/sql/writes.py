@@ -60,6 +60,9 @@ def apply_batch(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
         _replace_memory(d, tx, item, expected_updated_at)
     for change in batch.status_changes:
         _change_status(d, tx, change)
+    for scope, message_id in batch.forgotten_messages:
+        where = scope_where(d, scope, "messages")
+        tx.execute(f"DELETE FROM messages WHERE id = ? AND {where.sql()}", (message_id, *where.params))
     _insert(tx, "history", HISTORY_COLUMNS, [rows.history_params(d, event) for event in batch.history])
     held = held_by_memories(batch)
     if batch.vectors:
