@@ -132,6 +132,10 @@ def test_time_travel_sees_the_text_an_edit_or_a_new_key_value_replaced(
     assert live == {"DuckDB 1.5", "Lives in Hangzhou"}  # the kept versions are closed, not live
     assert memory.get(key_id, user_id="u").valid_from == clock.now
     assert [e.old_text for e in memory.history(home_id, user_id="u")][-1] == "Lives in Shanghai"
+    kept = memory.get_all(user_id="u", filters={"status": ["superseded"]})
+    assert {m.text for m in kept} == {"Postgres 16", "Lives in Shanghai"}
+    for version in kept:  # a kept version has a history of its own (the console and `history` show it)
+        assert memory.history(version.id, user_id="u")[0].details["superseded_by"] in (key_id, home_id)
 
 
 def test_coriander_conflict_resolves_to_the_newer_event_in_either_order(

@@ -49,13 +49,14 @@ def _worker(url: str, worker: int, results: Any) -> None:
                     else:
                         text = f"worker {worker} fact {op}: 进程 {worker} 的第 {op} 条记忆"
                         [event] = memory.add(text, user_id=user).results
-                        expected[event.id] = {"text": text, "status": "active", "events": 1}
+                        expected[event.id] = {"text": text, "status": "active", "events": 1, "updates": 0}
                 elif roll < 0.7:
                     target = rng.choice(live)
                     text = f"worker {worker} updated {target[:6]} at {op}"
                     memory.update(target, text, user_id=user)
                     expected[target]["text"] = text
                     expected[target]["events"] += 1
+                    expected[target]["updates"] += 1
                 elif roll < 0.9:
                     for hit in memory.search(f"fact {rng.randrange(op + 1)}", user_id=user, limit=5):
                         if hit.id not in expected:
@@ -90,12 +91,18 @@ def test_eight_processes_of_mixed_operations(pg_url: str) -> None:
     with _memory(pg_url) as root:
         for worker, expected, _, _, _ in reports:
             memory = root.for_tenant(f"t{worker % 2}")
-            stored = {m.id: m for m in memory.get_all(user_id=f"u{worker // 2}", filters=ALL_STATUSES, limit=10_000)}
+            every = memory.get_all(user_id=f"u{worker // 2}", filters=ALL_STATUSES, limit=10_000)
+            # each update keeps the text it replaced as a closed version of its own (records/versions.py)
+            kept = [m for m in every if "superseded_by" in m.metadata]
+            stored = {m.id: m for m in every if "superseded_by" not in m.metadata}
             assert set(stored) == set(expected), f"worker {worker}: lost or foreign memories"
+            assert sorted(m.metadata["superseded_by"] for m in kept) == sorted(
+                memory_id for memory_id, state in expected.items() for _ in range(state["updates"])
+            )
             for memory_id, state in expected.items():
                 assert (stored[memory_id].text, stored[memory_id].status.value) == (state["text"], state["status"])
                 assert len(memory.history(memory_id, user_id=f"u{worker // 2}")) == state["events"]
-            assert memory.stats(user_id=f"u{worker // 2}").vectors == len(expected)
+            assert memory.stats(user_id=f"u{worker // 2}").vectors == len(expected) + len(kept)
         for tenant in ("t0", "t1"):
             shared = {m.id for m in root.for_tenant(tenant).get_all(user_id="shared", limit=10_000)}
             assert shared == {i for worker, _, ids, _, _ in reports if f"t{worker % 2}" == tenant for i in ids}

@@ -24,7 +24,7 @@ from memstrata.facade.writes import TextOptions, rejected
 from memstrata.indexing import content_hash, index_text, text_hash
 from memstrata.query import Filters, ListQuery
 from memstrata.records.history import history_event
-from memstrata.records.versions import edited_version, kept_version
+from memstrata.records.versions import edited_version, kept_version, kept_version_event
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import AddResult, HistoryAction, HistoryEvent, MemoryEvent, MemoryItem, Provenance, Scope
 from memstrata.write.ingest import OnError, ParsedInput, TextItem, new_memory
@@ -120,6 +120,7 @@ def _amend(plan: _Plan, old: MemoryItem, text: str, metadata: dict[str, Any], re
     if text != old.text:
         new = edited_version(new, plan.now)
         plan.kept.append(kept_version(old, plan.now))
+        plan.history.append(kept_version_event(plan.kept[-1], actor=plan.actor))
     plan.replacements.append((new, old.updated_at))
     if index_text(new) != index_text(old):
         plan.reembed.add(new.id)

@@ -13,7 +13,7 @@ from memstrata.facade.core import MemoryCore
 from memstrata.facade.long_text import preceding_turns, turn_episodes
 from memstrata.indexing import index_text
 from memstrata.records.history import history_event
-from memstrata.records.versions import edited_version, kept_version
+from memstrata.records.versions import edited_version, kept_version, kept_version_event
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import AddResult, HistoryAction, ItemError, MemoryEvent, MemoryItem, MemoryKind, Scope
 from memstrata.validation import clean_text, clean_time
@@ -148,7 +148,8 @@ def write_update(
     if new.text != old.text and keep_version:
         new, kept = edited_version(new, new.updated_at), [kept_version(old, new.updated_at)]
     event = history_event(new, HistoryAction.UPDATE, at=new.updated_at, actor=actor, old_text=old.text, reason=reason)
+    history = [event, *(kept_version_event(version, actor=actor) for version in kept)]
     to_embed = ([new] if index_text(new) != index_text(old) else []) + kept
     vectors = core.vector_batch(to_embed) if to_embed else WriteBatch()
-    core.store.write(replace(vectors, inserts=kept, replacements=[(new, old.updated_at)], history=[event]))
+    core.store.write(replace(vectors, inserts=kept, replacements=[(new, old.updated_at)], history=history))
     return new

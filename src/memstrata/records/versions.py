@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memstrata.types import MemoryItem, MemoryStatus, new_id
+from memstrata.records.history import history_event
+from memstrata.types import HistoryAction, HistoryEvent, MemoryItem, MemoryStatus, new_id
 
 
 def kept_version(old: MemoryItem, now: datetime) -> MemoryItem:
@@ -27,6 +28,14 @@ def kept_version(old: MemoryItem, now: datetime) -> MemoryItem:
             "metadata": {**old.metadata, "superseded_by": old.id},
         }
     )
+
+
+def kept_version_event(kept: MemoryItem, *, actor: str) -> HistoryEvent:
+    """The history of a kept version: stored (ADD) at the edit, as the text the memory had before it."""
+    memory_id = kept.metadata["superseded_by"]
+    return history_event(kept, HistoryAction.ADD, at=kept.recorded_to or kept.updated_at, actor=actor,
+                         reason=f"the text of {memory_id} before an edit, kept as a closed version",
+                         details={"superseded_by": memory_id})  # fmt: skip
 
 
 def edited_version(new: MemoryItem, now: datetime) -> MemoryItem:
