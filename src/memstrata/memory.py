@@ -38,9 +38,9 @@ from memstrata.facade.texts import add_texts
 from memstrata.facade.writes import (
     TextOptions,
     add_turns,
-    drop_stored_turns,
     refuse_ignored_options,
     rejected,
+    store_turn_ids,
     updated_version,
     write_update,
 )
@@ -266,8 +266,7 @@ class Memory:
         clean_metadata = check_metadata(metadata)
         actor = clean_label(actor, field="actor", max_chars=200) or "api"
         if parsed.messages:
-            every_turn = tuple(m.id for m in parsed.messages)
-            parsed = drop_stored_turns(self._core, parsed, resolved)
+            parsed, every_turn = store_turn_ids(self._core, parsed, resolved)
             if not parsed.messages:  # all of them were stored before: nothing to do, and nothing to extract again
                 return AddResult(results=(), message_ids=every_turn, errors=rejected(parsed))
         if infer:

@@ -13,6 +13,7 @@ from memstrata.errors import ConflictError
 from memstrata.facade.long_text import split_spans
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.protocol import Store, WriteBatch
+from memstrata.types import Message
 
 
 def test_batch_items_carry_their_own_metadata_and_kind(memory: Memory) -> None:
@@ -119,10 +120,30 @@ def test_turns_with_ids_are_idempotent(memory: Memory) -> None:
     turns = [{"role": "user", "content": "我叫林晓", "id": "t1"}, {"role": "assistant", "content": "你好", "id": "t2"}]
     first = memory.add(turns, user_id="u")
     again = memory.add(turns, user_id="u")
-    assert again.results == () and again.message_ids == first.message_ids == ("t1", "t2")
+    assert again.results == () and again.message_ids == first.message_ids
+    assert [turn_id.split("@")[0] for turn_id in first.message_ids] == ["t1", "t2"]  # stored as <id>@<scope>
     assert len(memory.messages(user_id="u")) == 2 and len(memory.get_all(user_id="u")) == 2
     with pytest.raises(ConflictError, match="t1 already holds another turn"):
         memory.add([{"role": "user", "content": "something else", "id": "t1"}], user_id="u")
+
+
+def test_turn_ids_are_the_callers_own_within_a_scope(memory: Memory) -> None:
+    """Turn ids were unique in the whole store: a second user (or tenant) numbering turns 1, 2, 3 got a 409, which
+    also told it that another scope had used the id."""
+    for user in ("u1", "u2"):
+        memory.add([{"role": "user", "content": f"hello from {user}", "id": "1"}], user_id=user)
+    memory.for_tenant("acme").add([{"role": "user", "content": "hello from acme", "id": "1"}], user_id="u1")
+    assert [m.message.content for m in memory.messages(user_id="u2")] == ["hello from u2"]
+    assert [m.message.content for m in memory.for_tenant("acme").messages(user_id="u1")] == ["hello from acme"]
+    with pytest.raises(ConflictError, match="1 already holds another turn in this scope"):
+        memory.add([{"role": "user", "content": "changed", "id": "1"}], user_id="u2")
+
+
+def test_a_turn_stored_under_its_own_id_before_ids_were_scoped_is_found_again(memory: Memory) -> None:
+    legacy = Message(role="user", content="我叫林晓", id="t1")
+    memory.store.write(WriteBatch(messages=[(legacy, memory.resolve_scope(user_id="u"))]))
+    again = memory.add([{"role": "user", "content": "我叫林晓", "id": "t1"}], user_id="u")
+    assert again.results == () and again.message_ids == ("t1",) and len(memory.messages(user_id="u")) == 1
 
 
 def test_id_prefixes_resolve_within_the_scope(memory: Memory) -> None:

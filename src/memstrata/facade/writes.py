@@ -3,6 +3,7 @@ the records and commit them in the order the principles ask (raw turns first, th
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -15,7 +16,16 @@ from memstrata.indexing import index_text
 from memstrata.records.history import history_event
 from memstrata.records.versions import edited_version, kept_version, kept_version_event
 from memstrata.storage.protocol import WriteBatch
-from memstrata.types import AddResult, HistoryAction, ItemError, MemoryEvent, MemoryItem, MemoryKind, Scope
+from memstrata.types import (
+    AddResult,
+    HistoryAction,
+    ItemError,
+    MemoryEvent,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Scope,
+)
 from memstrata.validation import clean_text, clean_time
 from memstrata.write.ingest import ParsedInput, TextItem, check_key, check_kind, check_metadata
 
@@ -99,28 +109,46 @@ def add_turns(core: MemoryCore, parsed: ParsedInput, scope: Scope, metadata: dic
     )
 
 
-def drop_stored_turns(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> ParsedInput:
-    """Turns already stored under the same id (a retried request, a conversation imported again) are not stored
-    twice; a stored turn with that id but other content is a conflict, refused before anything is written."""
-    given = [m.id for m in parsed.messages if "id" in m.model_fields_set]
-    if not given:
-        return parsed
-    stored = {s.message.id: s for s in core.store.messages_by_id(scope, given)}
+def scoped_turn_id(turn_id: str, scope: Scope) -> str:
+    """The stored id of a turn the caller named ``turn_id`` in ``scope``: ``<turn_id>@<scope digest>``. A caller's
+    id names a turn within its own scope, so two users or tenants numbering their turns 1, 2, 3 do not collide,
+    and a clash says nothing about another scope's turns (ids are unique in the whole store)."""
+    parts = (scope.tenant_id or "", scope.user_id or "", scope.agent_id or "", scope.session_id or "")
+    return f"{turn_id}@{hashlib.sha256(chr(31).join(parts).encode()).hexdigest()[:12]}"
+
+
+def store_turn_ids(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> tuple[ParsedInput, tuple[str, ...]]:
+    """The turns to store, with the caller's ids scoped (:func:`scoped_turn_id`), and the stored id of every turn.
+    A turn already stored under its id (a retried request, a conversation imported again) is not stored twice; a
+    stored turn with that id but other content is a conflict, refused before anything is written."""
+    named = {m.id: scoped_turn_id(m.id, scope) for m in parsed.messages if "id" in m.model_fields_set}
+    if not named:
+        return parsed, tuple(m.id for m in parsed.messages)
+    # A turn stored before ids were scoped keeps its id as given: a retry finds it under that id.
+    stored = {s.message.id: s for s in core.store.messages_by_id(scope, [*named.values(), *named])}
     keep: list[int] = []
+    turns: list[Message] = []
+    ids: list[str] = []
     for position, message in enumerate(parsed.messages):
-        found = stored.get(message.id)
+        if message.id not in named:
+            keep.append(position)
+            turns.append(message)
+            ids.append(message.id)
+            continue
+        found = stored.get(named[message.id]) or stored.get(message.id)
         if found is None:
             keep.append(position)
-        elif (found.message.role, found.message.content, found.scope) != (message.role, message.content, scope):
+            turns.append(message.model_copy(update={"id": named[message.id]}))
+            ids.append(named[message.id])
+        elif (found.message.role, found.message.content) != (message.role, message.content):
             raise ConflictError(
-                f"message id {message.id} already holds another turn in this store; give the new turn another id "
+                f"message id {message.id} already holds another turn in this scope; give the new turn another id "
                 "(or none: one is made for it)"
             )
-    return replace(
-        parsed,
-        messages=[parsed.messages[p] for p in keep],
-        message_positions=[parsed.message_positions[p] for p in keep],
-    )
+        else:
+            ids.append(found.message.id)
+    kept = replace(parsed, messages=turns, message_positions=[parsed.message_positions[p] for p in keep])
+    return kept, tuple(ids)
 
 
 def rejected(parsed: ParsedInput) -> tuple[ItemError, ...]:
