@@ -113,6 +113,8 @@ def test_update_reembeds_and_writes_history(memory: Memory) -> None:
     assert [e.action for e in events] == [HistoryAction.ADD, HistoryAction.UPDATE]
     assert events[1].old_text == "I drink coffee every morning"
     assert events[1].new_text == "I switched to green tea in the mornings"
+    same = memory.update(added.id, "I switched to green tea in the mornings", user_id="u1")  # nothing changes
+    assert same.updated_at == hits[0].memory.updated_at and len(memory.history(added.id, user_id="u1")) == 2
     assert events[1].reason == "changed habit"
     merged = memory.update(added.id, metadata={"mood": "calm"}, user_id="u1")
     assert merged.metadata == {"mood": "calm"} and merged.text.startswith("I switched")

@@ -300,6 +300,8 @@ class Memory:
         if old.status == MemoryStatus.DELETED:
             raise ConflictError(f"memory {old.id} is deleted; add a new memory instead")
         new = updated_version(self._core, old, text, metadata)
+        if (new.text, new.metadata) == (old.text, old.metadata):
+            return old  # nothing changes: no write, no history event
         return write_update(self._core, old, new, actor=clean_label(actor, field="actor", max_chars=200) or "api",
                             reason=clean_label(reason, field="reason"))  # fmt: skip
 

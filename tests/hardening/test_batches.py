@@ -92,7 +92,12 @@ def test_long_texts_and_turns_are_kept_in_parts(store: Store, embedder: Universa
     assert parts[-1].metadata["part"] == f"{len(parts)}/{len(parts)}"
     assert all(part.text.endswith("\n\n") for part in parts[:-1])  # cut between paragraphs
     assert memory.search("Paragraph 11 explains step 11", user_id="u", limit=1)[0].id == parts[-1].id
-    assert memory.add(text, user_id="u").results[0].event == "NONE"  # the same long text again
+    again = memory.add(text, user_id="u").results  # the same long text again: its first part answers
+    assert [(event.event, event.id) for event in again] == [("NONE", parts[0].id)]
+    assert all(memory.get(part.id, user_id="u").access_count == 1 for part in parts)  # every part reinforced
+    tagged = memory.add(text, user_id="u", metadata={"source": "wiki"}).results
+    assert [(event.event, event.id) for event in tagged] == [("UPDATE", parts[0].id)]
+    assert all(memory.get(part.id, user_id="u").metadata["source"] == "wiki" for part in parts)
 
     turn = memory.add([{"role": "user", "content": text}], user_id="u", session_id="s")
     (stored,) = memory.messages(user_id="u", session_id="s")

@@ -123,3 +123,11 @@ def test_file_problems_are_one_line_errors_and_exports_stay_private(tmp_path: Pa
     assert notes.read_text(encoding="utf-8") == "not a database"
     run(tmp_path, "export", "out.jsonl")
     assert (tmp_path / "out.jsonl").stat().st_mode & 0o777 == 0o600  # as private as the store
+
+
+def test_cli_errors_name_the_cli_fix(tmp_path: Path) -> None:
+    """Errors pointed at Python calls (erase_user(user_id, confirm=True), "add() got an empty list")."""
+    refused = run(tmp_path, "erase-user", "bob", ok=False)
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    empty = run(tmp_path, "add", "-", "--user", "u1", stdin="", ok=False)
+    assert empty.returncode == 2 and "stdin" in empty.stderr

@@ -8,6 +8,7 @@ import typer
 
 from memstrata.cli.context import AgentOpt, IdArg, SessionOpt, UserOpt, cli_state, scope_args
 from memstrata.cli.render import console, key_values, memories_table, print_json
+from memstrata.errors import InvalidInputError
 
 app = typer.Typer()
 
@@ -76,7 +77,9 @@ def erase_user(
 ) -> None:
     """Remove everything about a user (memories, raw turns, history, vectors, cache) and verify it."""
     state = cli_state(ctx)
-    report = state.memory().admin.erase_user(user, confirm=yes)
+    if not yes:
+        raise InvalidInputError(f"erase-user removes everything about {user} for good; add --yes to confirm")
+    report = state.memory().admin.erase_user(user, confirm=True)
     if state.json:
         print_json(vars(report))
         return

@@ -56,6 +56,8 @@ def add(
     """Add memories; with --role, raw conversation turns; with --infer, extract facts from the turns."""
     state = cli_state(ctx)
     texts = [line for line in sys.stdin.read().splitlines() if line.strip()] if text == ["-"] else text
+    if not texts:
+        raise InvalidInputError("'-' read no text from stdin: pipe one text (or turn) per line")
     payload: Any = [{"role": role, "content": t} for t in texts] if role else (texts[0] if len(texts) == 1 else texts)
     memory = state.memory()
     scope = scope_args(user, agent, session)

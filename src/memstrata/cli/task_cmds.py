@@ -103,7 +103,7 @@ def strategies(
     ctx: typer.Context,
     context: Annotated[str | None, typer.Option("--context", "-c", help="a goal or situation to match")] = None,
     task_type: Annotated[str | None, typer.Option("--type", help="only strategies for this task type")] = None,
-    min_confidence: Annotated[float | None, typer.Option(min=0.0, max=1.0, help="default: [process] setting")] = None,
+    min_confidence: Annotated[float | None, typer.Option(min=0.0, max=1.0, help="default: \\[process] setting")] = None,
     limit: Annotated[int, typer.Option(min=1, max=1000)] = 10,
     user: UserOpt = None,
     agent: AgentOpt = None,

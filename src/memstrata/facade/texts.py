@@ -175,12 +175,18 @@ def _plan_plain(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[st
 def _plan_parts(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[str, Any], options: TextOptions) -> None:
     """A long text: consecutive parts, each a memory, linked by the hash of the whole text and the first part's id."""
     whole = text_hash(item.text)
-    same = core.store.list_memories(
-        ListQuery(scope=plan.scope, filters=Filters(kind=(options.kind,), metadata={WHOLE_HASH: whole}), limit=1)
-    )
-    if same and same[0].scope == plan.scope:
-        plan.reinforce.append(same[0].id)
-        plan.event(same[0], "NONE", item.index)
+    listed = ListQuery(scope=plan.scope, filters=Filters(kind=(options.kind,), metadata={WHOLE_HASH: whole}),
+                       limit=10_000, order_by="created_at", descending=False)  # fmt: skip
+    same = [part for part in core.store.list_memories(listed) if part.scope == plan.scope]
+    if same:  # the text again: every part is reinforced (or takes the new metadata), the first part answers
+        first = next((part for part in same if part.metadata.get("part_of") == part.id), same[0])
+        if _adds_metadata(first.metadata, metadata):
+            for part in same:
+                _amend(plan, part, part.text, metadata, "the same text was added again with new metadata")
+            plan.event(first, "UPDATE", item.index, previous=first.text)
+        else:
+            plan.reinforce.extend(part.id for part in same)
+            plan.event(first, "NONE", item.index)
         return
     spans = [(start, end) for start, end in split_spans(item.text, core.settings.limits.max_text_chars)
              if item.text[start:end].strip()]  # fmt: skip
