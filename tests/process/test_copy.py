@@ -10,6 +10,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.config import StoreSettings, load_settings
+from memstrata.errors import StoreError
 from memstrata.storage.copy import copy_store
 from memstrata.storage.factory import open_store
 from memstrata.testing import HashingEmbedder
@@ -48,3 +49,15 @@ def test_process_tables_survive_a_round_trip_between_backends(tmp_path: Path, pg
     expected = _answers(source, recorded.task.id)
     assert _answers(pg_url, recorded.task.id) == expected
     assert _answers(back, recorded.task.id) == expected
+
+
+def test_a_store_is_not_copied_onto_itself_however_it_is_spelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`copy --from task.db --to ./task.db` went ahead (only the identical spelling was refused)."""
+    monkeypatch.chdir(tmp_path)
+    _memory(str(tmp_path / "task.db")).close()
+    (tmp_path / "link.db").symlink_to(tmp_path / "task.db")
+    for target in ("./task.db", str(tmp_path / "task.db"), "link.db"):
+        with pytest.raises(StoreError, match="same store"):
+            copy_store("task.db", target)

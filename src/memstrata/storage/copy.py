@@ -167,7 +167,7 @@ Progress = Callable[[str, int, int], None]  # (table, copied so far, skipped so 
 
 def copy_store(source: str, target: str, *, chunk_size: int = 1000, progress: Progress | None = None) -> CopyReport:
     """Copy every row of ``source`` into ``target`` (both store locations), then verify both sides."""
-    if source.strip() == target.strip():
+    if _same_store(source, target):
         raise StoreError("source and target are the same store; name two different ones")
     with Endpoint(source, must_exist=True) as src, Endpoint(target, must_exist=False) as dst:
         _check_embedding_ids(src, dst)
@@ -179,6 +179,19 @@ def copy_store(source: str, target: str, *, chunk_size: int = 1000, progress: Pr
         for table_report, table in zip(report.tables, TABLES, strict=True):
             _checksum_into(table_report, src, dst, table, chunk_size)
         return report
+
+
+def _same_store(source: str, target: str) -> bool:
+    """The same location, however spelled (./a.db and a.db, a link to it)."""
+    if source.strip() == target.strip():
+        return True
+    if is_postgres_url(source) or is_postgres_url(target):
+        return False
+    first, second = Path(source.strip()).expanduser(), Path(target.strip()).expanduser()
+    try:
+        return first.resolve() == second.resolve() or (second.exists() and first.samefile(second))
+    except OSError:
+        return False
 
 
 def verify_copy(source: str, target: str, *, chunk_size: int = 1000) -> CopyReport:
