@@ -172,6 +172,21 @@ def test_relative_time_becomes_event_time_of_the_fact(
     assert fact.created_at == clock.now  # record time stays the time it was stored
 
 
+def test_a_time_the_model_changed_dates_nothing(
+    store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer, clock: ManualClock
+) -> None:
+    """The bundled model turned "I moved to Hangzhou last month" into "用户去年搬到杭州", and the fact was dated a
+    year early (valid from 2024-01-01). A time the turn does not say is not the fact's time; the turn's is."""
+    memory = _scripted(store, embedder, server, clock)
+    turn = {"role": "user", "content": "我上个月搬到了杭州", "timestamp": datetime(2025, 6, 15, 2, 0, tzinfo=UTC)}
+    for user, fact in (("u1", "用户去年搬到杭州"), ("u2", "用户上个月搬到了杭州")):
+        server.enqueue(_fact(fact))
+        memory.add([turn], user_id=user, infer=True, wait=True)
+    for user in ("u1", "u2"):  # the model's "last year" dates nothing: the turn's "last month" does
+        [fact] = memory.get_all(user_id=user, filters={"exclude_kind": ["episode"]})
+        assert fact.event_time == fact.valid_from == datetime(2025, 5, 1, tzinfo=UTC)
+
+
 def test_time_in_the_query_prefers_memories_from_that_range(
     clocked_memory: Callable[..., Memory], clock: ManualClock
 ) -> None:

@@ -199,6 +199,23 @@ def _month_number(name: str) -> int:
     return next(i for i, month in enumerate(_EN_MONTHS, start=1) if month.startswith(name[:3]))
 
 
+def find_time_spans(text: str, reference: datetime) -> list[TimeSpan]:
+    """Every period any rule reads in ``text`` (overlapping readings included: "去年三月" is also "去年")."""
+    found = []
+    for pattern, handler in _RULES:
+        for match in pattern.finditer(text):
+            try:
+                start, end = handler(match, reference)
+            except (ValueError, KeyError, StopIteration, OverflowError):
+                continue
+            found.append(TimeSpan(start, end, match.group()))
+    return found
+
+
+def overlaps(a: TimeSpan, b: TimeSpan) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
 def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
     """The first time expression in ``text``, resolved against ``reference``; None if there is none."""
     for pattern, handler in _RULES:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
+from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, find_time_spans, overlaps
 from memstrata.types import MemoryItem, Message
 from memstrata.write.decisions import NewFact
 
@@ -65,9 +65,15 @@ def clean(text: str) -> str:
 
 def event_span(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) -> TimeSpan | None:
     """The period the fact's own words name ("last month"), resolved against its turn's timestamp. The turn's
-    words count only when this is the turn's only fact: "我下周出差，我妹妹叫小雨" dates the trip, not the sister."""
+    words count only when this is the turn's only fact: "我下周出差，我妹妹叫小雨" dates the trip, not the sister.
+
+    The fact's words are the model's: a time they name that no time of the turn overlaps was changed or made up
+    ("I moved to Hangzhou last month" came back as "用户去年搬到杭州", dated a year early), so it dates nothing."""
     for turn in source:
+        said = find_time_spans(turn.content, turn.timestamp)
         span = find_time_span(text, turn.timestamp)
+        if span is not None and not any(overlaps(span, time) for time in said):
+            span = None
         if span is None and only_fact_of_turn:
             span = find_time_span(turn.content, turn.timestamp)
         if span is not None:
