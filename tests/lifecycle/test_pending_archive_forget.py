@@ -94,7 +94,7 @@ def test_forget_previews_then_deletes_with_the_reason(clocked_memory: Callable[.
     assert "I work as a pharmacist" not in {m.text for m in preview.matched}
     assert len(memory.get_all(user_id="u1")) == 3
     done = memory.forget("what I said about Alex", user_id="u1", confirm=True)
-    assert done.deleted
+    assert done.deleted and {m.status.value for m in done.matched} == {"deleted"}  # as they are after it
     assert [m.text for m in memory.get_all(user_id="u1")] == ["I work as a pharmacist"]
     gone = done.matched[0]
     assert memory.history(gone.id, user_id="u1")[-1].reason == "forget: what I said about Alex"

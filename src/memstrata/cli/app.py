@@ -37,6 +37,10 @@ app = typer.Typer(
 )
 
 
+# Commands that only read the store: on a --db path that does not exist they refuse instead of creating it.
+READS = frozenset({"search", "context", "list", "show", "history", "export", "stats", "jobs", "graph", "collections"})
+
+
 @app.callback()
 def _global(
     ctx: typer.Context,
@@ -46,6 +50,9 @@ def _global(
     verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="-v info logs, -vv debug")] = 0,
 ) -> None:
     configure_logging(verbose)
+    if db is not None and ctx.invoked_subcommand in READS and not db.exists() and "://" not in str(db):
+        # a mistyped path would quietly create an empty store and answer "nothing found"
+        raise InvalidInputError(f"no store at {db}; check the path (a command that writes creates it)")
     state = CliState(db=db, config=config, json=as_json)
     ctx.obj = state
     ctx.call_on_close(state.close)

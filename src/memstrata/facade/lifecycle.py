@@ -129,6 +129,8 @@ class LifecycleAPI:
             turns = [(item.scope, message_id) for item in matched if item.kind == MemoryKind.EPISODE.value
                      for message_id in item.provenance.message_ids]  # fmt: skip
             self._core.store.write(replace(batch, forgotten_messages=turns))
+            now_held = {item.id: item for item in self._core.store.get(query.scope, [item.id for item in matched])}
+            matched = [now_held.get(item.id, item) for item in matched]  # as they are now: deleted
         return ForgetResult(matched=matched, deleted=confirm and bool(matched))
 
     def consolidate(self, *, threshold: float = 0.92, **scope: Unpack[ScopeArgs]) -> int:
