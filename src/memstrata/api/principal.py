@@ -61,6 +61,8 @@ class Principal:
 def _checked(field: str, value: str | None, allowed: Set[str] | None) -> str | None:
     if allowed is None:
         return value
+    if value is not None:
+        value = value.strip()  # as the store reads scope ids ("alice " is alice): the key allows what it reads
     if value is None and len(allowed) == 1:
         return next(iter(allowed))
     if value is None:
