@@ -116,7 +116,7 @@ def test_cli_lifecycle_commands(tmp_path: Path) -> None:
     assert run_json(tmp_path, "review", "--user", "u1") == []
     assert set(run_json(tmp_path, "maintain")) == {"expired_pending", "archived", "sessions_released"}
     refused = run(tmp_path, "erase-user", "u1", ok=False)
-    assert refused.returncode != 0 and "confirm=True" in refused.stderr
+    assert refused.returncode != 0 and "--yes" in refused.stderr  # the CLI fix, not the Python call
     erased = run_json(tmp_path, "erase-user", "u1", "--yes")
     assert set(erased["remaining"].values()) == {0}
 
