@@ -10,7 +10,7 @@ import pytest
 
 from memstrata.graph.names import is_abbreviation, is_sub_place, normalize, type_from_name
 from memstrata.graph.resolve import EntityResolver
-from memstrata.graph.rules import RulesGraphExtractor
+from memstrata.graph.rules import RulesGraphExtractor, mention
 from memstrata.graph.vocabulary import canonical_relation
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.types import Message, Scope
@@ -71,6 +71,23 @@ def resolver(embedder: UniversalSentenceEncoder) -> EntityResolver:
         scope=Scope(user_id="u"), entities={}, vectors={}, embed=embed, threshold=0.7,
         now=datetime(2025, 1, 1, tzinfo=UTC), actor="test",
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("Hangzhou last month", "Hangzhou"),  # the bundled model's object for "I moved to Hangzhou last month"
+        ("去年的杭州", "杭州"),
+        ("我妹妹", "妹妹"),  # the same node as "妹妹", which the model also wrote for the same sister
+        ("我的老婆", "老婆"),
+        ("my sister", "sister"),
+        ("Today Show", "Today Show"),  # capitalised: a name, not a time
+        ("我爱罗", "我爱罗"),  # not a possessive
+        ("last month", "last month"),  # nothing would be left
+    ],
+)
+def test_time_words_and_the_speakers_possessive_leave_entity_names(said: str, name: str) -> None:
+    assert mention(said).name == name
 
 
 def test_resolution_joins_abbreviations_and_keeps_lookalikes_apart(resolver: EntityResolver) -> None:

@@ -24,6 +24,27 @@ _EN_PERSON = re.compile(r"^(mr|mrs|ms|dr|prof)\.?\s", re.I)
 _EN_ORG = re.compile(r"\b(inc|corp|ltd|llc|gmbh|university|bank|company)\b\.?$", re.I)
 
 
+# Words a model leaves in an entity's name that are not part of it: a time ("Hangzhou last month" from "I moved
+# to Hangzhou last month") and the speaker's possessive before a relative ("我妹妹", "my sister": the user's).
+_TIME_WORDS = re.compile(
+    r"\b(?:(?:last|this|next)\s+(?:week|month|year)|yesterday|today|tomorrow|\d+\s+(?:day|week|month|year)s?\s+ago)\b"
+    r"|去年|今年|明年|前年|上个?月|这个?月|下个?月|上周|本周|下周|昨天|今天|明天|前天",
+)  # lowercase only: "Today Show" is a name
+_RELATIVES = (
+    "太太|妻子|老婆|夫人|爱人|丈夫|老公|女儿|儿子|孩子|父亲|爸爸|母亲|妈妈|哥哥|姐姐|弟弟|妹妹|老板|领导|上司|同事|朋友"
+    "|男朋友|女朋友"
+)
+_POSSESSIVE = re.compile(rf"^(?:我的?|my\s+)(?=(?:{_RELATIVES}|wife|husband|daughter|son|father|mother|dad|mom|mum|"
+                         r"brother|sister|boss|colleague|friend|partner)\b|(?:" + _RELATIVES + "))", re.I)  # fmt: skip
+
+
+def clean_name(name: str) -> str:
+    """``name`` without the time words and the speaker's possessive a model left in it; unchanged when nothing
+    would be left."""
+    cleaned = " ".join(_POSSESSIVE.sub("", _TIME_WORDS.sub(" ", name)).split()).strip(" 的,，.。")
+    return cleaned or name
+
+
 def normalize(name: str) -> str:
     """Case, width and spacing do not make two names different ('后端 API' == '后端api')."""
     folded = unicodedata.normalize("NFKC", name).casefold()

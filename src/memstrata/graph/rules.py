@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from memstrata.graph.extracted import Mention, Triple
-from memstrata.graph.names import USER_NAME, is_user, type_from_name
+from memstrata.graph.names import USER_NAME, clean_name, is_user, type_from_name
 from memstrata.types import Message
 
 _CLAUSE = re.compile(r"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|but|so)\s+(?=I\b)")
@@ -150,6 +150,7 @@ def mention(name: str, speaker: str | None = None) -> Mention:
     """ "我" / "I" is the speaker when the turn names one (group chats, transcripts), else the user."""
     if is_user(name):
         return Mention(speaker or USER_NAME, "person", speaker=True)
+    name = clean_name(name)
     return Mention(name, type_from_name(name) or pos_type(name))
 
 
