@@ -4,6 +4,8 @@ busy port, unknown kinds, readable output, a demo that cleans up after itself.""
 from __future__ import annotations
 
 import socket
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from test_cli import run, run_json
@@ -139,3 +141,18 @@ def test_reading_a_store_that_does_not_exist_is_refused(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "no store at" in refused.stderr and not (tmp_path / "typo.db").exists()
     run(tmp_path, "--db", str(tmp_path / "new.db"), "add", "first memory", "--user", "u1")  # a write creates it
     assert "first memory" in run(tmp_path, "--db", str(tmp_path / "new.db"), "list", "--user", "u1").stdout
+
+
+def test_search_travels_in_time_from_the_cli(tmp_path: Path) -> None:
+    """as_of / known_at were only in the Python API."""
+    run(tmp_path, "add", "Postgres 16", "--user", "u1", "--key", "app:db:engine")
+    time.sleep(1.1)
+    then = datetime.now(UTC).isoformat()
+    time.sleep(1.1)
+    run(tmp_path, "add", "DuckDB 1.5", "--user", "u1", "--key", "app:db:engine")
+    for option in ("--as-of", "--known-at"):
+        found = run_json(tmp_path, "search", "app:db:engine", "--user", "u1", option, then)
+        assert found[0]["memory"]["text"] == "Postgres 16"
+    assert run_json(tmp_path, "search", "app:db:engine", "--user", "u1")[0]["memory"]["text"] == "DuckDB 1.5"
+    refused = run(tmp_path, "search", "x", "--user", "u1", "--as-of", "last tuesday", ok=False)
+    assert refused.returncode == 2 and "ISO 8601" in refused.stderr

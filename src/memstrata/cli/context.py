@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -97,6 +98,18 @@ def parse_json_option(value: str | None, name: str) -> Any:
         return json.loads(value)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f'--{name} must be JSON, e.g. \'{{"source": "notes"}}\' ({exc.msg})') from None
+
+
+def parse_time_option(value: str | None, name: str) -> datetime | None:
+    """An ISO 8601 date or date-time (``2025-03-01``, ``2025-03-01T09:00+08:00``); a date without a zone is UTC."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise InvalidInputError(f"--{name} must be an ISO 8601 date or time, e.g. 2025-03-01 or "
+                                f"2025-03-01T09:00+08:00; got {value!r}") from None  # fmt: skip
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def configure_logging(verbosity: int) -> None:

@@ -18,6 +18,7 @@ from memstrata.cli.context import (
     check_kinds,
     cli_state,
     parse_json_option,
+    parse_time_option,
     scope_args,
 )
 from memstrata.cli.doctor import doctor
@@ -109,10 +110,17 @@ def search(
     ] = None,
     filters: Annotated[str | None, typer.Option(help='JSON filters, e.g. \'{"metadata": {"topic": "x"}}\'')] = None,
     mode: Annotated[Mode, typer.Option(help="deep: understand, expand and re-search with the model (slower)")] = "fast",
+    as_of: Annotated[
+        str | None, typer.Option(help="time travel: what was true then (ISO 8601, e.g. 2025-03-01)")
+    ] = None,
+    known_at: Annotated[str | None, typer.Option(help="time travel: what the store held then (ISO 8601)")] = None,
 ) -> None:
     """Hybrid keyword + vector search within a scope (--mode deep: with query understanding and expansion)."""
     state = cli_state(ctx)
     parsed = parse_json_option(filters, "filters") or {}
+    valid_at, held_at = parse_time_option(as_of, "as-of"), parse_time_option(known_at, "known-at")
+    if mode == "deep" and (valid_at or held_at):
+        raise InvalidInputError("--as-of and --known-at apply to fast search; leave out --mode deep")
     if kind:
         parsed["kind"] = kind
         check_kinds(state.memory(), kind, scope_args(user, agent, session))
@@ -121,7 +129,10 @@ def search(
         result = state.memory().deep_search(query, **scope, limit=limit, filters=parsed, threshold=threshold)
         hits, trace = result.hits, result.trace
     else:
-        hits, trace = state.memory().search(query, **scope, limit=limit, filters=parsed, threshold=threshold), None
+        found = state.memory().search(
+            query, **scope, limit=limit, filters=parsed, threshold=threshold, as_of=valid_at, known_at=held_at
+        )
+        hits, trace = found, None
     if state.json:
         print_json(hits)
         return
