@@ -128,6 +128,8 @@ def test_time_travel_sees_the_text_an_edit_or_a_new_key_value_replaced(
     # The exact key lookup honours every filter: nothing held the key before it was added, nor has that metadata.
     assert texts("app:db:engine", as_of=START - timedelta(days=1)) == []
     assert texts("app:db:engine", filters={"metadata": {"nope": "x"}}) == []
+    every = {"status": ["active", "superseded"]}  # both versions pass: the current one is the key's answer
+    assert texts("app:db:engine", filters=every)[0] == "DuckDB 1.5"
     live = {m.text for m in memory.get_all(user_id="u")}
     assert live == {"DuckDB 1.5", "Lives in Hangzhou"}  # the kept versions are closed, not live
     assert memory.get(key_id, user_id="u").valid_from == clock.now

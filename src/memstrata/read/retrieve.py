@@ -50,7 +50,9 @@ def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
     if filters.needs_row_filter() or filters.status != (MemoryStatus.ACTIVE,):
         listed = ListQuery(scope=query.scope, filters=filters.model_copy(update={"key_prefix": query.text}),
                            limit=KEY_VERSIONS, order_by="updated_at")  # fmt: skip
-        return next((item for item in store.list_memories(listed) if item.key == query.text), None)
+        versions = [item for item in store.list_memories(listed) if item.key == query.text]
+        # the current version when it passes, else the latest to have become true
+        return max(versions, key=lambda m: (m.status == MemoryStatus.ACTIVE, m.valid_from), default=None)
     item = store.find_by_key(query.scope, query.text)
     if item is None or (filters.kind and item.kind not in filters.kind) or item.kind in filters.exclude_kind:
         return None
