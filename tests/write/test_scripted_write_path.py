@@ -183,15 +183,3 @@ def test_a_fact_repeated_in_one_answer_is_stored_once(scripted_memory: Memory, s
     assert _live(scripted_memory) == {"用户是素食者": "active"}
     decisions = scripted_memory.list_jobs(user_id="u1")[0].result["decisions"]
     assert [d["action"] for d in decisions] == ["ADD", "NONE"] and decisions[1]["same_as"] == "用户是素食者"
-
-
-def test_a_fact_translated_out_of_a_mixed_turn_is_asked_again(scripted_memory: Memory, server: ScriptedServer) -> None:
-    """A turn mixing English and Chinese came back all in Chinese ("I moved to Hangzhou last month" as
-    "用户上个月搬到杭州"): the check only caught Chinese facts from turns with no Chinese at all."""
-    memory = scripted_memory
-    server.enqueue(_facts("用户上个月搬到杭州", "用户的妹妹在字节跳动上班"))
-    server.enqueue(_facts("User moved to Hangzhou last month", "用户的妹妹在字节跳动上班"))
-    memory.add("I moved to Hangzhou last month. 我妹妹在字节跳动上班。", user_id="u1", infer=True, wait=True)
-    assert set(_live(memory)) == {"User moved to Hangzhou last month", "用户的妹妹在字节跳动上班"}
-    retry = server.requests[1]["messages"][-1]["content"]
-    assert retry.startswith("Facts 1 are not in the language of their turn")

@@ -153,6 +153,5 @@ def language_note(indexes: Sequence[int]) -> ChatMessage:
     return ChatMessage(
         "user",
         f"Facts {numbers} are not in the language of their turn. Answer again with the same facts, each written in "
-        "the language its turn said it in (in a turn that mixes languages, the language of the part it comes "
-        "from). Never translate.",
+        "the language its turn was said in. Never translate.",
     )

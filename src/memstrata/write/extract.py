@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -171,22 +170,10 @@ def _mentioning(turns: Sequence[Message], *names: str) -> tuple[str, ...]:
 
 
 def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
-    """Indexes of facts written in a language their source turns did not say them in: Chinese from turns with
-    no Chinese, or, from a turn that mixes Chinese and English, Chinese sharing no two-character run with the
-    turn's Chinese (so it came from the English part: "I moved to Hangzhou last month. 我妹妹在字节跳动上班。"
-    gave "用户上个月搬到杭州")."""
+    """Indexes of facts written in Chinese although none of their source turns contains Chinese."""
     flagged = []
     for index, fact in enumerate(found.facts):
-        if not has_han(fact.text):
-            continue
-        source = " ".join(turn.content for turn in _source(fact.turn, turns))
-        if not has_han(source) or (_LATIN_WORDS.search(source) and not _han_pairs(fact.text) & _han_pairs(source)):
+        source = _source(fact.turn, turns)
+        if has_han(fact.text) and not any(has_han(turn.content) for turn in source):
             flagged.append(index)
     return flagged
-
-
-_LATIN_WORDS = re.compile(r"[A-Za-z]{3,}(?:\s+[A-Za-z]{2,}){2,}")  # a phrase of three words or more, not a name
-
-
-def _han_pairs(text: str) -> set[str]:
-    return {text[i : i + 2] for i in range(len(text) - 1) if has_han(text[i]) and has_han(text[i + 1])}
