@@ -181,9 +181,10 @@ def test_a_time_the_model_changed_dates_nothing(
     year early (valid from 2024-01-01). A time the turn does not say is not the fact's time; the turn's is."""
     memory = _scripted(store, embedder, server, clock)
     turn = {"role": "user", "content": "我上个月搬到了杭州", "timestamp": datetime(2025, 6, 15, 2, 0, tzinfo=UTC)}
-    for user, fact in (("u1", "用户去年搬到杭州"), ("u2", "用户上个月搬到了杭州")):
-        server.enqueue(_fact(fact))
-        memory.add([turn], user_id=user, infer=True, wait=True)
+    server.enqueue(_fact("用户去年搬到杭州"), _fact("用户去年搬到杭州"))  # asked to keep the turn's words, it repeats
+    memory.add([turn], user_id="u1", infer=True, wait=True)
+    server.enqueue(_fact("用户上个月搬到了杭州"))
+    memory.add([turn], user_id="u2", infer=True, wait=True)
     for user in ("u1", "u2"):  # the model's "last year" dates nothing: the turn's "last month" does
         [fact] = memory.get_all(user_id=user, filters={"exclude_kind": ["episode"]})
         assert fact.event_time == fact.valid_from == datetime(2025, 5, 1, tzinfo=UTC)

@@ -183,3 +183,15 @@ def test_a_fact_repeated_in_one_answer_is_stored_once(scripted_memory: Memory, s
     assert _live(scripted_memory) == {"用户是素食者": "active"}
     decisions = scripted_memory.list_jobs(user_id="u1")[0].result["decisions"]
     assert [d["action"] for d in decisions] == ["ADD", "NONE"] and decisions[1]["same_as"] == "用户是素食者"
+
+
+def test_a_fact_whose_time_the_model_changed_is_asked_again(scripted_memory: Memory, server: ScriptedServer) -> None:
+    """The bundled model wrote "用户去年搬到杭州" for "我上个月搬到了杭州": asked once to keep the turn's time words."""
+    memory = scripted_memory
+    server.enqueue(_facts("用户去年搬到杭州"))
+    server.enqueue(_facts("用户上个月搬到了杭州"))
+    memory.add("我上个月搬到了杭州", user_id="u1", infer=True, wait=True)
+    assert set(_live(memory)) == {"用户上个月搬到了杭州"}
+    assert "Facts 1 name a time their turn does not say" in server.requests[1]["messages"][-1]["content"]
+    job = memory.list_jobs(user_id="u1")[0]
+    assert job.result["model_calls"] == 2

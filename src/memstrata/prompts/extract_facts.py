@@ -147,11 +147,18 @@ def extraction_prompt(turns: Sequence[Message], *, graph: bool = False) -> list[
     return [ChatMessage("system", system), ChatMessage("user", render_turns(turns))]
 
 
-def language_note(indexes: Sequence[int]) -> ChatMessage:
-    """Asked once when facts come back translated (a small model's habit)."""
-    numbers = ", ".join(str(i + 1) for i in indexes)
-    return ChatMessage(
-        "user",
-        f"Facts {numbers} are not in the language of their turn. Answer again with the same facts, each written in "
-        "the language its turn was said in. Never translate.",
-    )
+def correction_note(translated: Sequence[int], redated: Sequence[int] = ()) -> ChatMessage:
+    """Asked once when facts come back translated or naming a time their turn does not say (a small model's
+    habits: "I moved here last month" written as "用户去年搬到这里")."""
+    asks = []
+    if translated:
+        asks.append(f"Facts {_numbers(translated)} are not in the language of their turn: write each in the language "
+                    "its turn was said in. Never translate.")  # fmt: skip
+    if redated:
+        asks.append(f"Facts {_numbers(redated)} name a time their turn does not say: keep the turn's own time words "
+                    "(\"last month\" stays \"last month\", \"上个月\" stays \"上个月\").")  # fmt: skip
+    return ChatMessage("user", " ".join([*asks, "Answer again with the same facts."]))
+
+
+def _numbers(indexes: Sequence[int]) -> str:
+    return ", ".join(str(i + 1) for i in indexes)

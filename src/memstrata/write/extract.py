@@ -17,13 +17,13 @@ from memstrata.prompts.extract_facts import (
     ExtractedRelation,
     FactList,
     FactsAndRelations,
+    correction_note,
     extraction_prompt,
-    language_note,
 )
 from memstrata.providers.llm import ChatMessage, ChatModel, StructuredResult
 from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
-from memstrata.write.facts import make_fact
+from memstrata.write.facts import make_fact, time_supported
 from memstrata.write.smalltalk import select_turns
 
 
@@ -102,14 +102,16 @@ class LLMExtractor:
         messages = extraction_prompt(turns, graph=graph)
         result = self.model.complete_structured(messages, schema, max_tokens=max_tokens)
         stats.record(result, "extract")
-        translated = _translated(result.data, turns)
-        if translated:
-            # Small models sometimes translate. Ask once to restore the original language; if the second
-            # answer is no better, keep the first: a translated fact is still better than a lost one.
-            retry = [*messages, ChatMessage("assistant", result.raw), language_note(translated)]
+        translated, redated = _translated(result.data, turns), _redated(result.data, turns)
+        if translated or redated:
+            # Small models sometimes translate, or change a time ("last month" -> "去年"). Ask once to restore
+            # the turn's words; if the second answer is no better, keep the first: a fact with a wrong word is
+            # still better than a lost one (and a time its turn does not say dates nothing: write/facts.py).
+            retry = [*messages, ChatMessage("assistant", result.raw), correction_note(translated, redated)]
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
             stats.record(second, "extract")
-            if len(_translated(second.data, turns)) < len(translated):
+            faults = len(_translated(second.data, turns)) + len(_redated(second.data, turns))
+            if faults < len(translated) + len(redated):
                 result = second
         facts = _facts(result.data, turns)
         relations = result.data.relations if isinstance(result.data, FactsAndRelations) else []
@@ -167,6 +169,12 @@ def _mentioning(turns: Sequence[Message], *names: str) -> tuple[str, ...]:
     users = [turn for turn in turns if turn.role == "user"] or list(turns)
     naming = [turn for turn in users if any(name in turn.content.casefold() for name in folded)]
     return tuple(turn.id for turn in naming or users)
+
+
+def _redated(found: FactList, turns: Sequence[Message]) -> list[int]:
+    """Indexes of facts naming a time that no time of their source turns overlaps (each read against the turn's
+    own timestamp)."""
+    return [index for index, fact in enumerate(found.facts) if not time_supported(fact.text, _source(fact.turn, turns))]
 
 
 def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:

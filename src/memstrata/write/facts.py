@@ -70,15 +70,26 @@ def event_span(text: str, source: Sequence[Message], *, only_fact_of_turn: bool)
     The fact's words are the model's: a time they name that no time of the turn overlaps was changed or made up
     ("I moved to Hangzhou last month" came back as "用户去年搬到杭州", dated a year early), so it dates nothing."""
     for turn in source:
-        said = find_time_spans(turn.content, turn.timestamp)
         span = find_time_span(text, turn.timestamp)
-        if span is not None and not any(overlaps(span, time) for time in said):
+        if span is not None and not time_supported(text, [turn]):
             span = None
         if span is None and only_fact_of_turn:
             span = find_time_span(turn.content, turn.timestamp)
         if span is not None:
             return span
     return None
+
+
+def time_supported(text: str, source: Sequence[Message]) -> bool:
+    """False when ``text`` names a time (read against a source turn's timestamp) that no time of that turn
+    overlaps: the model changed it or made it up. True for a text naming no time."""
+    for turn in source:
+        span = find_time_span(text, turn.timestamp)
+        if span is None:
+            return True
+        if any(overlaps(span, said) for said in find_time_spans(turn.content, turn.timestamp)):
+            return True
+    return not source
 
 
 def valid_from(fact: NewFact, now: datetime) -> datetime:
