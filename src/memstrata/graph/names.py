@@ -39,9 +39,11 @@ _POSSESSIVE = re.compile(rf"^(?:我的?|my\s+)(?=(?:{_RELATIVES}|wife|husband|da
 
 
 def clean_name(name: str) -> str:
-    """``name`` without the time words and the speaker's possessive a model left in it; unchanged when nothing
-    would be left."""
+    """``name`` without the time words, the speaker's possessive and a leading particle 了 left in it; unchanged
+    when nothing would be left."""
     cleaned = " ".join(_POSSESSIVE.sub("", _TIME_WORDS.sub(" ", name)).split()).strip(" 的,，.。")
+    if len(cleaned) > 2 and cleaned[0] == "了" and has_han(cleaned[1]):  # "搬到了杭州" read as a move to "了杭州"
+        cleaned = cleaned[1:]
     return cleaned or name
 
 
