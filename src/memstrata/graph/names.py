@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
 from memstrata.lexical import has_han
 
 # The node that stands for the user of a scope: "我", "I", "用户" and "the user" all mean it.
@@ -30,12 +31,8 @@ _TIME_WORDS = re.compile(
     r"\b(?:(?:last|this|next)\s+(?:week|month|year)|yesterday|today|tomorrow|\d+\s+(?:day|week|month|year)s?\s+ago)\b"
     r"|去年|今年|明年|前年|上个?月|这个?月|下个?月|上周|本周|下周|昨天|今天|明天|前天",
 )  # lowercase only: "Today Show" is a name
-_RELATIVES = (
-    "太太|妻子|老婆|夫人|爱人|丈夫|老公|女儿|儿子|孩子|父亲|爸爸|母亲|妈妈|哥哥|姐姐|弟弟|妹妹|老板|领导|上司|同事|朋友"
-    "|男朋友|女朋友"
-)
-_POSSESSIVE = re.compile(rf"^(?:我的?|my\s+)(?=(?:{_RELATIVES}|wife|husband|daughter|son|father|mother|dad|mom|mum|"
-                         r"brother|sister|boss|colleague|friend|partner)\b|(?:" + _RELATIVES + "))", re.I)  # fmt: skip
+_RELATIVES = "|".join([*FAMILY.values(), *EN_FAMILY.values(), "男朋友|女朋友"])
+_POSSESSIVE = re.compile(rf"^(?:我的?|my\s+)(?=(?:{_RELATIVES})(?![a-z]))", re.I)
 
 
 def clean_name(name: str) -> str:

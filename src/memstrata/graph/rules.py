@@ -16,6 +16,7 @@ from functools import cache
 
 from memstrata.graph.extracted import Mention, Triple
 from memstrata.graph.names import USER_NAME, clean_name, is_user, type_from_name
+from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
 from memstrata.types import Message
 
 _CLAUSE = re.compile(r"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|but|so)\s+(?=I\b)")
@@ -23,24 +24,6 @@ _QUESTION = re.compile(
     r"[?？]|吗$|什么|谁|哪|怎么|多少|^(do|does|did|can|could|would|what|why|how|where|when|who)\b", re.I
 )
 
-_FAMILY = {
-    "spouse_of": "太太|妻子|老婆|夫人|爱人|丈夫|老公",
-    "parent_of": "女儿|儿子|孩子",
-    "child_of": "父亲|爸爸|母亲|妈妈",
-    "sibling_of": "哥哥|姐姐|弟弟|妹妹",
-    "reports_to": "老板|领导|上司|经理",
-    "colleague_of": "同事",
-    "friend_of": "朋友",
-}
-_EN_FAMILY = {
-    "spouse_of": "wife|husband|spouse|partner",
-    "parent_of": "daughter|son|child|kid",
-    "child_of": "father|mother|dad|mom|mum",
-    "sibling_of": "brother|sister",
-    "reports_to": "boss|manager",
-    "colleague_of": "colleague|coworker",
-    "friend_of": "friend",
-}
 _ZH_NAME = r"[\w\u4e00-\u9fff·\- ]"
 _EN_SUBJECT = r"(?P<s>I|[A-Z][\w.'\-]*(?: [A-Z][\w.'\-]*){0,3}|[Tt]he [\w ]{1,30}?)"
 _ADVERB = r"(?:现在|目前|还|也|都|一直|已经|仍然|最近|很|最|特别|非常|比较|真的)*"
@@ -60,11 +43,11 @@ def _en(verbs: str) -> re.Pattern[str]:
 _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
     *[
         (rel, False, re.compile(rf"^(?P<s>{_ZH_NAME}{{1,12}}?)的(?:{words})(?:是|叫)(?P<o>{_ZH_NAME}{{1,12}})$"))
-        for rel, words in _FAMILY.items()
+        for rel, words in FAMILY.items()
     ],
     *[
         (rel, False, re.compile(rf"^(?P<o>{_ZH_NAME}{{1,12}}?)是(?P<s>{_ZH_NAME}{{1,12}}?)的(?:{words})$"))
-        for rel, words in _FAMILY.items()
+        for rel, words in FAMILY.items()
     ],
     ("dislikes", False, _zh("不再喜欢|不再爱|不喜欢|不爱|讨厌|受不了")),
     ("likes", False, _zh("喜欢|爱喝|爱吃|爱看|爱|偏爱|钟爱")),
@@ -88,13 +71,13 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
 _EN: list[tuple[str, bool, re.Pattern[str]]] = [
     *[
         (rel, False, re.compile(rf"^{_EN_SUBJECT}'s (?:{words}) is (?P<o>.{{1,40}})$"))
-        for rel, words in _EN_FAMILY.items()
+        for rel, words in EN_FAMILY.items()
     ],
     *[
         (rel, False, re.compile(rf"^(?P<o>[A-Z][\w.'\- ]{{0,40}}?) is (?P<s>[A-Z][\w.'\- ]{{0,40}}?)'s (?:{words})$"))
-        for rel, words in _EN_FAMILY.items()
+        for rel, words in EN_FAMILY.items()
     ],
-    *[(rel, False, re.compile(rf"^[Mm]y (?:{words}) is (?P<o>.{{1,40}})$")) for rel, words in _EN_FAMILY.items()],
+    *[(rel, False, re.compile(rf"^[Mm]y (?:{words}) is (?P<o>.{{1,40}})$")) for rel, words in EN_FAMILY.items()],
     ("dislikes", False, _en("hates?|dislikes?|(?:do|does)n't like")),
     ("likes", False, _en("likes?|loves?|enjoys?|prefers?")),
     ("depends_on", False, _en("depends? on|relies on|rely on")),

@@ -71,3 +71,25 @@ def canonical_relation(raw: str) -> str:
     if not name[0].isalpha() or not name.isascii():
         return "related_to"
     return SYNONYMS.get(name, name)
+
+
+# Words naming a relative or a close contact, by the relation they give (the patterns of graph/rules.py, and the
+# possessive graph/names.py strips from "我妹妹" / "my sister").
+FAMILY = {
+    "spouse_of": "太太|妻子|老婆|夫人|爱人|丈夫|老公",
+    "parent_of": "女儿|儿子|孩子",
+    "child_of": "父亲|爸爸|母亲|妈妈",
+    "sibling_of": "哥哥|姐姐|弟弟|妹妹",
+    "reports_to": "老板|领导|上司|经理",
+    "colleague_of": "同事",
+    "friend_of": "朋友",
+}
+EN_FAMILY = {
+    "spouse_of": "wife|husband|spouse|partner",
+    "parent_of": "daughter|son|child|kid",
+    "child_of": "father|mother|dad|mom|mum",
+    "sibling_of": "brother|sister",
+    "reports_to": "boss|manager",
+    "colleague_of": "colleague|coworker",
+    "friend_of": "friend",
+}

@@ -70,9 +70,7 @@ def event_span(text: str, source: Sequence[Message], *, only_fact_of_turn: bool)
     The fact's words are the model's: a time they name that no time of the turn overlaps was changed or made up
     ("I moved to Hangzhou last month" came back as "用户去年搬到杭州", dated a year early), so it dates nothing."""
     for turn in source:
-        span = find_time_span(text, turn.timestamp)
-        if span is not None and not time_supported(text, [turn]):
-            span = None
+        span = find_time_span(text, turn.timestamp) if time_supported(text, [turn]) else None
         if span is None and only_fact_of_turn:
             span = find_time_span(turn.content, turn.timestamp)
         if span is not None:
