@@ -227,3 +227,25 @@ def test_a_body_that_is_not_json_is_a_bad_request_and_405_lists_the_methods(clie
     assert_problem(refused, 405, "method_not_allowed")
     assert {"GET", "POST", "DELETE"} <= set(refused.headers["allow"].split(", "))
     assert "PATCH" in client.put("/v1/memories/abc", json={}).headers["allow"]
+
+
+def test_skip_leaves_out_items_the_schema_refuses_and_keeps_the_rest(client: httpx.Client) -> None:
+    """With on_error="skip", an item with a bad kind or role refused the whole request (422) instead of being
+    left out and reported by its position like the items add() itself refuses."""
+    texts = ["Lin drinks oolong", {"text": "bad kind", "kind": "No Caps"}, " ", "林晓住在杭州"]
+    sent = client.post("/v1/memories", json={"user_id": "skipper", "text": texts, "on_error": "skip"})
+    assert sent.status_code == 201, sent.text
+    body = sent.json()
+    assert [event["index"] for event in body["results"]] == [0, 3]
+    assert [error["index"] for error in body["errors"]] == [1, 2]
+    assert "kind" in body["errors"][0]["error"]
+    turns = [{"role": "user", "content": "hello"}, {"role": "robot", "content": "x"}, {"role": "user", "content": "ok"}]
+    sent = client.post("/v1/memories", json={"user_id": "skipper", "messages": turns, "on_error": "skip"})
+    assert sent.status_code == 201, sent.text
+    assert [error["index"] for error in sent.json()["errors"]] == [1]
+    assert len(sent.json()["message_ids"]) == 2
+    refused = client.post("/v1/memories", json={"user_id": "skipper", "messages": turns})  # "raise": all or nothing
+    assert_problem(refused, 422, "invalid_request", mentions="role")
+    nothing = client.post("/v1/memories", json={"user_id": "skipper", "text": [{"text": "x", "kind": "No"}],
+                                                "on_error": "skip"})  # fmt: skip
+    assert_problem(nothing, 422, "invalid_request", mentions="none of the 1 items")

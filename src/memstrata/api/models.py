@@ -9,10 +9,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    model_validator,
+)
 
 from memstrata.query import Filters
-from memstrata.types import MemoryItem, Role, UtcDatetime
+from memstrata.types import AddResult, ItemError, MemoryItem, Role, UtcDatetime
+from memstrata.validation import describe_validation_error
 
 
 def _not_a_bool(value: object) -> object:
@@ -112,6 +123,19 @@ class TextItemBody(Body):
     event_time: TimeIn | None = None
 
 
+_TEXT: TypeAdapter[str] = TypeAdapter(str)
+
+
+def _check_item(field: str, item: object) -> None:
+    """Validate one item of ``text`` or ``messages`` as the request's schema would (ValidationError if not)."""
+    if field == "messages":
+        MessageIn.model_validate(item)
+    elif isinstance(item, dict):
+        TextItemBody.model_validate(item)
+    else:
+        _TEXT.validate_python(item)
+
+
 def _text_or_messages(schema: dict[str, Any]) -> None:
     schema["allOf"] = [{"anyOf": _present("user_id", "agent_id", "session_id")},
                        {"oneOf": _present("text", "messages")}]  # fmt: skip
@@ -141,11 +165,56 @@ class AddRequest(ScopedBody):
         default="raise", description="raise: one bad item refuses the request; skip: store the rest, list the bad"
     )
 
+    # With on_error="skip", items the schema refuses are left out and reported like those add() refuses
+    # (by their position in the request), instead of refusing the request: a batch is one bad item short.
+    _skipped: list[ItemError] = PrivateAttr(default_factory=list)
+    _positions: list[int] | None = PrivateAttr(default=None)  # request position of each item sent on
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _leave_out_bad_items(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> AddRequest:
+        if not isinstance(data, dict) or data.get("on_error") != "skip":
+            return handler(data)  # type: ignore[no-any-return]
+        data, skipped, positions = dict(data), [], None
+        for name in ("text", "messages"):
+            sent = data.get(name)
+            if not isinstance(sent, list) or not sent:
+                continue
+            kept, positions = [], []
+            for position, item in enumerate(sent):
+                try:
+                    _check_item(name, item)
+                except ValidationError as exc:
+                    reason = f"item {position}: {describe_validation_error(exc)}"
+                    skipped.append(ItemError(index=position, error=reason))
+                else:
+                    kept.append(item)
+                    positions.append(position)
+            if not kept:
+                raise ValueError(f"none of the {len(sent)} items of {name} is valid; {skipped[0].error}")
+            data[name] = kept
+        request: AddRequest = handler(data)
+        request._skipped, request._positions = skipped, positions
+        return request
+
     @model_validator(mode="after")
     def _one_input(self) -> AddRequest:
         if (self.text is None) == (self.messages is None):
             raise ValueError("send either text or messages")
         return self
+
+    def with_skipped(self, result: AddResult) -> AddResult:
+        """``result`` of the items sent on, with positions and errors as the caller numbered its request."""
+        if self._positions is None or not self._skipped:
+            return result
+        positions = self._positions
+        results = tuple(
+            event if event.index is None else event.model_copy(update={"index": positions[event.index]})
+            for event in result.results
+        )
+        moved = [error.model_copy(update={"index": positions[error.index]}) for error in result.errors]
+        errors = tuple(sorted([*self._skipped, *moved], key=lambda error: error.index))
+        return result.model_copy(update={"results": results, "errors": errors})
 
     def payload(self) -> str | list[str | dict[str, Any]] | list[dict[str, Any]]:
         if self.messages is not None:

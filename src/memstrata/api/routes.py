@@ -105,7 +105,7 @@ def add_memories(body: AddRequest, call: CallerDep) -> AddResult:
 
     With ``infer``, a background job extracts facts from the turns; ``job_id`` names it (see /v1/jobs).
     """
-    return call.memory.add(
+    result = call.memory.add(
         body.payload(),
         **call.scope(body),
         metadata=body.metadata,
@@ -118,6 +118,7 @@ def add_memories(body: AddRequest, call: CallerDep) -> AddResult:
         on_error=body.on_error,
         actor=call.actor,
     )
+    return body.with_skipped(result)
 
 
 @router.post("/memories/search", response_model=list[SearchHit], tags=["memories"])
