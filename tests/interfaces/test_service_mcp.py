@@ -24,7 +24,7 @@ TOOLS = {
     "vault_read", "vault_search", "vault_write", "vault_context", "vault_rules",
     "task_start", "task_record_step", "task_update_step", "task_resolve_hypothesis", "task_finish", "task_recall",
     "task_check_plan", "task_strategies", "task_show",
-    "search_knowledge", "knowledge_around", "knowledge_collections", "ingest_document",
+    "search_knowledge", "knowledge_around", "knowledge_collections",  # ingest_document: stdio only
     "memory_context", "deep_search_memory",
 }  # fmt: skip
 
@@ -44,6 +44,7 @@ def test_tools_are_described_typed_and_annotated(svc: Service) -> None:
     for tool in tools.values():
         assert tool.description and len(tool.description) > 30
         assert tool.input_schema["type"] == "object" and "ctx" not in tool.input_schema["properties"]
+        assert tool.input_schema["additionalProperties"] is False
     assert tools["search_memory"].input_schema["required"] == ["query"]
     read_only = ("search_memory", "get_memory", "list_memories", "memory_history", "review_pending", "session_context",
                  "graph_neighbors", "graph_relation_history")  # fmt: skip
@@ -103,7 +104,7 @@ def test_mcp_over_stdio(tmp_path: Path) -> None:
         return out
 
     out = run(session, params)
-    assert set(out["tools"]) == TOOLS
+    assert set(out["tools"]) == TOOLS | {"ingest_document"}  # a local client may have its files read
     assert out["hits"][0]["memory"]["text"] == "我对花生过敏" and out["hits"][0]["memory"]["scope"]["user_id"] == "desk"
     assert [event["action"] for event in out["history"]] == ["ADD", "UPDATE"]
     assert [item["text"] for item in out["listed"]] == ["我对花生和腰果过敏"]
@@ -120,3 +121,26 @@ def test_get_and_delete_are_refused_so_no_stream_holds_a_request_slot(svc: Servi
         assert refused.json()["code"] == "method_not_allowed"
     listed = run(lambda c: c.list_tools(), f"{svc.url}/mcp", headers=headers)  # the SDK's client copes with the 405
     assert "add_memory" in {tool.name for tool in listed.tools}
+
+
+def test_unknown_arguments_are_refused_by_name_and_bad_values_explained_in_one_line(svc: Service) -> None:
+    """add_memory dropped arguments it does not take (confidence, a misspelt user id) and stored the memory as
+    if they were used; a bad value came back as pydantic's multi-line report with a link; kind and key were
+    silently ignored with infer=True."""
+    token = svc.token("acme", users=["strict-user"])
+
+    async def calls(client: Client) -> dict[str, Any]:
+        return {
+            "unknown": await client.call_tool("add_memory", {"text": "Lin likes tea", "confidence": 0.4}),
+            "bad": await client.call_tool("search_memory", {"query": "tea", "limit": "many"}),
+            "ignored": await client.call_tool("add_memory", {"text": "Lin likes tea", "infer": True, "kind": "x"}),
+            "listed": await client.call_tool("list_memories", {}),
+        }
+
+    out = run(calls, f"{svc.url}/mcp", headers=svc.auth(token))
+    unknown = out["unknown"].content[0].text
+    assert out["unknown"].is_error and "unknown argument(s) 'confidence'" in unknown and "text" in unknown
+    bad = out["bad"].content[0].text
+    assert out["bad"].is_error and "limit:" in bad and "\n" not in bad and "errors.pydantic.dev" not in bad
+    assert out["ignored"].is_error and "kind" in out["ignored"].content[0].text
+    assert structured(out["listed"]) == []  # nothing was stored by the refused calls

@@ -1,5 +1,5 @@
 """MCP knowledge tools through the SDK's client: a local (in-process, like stdio) server ingests a folder and
-finds the right chunk with its provenance; over HTTP with a key, ingest_document is refused (a remote caller
+finds the right chunk with its provenance; over HTTP with a key, ingest_document is not offered (a remote caller
 must not make the server read its files) while search_knowledge works."""
 
 from __future__ import annotations
@@ -71,8 +71,10 @@ def test_over_http_ingest_document_is_refused(keyed: Service, folder: Path) -> N
     async def session(client: Client) -> dict[str, Any]:
         refused = await client.call_tool("ingest_document", {"path": "/etc", "user_id": "u1"})
         hits = structured(await client.call_tool("search_knowledge", {"query": "VPN portal", "user_id": "u1"}))
-        return {"refused": refused, "hits": hits}
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        return {"refused": refused, "hits": hits, "names": names}
 
     out = run(session, f"{keyed.url}/mcp", headers=keyed.auth(token))
     assert out["refused"].is_error and "local (stdio)" in out["refused"].content[0].text
+    assert "ingest_document" not in out["names"] and "search_knowledge" in out["names"]  # not offered at all
     assert out["hits"][0]["source"].endswith("it.txt")

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
-from memstrata.api.principal import AccessDenied
 from memstrata.facade.knowledge import SourceSpan
 from memstrata.knowledge.chunking import CHUNKER_NAMES
 from memstrata.knowledge.records import KNOWLEDGE
+from memstrata.mcp_server.arguments import StrictArgumentsServer
 from memstrata.mcp_server.common import READ_ONLY, AgentId, Callers, SessionId, UserId, reported, writes
 from memstrata.storage.knowledge_protocol import CollectionCounts
 
@@ -38,7 +38,7 @@ class IngestSummary(BaseModel):
     failed: dict[str, str] = Field(description="source -> why it failed; the others were ingested")
 
 
-def register_knowledge_tools(server: MCPServer, callers: Callers) -> None:
+def register_knowledge_tools(server: StrictArgumentsServer, callers: Callers) -> None:
     @server.tool(annotations=READ_ONLY)
     @reported
     def search_knowledge(
@@ -82,6 +82,11 @@ def register_knowledge_tools(server: MCPServer, callers: Callers) -> None:
         view, scope, _ = callers.scoped(ctx, user_id, agent_id, session_id)
         return view.knowledge.collections(**scope)
 
+    if callers.local is None:  # a remote caller must not make the server read its own files
+        server.withhold("ingest_document", "ingest_document reads the server's own files and is only offered to a "
+                        "local (stdio) client; upload documents over REST instead (POST /v1/knowledge)")  # fmt: skip
+        return
+
     @server.tool(annotations=writes("Ingest documents", destructive=False, idempotent=True))
     @reported
     def ingest_document(
@@ -95,11 +100,6 @@ def register_knowledge_tools(server: MCPServer, callers: Callers) -> None:
     ) -> IngestSummary:
         """Ingest a local file or folder into a knowledge collection (local stdio server only). Unchanged files
         are skipped; changed ones replace their chunks."""
-        if ctx.request_context.request is not None:
-            raise AccessDenied(
-                "ingest_document reads the server's own files and is only offered to a local (stdio) client; "
-                "upload documents over REST instead (POST /v1/knowledge)"
-            )
         view, scope, _ = callers.scoped(ctx, user_id, agent_id, session_id)
         report = view.knowledge.ingest(path, collection=collection, chunker=chunker, **scope)
         return IngestSummary(summary=report.summary(),

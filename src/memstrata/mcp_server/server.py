@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from memstrata.api.models import MessageIn
 from memstrata.api.principal import Principal
+from memstrata.mcp_server.arguments import StrictArgumentsServer
 from memstrata.mcp_server.common import (
     READ_ONLY,
     AgentId,
@@ -43,9 +44,9 @@ pass the same ids every time. Correct a fact with update_memory rather than addi
 """
 
 
-def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer:
+def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArgumentsServer:
     """``local``: the principal of a stdio process. Without it (HTTP) every request must carry its own."""
-    server = MCPServer("memstrata", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = StrictArgumentsServer("memstrata", instructions=INSTRUCTIONS, log_level="WARNING")
 
     callers = Callers(memory, local)
     scoped = callers.scoped
@@ -74,9 +75,8 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
         With a key, an existing memory under that key is updated instead (its old text stays in history)."""
         view, scope, actor = scoped(ctx, user_id, agent_id, session_id)
         payload: Any = [m.as_input() for m in messages] if messages is not None else text
-        if infer:
-            return view.add(payload, **scope, metadata=metadata, infer=True, actor=actor)
-        return view.add(payload, **scope, metadata=metadata, kind=kind, key=key, actor=actor)
+        # kind and key go along even with infer: add() refuses options it would ignore, and says so.
+        return view.add(payload, **scope, metadata=metadata, infer=infer, kind=kind, key=key, actor=actor)
 
     @server.tool(annotations=writes("Mark memories used", destructive=False))
     @reported
@@ -186,6 +186,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> MCPServer
     register_task_tools(server, callers)
     register_knowledge_tools(server, callers)
     register_context_tools(server, callers)
+    server.close_argument_lists()
     return server
 
 

@@ -1,0 +1,59 @@
+"""Tool arguments checked as strictly as REST bodies: an argument no tool takes is refused by name, not
+silently dropped (an agent that sends ``confidence`` or ``user`` would otherwise believe it was used), and a
+value of the wrong shape is explained in one line instead of pydantic's multi-line report with its links.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from memstrata.validation import describe_validation_error
+
+
+class StrictArgumentsServer(MCPServer):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._withheld: dict[str, str] = {}  # tool name -> why this server does not offer it
+
+    def withhold(self, name: str, why: str) -> None:
+        """Leave a tool out (it is not listed) and answer a call to it with ``why`` rather than 'unknown tool'."""
+        self._withheld[name] = why
+
+    def close_argument_lists(self) -> None:
+        """Publish every tool's input schema as closed (no properties beyond those listed); call after
+        registering the tools, so clients that check arguments before sending them see it too."""
+        for tool in self._tool_manager.list_tools():
+            tool.parameters["additionalProperties"] = False
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            check_arguments(tool, arguments)
+        elif name in self._withheld:
+            raise ToolError(f"Error executing tool {name}: {self._withheld[name]}")
+        return await super().call_tool(name, arguments, context)
+
+
+def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
+    """Refuse unknown arguments and invalid values with a message that names them and what the tool takes."""
+    known = set(tool.parameters.get("properties", {}))
+    unknown = sorted(set(arguments) - known)
+    if unknown:
+        raise ToolError(
+            f"Error executing tool {tool.name}: unknown argument(s) {', '.join(map(repr, unknown))}; "
+            f"it takes {', '.join(sorted(known))}"
+        )
+    try:
+        tool.fn_metadata.validate_arguments(arguments)
+    except ValidationError as exc:
+        raise ToolError(
+            f"Error executing tool {tool.name}: invalid arguments: {describe_validation_error(exc)}"
+        ) from None
