@@ -38,6 +38,16 @@ def test_unrelated_queries_and_empty_scopes_return_nothing(memory: Memory) -> No
     assert all(0.0 <= hit.breakdown.relevance < 0.1 for hit in everything)
 
 
+def test_text_without_words_is_no_dense_evidence(memory: Memory) -> None:
+    """Emoji-only memories came back for any query ('👍' at 0.37 for '茶', for 'weather tomorrow'): the
+    embedder puts all text without words near one vector, so their similarity meant nothing."""
+    memory.add(["🎉🎉🎉", "👍", "Lin prefers oolong tea", "林晓住在杭州"], user_id="emoji")
+    for query in ("茶", "weather tomorrow", "party", "where does Lin live"):
+        assert not {"🎉🎉🎉", "👍"} & {hit.text for hit in memory.search(query, user_id="emoji")}, query
+    assert memory.search("茶", user_id="emoji")[0].text == "Lin prefers oolong tea"
+    assert memory.search("🎉", user_id="emoji") == []  # nor is a query without words evidence for anything
+
+
 def test_threshold_is_a_minimum_relevance(memory: Memory) -> None:
     memory.add(["I enjoy playing the violin", "I enjoy playing the violin in an orchestra on Sundays"], user_id="u1")
     hits = memory.search("violin", user_id="u1", threshold=0)

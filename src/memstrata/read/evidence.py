@@ -15,6 +15,7 @@ every query: 0 is no evidence, 1 is as strong as that signal gets.
   embedding model and are settings (``search.dense_floor`` / ``search.dense_ceiling``). For the
   bundled USE model, relevant LoCoMo / MADial pairs have median cosine 0.30-0.40 and others
   0.17-0.22 (bench/ranking_data.py); floor 0.1 and ceiling 0.7 ranked best (bench/results).
+- Text without words (emoji, symbols) has no dense evidence either way (:func:`has_words`).
 - Scripts: a memory and a query that share no script (Han characters vs other letters) cannot
   share keywords, so keyword evidence is not expected of that memory (read/fuse.py).
 """
@@ -42,6 +43,16 @@ def scripts(text: str) -> frozenset[str]:
     if _OTHER_LETTER.search(text):
         found.add("letters")
     return frozenset(found)
+
+
+_WORD_CHARACTER = re.compile(r"[^\W_]")
+
+
+def has_words(text: str) -> bool:
+    """False for text of emoji, symbols and punctuation only. The embedder reads no meaning into such
+    text: every one of them lands near the same vector, about as similar to any query as an unrelated
+    sentence (a stored '👍' came back for '茶' and 'weather tomorrow'), so its similarity is no evidence."""
+    return _WORD_CHARACTER.search(text) is not None
 
 
 def cross_script(query: frozenset[str], memory_text: str) -> bool:

@@ -23,6 +23,7 @@ from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.read.evidence import (
     cross_script,
     dense_evidence,
+    has_words,
     keyword_coverage,
     keyword_evidence,
     memory_terms,
@@ -175,6 +176,7 @@ class Ranker:
     def __init__(self, query_text: str, settings: ReadSettings) -> None:
         self.terms = query_terms(query_text)
         self.scripts = scripts(query_text)
+        self.query_has_words = has_words(query_text)
         self.settings = settings
         self.weights = settings.evidence_weights()
         self.term_weights: dict[str, float] = {}
@@ -227,6 +229,8 @@ class Ranker:
             coverage = text.coverage(self.term_weights, self.settings.context_weight)
             candidate.keyword_match, candidate.keyword_exact = self._keyword(candidate, coverage), True
         candidate.cross_script = cross_script(self.scripts, text.own)
+        if not (self.query_has_words and has_words(text.own)):
+            candidate.dense_match = candidate.known_similarity = None  # no meaning to compare (has_words)
         candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=candidate.cross_script)
         if self.settings.fusion == "score":
             candidate.fused = candidate.relevance
