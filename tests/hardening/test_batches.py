@@ -79,6 +79,24 @@ def test_keyed_items_update_or_do_nothing(memory: Memory) -> None:
         memory.add([{"text": "a", "key": "x:y"}, {"text": "b", "key": "x:y"}], user_id="u")
 
 
+def test_a_new_value_for_a_key_takes_the_options_named_with_it(memory: Memory) -> None:
+    """A key re-added with kind='decision' kept kind 'fact' (and its confidence): named options were lost."""
+    first = memory.add("Postgres 15", user_id="k", key="proj:db:engine", confidence=0.6).results[0]
+    moved = memory.add("Postgres 16", user_id="k", key="proj:db:engine", kind="decision").results[0]
+    assert (moved.event, moved.id, moved.kind) == ("UPDATE", first.id, "decision")
+    stored = memory.get(first.id, user_id="k")
+    assert (stored.kind, stored.confidence) == ("decision", 0.6)  # what was not named stays as it was
+    surer = memory.add([{"text": "Postgres 16", "key": "proj:db:engine", "confidence": 0.9}], user_id="k")
+    assert surer.results[0].event == "UPDATE" and memory.get(first.id, user_id="k").confidence == 0.9
+    again = memory.add("Postgres 16", user_id="k", key="proj:db:engine", kind="decision").results[0]
+    assert again.event == "NONE"  # named, but already so: nothing changes
+    reasons = [event.reason for event in memory.history(first.id, user_id="k")]
+    assert (
+        "new value for key proj:db:engine (kind)" in reasons
+        and "new value for key proj:db:engine (confidence)" in reasons
+    )
+
+
 def test_long_texts_and_turns_are_kept_in_parts(store: Store, embedder: UniversalSentenceEncoder) -> None:
     settings = load_settings({"limits": {"max_text_chars": 200, "max_whole_chars": 10_000}})
     memory = Memory(store, embedder, settings=settings)

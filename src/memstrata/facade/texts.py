@@ -113,10 +113,13 @@ def _adds_metadata(existing: Mapping[str, Any], metadata: Mapping[str, Any]) -> 
 _MISSING = object()
 
 
-def _amend(plan: _Plan, old: MemoryItem, text: str, metadata: dict[str, Any], reason: str) -> None:
-    """Plan an in-place update of a stored memory (same id); history keeps the old text, and a new text keeps
-    it as a closed version too (records/versions.py)."""
-    new = old.model_copy(update={"text": text, "metadata": {**old.metadata, **metadata}, "updated_at": plan.now})
+def _amend(
+    plan: _Plan, old: MemoryItem, text: str, metadata: dict[str, Any], reason: str, changes: Mapping[str, object] = {}
+) -> None:
+    """Plan an in-place update of a stored memory (same id), with ``changes`` to its other fields; history keeps
+    the old text, and a new text keeps it as a closed version too (records/versions.py)."""
+    update = {"text": text, "metadata": {**old.metadata, **metadata}, "updated_at": plan.now, **changes}
+    new = old.model_copy(update=update)
     if text != old.text:
         new = edited_version(new, plan.now)
         plan.kept.append(kept_version(old, plan.now))
@@ -139,11 +142,13 @@ def _plan_keyed(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[st
         plan.inserts[new.id] = new
         plan.event(new, "ADD", item.index)
         return
-    if existing.text == item.text and not _adds_metadata(existing.metadata, metadata):
+    changes = options.changes_to(existing)  # a kind, confidence or event time the caller named anew
+    if existing.text == item.text and not changes and not _adds_metadata(existing.metadata, metadata):
         plan.reinforce.append(existing.id)
         plan.event(existing, "NONE", item.index)
         return
-    _amend(plan, existing, item.text, metadata, f"new value for key {key}")
+    changed = f" ({', '.join(changes)})" if changes else ""
+    _amend(plan, existing, item.text, metadata, f"new value for key {key}{changed}", changes)
     plan.event(plan.replacements[-1][0], "UPDATE", item.index, previous=existing.text)
 
 

@@ -38,6 +38,7 @@ class TextOptions:
     key: str | None = None
     confidence: float = 1.0
     event_time: datetime | None = None
+    given: frozenset[str] = frozenset()  # the options the caller named (the others are defaults)
 
     @classmethod
     def checked(
@@ -50,6 +51,7 @@ class TextOptions:
             key=check_key(key),
             confidence=1.0 if confidence is None else confidence,
             event_time=clean_time(event_time, field="event_time"),
+            given=_named(kind=kind, confidence=confidence, event_time=event_time),
         )
 
     def for_item(self, item: TextItem) -> TextOptions:
@@ -59,7 +61,18 @@ class TextOptions:
             key=item.key if item.key is not None else self.key,
             confidence=item.confidence if item.confidence is not None else self.confidence,
             event_time=item.event_time if item.event_time is not None else self.event_time,
+            given=self.given | _named(kind=item.kind, confidence=item.confidence, event_time=item.event_time),
         )
+
+    def changes_to(self, existing: MemoryItem) -> dict[str, object]:
+        """The options the caller named that differ from a stored memory's: what a new value for its key changes
+        besides the text (an option left out keeps what the memory has)."""
+        wanted = {"kind": self.kind, "confidence": self.confidence, "event_time": self.event_time}
+        return {name: wanted[name] for name in sorted(self.given) if getattr(existing, name) != wanted[name]}
+
+
+def _named(**options: object) -> frozenset[str]:
+    return frozenset(name for name, value in options.items() if value is not None)
 
 
 def refuse_ignored_options(parsed: ParsedInput, *, infer: bool, given: Mapping[str, object]) -> None:
