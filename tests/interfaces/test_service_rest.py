@@ -249,3 +249,13 @@ def test_skip_leaves_out_items_the_schema_refuses_and_keeps_the_rest(client: htt
     nothing = client.post("/v1/memories", json={"user_id": "skipper", "text": [{"text": "x", "kind": "No"}],
                                                 "on_error": "skip"})  # fmt: skip
     assert_problem(nothing, 422, "invalid_request", mentions="none of the 1 items")
+
+
+def test_other_methods_on_action_paths_are_405_not_a_missing_memory(client: httpx.Client) -> None:
+    """GET /v1/memories/used answered 404 'memory not found': the path was read as a memory id."""
+    for path in ("/v1/memories/used", "/v1/memories/search"):
+        for method in ("GET", "PATCH", "DELETE"):
+            refused = client.request(method, path, params={"user_id": "lin"})
+            assert_problem(refused, 405, "method_not_allowed")
+            assert refused.headers["allow"] == "POST"
+    assert_problem(client.get("/v1/memories/usedx", params={"user_id": "lin"}), 404, "not_found")

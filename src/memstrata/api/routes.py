@@ -13,6 +13,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import StringConstraints
+from starlette.convertors import StringConvertor, register_url_convertor
 
 from memstrata.api.models import (
     NO_NUL,
@@ -177,12 +178,22 @@ def delete_all_memories(call: CallerDep, ids: ScopeDep, reason: Reason = None) -
     return DeletedCount(deleted=call.memory.delete_all(**call.scope(ids), actor=call.actor, reason=reason))
 
 
-@router.get("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
+class MemoryIdConvertor(StringConvertor):
+    """A memory id in a path, never one of the actions beside it: ``GET /memories/used`` answered 404 "no memory
+    'used'"; now only the POST route matches, so it is a 405 naming POST, as for any method a path does not take."""
+
+    regex = r"(?!(?:search|used)$)[^/]+"
+
+
+register_url_convertor("memory_id", MemoryIdConvertor())
+
+
+@router.get("/memories/{memory_id:memory_id}", response_model=MemoryItem, tags=["memories"])
 def get_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     return call.memory.get(memory_id, **call.scope(ids))
 
 
-@router.patch("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"],
+@router.patch("/memories/{memory_id:memory_id}", response_model=MemoryItem, tags=["memories"],
               responses=problems(s409="the memory is deleted"))  # fmt: skip
 def update_memory(memory_id: MemoryId, body: UpdateRequest, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """Change text and/or metadata (merged); the old text stays in the history."""
@@ -191,7 +202,7 @@ def update_memory(memory_id: MemoryId, body: UpdateRequest, call: CallerDep, ids
     )
 
 
-@router.delete("/memories/{memory_id}", response_model=MemoryItem, tags=["memories"])
+@router.delete("/memories/{memory_id:memory_id}", response_model=MemoryItem, tags=["memories"])
 def delete_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep, reason: Reason = None) -> MemoryItem:
     """Soft delete: the memory leaves search; its history keeps the text. Use /purge to remove it for good."""
     return call.memory.delete(memory_id, **call.scope(ids), actor=call.actor, reason=reason)
