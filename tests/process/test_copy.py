@@ -61,3 +61,25 @@ def test_a_store_is_not_copied_onto_itself_however_it_is_spelled(
     for target in ("./task.db", str(tmp_path / "task.db"), "link.db"):
         with pytest.raises(StoreError, match="same store"):
             copy_store("task.db", target)
+
+
+def test_a_copy_into_a_store_that_holds_memories_is_verified_by_containment(tmp_path: Path) -> None:
+    """Copying one store into another that already held memories always ended 'not verified' (the target's
+    own rows made the counts differ), so a merge that worked could not be told from one that did not."""
+    source, target = str(tmp_path / "source.db"), str(tmp_path / "target.db")
+    with _memory(source) as memory:
+        memory.add(["Lin drinks oolong", "林晓住在杭州"], user_id="lin")
+    with _memory(target) as memory:
+        memory.add("The team uses PostgreSQL 16", user_id="ops")
+    merged = copy_store(source, target, chunk_size=1)
+    tables = {t.table: t for t in merged.tables}
+    assert merged.verified, [(t.table, t.missing) for t in merged.tables if not t.matches]
+    assert (tables["memories"].missing, tables["memories"].source_rows, tables["memories"].target_rows) == (0, 2, 3)
+    assert tables["messages"].missing is None  # a table the target did not use is compared whole, as before
+    with _memory(target) as memory:
+        assert {m.text for m in memory.get_all(user_id="lin")} == {"Lin drinks oolong", "林晓住在杭州"}
+    with _memory(source) as memory:  # the same id with another text in the source: not copied, so not verified
+        lin = memory.get_all(user_id="lin")[0]
+        memory.update(lin.id, "Lin drinks green tea now", user_id="lin")
+    again = copy_store(source, target)
+    assert not again.verified and {t.table: t for t in again.tables}["memories"].missing == 1

@@ -12,7 +12,7 @@ from memstrata.cli.context import CliState, cli_state
 from memstrata.cli.progress import progress_counters
 from memstrata.cli.render import Table, console, print_json
 from memstrata.errors import StoreError
-from memstrata.storage.copy import CopyReport, copy_store, verify_copy
+from memstrata.storage.copy import CopyReport, TableReport, copy_store, verify_copy
 
 FromOpt = Annotated[str, typer.Option("--from", help="source store: a SQLite file or a postgresql:// URL")]
 ToOpt = Annotated[str, typer.Option("--to", help="target store: a postgresql:// URL or a SQLite file")]
@@ -43,6 +43,9 @@ def copy(
     _show(state, report)
     if not report.verified:
         bad = ", ".join(table.table for table in report.tables if not table.matches)
+        if any(table.missing for table in report.tables):  # a key the target held with other values: not copied
+            raise StoreError(f"some source rows are not in the target as they are ({bad}): the target holds "
+                             "their keys with other values; copy into an empty store to keep both")  # fmt: skip
         raise StoreError(f"the stores differ in: {bad}; run `memstrata copy` again to finish the copy")
 
 
@@ -65,7 +68,15 @@ def _show(state: CliState, report: CopyReport) -> None:
     for column in ("table", "source rows", "target rows", "copied", "skipped", "checksum"):
         table.add_column(column, justify="left" if column in ("table", "checksum") else "right")
     for row in report.tables:
-        verdict = Text("match", style="green") if row.matches else Text("DIFFERS", style="red")
-        table.add_row(row.table, str(row.source_rows), str(row.target_rows), str(row.copied), str(row.skipped), verdict)
+        table.add_row(row.table, str(row.source_rows), str(row.target_rows), str(row.copied), str(row.skipped),
+                      _verdict(row))  # fmt: skip
     console.print(table)
-    console.print("verified: counts and checksums match" if report.verified else "[red]not verified[/red]")
+    console.print("verified: every source row is in the target" if report.verified else "[red]not verified[/red]")
+
+
+def _verdict(row: TableReport) -> Text:
+    if row.missing:
+        return Text(f"{row.missing} rows missing or different", style="red")
+    if row.missing == 0:  # the target held rows before: it contains the source, and may hold more
+        return Text("match" if row.target_rows == row.source_rows else "contained", style="green")
+    return Text("match", style="green") if row.matches else Text("DIFFERS", style="red")
