@@ -108,3 +108,26 @@ def test_resolution_threshold_is_configurable(resolver: EntityResolver) -> None:
     bytedance = resolver.resolve("字节跳动", "organization", ("m1",))
     resolver.threshold = 0.95  # "字节" is ~0.73 similar: below a strict threshold it is a new node
     assert resolver.resolve("字节", "organization", ("m2",)).id != bytedance.id
+
+
+def test_one_place_or_person_named_in_both_scripts_is_one_node(resolver: EntityResolver) -> None:
+    """'Hangzhou' and '杭州' were two location nodes, so a question in one language missed the other's facts."""
+    weiming = resolver.resolve("张伟明", "person", ("m0",))  # 0.89 similar to 'Zhang Wei', another person
+    assert resolver.resolve("Zhang Wei", "person", ("m0",)).id != weiming.id
+    hangzhou = resolver.resolve("杭州", "location", ("m1",))
+    assert resolver.resolve("Hangzhou", "location", ("m2",)).id == hangzhou.id  # pinyin
+    assert resolver.resolve("Hangzhou", "thing", ("m3",)).id == hangzhou.id  # an untyped mention too
+    lin = resolver.resolve("林晓", "person", ("m4",))
+    assert resolver.resolve("Lin Xiao", "person", ("m5",)).id == lin.id
+    liu = resolver.resolve("Fang Liu", "person", ("m6",))
+    assert resolver.resolve("刘芳", "person", ("m7",)).id == liu.id  # surname last in English
+    microsoft = resolver.resolve("微软", "organization", ("m8",))
+    assert resolver.resolve("Microsoft", "organization", ("m9",)).id == microsoft.id  # translation: 0.83
+    paris = resolver.resolve("Paris", "location", ("m10",))
+    assert resolver.resolve("巴黎", "location", ("m11",)).id == paris.id
+    # Kept apart: nearby places, a place within, a concept and its opposite.
+    assert resolver.resolve("上海", "location", ("m13",)).id not in {hangzhou.id, paris.id}
+    assert resolver.resolve("杭州西湖", "location", ("m14",)).id != hangzhou.id
+    frontend = resolver.resolve("frontend development", "concept", ("m15",))
+    assert resolver.resolve("后端开发", "concept", ("m16",)).id != frontend.id
+    assert resolver.entities[hangzhou.id].aliases == ("Hangzhou",)

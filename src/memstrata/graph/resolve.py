@@ -2,8 +2,9 @@
 
 In order: the user node ("我" / "I"); an exact match of the normalised name or an alias; then a name whose
 embedding is at least ``threshold`` similar *and* that could abbreviate or be abbreviated by the other
-("字节" / "字节跳动"). The second test is what keeps "张工" apart from "张三" and "前端开发" from "后端开发",
-whose embeddings are closer than those of most true aliases. Places inside places stay apart ("北京" vs
+("字节" / "字节跳动"); then the same name in the other script ("Hangzhou" / "杭州", graph/scripts.py). The
+abbreviation test is what keeps "张工" apart from "张三" and "前端开发" from "后端开发", whose embeddings are
+closer than those of most true aliases. Places inside places stay apart ("北京" vs
 "北京市朝阳区"). A match keeps the new name as an alias and the turn as a source.
 """
 
@@ -16,6 +17,7 @@ from datetime import datetime
 import numpy as np
 
 from memstrata.graph.names import USER_NAME, is_abbreviation, is_sub_place, is_user, normalize
+from memstrata.graph.scripts import TRANSLATED_TYPES, TRANSLATION_FLOOR, split_scripts, transliterates
 from memstrata.records.graph import Entity
 from memstrata.storage.protocol import Vector
 from memstrata.types import HistoryAction, HistoryEvent, Scope, new_id
@@ -49,7 +51,7 @@ class EntityResolver:
 
     def resolve(self, name: str, kind: str, message_ids: tuple[str, ...], *, speaker: bool = False) -> Entity:
         name = USER_NAME if is_user(name) else " ".join(name.split())
-        found = self._by_name(name, kind) or self._by_embedding(name, kind)
+        found = self._by_name(name, kind) or self._by_embedding(name, kind) or self._in_other_script(name, kind)
         entity = self._create(name, kind) if found is None else found
         if (speaker or name == USER_NAME) and not entity.metadata.get("speaker"):
             # Speakers are hubs: nearly everything said is about them. Retrieval walks them differently.
@@ -76,6 +78,25 @@ class EntityResolver:
                 continue
             similarity = float(np.dot(vector, other))
             if similarity >= self.threshold and (best is None or similarity > best[0]):
+                best = (similarity, entity)
+        return None if best is None else best[1]
+
+    def _in_other_script(self, name: str, kind: str) -> Entity | None:
+        """A node named in the other script: its pinyin, or (places, organisations) its translation."""
+        if name == USER_NAME:
+            return None
+        best: tuple[float, Entity] | None = None
+        for entity in self.entities.values():
+            across = [known for known in entity.names() if split_scripts(name, known)]
+            if not across or not types_compatible(entity.type, kind):
+                continue
+            if any(transliterates(name, known) for known in across):
+                return entity
+            other = self.vectors.get(entity.id)
+            if other is None or not {entity.type, kind} <= TRANSLATED_TYPES or not split_scripts(name, entity.name):
+                continue
+            similarity = float(np.dot(self._vector(name), other))
+            if similarity >= TRANSLATION_FLOOR and (best is None or similarity > best[0]):
                 best = (similarity, entity)
         return None if best is None else best[1]
 
