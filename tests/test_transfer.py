@@ -19,7 +19,7 @@ def _snapshot(memory: Memory, user: str) -> tuple[list[object], list[object], li
     everything = {"status": ["active", "pending", "archived", "deleted"]}
     items = memory.get_all(user_id=user, filters=everything, limit=1000, descending=False)
     history = [memory.history(item.id, user_id=user) for item in items]
-    turns = [turn.message for turn in memory.messages(user_id=user)]
+    turns = [(turn.message, turn.stored_at) for turn in memory.messages(user_id=user)]  # stored_at: not the import's
     return items, history, turns
 
 

@@ -17,18 +17,19 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from memstrata.errors import InvalidInputError
 from memstrata.records.graph import Entity, Relation
 from memstrata.records.process import PROCESS_RECORDS, Artifact, Hypothesis, Step, Strategy, Task, TaskQuery
 from memstrata.storage.knowledge_protocol import SourceRecord
 from memstrata.storage.protocol import Store, Vector, WriteBatch
-from memstrata.types import HistoryEvent, MemoryItem, Message, Scope, StoredMessage
+from memstrata.types import HistoryEvent, MemoryItem, Message, Scope, StoredMessage, UtcDatetime
 from memstrata.validation import describe_validation_error
 
 FORMAT = "memstrata-export"
@@ -37,6 +38,8 @@ VERSION = 1
 ProcessRecord = Task | Step | Hypothesis | Artifact | Strategy
 _PLAIN_RECORDS = frozenset({"relation", "knowledge_source", *PROCESS_RECORDS})  # a line is the record's fields
 Embed = Callable[[list[MemoryItem]], list[tuple[str, Any]]]
+
+_MOMENT: TypeAdapter[datetime] = TypeAdapter(UtcDatetime)
 
 
 def _lines(store: Store) -> Iterator[dict[str, Any]]:
@@ -55,6 +58,7 @@ def _lines(store: Store) -> Iterator[dict[str, Any]]:
                 "type": "message",
                 "scope": record.scope.model_dump(mode="json"),
                 "message": record.message.model_dump(mode="json"),
+                **({"stored_at": record.stored_at.isoformat()} if record.stored_at else {}),
             }
         elif kind == "entity" and isinstance(record, Entity):
             fields = record.model_dump(mode="json")
@@ -117,6 +121,7 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> I
         batch_vectors.extend(embed(missing))
     batch = WriteBatch(
         messages=fresh.messages,
+        message_stored_at=records.stored_at,
         inserts=memories,
         history=fresh.history,
         vectors=batch_vectors,
@@ -205,6 +210,7 @@ class _Records:
     memories: list[MemoryItem] = field(default_factory=list)
     history: list[HistoryEvent] = field(default_factory=list)
     messages: list[tuple[Message, Scope]] = field(default_factory=list)
+    stored_at: dict[str, datetime] = field(default_factory=dict)  # of the messages, by id (older exports: none)
     vectors: dict[str, Vector] = field(default_factory=dict)
     entities: list[Entity] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
@@ -238,7 +244,10 @@ def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_
         elif kind == "history":
             records.history.append(HistoryEvent.model_validate(line))
         elif kind == "message":
-            records.messages.append((Message.model_validate(line["message"]), Scope.model_validate(line["scope"])))
+            message = Message.model_validate(line["message"])
+            records.messages.append((message, Scope.model_validate(line["scope"])))
+            if line.get("stored_at"):
+                records.stored_at[str(message.id)] = _MOMENT.validate_python(line["stored_at"])
         elif kind == "entity":
             entity_type = line.pop("entity_type", "thing")
             records.entities.append(Entity.model_validate({**line, "type": entity_type}))

@@ -276,6 +276,7 @@ class StoredMessage(Frozen):
     message: Message
     scope: Scope
     seq: int
+    stored_at: UtcDatetime | None = None  # when the store received it (``message.timestamp``: when it was said)
 
 
 class MemoryEvent(Frozen):

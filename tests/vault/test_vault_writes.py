@@ -57,6 +57,20 @@ def test_a_write_based_on_a_stale_version_is_refused(vault: Vault, vault_root: P
     vault.patch(MEM0, "Idea 思路", "agent text", version=fresh.version)  # re-read, re-apply: accepted
 
 
+def test_a_note_saved_in_another_encoding_is_refused_for_edits_and_left_as_it_is(
+    vault: Vault, vault_root: Path
+) -> None:
+    """Appending to a GBK note crashed (UnicodeDecodeError: a 500 over REST)."""
+    gbk = vault_root / "agent-memory/notes/gbk.md"
+    gbk.write_bytes("# 笔记\n\n中文内容\n".encode("gbk"))
+    version = vault.show("agent-memory/notes/gbk.md").version  # reading works, with replacement characters
+    for edit_note in (lambda: vault.append("agent-memory/notes/gbk.md", "more", version=version),
+                      lambda: vault.patch("agent-memory/notes/gbk.md", "笔记", "x", version=version)):  # fmt: skip
+        with pytest.raises(ConflictError, match=r"not UTF-8 text .*iconv"):
+            edit_note()
+    assert gbk.read_bytes() == "# 笔记\n\n中文内容\n".encode("gbk")
+
+
 def test_move_keeps_history_and_refuses_to_clobber(vault: Vault, vault_root: Path) -> None:
     version = vault.show(MEM0).version
     with pytest.raises(ConflictError, match="already exists"):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from memstrata.cli.context import AgentOpt, SessionOpt, UserOpt, cli_state
 from memstrata.cli.render import Table, console, err_console, escape, print_json
@@ -66,7 +67,7 @@ def _print_report(report: IngestReport) -> None:
             continue
         colour = colours.get(outcome.status, "white")
         note = outcome.error or "; ".join(outcome.notes)
-        table.add_row(f"[{colour}]{outcome.status}[/{colour}]", Path(outcome.source).name, str(outcome.pages),
+        table.add_row(Text(outcome.status, style=colour), Path(outcome.source).name, str(outcome.pages),
                       str(outcome.chunks), f"{outcome.seconds:.2f}", note)  # fmt: skip
     console.print(table)
     summary = report.summary()

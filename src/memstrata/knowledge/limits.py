@@ -34,6 +34,10 @@ class SourceRejected(Exception):
     """One source cannot be ingested; the message says why and what to do. Other sources go on."""
 
 
+class EmptySource(SourceRejected):
+    """A source with no text at all: nothing to ingest, and nothing wrong (reported as skipped, not failed)."""
+
+
 def check_size(path: Path, limits: IngestLimits) -> int:
     size = path.stat().st_size
     if size > limits.max_file_mb * MB:
@@ -42,7 +46,7 @@ def check_size(path: Path, limits: IngestLimits) -> int:
             "split it, or raise ingest.max_file_mb"
         )
     if size == 0:
-        raise SourceRejected(f"{path.name} is empty")
+        raise EmptySource(f"{path.name} is empty")
     return size
 
 

@@ -21,7 +21,7 @@ from pydantic import Field
 from memstrata.errors import MemstrataError
 from memstrata.knowledge.chunking import ChunkerName, ChunkSize, make_chunker
 from memstrata.knowledge.convert import DOCUMENT_FORMATS, ConvertedDocument, file_hash, format_of, normalise, title_of
-from memstrata.knowledge.limits import MB, IngestLimits, SourceRejected, precheck
+from memstrata.knowledge.limits import MB, EmptySource, IngestLimits, SourceRejected, precheck
 from memstrata.knowledge.media import MediaModels, MediaSkipped, media_markdown
 from memstrata.knowledge.plan import plan
 from memstrata.knowledge.progress import NullProgress, ProgressSink
@@ -124,8 +124,9 @@ def convert_source(
         )
     markdown, pages = normalise(raw, fmt)
     if not markdown.strip():
-        hint = " (a scanned PDF has no text layer: run OCR first)" if fmt == "pdf" else ""
-        raise SourceRejected(f"no text found in {path.name}{hint}")
+        if fmt == "pdf":  # a scan: the user has something to do
+            raise SourceRejected(f"no text found in {path.name} (a scanned PDF has no text layer: run OCR first)")
+        raise EmptySource(f"no text found in {path.name}")
     return ConvertedDocument(
         source=source,
         format=fmt,
@@ -274,7 +275,7 @@ class Ingestor:
             reason = f"{'re-' if previous or unrecorded else ''}ingested {item.display_name} into {self.collection}"
             self.writer.write_document(items, source=record, replaces=replaces, previous=stored, reason=reason,
                                        on_embedded=self.progress.embedded)  # fmt: skip
-        except MediaSkipped as exc:
+        except (MediaSkipped, EmptySource) as exc:
             return self._ended(item, "skipped", fmt, started, str(exc))
         except (SourceRejected, MemstrataError) as exc:
             return self._ended(item, "failed", fmt, started, str(exc))

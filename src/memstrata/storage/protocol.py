@@ -6,7 +6,7 @@ Every read takes a Scope and applies it inside its own query. Every write arrive
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Protocol
@@ -69,6 +69,8 @@ class WriteBatch:
     """
 
     messages: Sequence[tuple[Message, Scope]] = ()
+    # When each of ``messages`` was first stored, by message id, where it is not now (an import keeps the original).
+    message_stored_at: Mapping[str, datetime] = field(default_factory=dict)
     # Raw turns deleted for good, by (scope, message id): what forget() asked to forget, verbatim record included.
     forgotten_messages: Sequence[tuple[Scope, str]] = ()
     inserts: Sequence[MemoryItem] = ()

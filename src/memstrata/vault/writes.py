@@ -42,6 +42,18 @@ def _read(layout: VaultLayout, path: str) -> tuple[Path, bytes]:
         raise NotFoundError(f"no note {path} in the vault; `memstrata vault show` lists notes") from None
 
 
+def _decoded(path: str, data: bytes) -> str:
+    """A note's text for an edit. One that is not UTF-8 (saved as GBK by another editor) is refused: decoding it
+    with replacement characters would write them back over the bytes the editor saved."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConflictError(
+            f"{path} is not UTF-8 text (byte {exc.start} cannot be read); save it as UTF-8 (for example "
+            f"`iconv -f GBK -t UTF-8`) before editing it here"
+        ) from None
+
+
 def _check(path: str, data: bytes, expected: str) -> None:
     current = version_of(checksum(data))
     if expected.strip().lower() != current:
@@ -109,7 +121,7 @@ def append(layout: VaultLayout, path: str, text: str, expected: str, heading: st
     absolute, data = _read(layout, path)
     _check(path, data, expected)
     addition = _text(text, "text", max_chars)
-    current = data.decode("utf-8")
+    current = _decoded(path, data)
     if heading is None:
         updated = current.rstrip("\n") + "\n\n" + addition + "\n"
     else:
@@ -123,7 +135,7 @@ def patch(layout: VaultLayout, path: str, heading: str, text: str, expected: str
     """Replace a section's own text (its heading and subsections stay) with ``text``."""
     absolute, data = _read(layout, path)
     _check(path, data, expected)
-    current = data.decode("utf-8")
+    current = _decoded(path, data)
     section = find_section(parse_note(current, path), heading)
     new_body = _text(text, "text", max_chars) if text.strip() else ""  # empty: the section keeps only its heading
     updated = _splice(current, section.body_start, section.end, new_body)

@@ -35,7 +35,7 @@ HISTORY_COLUMNS = (
     "id, memory_id, tenant_id, user_id, agent_id, session_id, action, old_text, new_text, actor, reason, "
     "created_at, details"
 )
-MESSAGE_COLUMNS = "seq, id, tenant_id, user_id, agent_id, session_id, role, name, content, timestamp"
+MESSAGE_COLUMNS = "seq, id, tenant_id, user_id, agent_id, session_id, role, name, content, timestamp, stored_at"
 MESSAGE_WRITE_COLUMNS = "id, tenant_id, user_id, agent_id, session_id, role, name, content, timestamp, stored_at"
 JOB_COLUMNS = (
     "id, kind, tenant_id, user_id, agent_id, session_id, status, message_ids, attempts, lease_until, error, "
@@ -140,9 +140,10 @@ def message_params(d: Dialect, message: Message, scope: Scope, stored_at: dateti
 
 
 def message(d: Dialect, row: Sequence[Any]) -> StoredMessage:
-    seq, message_id, tenant, user, agent, session, role, name, content, timestamp = row
+    seq, message_id, tenant, user, agent, session, role, name, content, timestamp, stored_at = row
     turn = Message(id=message_id, role=role, name=name, content=content, timestamp=_required(d, timestamp))
-    return StoredMessage(message=turn, scope=scope_from(tenant, user, agent, session), seq=seq)
+    return StoredMessage(message=turn, scope=scope_from(tenant, user, agent, session), seq=seq,
+                         stored_at=d.time(stored_at))  # fmt: skip
 
 
 def job_params(d: Dialect, job: Job) -> tuple[Any, ...]:

@@ -46,7 +46,8 @@ def apply_batch(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
         check_embedding_id(d, tx, batch.embedding_id)
     stored_at = utcnow()
     _insert(tx, "messages", MESSAGE_WRITE_COLUMNS,
-            [rows.message_params(d, message, scope, stored_at) for message, scope in batch.messages])  # fmt: skip
+            [rows.message_params(d, message, scope, batch.message_stored_at.get(str(message.id), stored_at))
+             for message, scope in batch.messages])  # fmt: skip
     if batch.inserts:
         columns = ", ".join([*MEMORY_WRITE_COLUMNS, *(column for column, _ in d.memory_extras)])
         values = ", ".join(["?"] * len(MEMORY_WRITE_COLUMNS) + [expression for _, expression in d.memory_extras])
