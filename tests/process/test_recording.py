@@ -109,6 +109,8 @@ def test_record_step_validates_at_the_edge(memory: Memory) -> None:
         memory.tasks.finish(task.id, "different", status="failed", user_id="u1")
     with pytest.raises(ConflictError, match="start a new task"):
         memory.tasks.record_step(task.id, "run", "pytest", user_id="u1")
+    with pytest.raises(ConflictError, match="start a new task"):  # a hypothesis was still proposed after the end
+        memory.tasks.hypothesize(task.id, "the cache is stale", user_id="u1")
     with pytest.raises(InvalidInputError, match="task status"):
         memory.tasks.finish(other.id, status="running", user_id="u1")
 
@@ -213,3 +215,12 @@ def test_tree_renders_as_text_and_mermaid(memory: Memory) -> None:
     with pytest.raises(InvalidInputError, match="text or mermaid"):
         memory.tasks.render(task.id, "svg", user_id="u1")  # type: ignore[arg-type]
     assert memory.tasks.resolve_id(task.id[:8], user_id="u1") == task.id
+
+
+def test_a_step_recorded_as_a_dead_end_failed_unless_it_says_otherwise(memory: Memory) -> None:
+    """REST and MCP steps sent with dead_end=true kept status 'succeeded'; step.dead_end() records 'failed'."""
+    task = memory.tasks.start("Find the flaky test", user_id="u1")
+    dead = memory.tasks.record_step(task.id, "run", "rerun 100 times", dead_end=True, user_id="u1")
+    assert (dead.dead_end, dead.status) == (True, StepStatus.FAILED)
+    said = memory.tasks.record_step(task.id, "search", "grep sleep(", dead_end=True, status="succeeded", user_id="u1")
+    assert said.status == StepStatus.SUCCEEDED  # it ran fine; it just leads nowhere

@@ -172,6 +172,8 @@ class TasksAPI:
         return self._hypothesize(self.get(task_id, **scope), self._text(text, "text"), step_id)
 
     def _hypothesize(self, task: Task, text: str, step_id: str | None) -> Hypothesis:
+        if task.finished:  # as for steps: a finished task's record is closed (its hypotheses can still be resolved)
+            raise ConflictError(f"task {task.id} is {task.status.value}; start a new task to propose more")
         self._check_links(task, step_id, None)
         now = self._core.clock()
         hypothesis = parse_model(Hypothesis, {"id": new_id(), "task_id": task.id, "scope": task.scope,

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from memstrata.errors import InvalidInputError
 from memstrata.process.units import added, step_text, step_unit, task_text, task_unit, unit
@@ -57,6 +57,15 @@ class StepInput(Frozen):
     tags: JsonDict = Field(default_factory=dict)
     cost_seconds: float | None = Field(default=None, ge=0.0, le=1e9)
     cost_tokens: int | None = Field(default=None, ge=0, le=2**62)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _dead_ends_failed(cls, data: Any) -> Any:
+        """A dead end that names no status failed, as ``step.dead_end()`` records it (a REST or MCP step sent with
+        dead_end=true was kept as succeeded)."""
+        if isinstance(data, dict) and data.get("dead_end") is True and data.get("status") is None:
+            return {**data, "status": StepStatus.FAILED}
+        return data
 
 
 class StepChange(Frozen):
