@@ -105,6 +105,28 @@ def test_as_of_answers_from_the_old_version(
     assert then[0].memory.status == MemoryStatus.SUPERSEDED
 
 
+def test_a_keyed_value_is_true_from_its_event_time_and_an_older_one_never_replaces_a_newer(
+    clocked_memory: Callable[..., Memory],
+) -> None:
+    """A key's values dated with event_time were each valid from when they were added, so as_of any past moment
+    answered with the first value, and a value dated 2021 sent after one dated 2023 replaced it."""
+    memory = clocked_memory()
+
+    def at(year: int, month: int = 1) -> datetime:
+        return datetime(year, month, 1, tzinfo=UTC)
+
+    for text, since in (("住在杭州", at(2020)), ("住在深圳", at(2023, 6)), ("住在北京", at(2021, 5))):
+        memory.add(text, user_id="w", key="me:home:city", event_time=since)
+
+    def city(**when: datetime) -> str:
+        return memory.search("me:home:city", user_id="w", **when)[0].text  # type: ignore[arg-type]
+
+    assert city() == "住在深圳"  # the newest event is current, although 北京 came last
+    assert [city(as_of=at(year)) for year in (2020, 2022, 2024)] == ["住在杭州", "住在北京", "住在深圳"]
+    assert city(as_of=at(2021, 4)) == "住在杭州" and city(as_of=at(2023, 5)) == "住在北京"
+    assert {m.text for m in memory.get_all(user_id="w")} == {"住在深圳"}
+
+
 def test_time_travel_sees_the_text_an_edit_or_a_new_key_value_replaced(
     clocked_memory: Callable[..., Memory], clock: ManualClock
 ) -> None:

@@ -26,7 +26,16 @@ from memstrata.query import Filters, ListQuery
 from memstrata.records.history import history_event
 from memstrata.records.versions import edited_version, kept_version, kept_version_event
 from memstrata.storage.protocol import WriteBatch
-from memstrata.types import AddResult, HistoryAction, HistoryEvent, MemoryEvent, MemoryItem, Provenance, Scope
+from memstrata.types import (
+    AddResult,
+    HistoryAction,
+    HistoryEvent,
+    MemoryEvent,
+    MemoryItem,
+    MemoryStatus,
+    Provenance,
+    Scope,
+)
 from memstrata.write.ingest import OnError, ParsedInput, TextItem, new_memory
 
 Action = Literal["ADD", "UPDATE", "NONE"]
@@ -120,10 +129,14 @@ def _amend(
     the old text, and a new text keeps it as a closed version too (records/versions.py)."""
     update = {"text": text, "metadata": {**old.metadata, **metadata}, "updated_at": plan.now, **changes}
     new = old.model_copy(update=update)
+    became_true = changes.get("event_time")  # the caller says when the new value became true (valid time)
     if text != old.text:
-        new = edited_version(new, plan.now)
-        plan.kept.append(kept_version(old, plan.now))
+        moment = became_true if isinstance(became_true, datetime) else plan.now
+        new = edited_version(new, plan.now, valid_from=moment)
+        plan.kept.append(kept_version(old, plan.now, valid_to=moment))
         plan.history.append(kept_version_event(plan.kept[-1], actor=plan.actor))
+    elif isinstance(became_true, datetime) and became_true < old.valid_from:  # true earlier than first said
+        new = new.model_copy(update={"valid_from": became_true})
     plan.replacements.append((new, old.updated_at))
     if index_text(new) != index_text(old):
         plan.reembed.add(new.id)
@@ -143,6 +156,9 @@ def _plan_keyed(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[st
         plan.event(new, "ADD", item.index)
         return
     changes = options.changes_to(existing)  # a kind, confidence or event time the caller named anew
+    if options.event_time is not None and options.event_time < existing.valid_from and item.text != existing.text:
+        _plan_older_value(core, plan, existing, item, metadata, options)
+        return
     if existing.text == item.text and not changes and not _adds_metadata(existing.metadata, metadata):
         plan.reinforce.append(existing.id)
         plan.event(existing, "NONE", item.index)
@@ -150,6 +166,32 @@ def _plan_keyed(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[st
     changed = f" ({', '.join(changes)})" if changes else ""
     _amend(plan, existing, item.text, metadata, f"new value for key {key}{changed}", changes)
     plan.event(plan.replacements[-1][0], "UPDATE", item.index, previous=existing.text)
+
+
+def _plan_older_value(
+    core: MemoryCore, plan: _Plan, current: MemoryItem, item: TextItem, metadata: dict[str, Any], options: TextOptions
+) -> None:
+    """A value for a key that became true before the key's current one (an old record imported late): kept as a
+    closed version, valid from its event time until the next known value; the one it interrupts ends there.
+    The current value stays (an older event never replaces a newer one)."""
+    moment = options.event_time
+    assert moment is not None
+    listed = ListQuery(scope=plan.scope, limit=10_000, filters=Filters(key_prefix=current.key,
+                       status=(MemoryStatus.SUPERSEDED,)))  # fmt: skip
+    versions = [m for m in core.store.list_memories(listed) if m.key == current.key and m.scope == plan.scope]
+    later = [m.valid_from for m in (*versions, current) if m.valid_from > moment]
+    older = _new(plan, item.text, metadata, options).model_copy(update={
+        "status": MemoryStatus.SUPERSEDED, "valid_to": min(later), "recorded_to": plan.now,
+        "metadata": {**metadata, "superseded_by": current.id}})  # fmt: skip
+    plan.inserts[older.id] = older
+    for version in versions:  # the version that was true at ``moment`` now ends there
+        if version.valid_from <= moment and (version.valid_to is None or version.valid_to > moment):
+            plan.replacements.append((version.model_copy(update={"valid_to": moment, "updated_at": plan.now}),
+                                      version.updated_at))  # fmt: skip
+            plan.history.append(history_event(version, HistoryAction.UPDATE, at=plan.now, actor=plan.actor,
+                                              old_text=version.text, reason=f"valid until {moment.isoformat()}, "
+                                              f"when {older.id} became true"))  # fmt: skip
+    plan.event(older, "ADD", item.index)
 
 
 def _plan_plain(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[str, Any], options: TextOptions) -> None:

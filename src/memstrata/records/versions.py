@@ -16,13 +16,14 @@ from memstrata.records.history import history_event
 from memstrata.types import HistoryAction, HistoryEvent, MemoryItem, MemoryStatus, new_id
 
 
-def kept_version(old: MemoryItem, now: datetime) -> MemoryItem:
-    """``old`` as a closed version of itself: true and held until ``now``, then replaced by the edit."""
+def kept_version(old: MemoryItem, now: datetime, *, valid_to: datetime | None = None) -> MemoryItem:
+    """``old`` as a closed version of itself: held until ``now``, true until ``valid_to`` (default ``now``: when
+    the edit says the new value became true), then replaced by the edit."""
     return old.model_copy(
         update={
             "id": new_id(),
             "status": MemoryStatus.SUPERSEDED,
-            "valid_to": max(now, old.valid_from),
+            "valid_to": max(valid_to or now, old.valid_from),
             "recorded_to": now,
             "updated_at": now,
             "metadata": {**old.metadata, "superseded_by": old.id},
@@ -38,6 +39,8 @@ def kept_version_event(kept: MemoryItem, *, actor: str) -> HistoryEvent:
                          details={"superseded_by": memory_id})  # fmt: skip
 
 
-def edited_version(new: MemoryItem, now: datetime) -> MemoryItem:
-    """The memory after an edit of its text: the current version, valid and recorded from ``now``."""
-    return new.model_copy(update={"created_at": now, "valid_from": now, "valid_to": None, "recorded_to": None})
+def edited_version(new: MemoryItem, now: datetime, *, valid_from: datetime | None = None) -> MemoryItem:
+    """The memory after an edit of its text: the current version, recorded from ``now`` and valid from
+    ``valid_from`` (default ``now``)."""
+    return new.model_copy(update={"created_at": now, "valid_from": valid_from or now, "valid_to": None,
+                                  "recorded_to": None})  # fmt: skip
