@@ -18,6 +18,8 @@ def _nothing_written(memory: Memory) -> None:
     [
         ("", "empty"),
         ("   \n\t", "empty"),
+        ("\u200b\u200b", "only invisible characters"),  # was stored: str.strip() keeps zero-width spaces
+        ("\ufeff \u2060", "only invisible characters"),
         ("nul\x00inside", "NUL"),
         ("broken \udcff surrogate", "UTF-8"),
         (b"\xff\xfe not utf-8", "UTF-8"),
@@ -96,3 +98,8 @@ def test_fts_operators_do_not_act_as_operators(memory: Memory) -> None:
     memory.add(["apples and pears", "bananas only"], user_id="u1")
     hits = memory.search("NOT apples", user_id="u1")
     assert hits and hits[0].text == "apples and pears"
+
+
+def test_a_turn_of_invisible_characters_is_kept_raw_without_an_episode(memory: Memory) -> None:
+    result = memory.add([{"role": "user", "content": "\u200b"}, {"role": "user", "content": "好的"}], user_id="zw")
+    assert len(result.message_ids) == 2 and [event.memory for event in result.results] == ["好的"]

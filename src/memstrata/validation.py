@@ -7,6 +7,7 @@ inside a write as a server error. Errors name the field, down to the key inside 
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
@@ -20,6 +21,12 @@ from memstrata.types import as_utc, string_problem
 DEFAULT_MAX_TEXT_CHARS = 20_000
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def is_blank(text: str) -> bool:
+    """Nothing to read: whitespace and invisible format characters only ("\u200b\u200b", which str.strip()
+    keeps)."""
+    return all(char.isspace() or unicodedata.category(char) == "Cf" for char in text)
 
 
 def clean_text(
@@ -47,6 +54,8 @@ def clean_text(
     text = value.strip()
     if not text:
         raise InvalidInputError(f"{field} is empty; pass some non-whitespace text")
+    if is_blank(text):
+        raise InvalidInputError(f"{field} holds only invisible characters (zero-width spaces, joiners); pass text")
     if len(text) > max_chars:
         raise InvalidInputError(
             f"{field} has {len(text)} characters, over the limit of {max_chars}; "

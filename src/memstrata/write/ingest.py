@@ -34,6 +34,7 @@ from memstrata.validation import (
     clean_text,
     clean_time,
     describe_validation_error,
+    is_blank,
 )
 
 MessageInput = str | Mapping[str, Any] | Message
@@ -165,7 +166,7 @@ def parse_message(entry: object, *, max_chars: int, position: int, now: datetime
     if now is not None and "timestamp" not in message.model_fields_set:
         message = message.model_copy(update={"timestamp": now})  # the injected clock, not the wall clock
     field_name = f"message {position} content"
-    if not message.content.strip():
+    if is_blank(message.content):  # kept as a raw turn, verbatim; it makes no episode
         check_string(message.content, field_name)
         content = ""
     else:
