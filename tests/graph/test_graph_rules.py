@@ -8,11 +8,14 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
+from memstrata.graph.extracted import Mention, Triple
 from memstrata.graph.names import is_abbreviation, is_sub_place, normalize, type_from_name
+from memstrata.graph.plan import fitting_triples
 from memstrata.graph.resolve import EntityResolver
 from memstrata.graph.rules import RulesGraphExtractor, mention
 from memstrata.graph.vocabulary import canonical_relation
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.records.graph import Entity
 from memstrata.types import Message, Scope
 
 
@@ -131,3 +134,30 @@ def test_one_place_or_person_named_in_both_scripts_is_one_node(resolver: EntityR
     frontend = resolver.resolve("frontend development", "concept", ("m15",))
     assert resolver.resolve("后端开发", "concept", ("m16",)).id != frontend.id
     assert resolver.entities[hangzhou.id].aliases == ("Hangzhou",)
+
+
+def test_a_relation_whose_end_is_plainly_another_type_is_not_applied() -> None:
+    """A model read a trip to Shanghai as 'user works_at 上海' and a job title as 'works_at 产品经理'; applied, each
+    created an 'organization' of that name and closed the user's true works_at edge."""
+
+    def said(relation: str, target: str, kind: str | None = None) -> Triple:
+        return Triple(Mention("user", "person", speaker=True), relation, Mention(target, kind), 0.8, ("m1",))
+
+    shanghai = Entity(id="e1", scope=Scope(user_id="u"), name="上海", type="location",
+                      created_at=datetime(2025, 1, 1, tzinfo=UTC), updated_at=datetime(2025, 1, 1, tzinfo=UTC))  # fmt: skip
+    sent = [
+        said("works_at", "腾讯", "organization"),  # fits
+        said("works_at", "上海", "organization"),  # the model's type, but 上海 is a known place: works_in it
+        said("works_at", "产品经理"),  # a job title (its name says person): not an employer
+        said("lives_in", "王总"),  # a person is not a place
+        said("likes", "penicillin"),  # a relation without usual types: not judged here
+    ]
+    kept, refused = fitting_triples(sent, [shanghai])
+    assert [(t.relation, t.target.name) for t in kept] == [
+        ("works_at", "腾讯"),
+        ("works_in", "上海"),
+        ("likes", "penicillin"),
+    ]
+    assert refused == 2
+    profession = fitting_triples([said("has_profession", "产品经理")], [])  # 经理 reads as a person: no clash
+    assert [t.target.name for t in profession[0]] == ["产品经理"]

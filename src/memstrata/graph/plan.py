@@ -7,11 +7,12 @@ CLOSE event, so "where did I live before?" still has an answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memstrata.graph.extracted import Triple
+from memstrata.graph.extracted import Mention, Triple
+from memstrata.graph.names import normalize, type_from_name
 from memstrata.graph.resolve import EmbedNames, EntityResolver
 from memstrata.graph.vocabulary import END_TYPES, FUNCTIONAL, SYMMETRIC
 from memstrata.records.graph import Entity, Relation
@@ -49,12 +50,64 @@ def end_types(triple: Triple) -> tuple[str, str]:
     return usual_source or triple.source.type or "thing", usual_target or triple.target.type or "thing"
 
 
+# Types a name cannot share: an end plainly of one of them cannot fill a relation's end of another.
+_DISTINCT_TYPES = frozenset({"person", "organization", "location", "profession"})
+# Some mismatches are another relation, not a mistake: working "at" a place is working in it.
+_RELATION_FOR_TARGET = {("works_at", "location"): "works_in"}
+
+
+def _type_said(mention: Mention, known: Mapping[str, set[str]]) -> str | None:
+    """What the mention plainly is, most credible first: the node already of that name, the name's own cues
+    (公司, 市, 经理), the extractor's type; None when none of them names one of the distinct types."""
+    nodes = known.get(normalize(mention.name), set()) & _DISTINCT_TYPES
+    if len(nodes) == 1:
+        return next(iter(nodes))
+    for kind in (type_from_name(mention.name), mention.type):
+        if kind in _DISTINCT_TYPES:
+            return kind
+    return None
+
+
+def _clash(said: str | None, usual: str | None) -> bool:
+    """Whether an end said to be ``said`` cannot be the ``usual`` type of its relation. A person and a
+    profession blur: name cues read 经理 as a person (王经理), and 产品经理 is also a profession."""
+    if said is None or usual not in _DISTINCT_TYPES or said == usual:
+        return False
+    return {said, usual} != {"person", "profession"}
+
+
+def fitting_triples(triples: Sequence[Triple], entities: Sequence[Entity]) -> tuple[list[Triple], int]:
+    """The triples whose ends can be what their relation takes, and how many could not. A model read
+    "下周三我要去 Shanghai 参加 KubeCon" as ``user works_at 上海`` and "在阿里巴巴做产品经理" as ``works_at 产品经理``;
+    applied, they closed the true works_at edge. ``works_at`` a place becomes ``works_in`` it."""
+    known: dict[str, set[str]] = {}
+    for entity in entities:
+        for name in entity.names():
+            known.setdefault(normalize(name), set()).add(entity.type)
+    kept, refused = [], 0
+    for triple in triples:
+        usual_source, usual_target = END_TYPES.get(triple.relation, (None, None))
+        source_type, target_type = _type_said(triple.source, known), _type_said(triple.target, known)
+        if _clash(target_type, usual_target):
+            renamed = _RELATION_FOR_TARGET.get((triple.relation, str(target_type)))
+            if renamed is None:
+                refused += 1
+                continue
+            triple = replace(triple, relation=renamed)
+        if _clash(source_type, usual_source):
+            refused += 1
+            continue
+        kept.append(triple)
+    return kept, refused
+
+
 def plan_graph(ctx: GraphContext, triples: Sequence[Triple]) -> GraphPlan:
     if not triples:
         return GraphPlan()
     # Reads match every narrower scope too (a user's scope sees its agents'); a write resolves and links
     # only within its own exact scope, so it never edits another agent's nodes.
     own = {entity.id: entity for entity in ctx.store.graph_entities(ctx.scope) if entity.scope == ctx.scope}
+    triples, refused = fitting_triples(triples, list(own.values()))
     vectors = ctx.store.entity_vectors(ctx.scope, ctx.embedding_id)
     resolver = EntityResolver(
         scope=ctx.scope,
@@ -87,6 +140,7 @@ def plan_graph(ctx: GraphContext, triples: Sequence[Triple]) -> GraphPlan:
             "relations_added": edges.added,
             "relations_reinforced": edges.reinforced,
             "relations_closed": edges.closed,
+            "triples_refused": refused,  # an end plainly of another type than the relation takes
             "triples_from_rules": sum(1 for t in triples if t.origin == "rules"),
             "triples_from_model": sum(1 for t in triples if t.origin != "rules"),
         },

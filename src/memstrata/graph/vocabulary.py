@@ -18,6 +18,7 @@ END_TYPES: dict[str, tuple[str | None, str | None]] = {
     "born_in": ("person", "location"),
     "from": ("person", "location"),
     "works_at": ("person", "organization"),
+    "works_in": ("person", "location"),  # "我在杭州工作": a place of work, not an employer (plan.py)
     "studies_at": ("person", "organization"),
     "spouse_of": ("person", "person"),
     "parent_of": ("person", "person"),
