@@ -366,7 +366,12 @@ class VaultSettings(Section):
     batch_notes: int = Field(default=64, ge=1, le=10_000, description="notes embedded and written per transaction")
     max_section_chars: int = Field(default=2000, ge=200, le=20_000, description="longer sections are split")
     max_note_bytes: int = Field(default=2_000_000, ge=1024, description="larger files are skipped, with a warning")
-    usage_weight: float = Field(default=0.1, ge=0, le=1, description="most a note's usage may lift its score")
+    usage_weight: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="most a note's usage may lift its score, as a share of what the score lacks of 1",
+    )
     delete_guard: float = Field(
         default=0.5, ge=0, le=1, description="a sync that would drop more than this share of notes asks first"
     )

@@ -13,6 +13,7 @@ from memstrata import Memory
 from memstrata.errors import ConfirmationRequiredError, NotFoundError
 from memstrata.types import HistoryAction
 from memstrata.vault import Vault
+from memstrata.vault.usage import lifted as lifted_score
 from vault.vault_helpers import EXAMPLE_NOTES, edit, make_vault
 
 MEM0 = "agent-memory/notes/mem0.md"
@@ -123,9 +124,9 @@ def test_reading_counts_as_use_and_lifts_ranking(vault: Vault) -> None:
         vault.show("agent-memory/notes/letta-memfs.md", depth=1)
     lifted = {h.path: (h.score, h.uses) for h in vault.search("memory as files a person can edit", limit=10)}
     score, uses = lifted["agent-memory/notes/letta-memfs.md"]
-    assert uses == 5 and plain["agent-memory/notes/letta-memfs.md"] < score <= plain[
-        "agent-memory/notes/letta-memfs.md"
-    ] * (1 + vault.settings.usage_weight)
+    before = plain["agent-memory/notes/letta-memfs.md"]
+    assert uses == 5 and before < score <= before + (1 - before) * vault.settings.usage_weight <= 1.0
+    assert lifted_score(0.99, 10**6, 1.0) <= 1.0  # used without end, a score stays in [0, 1] (a multiplier gave 1.02)
     assert vault.notes(tag="blog")[0].uses == 5
     found = {h.path: h.uses for h in vault.search("LoCoMo")}
     assert found == {h.path: h.uses for h in vault.search("LoCoMo")}  # being found is not being used

@@ -111,6 +111,16 @@ def test_paths_outside_the_vault_are_refused(vault: Vault, path: str) -> None:
         vault.create(path, "# x")
 
 
+def test_a_note_is_written_in_a_domain_and_one_left_at_the_root_makes_no_domain(vault: Vault, vault_root: Path) -> None:
+    """A note created at the root got domain '', which /v1/vault/domains listed and /v1/vault/context refused."""
+    with pytest.raises(InvalidInputError, match=r"domain folder, like 'research/top\.md'"):
+        vault.create("top.md", "# Top")
+    (vault_root / "loose.md").write_text("# Loose\n\nA person saved it here.\n", encoding="utf-8")
+    vault.sync()
+    assert "loose.md" in {note.path for note in vault.notes()}
+    assert "" not in {domain.name for domain in vault.domains()}
+
+
 def test_missing_notes_and_headings_say_what_to_do(vault: Vault) -> None:
     with pytest.raises(NotFoundError, match="no note"):
         vault.show("agent-memory/nope.md")

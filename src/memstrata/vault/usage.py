@@ -28,10 +28,11 @@ def last_used(note: IndexedNote) -> datetime | None:
     return max(stamps) if stamps else None
 
 
-def lift(count: int, weight: float) -> float:
-    """Score multiplier for a note used ``count`` times: 1 at zero, at most 1 + weight (bounded, so usage only
-    reorders near-ties and never buries a better match)."""
-    return 1.0 + weight * min(1.0, math.log1p(count) / math.log1p(SATURATION))
+def lifted(score: float, count: int, weight: float) -> float:
+    """The score of a note used ``count`` times: unchanged at zero, raised by at most ``weight`` of what it lacks
+    of 1 (bounded, so usage only reorders near-ties, never buries a better match, and scores stay in [0, 1]; a
+    multiplier gave 1.02)."""
+    return score + (1.0 - score) * weight * min(1.0, math.log1p(count) / math.log1p(SATURATION))
 
 
 def summary(note: IndexedNote) -> NoteSummary:

@@ -40,7 +40,7 @@ from memstrata.vault.progressive import fit, render
 from memstrata.vault.rules import load_rules
 from memstrata.vault.sentences import cut_to_budget, estimate_tokens
 from memstrata.vault.settings import VaultSettings, vault_settings_of
-from memstrata.vault.usage import forgetting_report, lift, matches, summary
+from memstrata.vault.usage import forgetting_report, lifted, matches, summary
 from memstrata.vault.writes import Written
 
 if TYPE_CHECKING:
@@ -227,7 +227,7 @@ class Vault:
                 VaultHit(
                     path=str(meta["path"]), domain=str(meta.get("domain", "")), title=str(meta.get("title", "")),
                     heading=str(meta.get("heading", "")), layer=meta.get("layer", "atomic"), text=hit.text,
-                    score=round(hit.score * lift(hit.memory.access_count, self.settings.usage_weight), 6),
+                    score=round(lifted(hit.score, hit.memory.access_count, self.settings.usage_weight), 6),
                     uses=hit.memory.access_count, version=version_of(str(meta.get("checksum", ""))),
                     memory_id=hit.id, span=hit.memory.provenance.span,
                 )
@@ -263,7 +263,8 @@ class Vault:
         grouped: dict[str, list[NoteSummary]] = {}
         for note in self._heads():
             found = summary(note)
-            grouped.setdefault(found.domain, []).append(found)
+            if found.domain:  # a note a person left at the root belongs to no domain (notes() still lists it)
+                grouped.setdefault(found.domain, []).append(found)
         return [
             DomainSummary(name=name, notes=len(notes), layers=_count(n.layer for n in notes),
                           categories=_count(n.category for n in notes if n.category))
