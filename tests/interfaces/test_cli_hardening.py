@@ -156,3 +156,11 @@ def test_search_travels_in_time_from_the_cli(tmp_path: Path) -> None:
     assert run_json(tmp_path, "search", "app:db:engine", "--user", "u1")[0]["memory"]["text"] == "DuckDB 1.5"
     refused = run(tmp_path, "search", "x", "--user", "u1", "--as-of", "last tuesday", ok=False)
     assert refused.returncode == 2 and "ISO 8601" in refused.stderr
+
+
+def test_counts_read_as_english() -> None:
+    """'created 1 files', '1 memories cited'."""
+    from memstrata.cli.render import counted
+
+    said = [counted(1, "file"), counted(2, "file"), counted(1, "memory", "memories"), counted(0, "memory", "memories")]
+    assert said == ["1 file", "2 files", "1 memory", "0 memories"]

@@ -25,6 +25,7 @@ from memstrata.cli.doctor import doctor
 from memstrata.cli.progress import job_progress, progress_bar
 from memstrata.cli.render import (
     console,
+    counted,
     escape,
     history_table,
     hits_table,
@@ -161,7 +162,8 @@ def context(
         print_json(built)
         return
     console.print(built.text, highlight=False, markup=False)
-    console.print(f"[dim]{built.tokens}/{built.budget_tokens} tokens, {len(built.citations)} memories cited, "
+    cited = counted(len(built.citations), "memory", "memories")
+    console.print(f"[dim]{built.tokens}/{built.budget_tokens} tokens, {cited} cited, "
                   f"{built.left_out} left out, {built.seconds:.2f} s[/dim]")  # fmt: skip
 
 

@@ -33,6 +33,11 @@ class Table(RichTable):
         super().add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in cells), **options)
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """'1 file', '2 files', '1 memory', '3 memories'."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def to_jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
@@ -48,7 +53,7 @@ def print_json(value: Any) -> None:
     print(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2, default=str))
 
 
-__all__ = ["Table", "console", "err_console", "escape"]
+__all__ = ["Table", "console", "counted", "err_console", "escape"]
 
 
 def _short(text: str, width: int = 80) -> str:

@@ -13,7 +13,7 @@ import typer
 from rich.progress import Progress
 
 from memstrata.cli.context import AgentOpt, CliState, SessionOpt, UserOpt, cli_state
-from memstrata.cli.render import Table, console, escape, history_table, print_json
+from memstrata.cli.render import Table, console, counted, escape, history_table, print_json
 from memstrata.errors import InvalidInputError
 from memstrata.vault import NoteRef, SyncReport, Vault, VaultHit
 from memstrata.vault.settings import vault_settings_of
@@ -78,7 +78,7 @@ def init(
     vault = open_vault(state)
     report = vault.init(example=example)
     if not state.json:
-        console.print(f"vault at {report.root}: created {len(report.created)} files")
+        console.print(f"vault at {report.root}: created {counted(len(report.created), 'file')}")
         for path in report.created:
             console.print(f"  {path}", highlight=False)
     synced = _sync(state, vault, confirm=False)
