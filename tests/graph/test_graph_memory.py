@@ -28,6 +28,19 @@ def test_gift_for_mrs_lis_husband_reaches_red_wine_through_the_spouse_edge(rules
     assert "王总喜欢红酒" not in texts(rules_memory, query, limit=5, graph=False)
 
 
+def test_my_sister_and_my_wife_are_reached_through_the_users_own_edges(rules_memory: Memory) -> None:
+    """ "我妹妹在哪家公司上班?" names no entity: the user is a hub the walk never starts at, and "我妹妹叫林小雨" gave
+    no edge at all, so the sister's employer was never found (two hops: user -> 林小雨 -> 字节跳动)."""
+    say(rules_memory, "u1", "我妹妹叫林小雨", "林小雨在字节跳动工作", "我在腾讯工作", "王总在阿里巴巴工作",
+        "我的老婆是李娜", "李娜喜欢郁金香", "我喜欢玫瑰")  # fmt: skip
+    employer = next(hit for hit in rules_memory.search("我妹妹在哪家公司上班？", user_id="u1", limit=2)
+                    if hit.text == "林小雨在字节跳动工作")  # fmt: skip
+    assert employer.breakdown.graph_relation == "林小雨 works_at 字节跳动"
+    assert texts(rules_memory, "我老婆喜欢什么花？", limit=1) == ["李娜喜欢郁金香"]
+    assert "林小雨在字节跳动工作" not in texts(rules_memory, "我妹妹在哪家公司上班？", limit=2, graph=False)
+    assert "李娜喜欢郁金香" not in texts(rules_memory, "我老婆喜欢什么花？", limit=1, graph=False)
+
+
 def test_who_is_blocked_when_zhang_is_away(rules_memory: Memory) -> None:
     say(rules_memory, "u1", "前端开发依赖后端 API", "张工负责后端 API", "李工负责测试环境", "我喜欢喝咖啡")
     found = texts(rules_memory, "张工请假会影响什么?", limit=3)

@@ -1,7 +1,8 @@
 """Graph retrieval: link the entities a query names, walk their neighbourhood, rank what the edges point at.
 
 Linking is by name: every live entity whose name or alias occurs in the normalised query (latin names on
-word boundaries; one-character names never, they match everywhere); the user node answers to "我" / "I".
+word boundaries; one-character names never, they match everywhere); the user node answers to "我" / "I", and
+the user's relatives to their relation ("我妹妹", "my wife": :func:`kin_of_user`).
 Relations are ranked by hop, then confidence, then recency; each contributes the memories that state it,
 in that order.
 """
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memstrata.graph.names import USER_ALIASES, USER_NAME, normalize
+from memstrata.graph.vocabulary import EN_FAMILY, FAMILY, SYMMETRIC
 from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Store
 from memstrata.types import Scope
@@ -46,6 +48,32 @@ def link_entities(query: str, entities: Sequence[Entity]) -> list[Entity]:
     return sorted(linked, key=lambda e: -len(e.name))
 
 
+# "我妹妹" / "my sister": the speaker's relative, named by the relation rather than by name.
+_KIN_ASKED = [
+    (relation, re.compile(rf"我的?(?:{FAMILY[relation]})|\bmy (?:{EN_FAMILY[relation]})s?\b", re.I))
+    for relation in FAMILY
+]
+
+
+def kin_of_user(store: Store, scope: Scope, query: str, entities: Sequence[Entity]) -> list[str]:
+    """Ids of the people the query names by their relation to the user ("我妹妹在哪家公司上班?" names the
+    user's sibling): the other ends of the user's current edges of those relations (of a directed one, such as
+    parent_of, only the edges the user is the source of)."""
+    asked = {relation for relation, pattern in _KIN_ASKED if pattern.search(query)}
+    user = next((entity for entity in entities if entity.name == USER_NAME), None)
+    if not asked or user is None:
+        return []
+    found = []
+    for edge in store.graph_relations(scope, entity_ids=[user.id]):
+        if edge.relation not in asked:
+            continue
+        if edge.source_id == user.id:
+            found.append(edge.target_id)
+        elif edge.relation in SYMMETRIC:
+            found.append(edge.source_id)
+    return found
+
+
 def is_speaker(entity: Entity) -> bool:
     return entity.name == USER_NAME or bool(entity.metadata.get("speaker"))
 
@@ -58,11 +86,12 @@ def graph_hits(store: Store, scope: Scope, query: str, *, hops: int, max_relatio
     (one hop) cost 0.04 recall@10 on multi-hop questions (bench/graph_bench.py)."""
     entities = store.graph_entities(scope)
     linked = link_entities(query, entities)
-    if not linked:
+    kin = kin_of_user(store, scope, query, entities)
+    if not linked and not kin:
         return []
     speakers = {entity.id for entity in entities if is_speaker(entity)}
     names = {entity.id: entity.name for entity in entities}
-    others = [e.id for e in linked if e.id not in speakers]
+    others = list(dict.fromkeys([*kin, *(e.id for e in linked if e.id not in speakers)]))
     walked = [
         (relation, hop)
         for relation, hop in (store.graph_walk(scope, others, hops) if others else [])

@@ -49,6 +49,10 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
         (rel, False, re.compile(rf"^(?P<o>{_ZH_NAME}{{1,12}}?)是(?P<s>{_ZH_NAME}{{1,12}}?)的(?:{words})$"))
         for rel, words in FAMILY.items()
     ],
+    *[  # the speaker's own, without 的: "我妹妹叫林小雨", "我老板是王总"
+        (rel, False, re.compile(rf"^(?P<s>我)(?:{words})(?:是|叫|名叫|叫做)(?P<o>{_ZH_NAME}{{1,12}})$"))
+        for rel, words in FAMILY.items()
+    ],
     ("dislikes", False, _zh("不再喜欢|不再爱|不喜欢|不爱|讨厌|受不了")),
     ("likes", False, _zh("喜欢|爱喝|爱吃|爱看|爱|偏爱|钟爱")),
     ("depends_on", False, re.compile(r"^(?P<s>.{1,16}?)(?:依赖于?|取决于|要等|需要等)(?P<o>.{1,20})$")),
@@ -77,7 +81,10 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [
         (rel, False, re.compile(rf"^(?P<o>[A-Z][\w.'\- ]{{0,40}}?) is (?P<s>[A-Z][\w.'\- ]{{0,40}}?)'s (?:{words})$"))
         for rel, words in EN_FAMILY.items()
     ],
-    *[(rel, False, re.compile(rf"^[Mm]y (?:{words}) is (?P<o>.{{1,40}})$")) for rel, words in EN_FAMILY.items()],
+    *[
+        (rel, False, re.compile(rf"^[Mm]y (?:{words})(?:'s name)? is (?:called |named )?(?P<o>.{{1,40}})$"))
+        for rel, words in EN_FAMILY.items()
+    ],
     ("dislikes", False, _en("hates?|dislikes?|(?:do|does)n't like")),
     ("likes", False, _en("likes?|loves?|enjoys?|prefers?")),
     ("depends_on", False, _en("depends? on|relies on|rely on")),
