@@ -103,3 +103,4 @@ def test_fts_operators_do_not_act_as_operators(memory: Memory) -> None:
 def test_a_turn_of_invisible_characters_is_kept_raw_without_an_episode(memory: Memory) -> None:
     result = memory.add([{"role": "user", "content": "\u200b"}, {"role": "user", "content": "好的"}], user_id="zw")
     assert len(result.message_ids) == 2 and [event.memory for event in result.results] == ["好的"]
+    assert [turn.message.content for turn in memory.messages(user_id="zw")] == ["\u200b", "好的"]  # verbatim

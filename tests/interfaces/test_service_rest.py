@@ -238,7 +238,7 @@ def test_skip_leaves_out_items_the_schema_refuses_and_keeps_the_rest(client: htt
     body = sent.json()
     assert [event["index"] for event in body["results"]] == [0, 3]
     assert [error["index"] for error in body["errors"]] == [1, 2]
-    assert "kind" in body["errors"][0]["error"]
+    assert "kind" in body["errors"][0]["error"] and body["errors"][1]["error"].startswith("item 2 ")  # not "item 1"
     turns = [{"role": "user", "content": "hello"}, {"role": "robot", "content": "x"}, {"role": "user", "content": "ok"}]
     sent = client.post("/v1/memories", json={"user_id": "skipper", "messages": turns, "on_error": "skip"})
     assert sent.status_code == 201, sent.text
@@ -249,6 +249,10 @@ def test_skip_leaves_out_items_the_schema_refuses_and_keeps_the_rest(client: htt
     nothing = client.post("/v1/memories", json={"user_id": "skipper", "text": [{"text": "x", "kind": "No"}],
                                                 "on_error": "skip"})  # fmt: skip
     assert_problem(nothing, 422, "invalid_request", mentions="none of the 1 items")
+    mixed = client.post("/v1/memories", json={"user_id": "skipper", "text": [{"text": "x", "kind": "No"}, " ", "\t"],
+                                              "on_error": "skip"})  # fmt: skip
+    detail = assert_problem(mixed, 422, "invalid_input", mentions="none of the items is valid")["detail"]
+    assert "item 1 is empty" in detail and "item 0: kind" in detail  # each fault named by its request position
 
 
 def test_other_methods_on_action_paths_are_405_not_a_missing_memory(client: httpx.Client) -> None:

@@ -159,9 +159,10 @@ def test_vault_tools_over_mcp_and_rules_stay_read_only(served: dict[str, Any], m
     assert path.read_bytes() == before
 
 
-def cli(tmp_path: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+def cli(tmp_path: Path, *args: str, ok: bool = True, **settings: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
     env["MEMSTRATA_STORE__PATH"] = str(tmp_path / "cli.db")
+    env |= settings
     env["PYTHONPATH"] = os.pathsep.join(sys.path)
     # Until the lead registers the vault commands in cli/app.py, import them before running the app.
     code = "import memstrata.cli.vault_cmds; from memstrata.cli.app import main; main()"
@@ -191,3 +192,14 @@ def test_vault_cli(tmp_path: Path) -> None:
     assert (tmp_path / "v" / RULES).read_bytes() == before
     context = cli(tmp_path, *vault, "context", "agent-memory", "--budget", "200", "--rules").stdout
     assert context.startswith("<!-- rules: rules/general.md -->") and "agent-memory/basic_info.md" in context
+
+
+def test_the_cli_keeps_a_vault_served_to_a_tenant(tmp_path: Path) -> None:
+    """With vault.tenant_id set (so a tenant's keys reach it over REST), every CLI vault command failed with
+    'no vault for this tenant': the CLI opened it as the default tenant."""
+    vault = ["vault", "--vault", str(tmp_path / "v")]
+    tenant = {"MEMSTRATA_VAULT__TENANT_ID": "acme"}
+    assert json.loads(cli(tmp_path, "--json", *vault, "init", "--example", **tenant).stdout)["sync"]["new"] == 9
+    found = cli(tmp_path, "--json", *vault, "search", "单跳、多跳与时间问答的评测", "-k", "1", **tenant)
+    hits = json.loads(found.stdout)
+    assert hits[0]["path"] == "agent-memory/notes/locomo.md"

@@ -6,6 +6,7 @@ returns exactly what the Python API returns; only what has no public type yet is
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -203,6 +204,22 @@ class AddRequest(ScopedBody):
             raise ValueError("send either text or messages")
         return self
 
+    @property
+    def skipped_any(self) -> bool:
+        return bool(self._skipped)
+
+    def renumbered(self, message: str) -> str:
+        """add()'s message about the items sent on, with each "item N" as the caller numbered its request."""
+        positions = self._positions
+        if positions is None or not self._skipped:
+            return message
+        return re.sub(r"\bitem (\d+)\b", lambda found: f"item {positions[int(found.group(1))]}", message)
+
+    def none_kept(self, message: str) -> str:
+        """Why nothing was stored when add() refused every item sent on, with the items the schema refused."""
+        return "; ".join([f"none of the items is valid: {self.renumbered(message)}",
+                          *(error.error for error in self._skipped)])  # fmt: skip
+
     def with_skipped(self, result: AddResult) -> AddResult:
         """``result`` of the items sent on, with positions and errors as the caller numbered its request."""
         if self._positions is None or not self._skipped:
@@ -212,7 +229,10 @@ class AddRequest(ScopedBody):
             event if event.index is None else event.model_copy(update={"index": positions[event.index]})
             for event in result.results
         )
-        moved = [error.model_copy(update={"index": positions[error.index]}) for error in result.errors]
+        moved = [
+            error.model_copy(update={"index": positions[error.index], "error": self.renumbered(error.error)})
+            for error in result.errors
+        ]
         errors = tuple(sorted([*self._skipped, *moved], key=lambda error: error.index))
         return result.model_copy(update={"results": results, "errors": errors})
 

@@ -32,7 +32,7 @@ from memstrata.api.models import (
 )
 from memstrata.api.principal import Principal
 from memstrata.api.problems import Problem
-from memstrata.errors import NotFoundError
+from memstrata.errors import InvalidInputError, NotFoundError
 from memstrata.facade.scoping import ScopeArgs
 from memstrata.memory import Memory
 from memstrata.query import OrderField
@@ -106,7 +106,17 @@ def add_memories(body: AddRequest, call: CallerDep) -> AddResult:
 
     With ``infer``, a background job extracts facts from the turns; ``job_id`` names it (see /v1/jobs).
     """
-    result = call.memory.add(
+    try:
+        result = add_payload(body, call)
+    except InvalidInputError as refused:
+        if not body.skipped_any:
+            raise
+        raise InvalidInputError(body.none_kept(str(refused))) from None
+    return body.with_skipped(result)
+
+
+def add_payload(body: AddRequest, call: Caller) -> AddResult:
+    return call.memory.add(
         body.payload(),
         **call.scope(body),
         metadata=body.metadata,
@@ -119,7 +129,6 @@ def add_memories(body: AddRequest, call: CallerDep) -> AddResult:
         on_error=body.on_error,
         actor=call.actor,
     )
-    return body.with_skipped(result)
 
 
 @router.post("/memories/search", response_model=list[SearchHit], tags=["memories"])

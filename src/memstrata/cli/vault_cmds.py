@@ -36,6 +36,8 @@ def open_vault(state: CliState, user: str | None = None, agent: str | None = Non
     settings = vault_settings_of(memory.settings)
     if state.vault is not None:
         settings = settings.model_copy(update={"path": str(state.vault)})
+    if settings.tenant_id:  # the person at this machine keeps the vault, whichever tenant's keys may use it
+        memory = memory.for_tenant(settings.tenant_id)
     return Vault(memory, settings).at(user_id=user, agent_id=agent, session_id=session)
 
 

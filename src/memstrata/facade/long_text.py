@@ -14,6 +14,7 @@ from datetime import datetime
 
 from memstrata.facade.core import MemoryCore
 from memstrata.types import JsonDict, MemoryItem, Message, Scope
+from memstrata.validation import is_blank
 from memstrata.write import ingest
 from memstrata.write.ingest import episode_memories
 
@@ -70,7 +71,7 @@ def turn_episodes(
     episodes: list[MemoryItem] = []
     earlier = list(previous)
     for message in messages:
-        if not message.content.strip():
+        if is_blank(message.content):
             continue
         spans = split_spans(message.content, max_chars)
         context = earlier[-ingest.CONTEXT_TURNS :] if ingest.CONTEXT_TURNS else []

@@ -166,9 +166,8 @@ def parse_message(entry: object, *, max_chars: int, position: int, now: datetime
     if now is not None and "timestamp" not in message.model_fields_set:
         message = message.model_copy(update={"timestamp": now})  # the injected clock, not the wall clock
     field_name = f"message {position} content"
-    if is_blank(message.content):  # kept as a raw turn, verbatim; it makes no episode
-        check_string(message.content, field_name)
-        content = ""
+    if is_blank(message.content):  # kept as a raw turn, verbatim ("\u200b" too); it makes no episode
+        content = check_string(message.content, field_name)
     else:
         content = clean_text(message.content, field=field_name, max_chars=max_chars, setting=WHOLE)
     return message.model_copy(update={"content": content}) if content != message.content else message
