@@ -213,7 +213,12 @@ class AddRequest(ScopedBody):
         positions = self._positions
         if positions is None or not self._skipped:
             return message
-        return re.sub(r"\bitem (\d+)\b", lambda found: f"item {positions[int(found.group(1))]}", message)
+
+        def moved(found: re.Match[str]) -> str:
+            number = int(found.group(1))
+            return f"item {positions[number]}" if number < len(positions) else found.group(0)
+
+        return re.sub(r"\bitem (\d+)\b", moved, message)
 
     def none_kept(self, message: str) -> str:
         """Why nothing was stored when add() refused every item sent on, with the items the schema refused."""
