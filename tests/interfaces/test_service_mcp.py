@@ -133,6 +133,10 @@ def test_unknown_arguments_are_refused_by_name_and_bad_values_explained_in_one_l
         return {
             "unknown": await client.call_tool("add_memory", {"text": "Lin likes tea", "confidence": 0.4}),
             "bad": await client.call_tool("search_memory", {"query": "tea", "limit": "many"}),
+            # JSON's true is not the count 1 and "3" is not a number: refused as REST refuses them.
+            "true_limit": await client.call_tool("search_memory", {"query": "tea", "limit": True}),
+            "string_limit": await client.call_tool("search_memory", {"query": "tea", "limit": "3"}),
+            "string_flag": await client.call_tool("add_memory", {"text": "Lin likes tea", "infer": "yes"}),
             "ignored": await client.call_tool("add_memory", {"text": "Lin likes tea", "infer": True, "kind": "x"}),
             "listed": await client.call_tool("list_memories", {}),
         }
@@ -143,4 +147,8 @@ def test_unknown_arguments_are_refused_by_name_and_bad_values_explained_in_one_l
     bad = out["bad"].content[0].text
     assert out["bad"].is_error and "limit:" in bad and "\n" not in bad and "errors.pydantic.dev" not in bad
     assert out["ignored"].is_error and "kind" in out["ignored"].content[0].text
+    for name, argument, shown in (("true_limit", "limit", "true"), ("string_limit", "limit", '"3"')):
+        text = out[name].content[0].text
+        assert out[name].is_error and f"{argument}: expected integer" in text and f"got {shown}" in text, text
+    assert out["string_flag"].is_error and "infer: expected boolean" in out["string_flag"].content[0].text
     assert structured(out["listed"]) == []  # nothing was stored by the refused calls

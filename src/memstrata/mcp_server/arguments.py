@@ -5,8 +5,12 @@ value of the wrong shape is explained in one line instead of pydantic's multi-li
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError as SchemaError
+from jsonschema.exceptions import best_match
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
@@ -51,9 +55,35 @@ def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
             f"Error executing tool {tool.name}: unknown argument(s) {', '.join(map(repr, unknown))}; "
             f"it takes {', '.join(sorted(known))}"
         )
+    # The published schema first: the SDK's pydantic model is lax and reads `true` as the count 1 or "5" as 5,
+    # which REST (and the schema the client was shown) refuses.
+    mismatch = best_match(Draft202012Validator(tool.parameters).iter_errors(arguments))
+    if mismatch is not None:
+        raise ToolError(f"Error executing tool {tool.name}: invalid arguments: {_describe(mismatch)}")
     try:
         tool.fn_metadata.validate_arguments(arguments)
     except ValidationError as exc:
         raise ToolError(
             f"Error executing tool {tool.name}: invalid arguments: {describe_validation_error(exc)}"
         ) from None
+
+
+def _describe(error: SchemaError) -> str:
+    where = ".".join(str(part) for part in error.absolute_path) or "arguments"
+    if error.validator in ("type", "anyOf"):
+        expected = _expected_types(error.schema)
+        if expected:
+            got = json.dumps(error.instance, ensure_ascii=False)[:80]
+            return f"{where}: expected {' or '.join(expected)}, got {got}"
+    return f"{where}: {error.message[:200]}"
+
+
+def _expected_types(schema: Any) -> list[str]:
+    if not isinstance(schema, dict):
+        return []
+    named = schema.get("type")
+    if isinstance(named, str):
+        return [named]
+    if isinstance(named, list):
+        return [str(name) for name in named]
+    return [name for option in schema.get("anyOf", []) for name in _expected_types(option)]
