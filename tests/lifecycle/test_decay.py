@@ -84,3 +84,31 @@ def test_recalled_memory_outranks_an_equal_forgotten_one(
     assert hits[0].breakdown.final == hits[0].score
     plain = memory.search("team offsite Lisbon", user_id="u1", limit=2, lifecycle=False)
     assert plain[0].breakdown.lifecycle is None
+
+
+def test_imported_history_ages_from_when_it_was_said() -> None:
+    """A turn imported today that was said 400 days ago is 400 days old; so is a fact drawn from it (valid
+    from the turn's time); a fact about 1990 learned today is not 36 years old."""
+    said, today = NOW - timedelta(days=400), NOW - timedelta(days=1)
+
+    def item(kind: str, *, event_time: datetime | None, valid_from: datetime) -> MemoryItem:
+        return MemoryItem(id="x", scope=Scope(user_id="u"), kind=kind, text="t", created_at=today, updated_at=today,
+                          valid_from=valid_from, event_time=event_time)  # fmt: skip
+
+    old = lifecycle_factors(_item("episode", 400, 400, 0), NOW, SETTINGS)
+    episode = lifecycle_factors(item("episode", event_time=said, valid_from=said), NOW, SETTINGS)
+    assert episode.decay == pytest.approx(old.decay) and episode.recency == pytest.approx(old.recency)
+    drawn = lifecycle_factors(item("fact", event_time=None, valid_from=said), NOW, SETTINGS)
+    assert drawn.decay == pytest.approx(lifecycle_factors(_item("fact", 400, 400, 0), NOW, SETTINGS).decay)
+    born = datetime(1990, 5, 1, tzinfo=UTC)
+    dated = lifecycle_factors(item("fact", event_time=born, valid_from=born), NOW, SETTINGS)
+    assert dated.decay == pytest.approx(lifecycle_factors(_item("fact", 1, 1, 0), NOW, SETTINGS).decay)
+
+
+def test_of_two_imported_turns_alike_in_relevance_the_later_one_ranks_first(memory: Memory) -> None:
+    now = datetime.now(UTC)  # the fixture's Memory runs on the real clock
+    memory.add([{"role": "user", "content": "I live in Shanghai.", "timestamp": now - timedelta(days=400)},
+                {"role": "user", "content": "I live in Beijing.", "timestamp": now - timedelta(days=3)}],
+               user_id="imp")  # fmt: skip
+    hits = memory.search("Which city do I live in?", user_id="imp")
+    assert [hit.text for hit in hits[:2]] == ["I live in Beijing.", "I live in Shanghai."]

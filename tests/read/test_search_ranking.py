@@ -77,3 +77,13 @@ def test_rank_fusion_stays_available(store: Store, memory: Memory) -> None:
     assert {hit.text for hit in by_rank[:2]} == {hit.text for hit in by_score[:2]}
     assert all(hit.breakdown.relevance >= ReadSettings().min_relevance for hit in by_rank)
     assert by_rank[0].breakdown.fused != by_rank[0].breakdown.relevance  # ordered by rank, cut by relevance
+
+
+def test_one_text_fills_one_slot_whatever_kinds_hold_it(memory: Memory) -> None:
+    """The rules extractor keeps a turn's sentence word for word as a fact: the episode and the fact are one
+    answer, not two of the limit's slots."""
+    memory.add([{"role": "user", "content": "我住在杭州，在阿里巴巴上班。"}], user_id="dup")
+    memory.add("我住在杭州，在阿里巴巴上班。", user_id="dup", kind="fact")
+    memory.add("I have a cat named Tuanzi.", user_id="dup", kind="fact")
+    texts = [hit.text for hit in memory.search("我住在哪里？", user_id="dup", threshold=0)]
+    assert texts.count("我住在杭州，在阿里巴巴上班。") == 1 and len(texts) == 2

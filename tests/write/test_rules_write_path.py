@@ -72,3 +72,14 @@ def test_background_worker_processes_without_flush(memory: Memory) -> None:
         time.sleep(0.05)
     assert _facts(memory, "u1") == ["Remember that my locker code is 4512."]
     memory.close()
+
+
+def test_the_rules_keep_moves_and_statements_with_an_adverb() -> None:
+    from memstrata.types import Message
+    from memstrata.write.rules_extractor import RulesExtractor
+
+    said = ["我搬到深圳了，现在住在深圳。", "我现在在腾讯工作。", "目前在字节跳动上班", "I just moved to Berlin.",
+            "I now work at DJI."]  # fmt: skip
+    for text in said:
+        facts = RulesExtractor().extract([Message(role="user", content=text)]).facts
+        assert [fact.text for fact in facts] == [text.rstrip("。")] or [f.text for f in facts] == [text], text

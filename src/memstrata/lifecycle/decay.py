@@ -19,7 +19,7 @@ import math
 from datetime import datetime
 
 from memstrata.config import LifecycleSettings
-from memstrata.types import LifecycleFactors, MemoryItem
+from memstrata.types import LifecycleFactors, MemoryItem, MemoryKind
 
 _DAY = 86_400.0
 
@@ -43,9 +43,22 @@ def reinforcement(access_count: int, settings: LifecycleSettings) -> float:
     return min(settings.max_reinforcement, 1.0 + settings.reinforcement * math.log1p(max(0, access_count)))
 
 
+def said_at(item: MemoryItem) -> datetime:
+    """When a memory entered the user's history, which is long before it was stored when old conversations
+    are imported: an episode (a raw turn) at its turn's time; a fact that names no time of its own from when
+    it holds (``valid_from``: the time of the turn it was drawn from); anything else from when it was recorded
+    (a fact's own event time is when it is true, not when it was learned: "born in 1990")."""
+    if item.kind == MemoryKind.EPISODE and item.event_time is not None:
+        return min(item.created_at, item.event_time)
+    if item.event_time is None:
+        return min(item.created_at, item.valid_from)
+    return item.created_at
+
+
 def lifecycle_factors(item: MemoryItem, now: datetime, settings: LifecycleSettings) -> LifecycleFactors:
-    decay = age_decay(_days(now, item.created_at), settings.half_life(item.kind))
-    fresh = recency(_days(now, item.last_accessed_at or item.created_at), settings)
+    said = said_at(item)
+    decay = age_decay(_days(now, said), settings.half_life(item.kind))
+    fresh = recency(_days(now, item.last_accessed_at or said), settings)
     boost = reinforcement(item.access_count, settings)
     confidence = min(1.0, max(0.0, item.confidence))
     return LifecycleFactors(

@@ -64,4 +64,17 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         if final.relevance >= minimum:
             rescored.append(SearchHit(memory=item, score=final.final, breakdown=final))
     rescored.sort(key=lambda hit: hit.score, reverse=True)
-    return hits + rescored[: query.limit - len(hits)]
+    return _distinct_texts(hits + rescored)[: query.limit]
+
+
+def _distinct_texts(hits: list[SearchHit]) -> list[SearchHit]:
+    """The best hit of each text: a fact the extractor took over word for word from its turn (the rules path
+    does for a sentence it cannot shorten) would otherwise fill a second slot of the limit with the same words."""
+    seen: set[str] = set()
+    kept = []
+    for hit in hits:
+        text = " ".join(hit.memory.text.split()).casefold()
+        if text not in seen:
+            seen.add(text)
+            kept.append(hit)
+    return kept

@@ -49,8 +49,12 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
         "fact",
         0.6,
         re.compile(
-            r"我(叫|是|住在|来自|在.{1,12}(工作|上班|上学|读书)|对.{1,10}过敏|有一?(个|只|条|位)|的(名字|生日|工作))"
-            r"|\b(my name is|I am|I'm|I live|I work|I grew up|I was born|I have|I've got|I'm allergic|my \w+ is)\b",
+            # an adverb may stand between 我 and the verb ("我现在在腾讯工作"), and Chinese drops the subject
+            # after a comma ("我搬到深圳了，现在住在深圳")
+            r"我(现在|目前|已经|刚刚?|还|也|一直)?(叫|是|住在|搬到|搬去|搬回|来自|在.{1,12}(工作|上班|上学|读书)"
+            r"|对.{1,10}过敏|有一?(个|只|条|位)|的(名字|生日|工作))|^(现在|目前)(住在|在.{1,12}(工作|上班))"
+            r"|\b(my name is|I am|I'm|I live|I work|I grew up|I was born|I have|I've got|I'm allergic|my \w+ is"
+            r"|I (just |recently |have |'ve )?moved to|I now (live|work))\b",
             re.I,
         ),
     ),
