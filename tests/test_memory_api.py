@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -101,6 +102,26 @@ def test_namespaced_key_is_exact_match_first_and_updates_in_place(memory: Memory
     assert len({h.id for h in hits}) == len(hits)
     other_scope = memory.add("MySQL", user_id="u2", key="atlas:db:engine")
     assert other_scope.results[0].event == "ADD"
+
+
+def test_a_sessions_own_value_of_a_key_is_not_the_users(memory: Memory) -> None:
+    """A user-level value replaces the user's value, whatever sessions hold under the same key."""
+    assert memory.add("blue", key="k:a:b", user_id="lin").results[0].event == "ADD"
+    assert memory.add("green", key="k:a:b", user_id="lin", session_id="s1").results[0].event == "ADD"
+    assert memory.add("yellow", key="k:a:b", user_id="lin").results[0].event == "UPDATE"
+    assert memory.add("yellow", key="k:a:b", user_id="lin").results[0].event == "NONE"
+    held = sorted(m.text for m in memory.get_all(user_id="lin") if m.key == "k:a:b")
+    assert held == ["green", "yellow"]  # one current value per exact scope
+
+
+def test_writers_racing_on_one_new_key_leave_one_current_value(memory: Memory) -> None:
+    for round_ in range(3):
+        key = f"race:k:{round_}"
+        with ThreadPoolExecutor(6) as pool:
+            events = list(pool.map(lambda n: memory.add(f"value {n}", key=key, user_id="r1").results[0].event,
+                                   range(6)))  # fmt: skip
+        assert events.count("ADD") == 1 and set(events) <= {"ADD", "UPDATE", "NONE"}, events
+        assert len([m for m in memory.get_all(user_id="r1") if m.key == key]) == 1
 
 
 def test_update_reembeds_and_writes_history(memory: Memory) -> None:

@@ -2,6 +2,7 @@ import memstrata
 
 EXPECTED = [
     "AddResult",
+    "ConcurrentWriteError",
     "ConfirmationRequiredError",
     "ConflictError",
     "Embedder",

@@ -2,6 +2,7 @@
 
 from memstrata.config import Settings, load_settings
 from memstrata.errors import (
+    ConcurrentWriteError,
     ConfirmationRequiredError,
     ConflictError,
     EmbeddingMismatchError,
@@ -37,6 +38,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AddResult",
+    "ConcurrentWriteError",
     "ConfirmationRequiredError",
     "ConflictError",
     "Embedder",

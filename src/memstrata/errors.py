@@ -4,6 +4,7 @@ MemstrataError
 ├── InvalidInputError          bad text, scope, filter or argument (caller's fault)
 ├── NotFoundError              no such memory in the given scope
 ├── ConflictError              an import or key clashes with existing data
+│   └── ConcurrentWriteError   another writer changed what this write was planned on (read again, retry)
 ├── ConfirmationRequiredError  a destructive call was made without confirm=True
 ├── EmbeddingMismatchError     the store holds vectors of another embedding model
 ├── StoreError                 the database failed (locked too long, corrupt, migration)
@@ -34,6 +35,11 @@ class NotFoundError(MemstrataError, LookupError):
 
 class ConflictError(MemstrataError):
     pass
+
+
+class ConcurrentWriteError(ConflictError):
+    """Another writer changed a memory or took a key after this write read them; planning it again from
+    the store as it is now resolves it (``add`` does so itself)."""
 
 
 class ConfirmationRequiredError(MemstrataError):

@@ -12,12 +12,14 @@ A bad item refuses the whole call (``on_error="raise"``) or is left out and repo
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from memstrata.errors import InvalidInputError
+from memstrata.errors import ConcurrentWriteError, InvalidInputError
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.long_text import part_label, split_spans
 from memstrata.facade.writes import TextOptions, rejected
@@ -62,6 +64,11 @@ class _Plan:
                                        kind=item.kind, index=index))  # fmt: skip
 
 
+# A write planned on what another writer changed meanwhile is planned again from the store: of N writers racing
+# on one key at least one wins each round, so ten rounds (spread by a short random pause) settle ten at once.
+_ATTEMPTS = 10
+
+
 def add_texts(
     core: MemoryCore,
     parsed: ParsedInput,
@@ -71,22 +78,33 @@ def add_texts(
     actor: str,
     on_error: OnError,
 ) -> AddResult:
-    plan = _Plan(scope=scope, now=core.clock(), actor=actor)
-    errors = list(parsed.rejected)
-    for item in parsed.items:
+    def planned() -> tuple[_Plan, list[tuple[int, str]], WriteBatch]:
+        plan = _Plan(scope=scope, now=core.clock(), actor=actor)
+        errors = list(parsed.rejected)
+        for item in parsed.items:
+            try:
+                _plan_item(core, plan, item, {**metadata, **(item.metadata or {})}, options.for_item(item))
+            except InvalidInputError as exc:
+                if on_error == "raise":
+                    raise
+                errors.append((item.index, str(exc)))
+        inserts = list(plan.inserts.values())
+        history = [history_event(item, HistoryAction.ADD, at=plan.now, actor=actor) for item in inserts]
+        to_embed = inserts + plan.kept + [new for new, _ in plan.replacements if new.id in plan.reembed]
+        vectors = core.vector_batch(to_embed) if to_embed else WriteBatch()
+        return plan, errors, replace(vectors, inserts=inserts + plan.kept, replacements=plan.replacements,
+                                     history=history + plan.history)  # fmt: skip
+
+    for attempt in range(_ATTEMPTS):
+        plan, errors, batch = planned()
         try:
-            _plan_item(core, plan, item, {**metadata, **(item.metadata or {})}, options.for_item(item))
-        except InvalidInputError as exc:
-            if on_error == "raise":
+            if not batch.is_empty():
+                core.store.write(batch)
+            break
+        except ConcurrentWriteError:  # two adds of one new key, or of one key's values, at the same moment
+            if attempt == _ATTEMPTS - 1:
                 raise
-            errors.append((item.index, str(exc)))
-    inserts = list(plan.inserts.values())
-    history = [history_event(item, HistoryAction.ADD, at=plan.now, actor=actor) for item in inserts] + plan.history
-    to_embed = inserts + plan.kept + [new for new, _ in plan.replacements if new.id in plan.reembed]
-    vectors = core.vector_batch(to_embed) if to_embed else WriteBatch()
-    batch = replace(vectors, inserts=inserts + plan.kept, replacements=plan.replacements, history=history)
-    if not batch.is_empty():
-        core.store.write(batch)
+            time.sleep(random.uniform(0, 0.005 * (attempt + 1)))
     if plan.reinforce:
         core.access.record_now(scope, plan.reinforce)
     return AddResult(results=tuple(plan.events), errors=rejected(replace(parsed, rejected=sorted(errors))))
@@ -149,8 +167,8 @@ def _plan_keyed(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[st
     if key in plan.keys:
         raise InvalidInputError(f"item {item.index}: key {key} appears twice in this add(); send one value per key")
     plan.keys.add(key)
-    existing = core.store.find_by_key(plan.scope, key)
-    if existing is None or existing.scope != plan.scope:
+    existing = core.store.find_by_key(plan.scope, key, exact=True)
+    if existing is None:
         new = _new(plan, item.text, metadata, options)
         plan.inserts[new.id] = new
         plan.event(new, "ADD", item.index)

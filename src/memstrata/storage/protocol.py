@@ -184,7 +184,11 @@ class Store(Protocol):
         maintenance jobs, never for user-facing reads. Returns (cursor, memory) pairs."""
         ...
 
-    def find_by_key(self, scope: Scope, key: str) -> MemoryItem | None: ...
+    def find_by_key(self, scope: Scope, key: str, *, exact: bool = False) -> MemoryItem | None:
+        """The current value of ``key`` visible to ``scope`` (the latest updated of them); with ``exact``, only
+        the one held by exactly this scope (what a write of the key replaces: a session's own value of a key
+        is not its user's)."""
+        ...
 
     def find_by_hash(
         self, scope: Scope, content_hash: str, statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,)

@@ -169,8 +169,8 @@ class SQLStore:
         )
         return [(row[0], rows.memory(self.dialect, tuple(row)[1:])) for row in found]
 
-    def find_by_key(self, scope: Scope, key: str) -> MemoryItem | None:
-        where = scope_where(self.dialect, scope, "k")
+    def find_by_key(self, scope: Scope, key: str, *, exact: bool = False) -> MemoryItem | None:
+        where = scope_where(self.dialect, scope, "k", exact=exact)
         found = self._memories(
             f"SELECT {MEMORY_COLUMNS} FROM kv_facts k JOIN memories m ON m.id = k.memory_id "
             f"WHERE k.key = ? AND {where.sql()} ORDER BY m.updated_at DESC LIMIT 1",

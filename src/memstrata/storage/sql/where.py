@@ -28,18 +28,21 @@ class Where:
         return " AND ".join(self.clauses) if self.clauses else "1 = 1"
 
 
-def scope_where(d: Dialect, scope: Scope | None, alias: str = "m", *, by_key: bool = False) -> Where:
+def scope_where(
+    d: Dialect, scope: Scope | None, alias: str = "m", *, by_key: bool = False, exact: bool = False
+) -> Where:
     """Rows of ``scope`` (every row for None: maintenance and whole-store counts only). ``by_key``: the query
     also names rows by id or seq, and the dialect may keep the planner off the scope index (SQLite: a scan of
-    the whole scope, 30+ ms at 100k rows, instead of 0.4 ms by key); the scope is still checked on every row."""
+    the whole scope, 30+ ms at 100k rows, instead of 0.4 ms by key); the scope is still checked on every row.
+    ``exact``: rows of exactly this scope (a field not given must be empty), not of every narrower one."""
     where = Where()
     if scope is None:
         return where
     hint = d.by_key if by_key else ""
     where.add(f"{hint}{alias}.tenant_id = ?", scope.tenant_id or "")  # always: tenants never mix
     for column, value in (("user_id", scope.user_id), ("agent_id", scope.agent_id), ("session_id", scope.session_id)):
-        if value is not None:
-            where.add(f"{hint}{alias}.{column} = ?", value)
+        if value is not None or exact:
+            where.add(f"{hint}{alias}.{column} = ?", value or "")
     return where
 
 

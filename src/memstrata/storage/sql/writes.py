@@ -11,7 +11,13 @@ from datetime import datetime
 
 import numpy as np
 
-from memstrata.errors import ConflictError, EmbeddingMismatchError, InvalidInputError, NotFoundError
+from memstrata.errors import (
+    ConcurrentWriteError,
+    ConflictError,
+    EmbeddingMismatchError,
+    InvalidInputError,
+    NotFoundError,
+)
 from memstrata.storage.protocol import ENDED, JobUpdate, StatusChange, Vector, WriteBatch
 from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx
@@ -56,7 +62,7 @@ def apply_batch(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
             [(*rows.memory_params(d, item), *d.memory_extra_params(item)) for item in batch.inserts],
         )
         d.index_memories(tx, batch.inserts)
-        _insert_keys(tx, batch.inserts)
+        _claim_keys(tx, batch.inserts, _changed_ids(batch))
     for item, expected_updated_at in batch.replacements:
         _replace_memory(d, tx, item, expected_updated_at)
     for change in batch.status_changes:
@@ -91,6 +97,37 @@ def apply_batch(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
 def _insert(tx: Tx, table: str, columns: str, params: Sequence[Sequence[object]]) -> None:
     if params:
         tx.executemany(f"INSERT INTO {table} ({columns}) VALUES ({rows.marks(len(rows.names(columns)))})", params)
+
+
+_CLAIM_KEY = (
+    "INSERT INTO kv_facts (tenant_id, user_id, agent_id, session_id, key, memory_id) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (key, tenant_id, user_id, agent_id, session_id) DO NOTHING"
+)
+
+
+def _changed_ids(batch: WriteBatch) -> set[str]:
+    return {item.id for item, _ in batch.replacements} | {change.memory_id for change in batch.status_changes}
+
+
+def _claim_keys(tx: Tx, items: Sequence[MemoryItem], changed: set[str]) -> None:
+    """A new memory takes its key's slot in its exact scope only from a value this batch replaces or ends: a
+    slot another writer filled after this batch was planned is a ConcurrentWriteError, never two current
+    values of one key (PostgreSQL's DO NOTHING waits for that writer's commit, so the race is closed there too)."""
+    for item in items:
+        if not item.key or item.status != MemoryStatus.ACTIVE:
+            continue
+        slot = (*rows.scope_columns(item.scope), item.key)
+        if tx.execute(_CLAIM_KEY, (*slot, item.id)).rowcount == 1:
+            continue
+        held = tx.execute("SELECT memory_id FROM kv_facts WHERE tenant_id = ? AND user_id = ? AND agent_id = ? "
+                          "AND session_id = ? AND key = ?", slot).fetchone()  # fmt: skip
+        if held is not None and held[0] not in changed:
+            raise ConcurrentWriteError(
+                f"key {item.key} in scope {item.scope.label()} was given a value by another writer meanwhile "
+                f"(memory {held[0]}); read it again and retry"
+            )
+        tx.execute("UPDATE kv_facts SET memory_id = ? WHERE tenant_id = ? AND user_id = ? AND agent_id = ? "
+                   "AND session_id = ? AND key = ?", (item.id, *slot))  # fmt: skip
 
 
 def _insert_keys(tx: Tx, items: Sequence[MemoryItem]) -> None:
@@ -137,7 +174,7 @@ def _raise_missing_or_changed(d: Dialect, tx: Tx, memory_id: str, scope: Scope) 
     exists = tx.execute(f"SELECT 1 FROM memories WHERE id = ? AND {where.sql()}", (memory_id, *where.params))
     if exists.fetchone() is None:
         raise NotFoundError(f"no memory {memory_id} in scope {scope.label()}")
-    raise ConflictError(f"memory {memory_id} was changed by another writer; read it again and retry")
+    raise ConcurrentWriteError(f"memory {memory_id} was changed by another writer; read it again and retry")
 
 
 def _update_job(d: Dialect, tx: Tx, update: JobUpdate) -> None:
