@@ -118,7 +118,7 @@ def test_writers_racing_on_one_new_key_leave_one_current_value(memory: Memory) -
     for round_ in range(3):
         key = f"race:k:{round_}"
         with ThreadPoolExecutor(6) as pool:
-            events = list(pool.map(lambda n: memory.add(f"value {n}", key=key, user_id="r1").results[0].event,
+            events = list(pool.map(lambda n, key=key: memory.add(f"value {n}", key=key, user_id="r1").results[0].event,
                                    range(6)))  # fmt: skip
         assert events.count("ADD") == 1 and set(events) <= {"ADD", "UPDATE", "NONE"}, events
         assert len([m for m in memory.get_all(user_id="r1") if m.key == key]) == 1
@@ -169,6 +169,20 @@ def test_delete_all_purge_and_reset(memory: Memory) -> None:
     assert len(memory.get_all(user_id="u2")) == 1
     memory.reset(confirm=True)
     assert memory.get_all(user_id="u2") == [] and memory.messages(user_id="u2") == []
+
+
+def test_purge_removes_the_texts_earlier_versions_kept(memory: Memory) -> None:
+    memory.add("旧密码提示：生日", key="lin:secret:hint", user_id="lin")
+    kept = memory.add("新密码提示：猫的名字", key="lin:secret:hint", user_id="lin").results[0].id
+    before = datetime.now(UTC) - timedelta(seconds=1)
+    memory.update(kept, "新密码提示：狗的名字", user_id="lin")
+    memory.add("an unrelated memory", user_id="lin")
+    memory.purge(kept, user_id="lin")
+    everything = memory.get_all(user_id="lin", filters={"status": ["active", "superseded", "deleted"]})
+    assert [m.text for m in everything] == ["an unrelated memory"]
+    assert memory.search("密码提示", user_id="lin", as_of=before, threshold=0) == []
+    with pytest.raises(NotFoundError):
+        memory.purge(kept, user_id="lin")
 
 
 def test_get_all_paginates_and_orders(memory: Memory) -> None:

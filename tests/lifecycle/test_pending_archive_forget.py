@@ -114,6 +114,28 @@ def test_forgotten_turns_no_longer_reach_the_agent(clocked_memory: Callable[...,
     assert memory.history(done.matched[0].id, user_id="alice")[-1].reason == "forget: 花生"
 
 
+def test_forgotten_texts_stay_forgotten_in_time_travel(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """A forgotten memory came back through as_of / known_at, and the value an edit of a forgotten key replaced
+    stayed readable as a kept version."""
+    memory = clocked_memory()
+    memory.add("Zhao's diary: 我今天很难过", user_id="zhao")
+    memory.add("1234", key="zhao:bank:pin", user_id="zhao")
+    clock.advance(days=1)
+    memory.add("9876", key="zhao:bank:pin", user_id="zhao")
+    then = clock()
+    clock.advance(days=1)
+    assert len(memory.forget("Zhao's diary", user_id="zhao", confirm=True).matched) == 1
+    assert [m.text for m in memory.forget("zhao:bank:pin", user_id="zhao", confirm=True).matched] == ["9876"]
+    for query in ("diary", "zhao:bank:pin", "bank pin 1234"):
+        for moment in ({}, {"as_of": then}, {"known_at": then}):
+            assert memory.search(query, user_id="zhao", threshold=0, **moment) == [], (query, moment)
+    statuses = {m.text: m.status.value for m in memory.get_all(user_id="zhao", filters={"status": ["deleted",
+                "superseded", "active"]})}  # fmt: skip
+    assert statuses == {"Zhao's diary: 我今天很难过": "deleted", "1234": "deleted", "9876": "deleted"}
+
+
 def test_erase_user_leaves_nothing(clocked_memory: Callable[..., Memory]) -> None:
     memory = clocked_memory()
     memory.add([{"role": "user", "content": "我住在成都，喜欢火锅"}], user_id="gone", infer=True, wait=True)

@@ -42,11 +42,14 @@ class AdminAPI:
         return self._core.store.stats(self._binding.optional_scope(scope))
 
     def purge(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> None:
-        """Hard delete one memory: its row, vector, keyword entry and history are removed."""
+        """Hard delete one memory: its row, vector, keyword entry and history are removed, and so are its
+        earlier versions (the texts its edits replaced, kept for time travel: records/versions.py)."""
         resolved = self._binding.scope(scope)
         memory_id = clean_id(memory_id)
-        if self._core.store.purge(resolved, [memory_id]) == 0:
+        if not self._core.store.get(resolved, [memory_id]):
             raise NotFoundError(f"no memory {memory_id} in scope {resolved.label()}")
+        versions = self._core.kept_versions(resolved, [memory_id])
+        self._core.store.purge(resolved, [memory_id, *(version.id for version in versions)])
 
     def reset(self, *, confirm: bool = False) -> None:
         """Remove everything in the store, every scope. Needs ``confirm=True``."""

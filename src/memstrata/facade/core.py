@@ -17,11 +17,11 @@ from memstrata.providers.coalescing import CoalescingEmbedder
 from memstrata.providers.factory import cap_blas_threads
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder, embedding_identity
-from memstrata.query import SearchQuery
+from memstrata.query import Filters, ListQuery, SearchQuery
 from memstrata.read.pipeline import search as run_search
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store, WriteBatch
-from memstrata.types import MemoryItem, SearchHit
+from memstrata.types import MemoryItem, MemoryStatus, Scope, SearchHit
 from memstrata.write.apply import Gate
 from memstrata.write.extract import Extractor
 from memstrata.write.pipeline import WriteDeps
@@ -101,6 +101,18 @@ class MemoryCore:
         return run_search(self.store, self.query_embedder, query, self.read_settings)
 
     # --- background work --------------------------------------------------------------------
+    def kept_versions(self, scope: Scope, memory_ids: Sequence[str]) -> list[MemoryItem]:
+        """The earlier versions that edits of these memories kept for time travel (records/versions.py)."""
+        found: list[MemoryItem] = []
+        for memory_id in memory_ids:
+            filters = Filters(status=(MemoryStatus.SUPERSEDED,), metadata={"superseded_by": memory_id})
+            versions: list[MemoryItem] = []
+            while page := self.store.list_memories(ListQuery(scope=scope, filters=filters, limit=1000,
+                                                             offset=len(versions))):  # fmt: skip
+                versions.extend(page)
+            found.extend(versions)
+        return found
+
     def wake_worker(self) -> None:
         if not self.settings.write.background:
             return

@@ -13,7 +13,7 @@ from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.indexing import index_text
 from memstrata.lifecycle.consolidate import clusters, merge_batch
 from memstrata.lifecycle.maintain import MaintenanceReport, run_maintenance
-from memstrata.lifecycle.status import status_batch
+from memstrata.lifecycle.status import forgotten_batch, status_batch
 from memstrata.query import Filters, ListQuery, SearchQuery
 from memstrata.types import HistoryAction, MemoryItem, MemoryKind, MemoryStatus, Scope
 from memstrata.validation import check_count, clean_id, clean_label, clean_text, parse_model
@@ -119,11 +119,16 @@ class LifecycleAPI:
         matched = [
             hit.memory
             for hit in self._core.search(query)
-            if hit.breakdown.keyword_rank is not None or (hit.breakdown.vector_similarity or 0.0) >= min_similarity
+            if hit.breakdown.key_match
+            or hit.breakdown.keyword_rank is not None
+            or (hit.breakdown.vector_similarity or 0.0) >= min_similarity
         ]
         if confirm and matched:
-            batch = status_batch(matched, MemoryStatus.DELETED, HistoryAction.DELETE, at=self._core.clock(),
-                                 actor=actor, reason=f"forget: {what}")  # fmt: skip
+            # The texts a forgotten memory's edits replaced go with it: kept for time travel, they still held
+            # the old value (a PIN changed once stayed readable as of before the change).
+            versions = self._core.kept_versions(query.scope, [item.id for item in matched])
+            batch = forgotten_batch([*matched, *versions], at=self._core.clock(), actor=actor,
+                                    reason=f"forget: {what}")  # fmt: skip
             # The raw turns behind forgotten episodes go too: kept, they still reached agents through session
             # context and messages(). The episode (soft-deleted, with its history) still holds the text verbatim.
             turns = [(item.scope, message_id) for item in matched if item.kind == MemoryKind.EPISODE.value

@@ -14,6 +14,17 @@ from memstrata.storage.protocol import ENDED, StatusChange, WriteBatch
 from memstrata.types import HistoryAction, MemoryItem, MemoryStatus
 
 
+def forgotten_batch(items: Sequence[MemoryItem], *, at: datetime, actor: str, reason: str) -> WriteBatch:
+    """Deleted as if never true nor held: valid and recorded ranges closed where they began, so time travel
+    (``as_of=``, ``known_at=``) does not bring a forgotten text back. History keeps the request."""
+    changes = [StatusChange(item.id, item.scope, MemoryStatus.DELETED, at, valid_to=item.valid_from,
+                            recorded_to=item.created_at) for item in items]  # fmt: skip
+    return WriteBatch(
+        status_changes=changes,
+        history=[history_event(item, HistoryAction.DELETE, at=at, actor=actor, reason=reason) for item in items],
+    )
+
+
 def status_batch(
     items: Sequence[MemoryItem],
     status: MemoryStatus,

@@ -44,6 +44,7 @@ class StatusChange:
     at: datetime  # record time of the change (updated_at; recorded_to when the version stops being current)
     close_validity: bool = True
     valid_to: datetime | None = None  # valid-time end when it differs from ``at`` (an event said in a turn)
+    recorded_to: datetime | None = None  # record-time end when it differs from ``at`` (forget: never held)
 
 
 @dataclass(frozen=True)

@@ -155,7 +155,7 @@ def _replace_memory(d: Dialect, tx: Tx, item: MemoryItem, expected_updated_at: d
 def _change_status(d: Dialect, tx: Tx, change: StatusChange) -> None:
     where = scope_where(d, change.scope, "memories")
     valid_to = d.ts(change.valid_to or change.at) if change.close_validity else None
-    recorded_to = d.ts(change.at) if change.status in ENDED else None
+    recorded_to = d.ts(change.recorded_to or change.at) if change.status in ENDED else None
     found = tx.execute(
         f"UPDATE memories SET status = ?, updated_at = ?, valid_to = ?, recorded_to = ?{d.touch} "
         f"WHERE id = ? AND {where.sql()} RETURNING key, tenant_id, user_id, agent_id, session_id",
