@@ -104,3 +104,17 @@ def test_a_turn_of_invisible_characters_is_kept_raw_without_an_episode(memory: M
     result = memory.add([{"role": "user", "content": "\u200b"}, {"role": "user", "content": "好的"}], user_id="zw")
     assert len(result.message_ids) == 2 and [event.memory for event in result.results] == ["好的"]
     assert [turn.message.content for turn in memory.messages(user_id="zw")] == ["\u200b", "好的"]  # verbatim
+
+
+def test_integers_beyond_64_bits_are_refused_in_metadata_and_filters(memory: Memory) -> None:
+    """Such a value was stored, then any filter on it failed in the database (HTTP 500 over REST)."""
+    with pytest.raises(InvalidInputError, match=r"metadata\.a\.b\[0\]: 1{20} does not fit in 64 bits"):
+        memory.add("hello", user_id="u1", metadata={"a": {"b": [int("1" * 20)]}})
+    for value in (2**63, -(2**63) - 1):
+        for call in (memory.search, memory.deep_search, memory.context):
+            with pytest.raises(InvalidInputError, match="does not fit in 64 bits"):
+                call("x", user_id="u1", filters={"metadata": {"a": value}})
+        with pytest.raises(InvalidInputError, match="does not fit in 64 bits"):
+            memory.get_all(user_id="u1", filters={"metadata": {"a": value}})
+    memory.add("hello", user_id="u1", metadata={"a": 2**63 - 1})
+    assert [h.text for h in memory.search("hello", user_id="u1", filters={"metadata": {"a": 2**63 - 1}})] == ["hello"]

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from memstrata.types import Frozen, MemoryStatus, Scope, UtcDatetime
+from memstrata.types import INT64, Frozen, MemoryStatus, Scope, UtcDatetime
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
 KEY_PATTERN = re.compile(r"^[^\s:]+(?::[^\s:]+){1,7}$")
@@ -60,9 +60,11 @@ class Filters(Frozen):
     @field_validator("metadata")
     @classmethod
     def _metadata_keys(cls, value: dict[str, MetadataValue]) -> dict[str, MetadataValue]:
-        for name in value:
+        for name, wanted in value.items():
             if not _IDENTIFIER.match(name):
                 raise ValueError(f"metadata filter key {name!r} must be a plain identifier")
+            if isinstance(wanted, int) and not isinstance(wanted, bool) and wanted not in INT64:
+                raise ValueError(f"metadata filter {name}: {wanted} does not fit in 64 bits, so no memory holds it")
         return value
 
     def needs_row_filter(self) -> bool:

@@ -25,6 +25,9 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+INT64 = range(-(2**63), 2**63)  # integers SQLite and PostgreSQL JSON compare exactly
+
+
 def string_problem(value: str) -> str | None:
     """Why ``value`` cannot be stored as text, or None when it can."""
     try:

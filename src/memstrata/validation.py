@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from memstrata.errors import InvalidInputError
 from memstrata.query import Filters
-from memstrata.types import as_utc, string_problem
+from memstrata.types import INT64, as_utc, string_problem
 
 DEFAULT_MAX_TEXT_CHARS = 20_000
 
@@ -101,9 +101,12 @@ def check_string(value: str, field: str) -> str:
 
 
 def check_strings(value: object, field: str) -> None:
-    """Every string inside ``value`` (dict keys included, at any depth) must be storable text."""
+    """Every string inside ``value`` (dict keys included, at any depth) must be storable text, and every integer
+    fit in 64 bits (a larger one was stored, then a filter on it failed in the database)."""
     if isinstance(value, str):
         check_string(value, field)
+    elif isinstance(value, int) and not isinstance(value, bool) and value not in INT64:
+        raise InvalidInputError(f"{field}: {value} does not fit in 64 bits; store a number this large as a string")
     elif isinstance(value, BaseModel):
         check_strings(value.model_dump(), field)
     elif isinstance(value, Mapping):
