@@ -127,3 +127,15 @@ def test_missing_notes_and_headings_say_what_to_do(vault: Vault) -> None:
     version = vault.show(MEM0).version
     with pytest.raises(InvalidInputError, match="its headings are"):
         vault.patch(MEM0, "No such heading", "x", version=version)
+
+
+def test_a_nul_in_a_note_path_is_refused_by_every_call(vault: Vault) -> None:
+    """The file system's 'embedded null byte' escaped every call (HTTP 500 over REST, a bare error over MCP)."""
+    note = vault.create("dom1/a.md", "# A")
+    calls = [lambda: vault.create("dom1/b\x00.md", "# x"), lambda: vault.show("dom1/a\x00.md"),
+             lambda: vault.history("dom1/a\x00.md"),
+             lambda: vault.move("dom1/a.md", "dom1/z\x00.md", version=note.version),
+             lambda: vault.append("dom1/a\x00.md", "x", version=note.version)]  # fmt: skip
+    for call in calls:
+        with pytest.raises(InvalidInputError, match="NUL character"):
+            call()

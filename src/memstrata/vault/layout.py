@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from memstrata.errors import InvalidInputError
+from memstrata.types import string_problem
 from memstrata.vault.errors import ReadOnlyRulesError
 
 Layer = Literal["basic", "cognition", "alignment", "atomic"]
@@ -78,6 +79,9 @@ class VaultLayout:
 
     def note_path(self, relative: str, *, for_write: bool = False) -> tuple[str, Path]:
         """A caller's note path, normalised to POSIX form and checked to stay inside the vault."""
+        problem = string_problem(relative)
+        if problem:  # a NUL or a lone surrogate: no file system takes it (os calls raised, HTTP 500)
+            raise InvalidInputError(f"note path {relative!r} {problem}")
         cleaned = relative.strip().replace("\\", "/").lstrip("/")
         parts = PurePosixPath(cleaned).parts
         if not cleaned or any(part in ("..", ".") for part in parts) or Path(relative).is_absolute():
