@@ -129,6 +129,9 @@ def test_unknown_arguments_are_refused_by_name_and_bad_values_explained_in_one_l
     silently ignored with infer=True."""
     token = svc.token("acme", users=["strict-user"])
 
+    turn = {"role": "user", "content": "hello"}
+    unused = {"mode": "create", "path": "d/n.md", "text": "x", "version": "abc", "new_path": "d/z.md"}
+
     async def calls(client: Client) -> dict[str, Any]:
         return {
             "unknown": await client.call_tool("add_memory", {"text": "Lin likes tea", "confidence": 0.4}),
@@ -137,6 +140,11 @@ def test_unknown_arguments_are_refused_by_name_and_bad_values_explained_in_one_l
             "true_limit": await client.call_tool("search_memory", {"query": "tea", "limit": True}),
             "string_limit": await client.call_tool("search_memory", {"query": "tea", "limit": "3"}),
             "string_flag": await client.call_tool("add_memory", {"text": "Lin likes tea", "infer": "yes"}),
+            # REST refuses both at once; MCP stored the turn and dropped the text
+            "both": await client.call_tool("add_memory", {"text": "IMPORTANT", "messages": [turn]}),
+            "bad_kind": await client.call_tool("search_memory", {"query": "tea", "kinds": ["BAD KIND"]}),
+            "task_type": await client.call_tool("task_start", {"goal": "fix the build", "task_type": "Debugging"}),
+            "unused": await client.call_tool("vault_write", unused),
             "ignored": await client.call_tool("add_memory", {"text": "Lin likes tea", "infer": True, "kind": "x"}),
             "listed": await client.call_tool("list_memories", {}),
         }
@@ -151,4 +159,8 @@ def test_unknown_arguments_are_refused_by_name_and_bad_values_explained_in_one_l
         text = out[name].content[0].text
         assert out[name].is_error and f"{argument}: expected integer" in text and f"got {shown}" in text, text
     assert out["string_flag"].is_error and "infer: expected boolean" in out["string_flag"].content[0].text
+    assert out["both"].is_error and "either text or messages" in out["both"].content[0].text
+    assert out["bad_kind"].is_error and "'BAD KIND' must be a lowercase identifier" in out["bad_kind"].content[0].text
+    assert out["task_type"].is_error and "task_type 'Debugging'" in out["task_type"].content[0].text
+    assert out["unused"].is_error and "does not use new_path, version" in out["unused"].content[0].text
     assert structured(out["listed"]) == []  # nothing was stored by the refused calls

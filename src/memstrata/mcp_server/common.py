@@ -10,13 +10,14 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from memstrata.api.auth import PRINCIPAL_STATE
 from memstrata.api.principal import AccessDenied, Principal, Unauthenticated
 from memstrata.errors import MemstrataError
 from memstrata.facade.scoping import ScopeArgs
 from memstrata.memory import Memory
+from memstrata.validation import describe_validation_error
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -49,6 +50,8 @@ def reported(tool: Callable[P, R]) -> Callable[P, R]:
             return tool(*args, **kwargs)
         except (MemstrataError, AccessDenied, Unauthenticated) as exc:
             raise ToolError(str(exc)) from exc
+        except ValidationError as exc:  # a value the tool's own models refuse ("kinds": ["BAD KIND"])
+            raise ToolError(f"invalid arguments: {describe_validation_error(exc)}") from None
 
     return run
 

@@ -30,7 +30,7 @@ def register_context_tools(server: MCPServer, callers: Callers) -> None:
         user_id: UserId = None,
         agent_id: AgentId = None,
         session_id: SessionId = None,
-        budget_tokens: Annotated[int, Field(ge=64, le=100_000, description="most tokens of text returned")] = 2000,
+        budget_tokens: Annotated[int, Field(ge=64, le=1_000_000, description="most tokens of text returned")] = 2000,
         mode: ModeArg = "fast",
     ) -> MemoryContext:
         """Everything to read before answering, as one text within budget_tokens: the rules (follow them), key
@@ -47,7 +47,7 @@ def register_context_tools(server: MCPServer, callers: Callers) -> None:
         user_id: UserId = None,
         agent_id: AgentId = None,
         session_id: SessionId = None,
-        limit: Annotated[int, Field(ge=1, le=100, description="how many hits")] = 10,
+        limit: Annotated[int, Field(ge=1, le=1000, description="how many hits")] = 10,
     ) -> DeepResult:
         """Search harder when search_memory found nothing useful: the question is understood, expanded and
         searched again until an evaluator is satisfied. Returns the hits and the trace of how they were found."""

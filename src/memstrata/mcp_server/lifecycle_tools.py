@@ -107,7 +107,7 @@ def register_lifecycle_tools(server: MCPServer, callers: Callers) -> None:
         session_id: Annotated[str, Field(description="the conversation whose recent turns you need")],
         user_id: UserId = None,
         agent_id: AgentId = None,
-        budget_tokens: Annotated[int, Field(ge=1, le=100_000, description="most tokens to return")] = 2000,
+        budget_tokens: Annotated[int, Field(ge=1, le=1_000_000, description="most tokens to return")] = 2000,
     ) -> list[Message]:
         """The most recent stored turns of a session that fit the token budget, oldest first."""
         view, scope, _ = scoped(ctx, user_id, agent_id, session_id)

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from memstrata.api.models import MessageIn
 from memstrata.api.principal import Principal
+from memstrata.errors import InvalidInputError
 from memstrata.mcp_server.arguments import StrictArgumentsServer
 from memstrata.mcp_server.common import (
     READ_ONLY,
@@ -73,6 +74,8 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArg
         """Store a memory (text) or conversation turns (messages). Returns the ids of what was stored.
 
         With a key, an existing memory under that key is updated instead (its old text stays in history)."""
+        if (text is None) == (messages is None):  # as REST: one of them, never a text silently dropped
+            raise InvalidInputError("send either text or messages, not both and not neither")
         view, scope, actor = scoped(ctx, user_id, agent_id, session_id)
         payload: Any = [m.as_input() for m in messages] if messages is not None else text
         # kind and key go along even with infer: add() refuses options it would ignore, and says so.
@@ -100,7 +103,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArg
         user_id: UserId = None,
         agent_id: AgentId = None,
         session_id: SessionId = None,
-        limit: Annotated[int, Field(ge=1, le=100, description="how many hits")] = 10,
+        limit: Annotated[int, Field(ge=1, le=1000, description="how many hits")] = 10,
         kinds: Annotated[list[str] | None, Field(description="only these kinds, e.g. ['preference']")] = None,
         mode: Annotated[
             Literal["fast", "deep"], Field(description="deep: understand and expand the query with the model (slower)")

@@ -91,6 +91,8 @@ def register_vault_tools(server: MCPServer, callers: Callers, settings: VaultSet
     ) -> NoteRef:
         """Change the vault. Every change to an existing note needs the version you read; if a person edited
         the note since, nothing is written and you must read it again. Rules files cannot be written."""
+        _refuse_unused(mode, {"text": text, "version": version, "heading": heading, "new_path": new_path,
+                              "frontmatter": frontmatter})  # fmt: skip
         target, _, actor = scoped(ctx, user_id, agent_id, session_id)
         if mode == "create":
             return target.create(path, _need(text, "text", mode), frontmatter=frontmatter, actor=actor)
@@ -106,7 +108,7 @@ def register_vault_tools(server: MCPServer, callers: Callers, settings: VaultSet
     def vault_context(
         ctx: Context[Any, Any],
         domain: Annotated[str, Field(min_length=1, description="the domain (top-level folder) to load")],
-        budget_tokens: Annotated[int, Field(ge=16, le=200_000)] = 2000,
+        budget_tokens: Annotated[int, Field(ge=16, le=1_000_000)] = 2000,
         query: Annotated[str | None, Field(description="add the atomic-note sections matching this")] = None,
         user_id: UserId = None,
         agent_id: AgentId = None,
@@ -124,6 +126,18 @@ def register_vault_tools(server: MCPServer, callers: Callers, settings: VaultSet
         """The project and agent rules, verbatim, in order. Follow them; they are read-only."""
         view, scope, _ = callers.scoped(ctx, user_id, agent_id, session_id)
         return Vault(view, chosen).rules(scope["agent_id"])  # rules are read without the vault's scope check
+
+
+_USES = {"create": {"text", "frontmatter"}, "append": {"text", "version", "heading"},
+         "patch": {"text", "version", "heading"}, "move": {"version", "new_path"}}  # fmt: skip
+
+
+def _refuse_unused(mode: str, given: dict[str, object]) -> None:
+    """An option the mode does not use is refused, not dropped (an agent would believe it took effect)."""
+    unused = sorted(name for name, value in given.items() if value is not None and name not in _USES[mode])
+    if unused:
+        raise InvalidInputError(f"mode {mode} does not use {', '.join(unused)}; it takes "
+                                f"{', '.join(sorted(_USES[mode]))}")  # fmt: skip
 
 
 def _need(value: str | None, name: str, mode: str) -> str:

@@ -50,8 +50,14 @@ def validate_action(value: str) -> str:
     return value
 
 
+def validate_task_type(value: str) -> str:
+    if not _ACTION.match(value):
+        raise ValueError(f"task_type {value!r} must be a lowercase identifier such as 'debugging' or 'research'")
+    return value
+
+
 Action = Annotated[str, AfterValidator(validate_action)]
-TaskType = Annotated[str, AfterValidator(validate_action)]
+TaskType = Annotated[str, AfterValidator(validate_task_type)]
 
 
 class TaskStatus(StrEnum):
