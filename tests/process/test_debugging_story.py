@@ -72,3 +72,18 @@ def test_across_languages_an_english_history_warns_a_chinese_plan(memory: Memory
     planned = [{"action": action, "input": text} for action, text in chinese.plan]
     warnings = memory.tasks.check_plan(None, planned, user_id="u1")
     assert {w.index: w.dead_end.id for w in warnings} == {0: recorded.step_ids["A"], 1: recorded.step_ids["B"]}
+
+
+def test_a_hypothesis_no_step_proposed_is_not_every_dead_ends_reason(memory: Memory) -> None:
+    """A refuted hypothesis recorded without a step (step_id None) was attached to every top-level dead end of
+    every task, as if it matched their missing parent."""
+    with memory.tasks.start("登录接口返回 500", user_id="u1") as first:
+        unlinked = first.hypothesize("数据库连接池耗尽")
+        first.refute(unlinked.id)
+        first.record("run", "restart the auth service", dead_end=True, output="still 500")
+    with memory.tasks.start("支付回调超时", user_id="u1") as second:
+        second.record("run", "重启支付服务", dead_end=True, output="依然超时")
+    warnings = memory.tasks.check_plan(None, [{"action": "run", "input": "restart the payment service"},
+                                              {"action": "run", "input": "restart the auth service"}],
+                                       user_id="u1")  # fmt: skip
+    assert warnings and all(warning.refuted == () for warning in warnings), [w.refuted for w in warnings]

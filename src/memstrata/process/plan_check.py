@@ -92,7 +92,14 @@ def _refuted(deps: ProcessDeps, scope: Scope, steps: Sequence[Step]) -> dict[str
                   if h.status == HypothesisStatus.REFUTED]  # fmt: skip
     by_step: dict[str, tuple[Hypothesis, ...]] = {}
     for step in steps:
-        linked = tuple(h for h in hypotheses if h.id == step.hypothesis_id or h.step_id in (step.id, step.parent_id))
+        # Only the step's own task's hypotheses, and only through links that exist: a hypothesis proposed by no
+        # step (step_id None) matched every top-level step's missing parent, in every task.
+        linked = tuple(
+            h
+            for h in hypotheses
+            if h.task_id == step.task_id
+            and (h.id == step.hypothesis_id or (h.step_id is not None and h.step_id in (step.id, step.parent_id)))
+        )
         if linked:
             by_step[step.id] = linked
     return by_step
