@@ -121,3 +121,13 @@ def test_context_never_exceeds_the_budget(make_deep: MakeDeep, tmp_path: Path) -
         assert any(fact.key == key and fact.named for fact in context.facts)
 
     prop()
+
+
+def test_memories_from_imported_history_are_dated_when_they_were_said(make_deep: MakeDeep) -> None:
+    """A memory drawn from a 2023 turn imported today read '[ref] <today>' beside '> 2023-03-01 user: ...'."""
+    memory = make_deep(None)
+    said = {"role": "user", "content": "I live in Beijing with my cat 团子.", "timestamp": "2023-03-01T10:01:00Z"}
+    memory.add([said], user_id="lin", infer=True, wait=True)
+    context = memory.context("where does lin live with the cat", user_id="lin")
+    assert context.memories and {m.date.date().isoformat() for m in context.memories} == {"2023-03-01"}
+    assert "] 2023-03-01 I live in Beijing" in context.text

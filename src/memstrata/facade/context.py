@@ -15,6 +15,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from memstrata.deep.assemble import Piece, ladder, pack
 from memstrata.deep.context_model import Audience, ContextMemory, ContextTurn, MemoryContext, Mode
@@ -119,8 +120,14 @@ def _refs(ids: Sequence[str]) -> dict[str, str]:
     return refs
 
 
+def _when(item: MemoryItem) -> datetime:
+    """The date an agent reads beside a memory: its own event time, else since when it holds (a fact drawn from
+    an imported 2023 turn holds from 2023; its created_at is the day of the import)."""
+    return item.event_time or item.valid_from
+
+
 def _day(item: MemoryItem) -> str:
-    return (item.event_time or item.created_at).date().isoformat()
+    return _when(item).date().isoformat()
 
 
 def _turn_line(turn: StoredMessage) -> str:
@@ -219,13 +226,13 @@ def build_context(
         elif piece.section == "facts" and piece.memory_id in facts:
             item, named, relevance = facts[piece.memory_id]
             kept_facts.append(ContextMemory(ref=refs[item.id], memory_id=item.id, kind=item.kind, key=item.key,
-                                            date=item.event_time or item.created_at, relevance=relevance,
+                                            date=_when(item), relevance=relevance,
                                             named=named))  # fmt: skip
         elif piece.memory_id in memories:
             hit, turns = memories[piece.memory_id]
             shown_turns = max(0, len(turns) - rung)
             kept_memories.append(ContextMemory(ref=refs[hit.id], memory_id=hit.id, kind=hit.memory.kind,
-                                               key=hit.memory.key, date=hit.memory.event_time or hit.memory.created_at,
+                                               key=hit.memory.key, date=_when(hit.memory),
                                                relevance=hit.breakdown.relevance,
                                                turns=tuple(_context_turn(t) for t in turns[:shown_turns])))  # fmt: skip
     citations = tuple(m.memory_id for m in [*kept_facts, *kept_memories])
