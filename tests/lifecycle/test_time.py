@@ -127,6 +127,22 @@ def test_a_keyed_value_is_true_from_its_event_time_and_an_older_one_never_replac
     assert {m.text for m in memory.get_all(user_id="w")} == {"住在深圳"}
 
 
+def test_a_keyed_value_dated_later_than_now_holds_only_from_then(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """A value sent with a future event time answered as the current one at once (as_of now said otherwise)."""
+    memory = clocked_memory()
+    memory.add("Postgres 15", user_id="kf", key="app:db:engine")
+    planned = clock() + timedelta(days=365)
+    memory.add("Postgres 17 (planned upgrade)", user_id="kf", key="app:db:engine", event_time=planned)
+    assert [h.text for h in memory.search("app:db:engine", user_id="kf")] == ["Postgres 15"]
+    assert "app:db:engine: Postgres 15" in memory.context("app:db:engine", user_id="kf").text
+    later = planned + timedelta(days=1)
+    assert memory.search("app:db:engine", user_id="kf", as_of=later)[0].text == "Postgres 17 (planned upgrade)"
+    clock.advance(days=400)  # the day has come
+    assert memory.search("app:db:engine", user_id="kf")[0].text == "Postgres 17 (planned upgrade)"
+
+
 def test_time_travel_sees_the_text_an_edit_or_a_new_key_value_replaced(
     clocked_memory: Callable[..., Memory], clock: ManualClock
 ) -> None:

@@ -30,6 +30,7 @@ from memstrata.query import Filters, ListQuery, SearchQuery, looks_like_key
 from memstrata.read.evidence import match_form
 from memstrata.read.expand import best_source_turns, source_turns
 from memstrata.read.pipeline import minimum_relevance
+from memstrata.read.retrieve import value_now
 from memstrata.types import MemoryItem, Scope, SearchHit, StoredMessage
 from memstrata.vault.sentences import cut_to_budget
 
@@ -102,7 +103,9 @@ def key_facts(core: MemoryCore, scope: Scope, query: str) -> tuple[list[MemoryIt
     literal = [store.find_by_key(scope, token) for token in query.split() if looks_like_key(token.strip("?？,.，。"))]
     filters = Filters(exclude_kind=("episode", "summary"))
     recent = store.list_memories(ListQuery(scope=scope, filters=filters, limit=KEY_SCAN, order_by="updated_at"))
-    keyed = {item.id: item for item in [*(i for i in literal if i is not None), *recent] if item.key}
+    now = core.clock()
+    current = [value_now(store, scope, item, now) for item in [*(i for i in literal if i is not None), *recent]]
+    keyed = {item.id: item for item in current if item is not None and item.key}
     named = [item for item in keyed.values() if item.key and names_key(query, item.key)]
     others = [item for item in keyed.values() if item not in named]
     return named, others

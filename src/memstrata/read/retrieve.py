@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from memstrata.config import GraphSettings
 from memstrata.errors import ProviderError
@@ -14,9 +15,9 @@ from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.lexical import search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
 from memstrata.providers.protocol import Embedder
-from memstrata.query import ListQuery, SearchQuery, TimeRange, looks_like_key
+from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, looks_like_key
 from memstrata.storage.protocol import ScoredId, Store, Vector
-from memstrata.types import MemoryItem, MemoryStatus
+from memstrata.types import MemoryItem, MemoryStatus, Scope
 
 log = logging.getLogger(__name__)
 KEY_VERSIONS = 100  # versions of one key read for a filtered key lookup (keys that start with it come too)
@@ -48,15 +49,28 @@ def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
         return None
     filters = query.filters
     if filters.needs_row_filter() or filters.status != (MemoryStatus.ACTIVE,):
-        listed = ListQuery(scope=query.scope, filters=filters.model_copy(update={"key_prefix": query.text}),
-                           limit=KEY_VERSIONS, order_by="updated_at")  # fmt: skip
-        versions = [item for item in store.list_memories(listed) if item.key == query.text]
-        # the current version when it passes, else the latest to have become true
-        return max(versions, key=lambda m: (m.status == MemoryStatus.ACTIVE, m.valid_from), default=None)
+        return _key_version(store, query.scope, query.text, filters)
     item = store.find_by_key(query.scope, query.text)
     if item is None or (filters.kind and item.kind not in filters.kind) or item.kind in filters.exclude_kind:
         return None
-    return item
+    return value_now(store, query.scope, item, query.now)
+
+
+def value_now(store: Store, scope: Scope, item: MemoryItem, now: datetime) -> MemoryItem | None:
+    """A key's current value as of ``now``: a value sent with a later event time ("Postgres 17 from 2030") is
+    the latest recorded, but until then the one it will replace still holds."""
+    if item.key is None or item.valid_from <= now:
+        return item
+    holding = Filters(valid_at=now, status=(MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED))
+    return _key_version(store, scope, item.key, holding)
+
+
+def _key_version(store: Store, scope: Scope, key: str, filters: Filters) -> MemoryItem | None:
+    listed = ListQuery(scope=scope, filters=filters.model_copy(update={"key_prefix": key}), limit=KEY_VERSIONS,
+                       order_by="updated_at")  # fmt: skip
+    versions = [item for item in store.list_memories(listed) if item.key == key]
+    # the current version when it passes, else the latest to have become true
+    return max(versions, key=lambda m: (m.status == MemoryStatus.ACTIVE, m.valid_from), default=None)
 
 
 def query_time_span(query: SearchQuery) -> TimeSpan | None:
