@@ -107,7 +107,7 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> I
     without name vectors: resolution matches them by name and alias until they are mentioned again."""
     records = _Records()
     try:
-        with path.open(encoding="utf-8") as source:
+        with path.open(encoding="utf-8-sig") as source:  # a file saved by a Windows editor starts with a BOM
             for number, raw in enumerate(source, start=1):
                 if raw.strip():
                     _parse_line(number, json.loads(raw), records, embedding_id)

@@ -164,3 +164,20 @@ def test_counts_read_as_english() -> None:
 
     said = [counted(1, "file"), counted(2, "file"), counted(1, "memory", "memories"), counted(0, "memory", "memories")]
     assert said == ["1 file", "2 files", "1 memory", "0 memories"]
+
+
+def test_repeats_say_nothing_changed_and_an_export_with_a_bom_imports(tmp_path: Path) -> None:
+    """Deleting a deleted memory printed DELETE, an update to the same text UPDATE (nothing was written); a file
+    saved by a Windows editor (UTF-8 with a BOM) failed to import."""
+    full = run_json(tmp_path, "add", "Prefers oolong tea", "--user", "u1")["results"][0]["id"]
+    assert run(tmp_path, "update", full, "Prefers oolong tea", "--user", "u1").stdout.startswith("UNCHANGED")
+    assert run(tmp_path, "update", full, "Prefers green tea", "--user", "u1").stdout.startswith("UPDATE")
+    assert run(tmp_path, "delete", full, "--user", "u1").stdout.startswith("DELETE")
+    assert run(tmp_path, "delete", full, "--user", "u1").stdout.startswith("ALREADY DELETED")
+    export = tmp_path / "out.jsonl"
+    run(tmp_path, "export", str(export))
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + export.read_bytes())
+    other = tmp_path / "other"
+    other.mkdir()
+    assert run_json(other, "import", str(bom))["memories"] >= 1

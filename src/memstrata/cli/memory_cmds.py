@@ -232,9 +232,11 @@ def update(
     state = cli_state(ctx)
     scope = scope_args(user, agent, session)
     memory_id = state.memory().resolve_id(memory_id, **scope)
+    before = state.memory().get(memory_id, **scope)
     item = state.memory().update(memory_id, text, metadata=parse_json_option(metadata, "metadata"), reason=reason,
                                  actor="cli", **scope)  # fmt: skip
-    print_json(item) if state.json else console.print(f"[yellow]UPDATE[/yellow] {item.id}  {escape(item.text)}")
+    verb = "[yellow]UPDATE[/yellow]" if item.updated_at != before.updated_at else "[dim]UNCHANGED[/dim]"
+    print_json(item) if state.json else console.print(f"{verb} {item.id}  {escape(item.text)}")
 
 
 @app.command()
@@ -255,8 +257,10 @@ def delete(
         memory.purge(memory_id, **scope_args(user, agent, session))
         print_json({"purged": memory_id}) if state.json else console.print(f"[red]PURGED[/red] {memory_id}")
         return
+    before = memory.get(memory_id, **scope_args(user, agent, session))
     item = memory.delete(memory_id, **scope_args(user, agent, session), actor="cli", reason=reason)
-    print_json(item) if state.json else console.print(f"[red]DELETE[/red] {item.id}  {escape(item.text)}")
+    verb = "[red]DELETE[/red]" if item.updated_at != before.updated_at else "[dim]ALREADY DELETED[/dim]"
+    print_json(item) if state.json else console.print(f"{verb} {item.id}  {escape(item.text)}")
 
 
 @app.command("export")
