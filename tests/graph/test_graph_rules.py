@@ -161,3 +161,16 @@ def test_a_relation_whose_end_is_plainly_another_type_is_not_applied() -> None:
     assert refused == 2
     profession = fitting_triples([said("has_profession", "产品经理")], [])  # 经理 reads as a person: no clash
     assert [t.target.name for t in profession[0]] == ["产品经理"]
+
+
+@pytest.mark.parametrize(
+    ("said", "relation", "target"),
+    [("I live in New York with my wife.", "lives_in", "New York"),
+     ("I live in Beijing with my cat 团子.", "lives_in", "Beijing"),
+     ("I moved to San Francisco in 2020.", "lives_in", "San Francisco"),
+     ("I work at Bank of America since 2019.", "works_at", "Bank of America")],
+)  # fmt: skip
+def test_an_english_object_ends_where_another_phrase_begins(said: str, relation: str, target: str) -> None:
+    """'New York with my wife' became a place."""
+    [triple] = RulesGraphExtractor().extract([Message(role="user", content=said)])
+    assert (triple.relation, triple.target.name) == (relation, target)

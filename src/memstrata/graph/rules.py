@@ -107,8 +107,17 @@ _LEADING = re.compile(r"^(?:(?:而且|并且|然后|但是|不过|另外|其实|
 _PRONOUNS = {"你", "他", "她", "它", "你们", "他们", "它们", "这", "那", "这个", "那个", "you", "it", "that", "this"}
 
 
+# An English object ends where a phrase about something else begins: "New York with my wife", "Berlin since
+# 2020", "tennis on weekends" (the pattern takes the rest of the clause).
+_EN_OBJECT_END = re.compile(
+    r"\s+(?:with|since|because|when|while|after|before|until|as|last|next|every|on|at|in|from|for)\b.*$", re.I
+)
+
+
 def _clean(name: str) -> str:
     name = _TRAILING.sub("", _LEADING.sub("", name.strip())).strip()
+    if name[:1].isascii() and name[:1].isalpha():
+        name = _EN_OBJECT_END.sub("", name).strip()
     return name
 
 
