@@ -263,3 +263,32 @@ def test_other_methods_on_action_paths_are_405_not_a_missing_memory(client: http
             assert_problem(refused, 405, "method_not_allowed")
             assert refused.headers["allow"] == "POST"
     assert_problem(client.get("/v1/memories/usedx", params={"user_id": "lin"}), 404, "not_found")
+
+
+def test_an_unexpected_error_leaves_the_connection_open(svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a 500 uvicorn closed the keep-alive connection, so the client's next request on it failed too."""
+    from memstrata import Memory
+
+    original = Memory.get_all
+    calls = {"n": 0}
+
+    def fails_once(self: Memory, *args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("a bug")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Memory, "get_all", fails_once)
+    parts = urlsplit(svc.url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    headers = svc.auth(svc.token("unexpected"))
+    try:
+        bodies = []
+        for status in (500, 200):
+            connection.request("GET", "/v1/memories?user_id=u-500", headers=headers)
+            response = connection.getresponse()
+            bodies.append(json.loads(response.read()))
+            assert response.status == status, bodies
+        assert bodies[0]["code"] == "internal" and bodies[1]["items"] == []
+    finally:
+        connection.close()

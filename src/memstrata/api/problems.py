@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memstrata.api.principal import AccessDenied, Unauthenticated
 from memstrata.errors import (
@@ -143,15 +144,48 @@ def install(app: FastAPI) -> None:
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         logger.exception("unexpected error on %s %s", request.method, request.url.path)
-        return problem_response(
-            500, "an unexpected server error; the server log has the details. Retry, or report it", "internal"
-        )
+        return unexpected_response()
 
     for kind, _, _ in STATUS:
         app.add_exception_handler(kind, on_known)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)
-    app.add_exception_handler(Exception, on_unexpected)
+    app.add_exception_handler(Exception, on_unexpected)  # for errors outside the routes (in a middleware)
+    app.add_middleware(AnswerUnexpected)
+
+
+def unexpected_response() -> JSONResponse:
+    return problem_response(
+        500, "an unexpected server error; the server log has the details. Retry, or report it", "internal"
+    )
+
+
+class AnswerUnexpected:
+    """A route's unexpected error answered with a 500 problem here, inside the app. Starlette's outermost error
+    handler answers too but then raises on, and uvicorn closes the connection after a response it did not
+    expect to follow an error: the client's next request on that keep-alive connection failed as well."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            if started:  # half a response is out: nothing to answer with but a closed connection
+                raise
+            logger.exception("unexpected error on %s %s", scope.get("method"), scope.get("path"))
+            await unexpected_response()(scope, receive, send)
 
 
 _HINTS: dict[int | str, str] = {
