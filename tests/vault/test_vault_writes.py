@@ -139,3 +139,14 @@ def test_a_nul_in_a_note_path_is_refused_by_every_call(vault: Vault) -> None:
     for call in calls:
         with pytest.raises(InvalidInputError, match="NUL character"):
             call()
+
+
+def test_a_body_with_its_own_frontmatter_keeps_it_as_the_notes(vault: Vault) -> None:
+    """The server's frontmatter went first and the user's block became body text: title and tags lost, and the
+    outline listed '---\\ntitle: ...' as a heading."""
+    vault.create("dom1/fm.md", "---\ntitle: My Title\ntags: [x]\n---\n# Heading\nbody", frontmatter={"tags": ["y"]})
+    shown = vault.show("dom1/fm.md")
+    assert shown.frontmatter["title"] == "My Title" and shown.frontmatter["tags"] == ["y"]  # the argument wins
+    assert "created" in shown.frontmatter and "title: My Title" not in shown.text
+    with pytest.raises(InvalidInputError, match="frontmatter is not valid YAML"):
+        vault.create("dom1/bad.md", "---\ntitle: [unclosed\n---\n# H\n")

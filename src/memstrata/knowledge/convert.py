@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from memstrata.errors import InvalidInputError
 
 # Extension -> format name. Formats MarkItDown converts with the [docx,pdf,pptx,xlsx] extras installed.
@@ -117,10 +119,24 @@ def _join_pages(pages: list[str]) -> tuple[str, tuple[int, ...]]:
     return "\n\n".join(parts), tuple(starts)
 
 
+_FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+
+
 def title_of(markdown: str, fallback: str) -> str:
+    """The frontmatter's title, else the first line of text (a file with frontmatter was titled '---')."""
+    match = _FRONTMATTER.match(markdown)
+    if match:
+        try:
+            front = yaml.safe_load(match.group(1))
+        except yaml.YAMLError:
+            front = None
+        title = front.get("title") if isinstance(front, dict) else None
+        if isinstance(title, str) and title.strip():
+            return title.strip()[:200]
+        markdown = markdown[match.end() :]
     for line in markdown.splitlines():
         stripped = line.strip().lstrip("#").strip()
-        if stripped:
+        if re.search(r"[^\W_]", stripped):  # text, not a rule or a bare marker ("---", "***")
             return stripped[:200]
     return fallback
 

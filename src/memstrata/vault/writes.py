@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import ConflictError, NotFoundError
+from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.validation import clean_text
 from memstrata.vault.errors import StaleVersionError
 from memstrata.vault.layout import TRASH, VaultLayout, checksum, version_of
-from memstrata.vault.markdown import find_section, json_safe, parse_note, render_frontmatter
+from memstrata.vault.markdown import find_section, json_safe, parse_note, render_frontmatter, split_frontmatter
 
 
 @dataclass(frozen=True)
@@ -95,11 +95,17 @@ def _text(value: str, field: str, max_chars: int) -> str:
 def create(
     layout: VaultLayout, path: str, body: str, frontmatter: Mapping[str, Any] | None, *, max_chars: int, today: dt.date
 ) -> Written:
-    """A new note; refused if the path is taken. ``created`` is added to the frontmatter when missing."""
+    """A new note; refused if the path is taken. ``created`` is added to the frontmatter when missing. A body that
+    opens with its own frontmatter (a Markdown file as people write them) has it merged under ``frontmatter``,
+    not buried in the text as a second block."""
     shown, absolute = layout.note_path(path, for_write=True)
-    front = json_safe(dict(frontmatter or {}))
+    body = _text(body, "body", max_chars)
+    own, problem, start = split_frontmatter(body)
+    if problem:
+        raise InvalidInputError(f"the body's {problem}; fix it, or pass the fields as frontmatter")
+    front = json_safe({**own, **dict(frontmatter or {})})
     front.setdefault("created", today.isoformat())
-    data = (render_frontmatter(front) + "\n" + _text(body, "body", max_chars).strip("\n") + "\n").encode()
+    data = (render_frontmatter(front) + "\n" + body[start:].strip("\n") + "\n").encode()
     absolute.parent.mkdir(parents=True, exist_ok=True)
     temp = _temp_beside(absolute, data)
     try:
