@@ -16,6 +16,9 @@ earlier version is rebuilt (``storage/sql/store.py``).
 from __future__ import annotations
 
 import re
+import sqlite3
+import threading
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
 
@@ -83,3 +86,33 @@ def index_document(text: str) -> str:
 
 def has_han(text: str) -> bool:
     return _HAN_RUN.search(text) is not None
+
+
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"  # memory_fts's tokenizer (SQLite schema step 1)
+
+
+class TermSplitter:
+    """Each space-separated token of a keyword document, as the FTS5 terms it becomes (cached per token)."""
+
+    def __init__(self, tokenize: str = FTS_TOKENIZE) -> None:
+        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
+        self._conn.execute(f"CREATE VIRTUAL TABLE scratch USING fts5 (x, tokenize = '{tokenize}')")
+        self._conn.execute("CREATE VIRTUAL TABLE scratch_terms USING fts5vocab (scratch, instance)")
+        self._known: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()
+
+    def terms(self, tokens: Sequence[str]) -> list[tuple[str, ...]]:
+        missing = [token for token in dict.fromkeys(tokens) if token not in self._known]
+        if missing:
+            with self._lock:
+                self._split(missing)
+        return [self._known[token] for token in tokens]
+
+    def _split(self, tokens: list[str]) -> None:
+        self._conn.executemany("INSERT INTO scratch (rowid, x) VALUES (?, ?)", enumerate(tokens, start=1))
+        found: dict[int, list[str]] = {}
+        for doc, term in self._conn.execute("SELECT doc, term FROM scratch_terms ORDER BY doc, offset"):
+            found.setdefault(doc, []).append(term)
+        self._conn.execute("DELETE FROM scratch")
+        for number, token in enumerate(tokens, start=1):
+            self._known[token] = tuple(found.get(number, ()))

@@ -47,6 +47,18 @@ def test_a_noun_glued_to_its_neighbour_is_found_by_keyword(store: Store) -> None
     assert found(store, "猫的名字") == [cat.id]
 
 
+def test_both_backends_match_words_as_fts5_stems_them(store: Store) -> None:
+    """PostgreSQL stored tokens as they were, so 'order' never found 'ordering' there while SQLite's FTS5 (porter)
+    did; both now match FTS5's terms, and a token of several terms is still a phrase."""
+    ordering = put(store, "Noted: no peanuts when ordering.")
+    weekends = put(store, "I go climbing on weekends, 周末爬山")
+    email = put(store, "send the e-mail to Café Lumière")
+    put(store, "mail the letter")
+    assert found(store, "order") == [ordering.id]
+    assert found(store, "weekend") == [weekends.id] and found(store, "周末") == [weekends.id]
+    assert found(store, "e-mail") == [email.id] and found(store, "cafe") == [email.id]
+
+
 def test_an_index_built_by_an_earlier_tokenizer_is_rebuilt(
     store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

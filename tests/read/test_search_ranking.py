@@ -87,3 +87,13 @@ def test_one_text_fills_one_slot_whatever_kinds_hold_it(memory: Memory) -> None:
     memory.add("I have a cat named Tuanzi.", user_id="dup", kind="fact")
     texts = [hit.text for hit in memory.search("我住在哪里？", user_id="dup", threshold=0)]
     assert texts.count("我住在杭州，在阿里巴巴上班。") == 1 and len(texts) == 2
+
+
+def test_a_stemmed_keyword_match_counts_as_evidence(memory: Memory) -> None:
+    """The keyword index matched 'order' to 'ordering' (porter), but the evidence read 0 and the hit fell under
+    the cutoff: the README's own example returned nothing."""
+    memory.add([{"role": "user", "content": "我对花生过敏，订餐时请提醒我。"},
+                {"role": "assistant", "content": "Noted: no peanuts when ordering."}], user_id="lin")  # fmt: skip
+    memory.add("Prefers answers in Chinese, code comments in English.", user_id="lin", kind="preference")
+    hits = memory.search("What should I order for Lin?", user_id="lin")
+    assert hits and hits[0].text == "Noted: no peanuts when ordering." and hits[0].breakdown.keyword_match

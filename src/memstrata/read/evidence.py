@@ -27,9 +27,8 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
-from memstrata.lexical import keyword_tokens
+from memstrata.lexical import TermSplitter, keyword_tokens
 
-_LATIN_WORD = re.compile(r"^[a-z]+$")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _OTHER_LETTER = re.compile(r"[^\W\d_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -60,32 +59,30 @@ def cross_script(query: frozenset[str], memory_text: str) -> bool:
     return bool(query) and not (query & scripts(memory_text))
 
 
-def match_form(token: str) -> str:
-    """English plurals folded to the singular (Porter's step 1a, "ies" -> "y"), so "weekends"
-    matches "weekend" as it does in SQLite's porter-stemmed keyword index.
+_TERMS = TermSplitter()  # FTS5's own tokenizer: a word matches here exactly when the keyword index matched it
 
-    Only for matching query words to memory words here; the keyword index keeps its own tokens.
-    """
-    if len(token) <= 3 or not _LATIN_WORD.match(token):
-        return token
-    if token.endswith("sses"):
-        return token[:-2]
-    if token.endswith("ies") and len(token) > 4:
-        return token[:-3] + "y"
-    if token.endswith(("ss", "us", "is")) or not token.endswith("s"):
-        return token
-    return token[:-1]
+
+def match_forms(tokens: Sequence[str]) -> list[str]:
+    """The keyword index's terms for these tokens (porter stemming, case and diacritics folded): "ordering"
+    matches "order" and "weekends" "weekend" here as they do in SQLite's keyword search, which found the
+    memory (its evidence was 0 when only plurals were folded)."""
+    return [term for terms in _TERMS.terms(tokens) for term in terms]
+
+
+def match_form(token: str) -> str:
+    """One word's match form (see :func:`match_forms`); only for matching query words to memory words here."""
+    return next(iter(match_forms([token])), token)
 
 
 @lru_cache(maxsize=32_768)
 def memory_terms(text: str) -> frozenset[str]:
     """The match forms of a memory's keyword tokens (cached: memories are searched again and again)."""
-    return frozenset(match_form(token) for token in keyword_tokens(text))
+    return frozenset(match_forms(keyword_tokens(text)))
 
 
 def query_terms(text: str) -> tuple[str, ...]:
     """The query's distinct match forms, in order."""
-    return tuple(dict.fromkeys(match_form(token) for token in keyword_tokens(text)))
+    return tuple(dict.fromkeys(match_forms(keyword_tokens(text))))
 
 
 def term_weights(terms: Sequence[str], matched: Sequence[frozenset[str]], population: int) -> dict[str, float]:

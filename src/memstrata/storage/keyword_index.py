@@ -7,7 +7,7 @@ terms (numpy arrays), scores them with FTS5's formula (k1 1.2, b 0.75, the same 
 over every row of the table), masks the scope with integer codes, and keeps the best: about 1 ms at 100k
 rows and 3 ms at 1M for the same ranking and the same scores.
 
-Terms are FTS5's own: :class:`TermSplitter` runs the configured tokenizer (porter stemming, Unicode
+Terms are FTS5's own: :class:`~memstrata.lexical.TermSplitter` runs the configured tokenizer (porter stemming, Unicode
 folding) in a scratch in-memory FTS5 table and reads the terms back through ``fts5vocab``, so a term
 here is exactly a term there. Rows are *positions*, append-only: a row whose terms change is retired
 and added again; a retired position keeps its postings but no length and a removed status, so it never
@@ -17,8 +17,6 @@ scores and never passes a filter.
 from __future__ import annotations
 
 import math
-import sqlite3
-import threading
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -27,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from memstrata.lexical import TermSplitter
 from memstrata.storage.vector_index import ATTRS, REMOVED, Codes, FilterMasks, IndexFilter, SeqMap
 
-FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"  # memory_fts's tokenizer (SQLite schema step 1)
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 # (positions, term counts): a count fits 16 bits (a memory's text is at most limits.max_text_chars long), and
 # these arrays are most of the copy's memory (12.7M entries, 76 MB at 1M short memories; 102 MB as float32)
@@ -37,33 +35,6 @@ Postings = tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]
 Postings64 = tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]  # (positions, BM25 part of the term)
 _STATUS = ATTRS.index("status")
 _SCORED_ENTRIES = 8_000_000  # cached BM25 parts (8-12 bytes each) before the cache starts over
-
-
-class TermSplitter:
-    """Each space-separated token of a keyword document, as the FTS5 terms it becomes (cached per token)."""
-
-    def __init__(self, tokenize: str = FTS_TOKENIZE) -> None:
-        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
-        self._conn.execute(f"CREATE VIRTUAL TABLE scratch USING fts5 (x, tokenize = '{tokenize}')")
-        self._conn.execute("CREATE VIRTUAL TABLE scratch_terms USING fts5vocab (scratch, instance)")
-        self._known: dict[str, tuple[str, ...]] = {}
-        self._lock = threading.Lock()
-
-    def terms(self, tokens: Sequence[str]) -> list[tuple[str, ...]]:
-        missing = [token for token in dict.fromkeys(tokens) if token not in self._known]
-        if missing:
-            with self._lock:
-                self._split(missing)
-        return [self._known[token] for token in tokens]
-
-    def _split(self, tokens: list[str]) -> None:
-        self._conn.executemany("INSERT INTO scratch (rowid, x) VALUES (?, ?)", enumerate(tokens, start=1))
-        found: dict[int, list[str]] = {}
-        for doc, term in self._conn.execute("SELECT doc, term FROM scratch_terms ORDER BY doc, offset"):
-            found.setdefault(doc, []).append(term)
-        self._conn.execute("DELETE FROM scratch")
-        for number, token in enumerate(tokens, start=1):
-            self._known[token] = tuple(found.get(number, ()))
 
 
 @dataclass(frozen=True)

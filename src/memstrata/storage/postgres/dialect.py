@@ -11,7 +11,7 @@ import numpy as np
 from psycopg.types.json import Jsonb
 
 from memstrata.indexing import index_text
-from memstrata.lexical import index_document
+from memstrata.lexical import SEARCH_TERMS_VERSION, TermSplitter, index_document
 from memstrata.query import Filters
 from memstrata.storage.postgres.connection import (
     Session,
@@ -73,19 +73,31 @@ def quote_lexeme(token: str) -> str:
     return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
+_TERMS = TermSplitter()
+
+
+def keyword_terms(tokens: Sequence[str]) -> list[list[str]]:
+    """Each pre-segmented token as the terms SQLite's FTS5 makes of it (porter stemming, case and diacritics
+    folded), so both backends match "weekends" to "weekend" alike: PostgreSQL's own stemmers are per language
+    and would cut Chinese, so the terms are made here and stored as they are."""
+    return [list(terms) for terms in _TERMS.terms(tokens)]
+
+
 def tsvector_literal(document: str) -> str:
-    """The tsvector of a pre-segmented token string, token for token (no second tokenizer). Positions are kept
-    so ts_rank_cd can rank; tokens PostgreSQL cannot hold (over 2 KB) are skipped."""
+    """The tsvector of a pre-segmented token string, term for term (FTS5's terms, no second tokenizer). Positions
+    are kept so ts_rank_cd can rank; terms PostgreSQL cannot hold (over 2 KB) are skipped."""
     positions: dict[str, list[int]] = {}
-    for position, token in enumerate(document.split(), start=1):
-        if len(token.encode("utf-8")) <= _MAX_LEXEME_BYTES:
-            spots = positions.setdefault(token, [])
+    terms = [term for token_terms in keyword_terms(document.split()) for term in token_terms]
+    for position, term in enumerate(terms, start=1):  # a position per term, so a token's terms stay a phrase
+        if len(term.encode("utf-8")) <= _MAX_LEXEME_BYTES:
+            spots = positions.setdefault(term, [])
             if len(spots) < _MAX_POSITIONS:
                 spots.append(min(position, _MAX_POSITION))
     return " ".join(f"{quote_lexeme(token)}:{','.join(map(str, spots))}" for token, spots in positions.items())
 
 
 class PostgresDialect:
+    terms_version = f"{SEARCH_TERMS_VERSION}+fts5-terms"  # tokens stored as FTS5's terms (before: as they were)
     vector_column = "embedding"
     by_key = ""
     for_update = " FOR UPDATE"
@@ -215,8 +227,10 @@ class PostgresDialect:
     def keyword_search(self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int) -> list[ScoredId]:
         """Memories holding any of the tokens, ranked by cover density (higher is better): each token quoted
         into the tsquery, OR-ed like the FTS5 MATCH. Normalisation 1 divides by 1 + log(length), like BM25."""
-        usable = [token for token in tokens if len(token.encode("utf-8")) <= _MAX_LEXEME_BYTES]
-        query = " | ".join(map(quote_lexeme, usable))
+        # a token of several terms is a phrase of them, as in the FTS5 MATCH
+        phrases = [" <-> ".join(map(quote_lexeme, terms)) for terms in keyword_terms(tokens)
+                   if terms and all(len(term.encode("utf-8")) <= _MAX_LEXEME_BYTES for term in terms)]  # fmt: skip
+        query = " | ".join(f"({phrase})" if " " in phrase else phrase for phrase in phrases)
         if not query:
             return []
         where = memory_where(self, scope, filters)

@@ -62,6 +62,7 @@ class Dialect(Protocol):
     # Columns a backend keeps beside a memory's fields: (column, SQL expression) for INSERT and UPDATE.
     memory_extras: tuple[tuple[str, str], ...]
     touch: str  # SET fragment marking a memory row as changed, for an index that follows changes
+    terms_version: str  # the keyword terms this backend stores (lexical.SEARCH_TERMS_VERSION and its own steps)
 
     # --- connections ---------------------------------------------------------------------------
     def read(self, action: Callable[[Tx], T]) -> T: ...

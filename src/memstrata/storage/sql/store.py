@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.lexical import SEARCH_TERMS_VERSION
 from memstrata.query import Filters, ListQuery
 from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import ScoredId, StoreStats, Vector, WriteBatch
@@ -339,7 +338,7 @@ class SQLStore:
     # --- the keyword index --------------------------------------------------------------
     def keyword_index_current(self) -> bool:
         found = self._rows("SELECT value FROM meta WHERE key = 'search_terms'")
-        return bool(found) and str(found[0][0]) == SEARCH_TERMS_VERSION
+        return bool(found) and str(found[0][0]) == self.dialect.terms_version
 
     def rebuild_keyword_index(self, batch_size: int = 2000) -> Iterator[int]:
         """Every memory's keyword terms derived again, a batch per transaction, then the version recorded: an
@@ -356,7 +355,7 @@ class SQLStore:
             lambda tx: tx.execute(
                 "INSERT INTO meta (key, value) VALUES ('search_terms', ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (SEARCH_TERMS_VERSION,),
+                (self.dialect.terms_version,),
             )
         )
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from memstrata.errors import StoreError
 from memstrata.indexing import index_text
-from memstrata.lexical import index_document
+from memstrata.lexical import SEARCH_TERMS_VERSION, index_document
 from memstrata.query import Filters
 from memstrata.storage import vector_blobs
 from memstrata.storage.protocol import ScoredId, Vector
@@ -74,6 +74,7 @@ class SQLiteDialect:
     skip_locked = ""
     memory_extras: tuple[tuple[str, str], ...] = (("rev", _REV),)
     touch = f", rev = {_REV}"
+    terms_version = SEARCH_TERMS_VERSION  # FTS5 stems the stored tokens itself
 
     def __init__(self, path: Path, *, busy_timeout_s: float, file_mode: int | None, readers: int = 8,
                  ann_min_rows: int = 20_000, keyword_cache_min_rows: int = 20_000) -> None:  # fmt: skip

@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 from time import monotonic
 from typing import Any
 
+from memstrata.lexical import TermSplitter
 from memstrata.storage.heap import release_free_heap
-from memstrata.storage.keyword_index import KeywordIndex, KeywordRow, TermSplitter
+from memstrata.storage.keyword_index import KeywordIndex, KeywordRow
 from memstrata.storage.sql.dialect import Tx
 from memstrata.storage.vector_index import IndexFilter
 
