@@ -168,7 +168,9 @@ def test_a_relation_whose_end_is_plainly_another_type_is_not_applied() -> None:
     [("I live in New York with my wife.", "lives_in", "New York"),
      ("I live in Beijing with my cat 团子.", "lives_in", "Beijing"),
      ("I moved to San Francisco in 2020.", "lives_in", "San Francisco"),
-     ("I work at Bank of America since 2019.", "works_at", "Bank of America")],
+     ("I work at Bank of America since 2019.", "works_at", "Bank of America"),
+     ("I live in Beijing and work at Baidu.", "lives_in", "Beijing"),
+     ("I work at Johnson and Johnson.", "works_at", "Johnson and Johnson")],
 )  # fmt: skip
 def test_an_english_object_ends_where_another_phrase_begins(said: str, relation: str, target: str) -> None:
     """'New York with my wife' became a place."""

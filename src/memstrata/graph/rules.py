@@ -107,10 +107,12 @@ _LEADING = re.compile(r"^(?:(?:而且|并且|然后|但是|不过|另外|其实|
 _PRONOUNS = {"你", "他", "她", "它", "你们", "他们", "它们", "这", "那", "这个", "那个", "you", "it", "that", "this"}
 
 
-# An English object ends where a phrase about something else begins: "New York with my wife", "Berlin since
-# 2020", "tennis on weekends" (the pattern takes the rest of the clause).
+# An English object ends where a phrase about something else begins (the pattern takes the rest of the clause):
+# "New York with my wife", "Berlin since 2020", "tennis on weekends"; "Beijing and work at Baidu" (a second
+# verb: "Johnson and Johnson" stays whole).
 _EN_OBJECT_END = re.compile(
-    r"\s+(?:with|since|because|when|while|after|before|until|as|last|next|every|on|at|in|from|for)\b.*$", re.I
+    r"\s+(?:(?i:with|since|because|when|while|after|before|until|as|last|next|every|on|at|in|from|for)\b"
+    r"|and\s+(?=[a-z])).*$"
 )
 
 
