@@ -91,6 +91,12 @@ def looks_like_key(text: str) -> bool:
     return bool(KEY_PATTERN.match(text)) and "://" not in text
 
 
+def keys_named_in(text: str, most: int = 3) -> list[str]:
+    """The namespaced keys a question names among its words ("what is project:db:engine now?"), at most ``most``."""
+    found = [word.strip("?？,.，。!！;；:：()（）\"'“”") for word in text.split()]
+    return list(dict.fromkeys(word for word in found if looks_like_key(word)))[:most]
+
+
 OrderField = Literal["created_at", "updated_at", "event_time", "last_accessed_at", "access_count"]
 
 

@@ -26,7 +26,7 @@ from memstrata.facade.core import MemoryCore
 from memstrata.indexing import normalised
 from memstrata.lexical import has_han
 from memstrata.providers.rerank_factory import build_reranker
-from memstrata.query import Filters, ListQuery, SearchQuery, looks_like_key
+from memstrata.query import Filters, ListQuery, SearchQuery, keys_named_in
 from memstrata.read.evidence import match_form
 from memstrata.read.expand import best_source_turns, source_turns
 from memstrata.read.pipeline import minimum_relevance
@@ -100,7 +100,7 @@ def names_key(query: str, key: str) -> bool:
 def key_facts(core: MemoryCore, scope: Scope, query: str) -> tuple[list[MemoryItem], list[MemoryItem]]:
     """(key facts the query names, other key facts), each most recently updated first."""
     store = core.store
-    literal = [store.find_by_key(scope, token) for token in query.split() if looks_like_key(token.strip("?？,.，。"))]
+    literal = [store.find_by_key(scope, key) for key in keys_named_in(query, most=10)]
     filters = Filters(exclude_kind=("episode", "summary"))
     recent = store.list_memories(ListQuery(scope=scope, filters=filters, limit=KEY_SCAN, order_by="updated_at"))
     now = core.clock()

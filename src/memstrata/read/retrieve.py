@@ -15,7 +15,7 @@ from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.lexical import search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
 from memstrata.providers.protocol import Embedder
-from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, looks_like_key
+from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, keys_named_in, looks_like_key
 from memstrata.storage.protocol import ScoredId, Store, Vector
 from memstrata.types import MemoryItem, MemoryStatus, Scope
 
@@ -46,7 +46,7 @@ def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
     current memory, or, under filters the key table cannot answer (a time to travel to, metadata, other
     statuses), the newest version of the key that passes them, looked up in the store like any filtered read."""
     if not looks_like_key(query.text):
-        return None
+        return _named_key_hit(store, query)
     filters = query.filters
     if filters.needs_row_filter() or filters.status != (MemoryStatus.ACTIVE,):
         return _key_version(store, query.scope, query.text, filters)
@@ -54,6 +54,15 @@ def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
     if item is None or (filters.kind and item.kind not in filters.kind) or item.kind in filters.exclude_kind:
         return None
     return value_now(store, query.scope, item, query.now)
+
+
+def _named_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
+    """A question that names a key among other words: the key's value first, as if the key alone were asked."""
+    for key in keys_named_in(query.text):
+        found = exact_key_hit(store, query.model_copy(update={"text": key}))
+        if found is not None:
+            return found
+    return None
 
 
 def value_now(store: Store, scope: Scope, item: MemoryItem, now: datetime) -> MemoryItem | None:
