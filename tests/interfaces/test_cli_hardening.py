@@ -181,3 +181,14 @@ def test_repeats_say_nothing_changed_and_an_export_with_a_bom_imports(tmp_path: 
     other = tmp_path / "other"
     other.mkdir()
     assert run_json(other, "import", str(bom))["memories"] >= 1
+
+
+def test_with_json_an_error_is_a_json_object_too(tmp_path: Path) -> None:
+    import json
+
+    failed = run(tmp_path, "--json", "show", "ffffffffffff", "--user", "u1", ok=False)
+    assert failed.returncode == 1 and failed.stdout == ""
+    error = json.loads(failed.stderr)
+    assert error["type"] == "NotFoundError" and error["exit_code"] == 1 and "ffffffffffff" in error["error"]
+    plain = run(tmp_path, "show", "ffffffffffff", "--user", "u1", ok=False)
+    assert plain.stderr.startswith("error: ")

@@ -7,6 +7,7 @@ print one line that says what to do and exit with status 2 (bad input) or 1 (any
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -67,17 +68,25 @@ app.add_typer(service_cmds.keys_app, name="keys")
 app.add_typer(ingest_cmds.collections_app, name="collections")
 
 
+def _fail(exc: Exception, code: int) -> None:
+    """One line on stderr, and the exit code; with --json the line is a JSON object a script can parse."""
+    if "--json" in sys.argv[1:]:
+        print(json.dumps({"error": str(exc), "type": type(exc).__name__, "exit_code": code}, ensure_ascii=False),
+              file=sys.stderr)  # fmt: skip
+    else:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+    sys.exit(code)
+
+
 def main() -> None:
     try:
         code = app(standalone_mode=False)  # a command's typer.Exit(n) comes back as n, not as an exception
     except MemstrataError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        sys.exit(2 if isinstance(exc, InvalidInputError) else 1)
+        _fail(exc, 2 if isinstance(exc, InvalidInputError) else 1)
     except typer.Abort:
         sys.exit(130)
     except OSError as exc:  # a file the command was given cannot be read or written: say which, no traceback
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        sys.exit(1)
+        _fail(exc, 1)
     except Exception as exc:  # click usage errors carry their own exit code
         code = getattr(exc, "exit_code", None)
         show = getattr(exc, "show", None)
