@@ -143,6 +143,31 @@ def test_a_keyed_value_dated_later_than_now_holds_only_from_then(
     assert memory.search("app:db:engine", user_id="kf")[0].text == "Postgres 17 (planned upgrade)"
 
 
+def test_a_value_for_now_keeps_a_planned_value_and_takes_no_event_time_of_another(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """A plain value added while the key's latest was dated 2030 closed that one at zero length (no as_of ever
+    saw it) and took its 2030 event time; a planned value showed among the ordinary hits before its day."""
+    memory = clocked_memory()
+    planned = clock() + timedelta(days=1000)
+    memory.add("Alice", user_id="u", key="team:lead")
+    memory.add("Bob", user_id="u", key="team:lead", event_time=planned)
+    clock.advance(days=1)
+    memory.add("Carol", user_id="u", key="team:lead")
+
+    def lead(**when: datetime) -> list[str]:
+        return [h.text for h in memory.search("team:lead", user_id="u", threshold=0, **when)]  # type: ignore[arg-type]
+
+    assert lead() == ["Carol"]  # the planned Bob is no ordinary hit before his day
+    assert lead(as_of=clock() + timedelta(days=10))[0] == "Carol"
+    assert lead(as_of=planned + timedelta(days=1))[0] == "Bob"
+    assert lead(as_of=clock() - timedelta(hours=1))[0] == "Alice"
+    memory.add("Python 3.11", user_id="u", key="app:py", event_time=clock() - timedelta(days=300))
+    memory.add("Python 3.12", user_id="u", key="app:py")
+    [current] = [m for m in memory.get_all(user_id="u") if m.key == "app:py"]
+    assert current.text == "Python 3.12" and current.event_time is None
+
+
 def test_time_travel_sees_the_text_an_edit_or_a_new_key_value_replaced(
     clocked_memory: Callable[..., Memory], clock: ManualClock
 ) -> None:

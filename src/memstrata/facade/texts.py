@@ -174,9 +174,14 @@ def _plan_keyed(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[st
         plan.event(new, "ADD", item.index)
         return
     changes = options.changes_to(existing)  # a kind, confidence or event time the caller named anew
-    if options.event_time is not None and options.event_time < existing.valid_from and item.text != existing.text:
-        _plan_older_value(core, plan, existing, item, metadata, options)
+    moment = options.event_time or plan.now  # when the new value becomes true
+    if moment < existing.valid_from and item.text != existing.text:
+        # an older value imported late, or a value for now while the key's latest is dated later (planned):
+        # it is kept between its neighbours and never replaces a value that becomes true after it
+        _plan_older_value(core, plan, existing, item, metadata, options, moment)
         return
+    if item.text != existing.text and "event_time" not in changes and existing.event_time is not None:
+        changes["event_time"] = None  # the old value's event time is not the new value's
     if existing.text == item.text and not changes and not _adds_metadata(existing.metadata, metadata):
         plan.reinforce.append(existing.id)
         plan.event(existing, "NONE", item.index)
@@ -187,13 +192,17 @@ def _plan_keyed(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[st
 
 
 def _plan_older_value(
-    core: MemoryCore, plan: _Plan, current: MemoryItem, item: TextItem, metadata: dict[str, Any], options: TextOptions
+    core: MemoryCore,
+    plan: _Plan,
+    current: MemoryItem,
+    item: TextItem,
+    metadata: dict[str, Any],
+    options: TextOptions,
+    moment: datetime,
 ) -> None:
     """A value for a key that became true before the key's current one (an old record imported late): kept as a
     closed version, valid from its event time until the next known value; the one it interrupts ends there.
     The current value stays (an older event never replaces a newer one)."""
-    moment = options.event_time
-    assert moment is not None
     listed = ListQuery(scope=plan.scope, limit=10_000, filters=Filters(key_prefix=current.key,
                        status=(MemoryStatus.SUPERSEDED,)))  # fmt: skip
     versions = [m for m in core.store.list_memories(listed) if m.key == current.key and m.scope == plan.scope]

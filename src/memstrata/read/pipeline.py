@@ -48,7 +48,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     rescored = []
     for candidate in chosen:
         item = items.get(candidate.memory_id)
-        if item is None:
+        if item is None or _not_yet(item, query):
             continue
         # Keyword matches read before fusion are settled already; the rest are read here once.
         settled = ranker.settle(candidate, texts.get(candidate.memory_id) or memory_text(item)).breakdown()
@@ -65,6 +65,13 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             rescored.append(SearchHit(memory=item, score=final.final, breakdown=final))
     rescored.sort(key=lambda hit: hit.score, reverse=True)
     return _distinct_texts(hits + rescored)[: query.limit]
+
+
+def _not_yet(item: MemoryItem, query: SearchQuery) -> bool:
+    """A key's value dated later than now holds only from then: until that day the value it will replace
+    answers (the exact key hit), unless the query travels in time."""
+    travels = query.filters.valid_at is not None or query.filters.known_at is not None
+    return item.key is not None and item.valid_from > query.now and not travels
 
 
 def _distinct_texts(hits: list[SearchHit]) -> list[SearchHit]:
