@@ -123,6 +123,17 @@ def test_a_sessions_own_value_of_a_key_is_not_the_users(memory: Memory) -> None:
     assert held == ["green", "yellow"]  # one current value per exact scope
 
 
+def test_a_user_read_of_a_key_answers_with_the_users_own_value(memory: Memory) -> None:
+    """A search with user_id alone answered with a session's value of the key, and context listed both."""
+    memory.add("Python", user_id="u", key="app:lang")
+    memory.add("Rust", user_id="u", session_id="s9", key="app:lang")
+    hits = memory.search("app:lang", user_id="u")
+    assert hits[0].text == "Python" and hits[0].breakdown.key_match
+    assert memory.search("app:lang", user_id="u", session_id="s9")[0].text == "Rust"
+    facts = memory.context("app:lang", user_id="u").facts
+    assert [f.memory_id for f in facts if f.key == "app:lang"] == [hits[0].memory.id]
+
+
 def test_writers_racing_on_one_new_key_leave_one_current_value(memory: Memory) -> None:
     for round_ in range(3):
         key = f"race:k:{round_}"

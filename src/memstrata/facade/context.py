@@ -105,7 +105,11 @@ def key_facts(core: MemoryCore, scope: Scope, query: str) -> tuple[list[MemoryIt
     recent = store.list_memories(ListQuery(scope=scope, filters=filters, limit=KEY_SCAN, order_by="updated_at"))
     now = core.clock()
     current = [value_now(store, scope, item, now) for item in [*(i for i in literal if i is not None), *recent]]
-    keyed = {item.id: item for item in current if item is not None and item.key}
+    by_key: dict[str, MemoryItem] = {}
+    for item in current:  # one value per key: the scope's own before a narrower scope's (a session's)
+        if item is not None and item.key and (item.key not in by_key or item.scope == scope != by_key[item.key].scope):
+            by_key[item.key] = item
+    keyed = {item.id: item for item in by_key.values()}
     named = [item for item in keyed.values() if item.key and names_key(query, item.key)]
     others = [item for item in keyed.values() if item not in named]
     return named, others

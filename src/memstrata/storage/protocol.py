@@ -186,9 +186,9 @@ class Store(Protocol):
         ...
 
     def find_by_key(self, scope: Scope, key: str, *, exact: bool = False) -> MemoryItem | None:
-        """The current value of ``key`` visible to ``scope`` (the latest updated of them); with ``exact``, only
-        the one held by exactly this scope (what a write of the key replaces: a session's own value of a key
-        is not its user's)."""
+        """The current value of ``key`` visible to ``scope``: the one exactly this scope holds, else the latest
+        updated of the narrower scopes' (its sessions'); with ``exact``, only the scope's own (what a write of
+        the key replaces: a session's own value of a key is not its user's)."""
         ...
 
     def find_by_hash(

@@ -169,6 +169,10 @@ class SQLStore:
         return [(row[0], rows.memory(self.dialect, tuple(row)[1:])) for row in found]
 
     def find_by_key(self, scope: Scope, key: str, *, exact: bool = False) -> MemoryItem | None:
+        if not exact:  # the scope's own value first: a session's value of the key is not its user's
+            own = self.find_by_key(scope, key, exact=True)
+            if own is not None:
+                return own
         where = scope_where(self.dialect, scope, "k", exact=exact)
         found = self._memories(
             f"SELECT {MEMORY_COLUMNS} FROM kv_facts k JOIN memories m ON m.id = k.memory_id "
