@@ -150,3 +150,17 @@ def test_a_body_with_its_own_frontmatter_keeps_it_as_the_notes(vault: Vault) -> 
     assert "created" in shown.frontmatter and "title: My Title" not in shown.text
     with pytest.raises(InvalidInputError, match="frontmatter is not valid YAML"):
         vault.create("dom1/bad.md", "---\ntitle: [unclosed\n---\n# H\n")
+
+
+def test_paths_the_file_system_cannot_take_are_refused_with_a_reason(vault: Vault) -> None:
+    """A name over 242 bytes (the temporary file beside it passes 255) or a folder of 300 was an OSError, HTTP 500;
+    a line break made a file named with one; a NUL in frontmatter was written to the file."""
+    for path, reason in (("dom1/" + "w" * 240 + ".md", "too long"), ("x" * 300 + "/n.md", "too long"),
+                         ("dom1/a\nb.md", "control character")):  # fmt: skip
+        with pytest.raises(InvalidInputError, match=reason):
+            vault.create(path, "# x")
+        with pytest.raises(InvalidInputError, match=reason):
+            vault.show(path)
+    assert vault.create("dom1/" + "w" * 230 + ".md", "# fits").path.endswith(".md")
+    with pytest.raises(InvalidInputError, match="NUL"):
+        vault.create("dom1/fm-nul.md", "# x", frontmatter={"t": "a\x00"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -61,6 +62,11 @@ def version_of(digest: str) -> str:
     return digest[:16]
 
 
+NAME_MAX = 240  # bytes of one file or folder name: Linux's 255, less room for the temporary name beside a write
+PATH_MAX = 3000  # bytes of a note path inside the vault (Linux: 4,096 for the whole path, the vault's own included)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 @dataclass(frozen=True)
 class VaultLayout:
     root: Path
@@ -82,8 +88,15 @@ class VaultLayout:
         problem = string_problem(relative)
         if problem:  # a NUL or a lone surrogate: no file system takes it (os calls raised, HTTP 500)
             raise InvalidInputError(f"note path {relative!r} {problem}")
+        if _CONTROL.search(relative):  # a line break in a file name: legal on Linux, a trap everywhere else
+            raise InvalidInputError(f"note path {relative!r} holds a control character (a line break, a tab); "
+                                    "remove it")  # fmt: skip
         cleaned = relative.strip().replace("\\", "/").lstrip("/")
         parts = PurePosixPath(cleaned).parts
+        long = [part for part in parts if len(part.encode("utf-8")) > NAME_MAX]
+        if long or len(cleaned.encode("utf-8")) > PATH_MAX:
+            raise InvalidInputError(f"note path {relative[:80]!r}... is too long for the file system: at most "
+                                    f"{NAME_MAX} bytes a name and {PATH_MAX} in all (UTF-8); shorten it")  # fmt: skip
         if not cleaned or any(part in ("..", ".") for part in parts) or Path(relative).is_absolute():
             raise InvalidInputError(
                 f"{relative!r} is not a note path; use a path inside the vault like 'domain/note.md'"

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
-from memstrata.validation import clean_text
+from memstrata.validation import check_strings, clean_text
 from memstrata.vault.errors import StaleVersionError
 from memstrata.vault.layout import TRASH, VaultLayout, checksum, version_of
 from memstrata.vault.markdown import find_section, json_safe, parse_note, render_frontmatter, split_frontmatter
@@ -103,6 +103,7 @@ def create(
     own, problem, start = split_frontmatter(body)
     if problem:
         raise InvalidInputError(f"the body's {problem}; fix it, or pass the fields as frontmatter")
+    check_strings(dict(frontmatter or {}), "frontmatter")  # a NUL was written to the file as "\0"
     front = json_safe({**own, **dict(frontmatter or {})})
     front.setdefault("created", today.isoformat())
     data = (render_frontmatter(front) + "\n" + body[start:].strip("\n") + "\n").encode()
