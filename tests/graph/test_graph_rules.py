@@ -174,5 +174,18 @@ def test_a_relation_whose_end_is_plainly_another_type_is_not_applied() -> None:
 )  # fmt: skip
 def test_an_english_object_ends_where_another_phrase_begins(said: str, relation: str, target: str) -> None:
     """'New York with my wife' became a place."""
-    [triple] = RulesGraphExtractor().extract([Message(role="user", content=said)])
+    triple = RulesGraphExtractor().extract([Message(role="user", content=said)])[0]
     assert (triple.relation, triple.target.name) == (relation, target)
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [("I live in Beijing and work at Baidu.", [("user", "lives_in", "Beijing"), ("user", "works_at", "Baidu")]),
+     ("Alice lives in Paris and works at Google.", [("Alice", "lives_in", "Paris"), ("Alice", "works_at", "Google")]),
+     ("I moved to San Francisco, and now work at Stripe.",
+      [("user", "lives_in", "San Francisco"), ("user", "works_at", "Stripe")])],
+)  # fmt: skip
+def test_a_second_verb_after_and_is_a_clause_of_the_same_subject(said: str, expected: list[tuple[str, ...]]) -> None:
+    """Only the first clause was read: Baidu, Google and Stripe were never in the graph."""
+    found = RulesGraphExtractor().extract([Message(role="user", content=said)])
+    assert [(t.source.name, t.relation, t.target.name) for t in found] == expected

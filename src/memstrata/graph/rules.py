@@ -19,7 +19,11 @@ from memstrata.graph.names import USER_NAME, clean_name, is_user, type_from_name
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
 from memstrata.types import Message
 
-_CLAUSE = re.compile(r"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|but|so)\s+(?=I\b)")
+# A second verb after "and" ("I live in Beijing and work at Baidu") starts a clause of the same subject.
+_SECOND_VERB = (r"(?:now |also |then |currently )?(?:works?|worked|lives?|lived|moved|stud(?:y|ies)|joined|likes?|"
+                r"loves?|prefers?|hates?)\b")  # fmt: skip
+_CLAUSE = re.compile(rf"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|but|so)\s+(?=I\b)|\s+and\s+(?={_SECOND_VERB})")
+_SUBJECTLESS = re.compile(rf"^(?:and\s+)?(?={_SECOND_VERB})")
 _QUESTION = re.compile(
     r"[?？]|吗$|什么|谁|哪|怎么|多少|^(do|does|did|can|could|would|what|why|how|where|when|who)\b", re.I
 )
@@ -164,14 +168,18 @@ class RulesGraphExtractor:
             if turn.role != "user":
                 continue  # what an assistant says needs judgement patterns cannot give
             subject = turn.name or USER_NAME  # a subjectless clause is about the speaker: "搬到朝阳区了"
+            said = "I"  # the last English subject, for a clause that continues it ("... and work at Baidu")
             for clause in (part.strip() for part in _CLAUSE.split(turn.content)):
                 if len(clause) < 2 or _QUESTION.search(clause):
                     continue
+                if _SUBJECTLESS.match(clause):
+                    clause = f"{said} {_SUBJECTLESS.sub('', clause)}"
                 found = _match(clause)
                 if found is None:
                     continue
                 relation, ended, said_subject, target = found
                 subject = said_subject or subject
+                said = said_subject if said_subject and said_subject.isascii() else said
                 triples.append(
                     Triple(
                         mention(subject, turn.name),
