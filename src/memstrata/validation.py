@@ -81,6 +81,8 @@ def describe_validation_error(exc: ValidationError) -> str:
         message = err["msg"]
         if err["type"] == "extra_forbidden":
             message = "unknown field"
+        elif err["type"] == "value_error":  # our own validators' words, without pydantic's "Value error, "
+            message = message.removeprefix("Value error, ")
         parts.append(f"{location}: {message}")
     return "; ".join(parts)
 

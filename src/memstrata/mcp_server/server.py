@@ -134,7 +134,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArg
         user_id: UserId = None,
         agent_id: AgentId = None,
         session_id: SessionId = None,
-        limit: Annotated[int, Field(ge=1, le=500)] = 50,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
         offset: Annotated[int, Field(ge=0)] = 0,
     ) -> list[MemoryItem]:
         """List the active memories of a scope, newest first; page with offset."""
