@@ -10,6 +10,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.config import load_settings
+from memstrata.errors import InvalidInputError
 from memstrata.lifecycle.timeparse import find_time_span
 from memstrata.providers.openai_chat import OpenAICompatibleChat
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
@@ -127,42 +128,25 @@ def test_a_keyed_value_is_true_from_its_event_time_and_an_older_one_never_replac
     assert {m.text for m in memory.get_all(user_id="w")} == {"住在深圳"}
 
 
-def test_a_keyed_value_dated_later_than_now_holds_only_from_then(
+def test_a_keyed_value_dated_later_than_now_is_refused_and_nothing_changes(
     clocked_memory: Callable[..., Memory], clock: ManualClock
 ) -> None:
-    """A value sent with a future event time answered as the current one at once (as_of now said otherwise)."""
+    """A value dated 2030 answered as current at once; stored as the key's record instead, it hid the value true
+    now from search and listings. A key holds the value true now: a later one is refused with what to do."""
     memory = clocked_memory()
     memory.add("Postgres 15", user_id="kf", key="app:db:engine")
-    planned = clock() + timedelta(days=365)
-    memory.add("Postgres 17 (planned upgrade)", user_id="kf", key="app:db:engine", event_time=planned)
+    with pytest.raises(InvalidInputError, match=r"later than now\. Add the value when it takes effect"):
+        memory.add("Postgres 17 (planned)", user_id="kf", key="app:db:engine", event_time=clock() + timedelta(days=9))
     assert [h.text for h in memory.search("app:db:engine", user_id="kf")] == ["Postgres 15"]
-    assert "app:db:engine: Postgres 15" in memory.context("app:db:engine", user_id="kf").text
-    later = planned + timedelta(days=1)
-    assert memory.search("app:db:engine", user_id="kf", as_of=later)[0].text == "Postgres 17 (planned upgrade)"
-    clock.advance(days=400)  # the day has come
-    assert memory.search("app:db:engine", user_id="kf")[0].text == "Postgres 17 (planned upgrade)"
+    assert [m.text for m in memory.get_all(user_id="kf")] == ["Postgres 15"]
+    memory.add("Plan: Postgres 17 next week", user_id="kf", event_time=clock() + timedelta(days=9))  # no key: fine
+    skewed = memory.add("Postgres 16", user_id="kf", key="app:db:engine", event_time=clock() + timedelta(minutes=2))
+    assert skewed.results[0].event == "UPDATE"  # a caller's clock a little ahead is not a later day
 
 
-def test_a_value_for_now_keeps_a_planned_value_and_takes_no_event_time_of_another(
-    clocked_memory: Callable[..., Memory], clock: ManualClock
-) -> None:
-    """A plain value added while the key's latest was dated 2030 closed that one at zero length (no as_of ever
-    saw it) and took its 2030 event time; a planned value showed among the ordinary hits before its day."""
+def test_a_new_value_takes_no_event_time_of_the_value_it_replaces(clocked_memory: Callable[..., Memory]) -> None:
     memory = clocked_memory()
-    planned = clock() + timedelta(days=1000)
-    memory.add("Alice", user_id="u", key="team:lead")
-    memory.add("Bob", user_id="u", key="team:lead", event_time=planned)
-    clock.advance(days=1)
-    memory.add("Carol", user_id="u", key="team:lead")
-
-    def lead(**when: datetime) -> list[str]:
-        return [h.text for h in memory.search("team:lead", user_id="u", threshold=0, **when)]  # type: ignore[arg-type]
-
-    assert lead() == ["Carol"]  # the planned Bob is no ordinary hit before his day
-    assert lead(as_of=clock() + timedelta(days=10))[0] == "Carol"
-    assert lead(as_of=planned + timedelta(days=1))[0] == "Bob"
-    assert lead(as_of=clock() - timedelta(hours=1))[0] == "Alice"
-    memory.add("Python 3.11", user_id="u", key="app:py", event_time=clock() - timedelta(days=300))
+    memory.add("Python 3.11", user_id="u", key="app:py", event_time=datetime(2020, 1, 1, tzinfo=UTC))
     memory.add("Python 3.12", user_id="u", key="app:py")
     [current] = [m for m in memory.get_all(user_id="u") if m.key == "app:py"]
     assert current.text == "Python 3.12" and current.event_time is None

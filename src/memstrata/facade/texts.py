@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from memstrata.errors import ConcurrentWriteError, InvalidInputError
@@ -67,6 +67,7 @@ class _Plan:
 # A write planned on what another writer changed meanwhile is planned again from the store: of N writers racing
 # on one key at least one wins each round, so ten rounds (spread by a short random pause) settle ten at once.
 _ATTEMPTS = 10
+_CLOCK_SKEW = timedelta(minutes=10)  # a caller's clock a little ahead of ours is not a value for a later day
 
 
 def add_texts(
@@ -167,6 +168,14 @@ def _plan_keyed(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[st
     if key in plan.keys:
         raise InvalidInputError(f"item {item.index}: key {key} appears twice in this add(); send one value per key")
     plan.keys.add(key)
+    if options.event_time is not None and options.event_time > plan.now + _CLOCK_SKEW:
+        # A key answers with the value true now (and, with as_of, those true before); a value that only holds
+        # from a later day would be the current record while another value is true (stored so, it hid the
+        # current value from search and listings, or answered as current at once).
+        raise InvalidInputError(
+            f"item {item.index}: key {key} holds the value true now; {options.event_time.isoformat()} is later "
+            "than now. Add the value when it takes effect, or store the plan without a key (event_time works there)"
+        )
     existing = core.store.find_by_key(plan.scope, key, exact=True)
     if existing is None:
         new = _new(plan, item.text, metadata, options)
