@@ -183,7 +183,9 @@ def test_an_english_object_ends_where_another_phrase_begins(said: str, relation:
     [("I live in Beijing and work at Baidu.", [("user", "lives_in", "Beijing"), ("user", "works_at", "Baidu")]),
      ("Alice lives in Paris and works at Google.", [("Alice", "lives_in", "Paris"), ("Alice", "works_at", "Google")]),
      ("I moved to San Francisco, and now work at Stripe.",
-      [("user", "lives_in", "San Francisco"), ("user", "works_at", "Stripe")])],
+      [("user", "lives_in", "San Francisco"), ("user", "works_at", "Stripe")]),
+     # a clause not understood gives its verb to nobody (it went to the user: "user lives_in Shenzhen")
+     ("My sister Lily works at Tencent and lives in Shenzhen.", [])],
 )  # fmt: skip
 def test_a_second_verb_after_and_is_a_clause_of_the_same_subject(said: str, expected: list[tuple[str, ...]]) -> None:
     """Only the first clause was read: Baidu, Google and Stripe were never in the graph."""

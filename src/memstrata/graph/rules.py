@@ -168,18 +168,21 @@ class RulesGraphExtractor:
             if turn.role != "user":
                 continue  # what an assistant says needs judgement patterns cannot give
             subject = turn.name or USER_NAME  # a subjectless clause is about the speaker: "搬到朝阳区了"
-            said = "I"  # the last English subject, for a clause that continues it ("... and work at Baidu")
+            said: str | None = None  # the subject the last clause was read with, for one that continues it
             for clause in (part.strip() for part in _CLAUSE.split(turn.content)):
                 if len(clause) < 2 or _QUESTION.search(clause):
                     continue
                 if _SUBJECTLESS.match(clause):
+                    if said is None:  # the clause before was not understood: whose verb this is is unknown
+                        continue
                     clause = f"{said} {_SUBJECTLESS.sub('', clause)}"
                 found = _match(clause)
                 if found is None:
+                    said = None
                     continue
                 relation, ended, said_subject, target = found
                 subject = said_subject or subject
-                said = said_subject if said_subject and said_subject.isascii() else said
+                said = (said_subject or "I") if (said_subject or "I").isascii() else None
                 triples.append(
                     Triple(
                         mention(subject, turn.name),
