@@ -107,7 +107,14 @@ def test_namespaced_key_is_exact_match_first_and_updates_in_place(memory: Memory
 def test_a_question_that_names_a_key_gets_its_value_first(memory: Memory) -> None:
     memory.add("PostgreSQL 17", user_id="u1", key="项目:数据库:引擎")
     memory.add(["We discussed databases at length", "The engine room was noisy"], user_id="u1")
-    for question in ("what is 项目:数据库:引擎 now?", "项目:数据库:引擎 现在是什么？"):
+    for question in (
+        "what is 项目:数据库:引擎 now?",
+        "项目:数据库:引擎 现在是什么？",
+        "「项目:数据库:引擎」是什么",
+        "项目：数据库：引擎 是什么",
+        "(项目:数据库:引擎)",
+        "项目:数据库:引擎?",
+    ):
         hits = memory.search(question, user_id="u1")
         assert hits[0].text == "PostgreSQL 17" and hits[0].breakdown.key_match, question
     assert memory.search("meeting at 10:30", user_id="u1", threshold=0)  # a time is no key: search goes on

@@ -91,9 +91,14 @@ def looks_like_key(text: str) -> bool:
     return bool(KEY_PATTERN.match(text)) and "://" not in text
 
 
+_KEY_QUOTES = re.compile(r"[\s「」『』【】《》()（）\"“”]+")
+
+
 def keys_named_in(text: str, most: int = 3) -> list[str]:
     """The namespaced keys a question names among its words ("what is project:db:engine now?"), at most ``most``."""
-    found = [word.strip("?？,.，。!！;；:：()（）\"'“”") for word in text.split()]
+    # a key in quotes or brackets, or written with full-width colons as Chinese input methods type them
+    words = _KEY_QUOTES.split(text.replace("：", ":"))
+    found = [word.strip("?？,.，。!！;；:'‘’") for word in words]
     return list(dict.fromkeys(word for word in found if looks_like_key(word)))[:most]
 
 

@@ -45,8 +45,11 @@ def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
     """A query that *is* a namespaced key (``project:db:engine``) is answered by exact lookup first: the key's
     current memory, or, under filters the key table cannot answer (a time to travel to, metadata, other
     statuses), the newest version of the key that passes them, looked up in the store like any filtered read."""
-    if not looks_like_key(query.text):
-        return _named_key_hit(store, query)
+    found = _key_hit(store, query) if looks_like_key(query.text) else None
+    return found if found is not None else _named_key_hit(store, query)
+
+
+def _key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
     filters = query.filters
     if filters.needs_row_filter() or filters.status != (MemoryStatus.ACTIVE,):
         return _key_version(store, query.scope, query.text, filters)
@@ -59,7 +62,7 @@ def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
 def _named_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
     """A question that names a key among other words: the key's value first, as if the key alone were asked."""
     for key in keys_named_in(query.text):
-        found = exact_key_hit(store, query.model_copy(update={"text": key}))
+        found = _key_hit(store, query.model_copy(update={"text": key})) if key != query.text else None
         if found is not None:
             return found
     return None
