@@ -192,3 +192,13 @@ def test_with_json_an_error_is_a_json_object_too(tmp_path: Path) -> None:
     assert error["type"] == "NotFoundError" and error["exit_code"] == 1 and "ffffffffffff" in error["error"]
     plain = run(tmp_path, "show", "ffffffffffff", "--user", "u1", ok=False)
     assert plain.stderr.startswith("error: ")
+
+
+def test_add_takes_an_event_time(tmp_path: Path) -> None:
+    """The CLI had no way to say when a value became true, so keyed history could not be written from it."""
+    run(tmp_path, "add", "住在杭州", "--user", "w", "--key", "me:home:city", "--event-time", "2020-01-01")
+    run(tmp_path, "add", "住在深圳", "--user", "w", "--key", "me:home:city", "--event-time", "2023-06-01")
+    then = run_json(tmp_path, "search", "me:home:city", "--user", "w", "--as-of", "2021-01-01")
+    assert [hit["memory"]["text"] for hit in then][:1] == ["住在杭州"]
+    bad = run(tmp_path, "add", "x", "--user", "w", "--event-time", "yesterday", ok=False)
+    assert bad.returncode == 2 and "event-time" in bad.stderr

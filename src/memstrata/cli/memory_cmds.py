@@ -54,6 +54,9 @@ def add(
     role: Annotated[str | None, typer.Option(help="store as conversation turns with this role instead")] = None,
     infer: Annotated[bool, typer.Option(help="extract facts with the configured model (see `doctor`)")] = False,
     wait: Annotated[bool, typer.Option(help="with --infer: wait for extraction and show its decisions")] = True,
+    event_time: Annotated[
+        str | None, typer.Option(help="ISO 8601 time the text is true from / happened (2024-05-01, 2024-05-01T09:30Z)")
+    ] = None,
 ) -> None:
     """Add memories; with --role, raw conversation turns; with --infer, extract facts from the turns."""
     state = cli_state(ctx)
@@ -64,9 +67,11 @@ def add(
     memory = state.memory()
     scope = scope_args(user, agent, session)
     # With --infer --wait the job runs here, under a live progress line, instead of inside add().
-    options: dict[str, Any] = {"infer": True} if infer else {"kind": kind, "key": key}
-    if infer and (kind or key):
-        raise InvalidInputError("--kind and --key apply to plain texts; with --infer the model decides them")
+    when = parse_time_option(event_time, "event-time")
+    options: dict[str, Any] = {"infer": True} if infer else {"kind": kind, "key": key, "event_time": when}
+    if infer and (kind or key or when):
+        raise InvalidInputError("--kind, --key and --event-time apply to plain texts; with --infer the model "
+                                "decides them")  # fmt: skip
     check_kinds(memory, [kind] if kind else None, scope, adding=True)
     failure: JobFailedError | None = None
     result = memory.add(payload, **scope, metadata=parse_json_option(metadata, "metadata"), actor="cli",
