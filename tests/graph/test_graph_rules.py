@@ -184,8 +184,14 @@ def test_an_english_object_ends_where_another_phrase_begins(said: str, relation:
      ("Alice lives in Paris and works at Google.", [("Alice", "lives_in", "Paris"), ("Alice", "works_at", "Google")]),
      ("I moved to San Francisco, and now work at Stripe.",
       [("user", "lives_in", "San Francisco"), ("user", "works_at", "Stripe")]),
-     # a clause not understood gives its verb to nobody (it went to the user: "user lives_in Shenzhen")
-     ("My sister Lily works at Tencent and lives in Shenzhen.", [])],
+     # a relative named with the kinship word: her edges, and the kinship (it went to the user: "user lives_in
+     # Shenzhen", or made a node "妹妹林小雨")
+     ("My sister Lily works at Tencent and lives in Shenzhen.",
+      [("user", "sibling_of", "Lily"), ("Lily", "works_at", "Tencent"), ("Lily", "lives_in", "Shenzhen")]),
+     ("我妹妹林小雨在腾讯工作，住在深圳。",
+      [("user", "sibling_of", "林小雨"), ("林小雨", "works_at", "腾讯"), ("林小雨", "lives_in", "深圳")]),
+     # a clause not understood gives its verb to nobody
+     ("Our neighbours' dog barks and lives in Shenzhen.", [])],
 )  # fmt: skip
 def test_a_second_verb_after_and_is_a_clause_of_the_same_subject(said: str, expected: list[tuple[str, ...]]) -> None:
     """Only the first clause was read: Baidu, Google and Stripe were never in the graph."""

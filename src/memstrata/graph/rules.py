@@ -29,7 +29,16 @@ _QUESTION = re.compile(
 )
 
 _ZH_NAME = r"[\w\u4e00-\u9fff·\- ]"
-_EN_SUBJECT = r"(?P<s>I|[A-Z][\w.'\-]*(?: [A-Z][\w.'\-]*){0,3}|[Tt]he [\w ]{1,30}?)"
+_EN_KIN = "|".join(EN_FAMILY.values())
+_ZH_KIN = "|".join(FAMILY.values())
+# "My sister Lily" is a subject too: the relative named (see _kin_named)
+_EN_NAME = r"[A-Z][\w.'\-]*(?: [A-Z][\w.'\-]*)?"
+_EN_SUBJECT = (rf"(?P<s>I|[Mm]y (?:{_EN_KIN}) {_EN_NAME}|[A-Z][\w.'\-]*(?: [A-Z][\w.'\-]*){{0,3}}"
+               r"|[Tt]he [\w ]{1,30}?)")  # fmt: skip
+_KIN_NAMED = [
+    (rel, re.compile(rf"^(?:[Mm]y (?:{en}) (?P<en>{_EN_NAME})|我的?(?:{zh})(?P<zh>[\u4e00-\u9fff·]{{2,4}}))$"))
+    for (rel, zh), en in zip(FAMILY.items(), EN_FAMILY.values(), strict=True)
+]
 _ADVERB = r"(?:现在|目前|还|也|都|一直|已经|仍然|最近|很|最|特别|非常|比较|真的)*"
 
 
@@ -169,6 +178,7 @@ class RulesGraphExtractor:
                 continue  # what an assistant says needs judgement patterns cannot give
             subject = turn.name or USER_NAME  # a subjectless clause is about the speaker: "搬到朝阳区了"
             said: str | None = None  # the subject the last clause was read with, for one that continues it
+            named: set[tuple[str, str]] = set()  # (relation, name) of relatives this turn named
             for clause in (part.strip() for part in _CLAUSE.split(turn.content)):
                 if len(clause) < 2 or _QUESTION.search(clause):
                     continue
@@ -181,6 +191,13 @@ class RulesGraphExtractor:
                     said = None
                     continue
                 relation, ended, said_subject, target = found
+                kin = _kin_named(said_subject)
+                if kin is not None:  # "我妹妹林小雨在腾讯工作": 林小雨 works there, and she is the user's sister
+                    said_subject = kin[1]
+                    if kin not in named:
+                        named.add(kin)
+                        triples.append(Triple(mention(USER_NAME), kin[0], Mention(kin[1], "person"), 0.6, (turn.id,),
+                                              origin="rules"))  # fmt: skip
                 subject = said_subject or subject
                 said = (said_subject or "I") if (said_subject or "I").isascii() else None
                 triples.append(
@@ -195,6 +212,15 @@ class RulesGraphExtractor:
                     )
                 )
         return triples
+
+
+def _kin_named(subject: str) -> tuple[str, str] | None:
+    """(relation, name) when the subject is a relative named by the speaker: "My sister Lily", "我妹妹林小雨"."""
+    for relation, pattern in _KIN_NAMED:
+        found = pattern.match(subject)
+        if found is not None:
+            return relation, found.group("en") or found.group("zh")
+    return None
 
 
 def _match(clause: str) -> tuple[str, bool, str, str] | None:
