@@ -197,3 +197,13 @@ def test_a_second_verb_after_and_is_a_clause_of_the_same_subject(said: str, expe
     """Only the first clause was read: Baidu, Google and Stripe were never in the graph."""
     found = RulesGraphExtractor().extract([Message(role="user", content=said)])
     assert [(t.source.name, t.relation, t.target.name) for t in found] == expected
+
+
+def test_chinese_life_and_work_clauses_of_a_named_subject() -> None:
+    """'Alice在巴黎生活，在谷歌上班' gave nothing: no pattern for 在X生活, and 谷歌 (tagged a person name by jieba)
+    made the employer edge a refused triple; 阿里巴巴 the same."""
+    found = RulesGraphExtractor().extract([Message(role="user", content="Alice在巴黎生活，在谷歌上班。")])
+    assert [(t.source.name, t.relation, t.target.name, t.target.type) for t in found] == [
+        ("Alice", "lives_in", "巴黎", "location"), ("Alice", "works_at", "谷歌", None)]  # fmt: skip
+    [boss] = RulesGraphExtractor().extract([Message(role="user", content="王总在阿里巴巴上班")])
+    assert (boss.target.name, boss.target.type) == ("阿里巴巴", None)  # the relation's type (organization) applies

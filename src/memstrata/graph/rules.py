@@ -16,7 +16,7 @@ from functools import cache
 
 from memstrata.graph.extracted import Mention, Triple
 from memstrata.graph.names import USER_NAME, clean_name, is_user, type_from_name
-from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
+from memstrata.graph.vocabulary import EN_FAMILY, END_TYPES, FAMILY
 from memstrata.types import Message
 
 # A second verb after "and" ("I live in Beijing and work at Baidu") starts a clause of the same subject.
@@ -73,6 +73,7 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
     ("lives_in", True, _zh("不住在|搬离|离开了?", tail="(?:了)?$")),
     ("lives_in", False, _zh("住在|住|定居在?|搬到|搬去|搬回|搬家到")),
     ("works_at", True, _zh("从|不在", tail="(?:离职|辞职|工作)了?$")),
+    ("lives_in", False, _zh("在|于", tail="(?:生活|居住|定居)")),
     ("works_at", False, _zh("在|于", tail="(?:工作|上班|任职|实习|做|当)")),
     ("works_at", False, _zh("加入了?|入职了?|跳槽到")),
     (
@@ -204,7 +205,7 @@ class RulesGraphExtractor:
                     Triple(
                         mention(subject, turn.name),
                         relation,
-                        mention(target, turn.name),
+                        _as_target(mention(target, turn.name), relation),
                         0.6,
                         (turn.id,),
                         ended=ended,
@@ -212,6 +213,15 @@ class RulesGraphExtractor:
                     )
                 )
         return triples
+
+
+def _as_target(found: Mention, relation: str) -> Mention:
+    """jieba tags many company and thing names as people (阿里巴巴, 谷歌, 郁金香); where the relation takes no
+    person at that end, that tag is dropped and the relation's type applies (a refused triple was lost)."""
+    expected = END_TYPES.get(relation, (None, None))[1]
+    if found.type == "person" and expected not in (None, "person") and not found.speaker:
+        return Mention(found.name, None)
+    return found
 
 
 def _kin_named(subject: str) -> tuple[str, str] | None:
