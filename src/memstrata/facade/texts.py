@@ -184,7 +184,11 @@ def _plan_keyed(core: MemoryCore, plan: _Plan, item: TextItem, metadata: dict[st
         return
     changes = options.changes_to(existing)  # a kind, confidence or event time the caller named anew
     moment = options.event_time or plan.now  # when the new value becomes true
-    if moment < existing.valid_from and item.text != existing.text:
+    # Older than the key's value: a value dated before it, or one for now while the stored record is dated later
+    # (written before such values were refused). Two writers' clocks microseconds apart are not that.
+    older = (moment < existing.valid_from if options.event_time is not None
+             else existing.valid_from > plan.now + _CLOCK_SKEW)  # fmt: skip
+    if older and item.text != existing.text:
         # an older value imported late, or a value for now while the key's latest is dated later (planned):
         # it is kept between its neighbours and never replaces a value that becomes true after it
         _plan_older_value(core, plan, existing, item, metadata, options, moment)
