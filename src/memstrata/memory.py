@@ -396,12 +396,16 @@ class Memory:
         filters: Filters | Mapping[str, Any] | None = None,
         threshold: float | None = None,
         audience: Audience = "chat",
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
         **scope: Unpack[ScopeArgs],
     ) -> DeepResult:
         """Deep search with its trace: the understood question, every query searched, the evaluator's verdicts,
         why it stopped, model calls, tokens and seconds. ``audience="agent"`` allows more rounds
-        (``deep.agent_rounds``, default 5) than a chat caller (``deep.chat_rounds``, default 3)."""
-        search_query = self._search_query(query, scope, limit=limit, filters=filters, threshold=threshold)
+        (``deep.agent_rounds``, default 5) than a chat caller (``deep.chat_rounds``, default 3). ``as_of`` /
+        ``known_at`` travel in time as in ``search``."""
+        search_query = self._search_query(query, scope, limit=limit, filters=filters, threshold=threshold,
+                                          as_of=as_of, known_at=known_at)  # fmt: skip
         return deep_result(self._core, search_query, checked_audience(audience))
 
     def context(

@@ -131,3 +131,15 @@ def test_memories_from_imported_history_are_dated_when_they_were_said(make_deep:
     context = memory.context("where does lin live with the cat", user_id="lin")
     assert context.memories and {m.date.date().isoformat() for m in context.memories} == {"2023-03-01"}
     assert "] 2023-03-01 I live in Beijing" in context.text
+
+
+def test_deep_search_travels_in_time(make_deep: MakeDeep) -> None:
+    """Only search(mode="deep") took as_of; deep_search() and REST /v1/memories/search/deep refused it."""
+    from datetime import UTC, datetime
+
+    memory = make_deep(None)
+    memory.add("住在杭州", user_id="w", key="me:home:city", event_time=datetime(2020, 1, 1, tzinfo=UTC))
+    memory.add("住在深圳", user_id="w", key="me:home:city", event_time=datetime(2023, 6, 1, tzinfo=UTC))
+    then = memory.deep_search("me:home:city", user_id="w", as_of=datetime(2021, 1, 1, tzinfo=UTC))
+    now = memory.deep_search("me:home:city", user_id="w")
+    assert then.hits[0].text == "住在杭州" and now.hits[0].text == "住在深圳"

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter
 from pydantic import BeforeValidator, Field
 
-from memstrata.api.models import TEXT_PATTERN, Count, ScopedBody, _filter_times_are_strings
+from memstrata.api.models import TEXT_PATTERN, Count, ScopedBody, TimeIn, _filter_times_are_strings
 from memstrata.api.routes import ERRORS, CallerDep
 from memstrata.deep.context_model import MemoryContext
 from memstrata.deep.search import DeepResult
@@ -40,6 +40,8 @@ class DeepSearchRequest(ScopedBody):
     filters: FiltersIn = None
     threshold: float | None = Field(default=None, ge=0.0, le=1.0, description="minimum relevance in [0, 1]")
     audience: AudienceIn = "chat"
+    as_of: TimeIn | None = Field(default=None, description="valid time: what was true then")
+    known_at: TimeIn | None = Field(default=None, description="record time: what the store held then")
 
 
 @router.post("/context", response_model=MemoryContext)
@@ -57,4 +59,5 @@ def deep_search(body: DeepSearchRequest, call: CallerDep) -> DeepResult:
     """Deep search with its trace: the understood question, every query searched, the evaluator's verdicts,
     why it stopped, and model calls, tokens and seconds."""
     return call.memory.deep_search(body.query, **call.scope(body), limit=body.limit, filters=body.filters,
-                                   threshold=body.threshold, audience=body.audience)  # fmt: skip
+                                   threshold=body.threshold, audience=body.audience, as_of=body.as_of,
+                                   known_at=body.known_at)  # fmt: skip
