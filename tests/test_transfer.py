@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import InvalidInputError, Memory
+from memstrata import ConflictError, InvalidInputError, Memory
 from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import Scope
@@ -111,3 +111,18 @@ def test_process_memory_survives_a_round_trip(make_memory: Callable[[str], Memor
     assert target.import_jsonl(path).already_there > 0 and target.store.process.counts(
         None
     ) == source.store.process.counts(None)
+
+
+def test_an_import_whose_key_holds_another_value_here_is_refused_whole(
+    make_memory: Callable[[str], Memory], tmp_path: Path
+) -> None:
+    """Importing gave the key two current values (the key table pointed at the imported one only)."""
+    source, target = make_memory("source"), make_memory("target")
+    source.add("v1", user_id="u", key="k:a:b")
+    source.add("an unrelated memory", user_id="u")
+    exported = tmp_path / "out.jsonl"
+    source.export_jsonl(exported)
+    target.add("v2", user_id="u", key="k:a:b")
+    with pytest.raises(ConflictError, match="already holds another current value"):
+        target.import_jsonl(exported)
+    assert [m.text for m in target.get_all(user_id="u")] == ["v2"]  # all or nothing

@@ -122,9 +122,10 @@ def _claim_keys(tx: Tx, items: Sequence[MemoryItem], changed: set[str]) -> None:
         held = tx.execute("SELECT memory_id FROM kv_facts WHERE tenant_id = ? AND user_id = ? AND agent_id = ? "
                           "AND session_id = ? AND key = ?", slot).fetchone()  # fmt: skip
         if held is not None and held[0] not in changed:
-            raise ConcurrentWriteError(
-                f"key {item.key} in scope {item.scope.label()} was given a value by another writer meanwhile "
-                f"(memory {held[0]}); read it again and retry"
+            raise ConcurrentWriteError(  # add() plans again on it; an import of a clashing key stops here
+                f"key {item.key} in scope {item.scope.label()} already holds another current value (memory "
+                f"{held[0]}): a key holds one value per scope; update or delete that memory first, or retry if "
+                "another writer has just set it; nothing was written"
             )
         tx.execute("UPDATE kv_facts SET memory_id = ? WHERE tenant_id = ? AND user_id = ? AND agent_id = ? "
                    "AND session_id = ? AND key = ?", (item.id, *slot))  # fmt: skip
