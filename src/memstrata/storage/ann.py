@@ -27,7 +27,9 @@ from memstrata.storage.compact_rows import CompactRows, Int8Rows, Positions
 CONNECTIVITY = 16
 EXPANSION_ADD = 40
 EXPANSION_SEARCH = 256
-_CHUNK = 50_000  # rows added per call, so a build can be abandoned between chunks
+# rows added per call, so a build can be abandoned between chunks: ~2 s each on one busy core, well inside the
+# wait of close() (a build still running when the interpreter exits aborts the process from inside usearch)
+_CHUNK = 10_000
 
 
 def _new_index(dims: int) -> Index:

@@ -79,8 +79,8 @@ class KeywordKeeper:
         return {"rows": len(index) if index else 0, "building": building, "min_rows": self.min_rows}
 
     def close(self) -> None:
-        self._closed = True
-        self.wait(timeout_s=5)
+        self._closed = True  # a build stops at its next batch
+        self.wait(timeout_s=60)
 
     # --- keeping up with the database --------------------------------------------------------------
     def _catch_up(self, tx: Tx) -> KeywordIndex | None:

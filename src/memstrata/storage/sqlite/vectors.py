@@ -161,7 +161,8 @@ class IndexKeeper:
 
     def close(self) -> None:
         self._closed = True  # a build in progress stops at its next chunk and saves nothing
-        self.wait(timeout_s=5)
+        if not self.wait(timeout_s=60):  # a daemon thread left inside usearch at exit aborts the process
+            log.warning("the vector graph build for %s did not stop within 60 s", self.folder)
 
 
 def exact_scores(found: list[tuple[int, str, bytes]], vector: Vector) -> list[tuple[str, float]]:
