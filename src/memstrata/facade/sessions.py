@@ -29,8 +29,10 @@ class SessionsAPI:
         """The most recent turns of a session that fit ``budget_tokens``, oldest first."""
         check_count(budget_tokens, "budget_tokens", 1, 10_000_000)
         resolved = self._binding.scope(in_session(session_id, owner))
-        turns = [stored.message for stored in self._core.store.messages(resolved, limit=100_000)]
-        return within_budget(turns, budget_tokens)
+        # The newest turns only (a turn costs a token at least): the first 100,000 of a longer session were read,
+        # and their last ones returned as the session's latest
+        newest = self._core.store.messages(resolved, limit=min(budget_tokens, 100_000), latest=True)
+        return within_budget([stored.message for stored in newest], budget_tokens)
 
     def end(self, session_id: str, *, wait: bool = False, **owner: Unpack[OwnerArgs]) -> list[Job]:
         """Hand the session's turns still waiting for the trigger policy to the write path, and store (or refresh)
