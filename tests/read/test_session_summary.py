@@ -86,3 +86,11 @@ def test_a_summary_hit_expands_to_the_turns_that_answer(memory: Memory) -> None:
     best = expand(memory.store, SCOPE, item, "When does Caroline's home study start?", limit=2)
     assert best[0].message.content == "It went well. The adoption agency said the home study starts next month."
     assert expand(memory.store, Scope(user_id="u2"), item, "home study") == []  # scope is enforced by the store
+
+
+def test_a_session_of_one_sentence_longer_than_a_summary_is_summarised_by_it_cut() -> None:
+    """Every sentence was over the limit, so the summary memory was stored with empty text."""
+    turns = _turns([("user", "我" + "很喜欢吃四川火锅和重庆小面" * 60)])
+    item = session_summary(turns, SCOPE, now=NOW, max_chars=200)
+    assert item is not None and item.text.startswith("user: 我很喜欢吃四川火锅") and item.text.endswith("…")
+    assert len(item.text) <= 200

@@ -84,6 +84,8 @@ def extractive_summary(
         chosen.append(sentence)
         covered |= sentence.terms
         used += len(line) + 1
+    if not chosen and ranked:  # every sentence is longer than the summary may be: the most central one, cut
+        return f"{ranked[0].speaker}: {ranked[0].text}"[: max_chars - 1].rstrip() + "…"
     return "\n".join(f"{s.speaker}: {s.text}" for s in sorted(chosen, key=lambda s: s.position))
 
 
@@ -163,6 +165,8 @@ def session_summary(
     text = _model_summary(turns, write, details, max_chars) if write is not None else None
     if text is None:
         text, details["method"] = extractive_summary(turns, max_chars=max_chars), "extractive"
+    if not text.strip():
+        return None
     return new_memory(
         scope,
         text,
