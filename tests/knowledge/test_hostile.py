@@ -3,6 +3,7 @@ the good ones are ingested, and nothing of a bad file becomes searchable."""
 
 from __future__ import annotations
 
+import random
 import zipfile
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def _hostile_files(directory: Path) -> dict[str, str]:
     (directory / "random.docx").write_bytes(bytes(range(256)) * 64)
     (directory / "page.pdf").write_text("<html><body>not a pdf</body></html>", encoding="utf-8")
     (directory / "empty.txt").write_bytes(b"")
+    (directory / "junk.md").write_bytes(random.Random(7).randbytes(4096))  # was ingested as searchable mojibake
     return {
         "truncated.pdf": "truncated",  # a note or an error, never a crash
         "bomb.docx": "decompression bomb",
@@ -50,6 +52,7 @@ def _hostile_files(directory: Path) -> dict[str, str]:
         "random.docx": "not a readable docx",
         "page.pdf": "not a PDF",
         "empty.txt": "is empty",
+        "junk.md": "holds binary data, not text",
     }
 
 
@@ -76,7 +79,7 @@ def test_bad_files_fail_one_by_one_and_good_files_still_land(memory: Memory, tmp
     stored = memory.get_all(user_id="u1", filters={"kind": "knowledge"}, limit=1000)
     sources = {Path(item.metadata["source"]).name for item in stored}
     assert sources <= {"en-docx.docx", "zh-pdf.pdf", "truncated.pdf"}
-    assert {"bomb.docx", "huge.pdf", "random.docx", "page.pdf"}.isdisjoint(sources)
+    assert {"bomb.docx", "huge.pdf", "random.docx", "page.pdf", "junk.md"}.isdisjoint(sources)
     hits = memory.search("What is the warehouse door code?", user_id="u1", filters={"kind": "knowledge"}, limit=1)
     assert hits and GOOD[0].sentence in hits[0].text
 

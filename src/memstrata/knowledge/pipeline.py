@@ -9,6 +9,7 @@ the report, and the run goes on; a failed file keeps its previously indexed vers
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -101,6 +102,17 @@ class IngestReport:
         }
 
 
+_TEXT_FORMATS = frozenset({"md", "txt", "json", "csv"})  # read as text as they are: no parser vouches for them
+_NOT_TEXT = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\ufffd]")
+
+
+def _looks_binary(text: str) -> bool:
+    """More than 1 % of the characters are control characters or undecodable bytes: random bytes with a .md
+    name were ingested as searchable mojibake."""
+    sample = text[:100_000]
+    return bool(sample) and len(_NOT_TEXT.findall(sample)) > 0.01 * len(sample)
+
+
 def convert_source(
     path: Path,
     fmt: str,
@@ -117,6 +129,9 @@ def convert_source(
         raw, title = sandbox.convert(path, fmt)
     else:
         raw, title = media_markdown(path, fmt, media), None
+    if fmt in _TEXT_FORMATS and _looks_binary(raw):
+        raise SourceRejected(f"{path.name} holds binary data, not text (control characters or undecodable bytes "
+                             "throughout); check the file, or give it its real extension")  # fmt: skip
     if len(raw) > limits.max_markdown_chars:
         raise SourceRejected(
             f"{path.name} converts to {len(raw):,} characters, over ingest.max_markdown_chars="
