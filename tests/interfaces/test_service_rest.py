@@ -292,3 +292,14 @@ def test_an_unexpected_error_leaves_the_connection_open(svc: Service, monkeypatc
         assert bodies[0]["code"] == "internal" and bodies[1]["items"] == []
     finally:
         connection.close()
+
+
+def test_a_session_id_with_a_slash_can_be_read_and_ended(client: httpx.Client) -> None:
+    """Such an id was stored, then /v1/sessions/a%2Fb/... answered 404 no_route (the console could not end it)."""
+    turns = [{"role": "user", "content": "明天下午三点开会"}, {"role": "assistant", "content": "OK, 3 pm tomorrow."}]
+    added = client.post("/v1/memories", json={"user_id": "amy", "session_id": "a/b", "messages": turns})
+    assert added.status_code == 201, added.text
+    read = client.get("/v1/sessions/a%2Fb/context", params={"user_id": "amy"})
+    assert read.status_code == 200 and [t["content"] for t in read.json()] == [t["content"] for t in turns]
+    ended = client.post("/v1/sessions/a%2Fb/end", params={"user_id": "amy"})
+    assert ended.status_code == 200, ended.text

@@ -94,7 +94,7 @@ def erase_user(
     return ErasureResponse(deleted=report.deleted, remaining=report.remaining)
 
 
-@router.get("/sessions/{session_id}/context", response_model=list[Message])
+@router.get("/sessions/{session_id:path}/context", response_model=list[Message])
 def session_context(
     session_id: SessionId,
     call: CallerDep,
@@ -109,7 +109,7 @@ def session_context(
     )
 
 
-@router.post("/sessions/{session_id}/end", response_model=list[Job])
+@router.post("/sessions/{session_id:path}/end", response_model=list[Job])
 def end_session(
     session_id: SessionId,
     call: CallerDep,
