@@ -35,3 +35,14 @@ def test_summaries_can_be_turned_off(store_factory: object, embedder: object) ->
         memory.add([{"role": "user", "content": "A session with a few words in it."}], user_id="u1", session_id="s2")
         memory.end_session("s2", user_id="u1")
         assert memory.get_all(user_id="u1", filters={"kind": "summary"}) == []
+
+
+def test_a_session_ended_without_its_user_is_summarised_per_user(memory: Memory) -> None:
+    """end_session("shared") merged every user's turns into one summary scoped to the session alone."""
+    memory.add([{"role": "user", "content": "User A likes football and plays every Sunday."}], user_id="A",
+               session_id="shared")  # fmt: skip
+    memory.add([{"role": "user", "content": "用户B喜欢下围棋，每周三去棋社。"}], user_id="B", session_id="shared")
+    memory.end_session("shared", wait=True)
+    for user, mine, theirs in (("A", "football", "围棋"), ("B", "围棋", "football")):
+        [summary] = memory.get_all(user_id=user, filters={"kind": "summary"})
+        assert mine in summary.text and theirs not in summary.text and summary.scope.user_id == user

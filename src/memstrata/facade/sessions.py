@@ -47,12 +47,25 @@ class SessionsAPI:
         jobs = self._core.store.list_jobs(resolved, list(JobStatus), limit=10_000)
         return [job for job in jobs if job.scope == resolved]
 
-    def summarise(self, session: Scope) -> MemoryItem | None:
-        """One ``summary`` memory per session, linked to all its turns: a fact spread over a session has one place
-        where its words sit together. Ending a session again refreshes it in place (history keeps the old text)."""
+    def summarise(self, session: Scope) -> list[MemoryItem]:
+        """One ``summary`` memory per session and owner, linked to all its turns: a fact spread over a session has
+        one place where its words sit together. A session named without its user or agent is summarised for each
+        owner whose turns it holds (one summary of every user's turns was stored where each user could read it)."""
+        stored = self._core.store.messages(session, limit=MAX_SUMMARY_TURNS, latest=True)
+        if session.user_id is not None or session.agent_id is not None:
+            owners = {session: [turn.message for turn in stored]}
+        else:
+            owners = {}
+            for turn in stored:
+                owners.setdefault(turn.scope, []).append(turn.message)
+        summaries = [self._summarise(owner, turns) for owner, turns in owners.items()]
+        return [summary for summary in summaries if summary is not None]
+
+    def _summarise(self, session: Scope, turns: list[Message]) -> MemoryItem | None:
+        """The session's summary for ``session`` (an exact scope): stored, or refreshed in place when the session
+        went on (history keeps the old text)."""
         core = self._core
         mode = core.settings.write.session_summary
-        turns = [stored.message for stored in core.store.messages(session, limit=MAX_SUMMARY_TURNS, latest=True)]
         if mode == "off" or not turns:
             return None
         writer = model_writer(core.chat_model) if mode == "model" and core.chat_model is not None else None
