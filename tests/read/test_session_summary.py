@@ -94,3 +94,11 @@ def test_a_session_of_one_sentence_longer_than_a_summary_is_summarised_by_it_cut
     item = session_summary(turns, SCOPE, now=NOW, max_chars=200)
     assert item is not None and item.text.startswith("user: 我很喜欢吃四川火锅") and item.text.endswith("…")
     assert len(item.text) <= 200
+
+
+def test_sentences_end_at_sentence_ends_not_at_every_dot() -> None:
+    """'Version 3.5 of the app' was split into 'Version 3.' and '5 of the app crashed.'; 'Dr. Smith' likewise."""
+    turns = _turns([("user", "Version 3.5 of the app crashed. Dr. Smith fixed it!我很高兴。")])
+    summary = extractive_summary(turns, max_sentences=10)
+    assert summary.splitlines() == ["user: Version 3.5 of the app crashed.", "user: Dr. Smith fixed it!",
+                                    "user: 我很高兴。"]  # fmt: skip

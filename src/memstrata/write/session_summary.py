@@ -33,7 +33,12 @@ from memstrata.write.ingest import new_memory, turn_label
 SUMMARY_KIND = "summary"
 MAX_SUMMARY_CHARS = 600
 MAX_SENTENCES = 6
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
+# Chinese sentence ends end a sentence where they stand; Latin ones only before a space ("Version 3.5", "e.g.x")
+# and not after a title ("Dr. Smith").
+_SENTENCE_END = re.compile(
+    r"(?<=[。！？；])\s*|(?<=[!?;])(?=[\u4e00-\u9fff])"
+    r"|(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bNo\.)\s+|\n+"
+)
 _REDUNDANT = 0.6  # share of a sentence's words already chosen at which it is skipped
 
 SummaryWriter = Callable[[str], str]
