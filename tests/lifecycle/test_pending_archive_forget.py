@@ -149,3 +149,16 @@ def test_erase_user_leaves_nothing(clocked_memory: Callable[..., Memory]) -> Non
     assert memory.search("Falcon", user_id="gone") == []
     assert [h.text for h in memory.search("Falcon", user_id="stays")] == ["Secret project codename Falcon"]
     assert memory.stats(user_id="gone").memories_by_status == {}
+
+
+def test_a_newest_turn_over_the_budget_is_returned_shortened(clocked_memory: Callable[..., Memory]) -> None:
+    """session_context returned nothing when the newest turn alone was over the budget."""
+    from memstrata.lifecycle.session import estimate_tokens
+
+    memory = clocked_memory()
+    memory.add([{"role": "user", "content": "short one"}, {"role": "user", "content": "很长的一句话。" * 3000}],
+               user_id="u", session_id="s")  # fmt: skip
+    [turn] = memory.session_context("s", user_id="u", budget_tokens=50)
+    assert turn.content.startswith("很长的一句话。") and turn.content.endswith("…")
+    assert estimate_tokens(turn.content) + 4 <= 50
+    assert memory.session_context("s", user_id="u", budget_tokens=30_000)[0].content == "short one"

@@ -15,6 +15,7 @@ from memstrata.records.history import history_event
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import HistoryAction, Job, JobStatus, MemoryItem, Message, Scope
 from memstrata.validation import check_count
+from memstrata.vault.sentences import cut_to_budget
 from memstrata.write.session_summary import SUMMARY_KIND, model_writer, session_summary
 
 MAX_SUMMARY_TURNS = 400  # the last turns of a very long session are what its summary covers
@@ -31,8 +32,13 @@ class SessionsAPI:
         resolved = self._binding.scope(in_session(session_id, owner))
         # The newest turns only (a turn costs a token at least): the first 100,000 of a longer session were read,
         # and their last ones returned as the session's latest
-        newest = self._core.store.messages(resolved, limit=min(budget_tokens, 100_000), latest=True)
-        return within_budget([stored.message for stored in newest], budget_tokens)
+        newest = [stored.message for stored in
+                  self._core.store.messages(resolved, limit=min(budget_tokens, 100_000), latest=True)]  # fmt: skip
+        kept = within_budget(newest, budget_tokens)
+        if newest and not kept:  # the newest turn alone is over the budget: it, shortened (as context() does)
+            cut = cut_to_budget(newest[-1].content, budget_tokens - 4)
+            kept = [newest[-1].model_copy(update={"content": cut})] if cut else []
+        return kept
 
     def end(self, session_id: str, *, wait: bool = False, **owner: Unpack[OwnerArgs]) -> list[Job]:
         """Hand the session's turns still waiting for the trigger policy to the write path, and store (or refresh)
