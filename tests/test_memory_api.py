@@ -166,6 +166,8 @@ def test_update_reembeds_and_writes_history(memory: Memory) -> None:
     assert events[1].reason == "changed habit"
     merged = memory.update(added.id, metadata={"mood": "calm"}, user_id="u1")
     assert merged.metadata == {"mood": "calm"} and merged.text.startswith("I switched")
+    # a metadata edit leaves the text: the change itself is what history records (it recorded nothing of it)
+    assert memory.history(added.id, user_id="u1")[-1].details["metadata"] == {"old": {}, "new": {"mood": "calm"}}
 
 
 def test_delete_is_soft_and_closes_validity(memory: Memory) -> None:

@@ -20,6 +20,7 @@ from memstrata.types import (
     AddResult,
     HistoryAction,
     ItemError,
+    JsonDict,
     MemoryEvent,
     MemoryItem,
     MemoryKind,
@@ -188,7 +189,11 @@ def write_update(
     kept: list[MemoryItem] = []
     if new.text != old.text and keep_version:
         new, kept = edited_version(new, new.updated_at), [kept_version(old, new.updated_at)]
-    event = history_event(new, HistoryAction.UPDATE, at=new.updated_at, actor=actor, old_text=old.text, reason=reason)
+    details: JsonDict = {"message_ids": list(new.provenance.message_ids)}
+    if new.metadata != old.metadata:  # a metadata edit leaves the text as it was: the change itself is recorded
+        details["metadata"] = {"old": old.metadata, "new": new.metadata}
+    event = history_event(new, HistoryAction.UPDATE, at=new.updated_at, actor=actor, old_text=old.text, reason=reason,
+                          details=details)  # fmt: skip
     history = [event, *(kept_version_event(version, actor=actor) for version in kept)]
     to_embed = ([new] if index_text(new) != index_text(old) else []) + kept
     vectors = core.vector_batch(to_embed) if to_embed else WriteBatch()
