@@ -116,3 +116,11 @@ class TermSplitter:
         self._conn.execute("DELETE FROM scratch")
         for number, token in enumerate(tokens, start=1):
             self._known[token] = tuple(found.get(number, ()))
+
+
+_FTS_TERMS = TermSplitter()  # shared by ranking evidence and the PostgreSQL keyword index (one cache)
+
+
+def fts_terms(tokens: Sequence[str]) -> list[tuple[str, ...]]:
+    """Each token as the terms SQLite's FTS5 index makes of it (porter stemming, case and diacritics folded)."""
+    return _FTS_TERMS.terms(tokens)

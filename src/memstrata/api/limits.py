@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memstrata.api.problems import RequestTooLarge, problem_response
+from memstrata.api.problems import RequestTooLarge, StartWatch, problem_response
 
 
 class BodySizeLimit:
@@ -37,7 +37,7 @@ class BodySizeLimit:
                 return
 
         received = 0
-        started = False
+        tracked_send = StartWatch(send)
 
         async def counted_receive() -> Message:
             nonlocal received
@@ -48,15 +48,10 @@ class BodySizeLimit:
                     raise RequestTooLarge(limit)
             return message
 
-        async def tracked_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
         try:
             await self.app(scope, counted_receive, tracked_send)
         except RequestTooLarge:
-            if started:  # too late for a clean answer; let the server drop the connection
+            if tracked_send.started:  # too late for a clean answer; let the server drop the connection
                 raise
             await self._too_large(limit, scope, receive, send)
 

@@ -160,6 +160,19 @@ def unexpected_response() -> JSONResponse:
     )
 
 
+class StartWatch:
+    """An ASGI ``send`` that passes every message on and remembers whether the response has started (after that
+    an error can no longer be answered with a response of its own)."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        self.started = self.started or message["type"] == "http.response.start"
+        await self.send(message)
+
+
 class AnswerUnexpected:
     """A route's unexpected error answered with a 500 problem here, inside the app. Starlette's outermost error
     handler answers too but then raises on, and uvicorn closes the connection after a response it did not
@@ -172,17 +185,11 @@ class AnswerUnexpected:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = False
-
-        async def watched(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
+        watched = StartWatch(send)
         try:
             await self.app(scope, receive, watched)
         except Exception:
-            if started:  # half a response is out: nothing to answer with but a closed connection
+            if watched.started:  # half a response is out: nothing to answer with but a closed connection
                 raise
             logger.exception("unexpected error on %s %s", scope.get("method"), scope.get("path"))
             await unexpected_response()(scope, receive, send)

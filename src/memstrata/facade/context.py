@@ -107,7 +107,10 @@ def key_facts(core: MemoryCore, scope: Scope, query: str) -> tuple[list[MemoryIt
     current = [value_now(store, scope, item, now) for item in [*(i for i in literal if i is not None), *recent]]
     by_key: dict[str, MemoryItem] = {}
     for item in current:  # one value per key: the scope's own before a narrower scope's (a session's)
-        if item is not None and item.key and (item.key not in by_key or item.scope == scope != by_key[item.key].scope):
+        if item is None or not item.key:
+            continue
+        held = by_key.get(item.key)
+        if held is None or (item.scope == scope and held.scope != scope):
             by_key[item.key] = item
     keyed = {item.id: item for item in by_key.values()}
     named = [item for item in keyed.values() if item.key and names_key(query, item.key)]

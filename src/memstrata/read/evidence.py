@@ -27,7 +27,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
-from memstrata.lexical import TermSplitter, keyword_tokens
+from memstrata.lexical import fts_terms, keyword_tokens
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _OTHER_LETTER = re.compile(r"[^\W\d_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -59,14 +59,11 @@ def cross_script(query: frozenset[str], memory_text: str) -> bool:
     return bool(query) and not (query & scripts(memory_text))
 
 
-_TERMS = TermSplitter()  # FTS5's own tokenizer: a word matches here exactly when the keyword index matched it
-
-
 def match_forms(tokens: Sequence[str]) -> list[str]:
     """The keyword index's terms for these tokens (porter stemming, case and diacritics folded): "ordering"
     matches "order" and "weekends" "weekend" here as they do in SQLite's keyword search, which found the
     memory (its evidence was 0 when only plurals were folded)."""
-    return [term for terms in _TERMS.terms(tokens) for term in terms]
+    return [term for terms in fts_terms(tokens) for term in terms]
 
 
 def match_form(token: str) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 from psycopg.types.json import Jsonb
 
 from memstrata.indexing import index_text
-from memstrata.lexical import SEARCH_TERMS_VERSION, TermSplitter, index_document
+from memstrata.lexical import SEARCH_TERMS_VERSION, fts_terms, index_document
 from memstrata.query import Filters
 from memstrata.storage.postgres.connection import (
     Session,
@@ -73,14 +73,11 @@ def quote_lexeme(token: str) -> str:
     return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-_TERMS = TermSplitter()
-
-
-def keyword_terms(tokens: Sequence[str]) -> list[list[str]]:
+def keyword_terms(tokens: Sequence[str]) -> list[tuple[str, ...]]:
     """Each pre-segmented token as the terms SQLite's FTS5 makes of it (porter stemming, case and diacritics
     folded), so both backends match "weekends" to "weekend" alike: PostgreSQL's own stemmers are per language
     and would cut Chinese, so the terms are made here and stored as they are."""
-    return [list(terms) for terms in _TERMS.terms(tokens)]
+    return fts_terms(tokens)
 
 
 def tsvector_literal(document: str) -> str:

@@ -169,15 +169,13 @@ class SQLStore:
         return [(row[0], rows.memory(self.dialect, tuple(row)[1:])) for row in found]
 
     def find_by_key(self, scope: Scope, key: str, *, exact: bool = False) -> MemoryItem | None:
-        if not exact:  # the scope's own value first: a session's value of the key is not its user's
-            own = self.find_by_key(scope, key, exact=True)
-            if own is not None:
-                return own
         where = scope_where(self.dialect, scope, "k", exact=exact)
-        found = self._memories(
+        _, user, agent, session = rows.scope_columns(scope)
+        found = self._memories(  # the scope's own value first: a session's value of the key is not its user's
             f"SELECT {MEMORY_COLUMNS} FROM kv_facts k JOIN memories m ON m.id = k.memory_id "
-            f"WHERE k.key = ? AND {where.sql()} ORDER BY m.updated_at DESC LIMIT 1",
-            (key, *where.params),
+            f"WHERE k.key = ? AND {where.sql()} ORDER BY CASE WHEN k.user_id = ? AND k.agent_id = ? "
+            "AND k.session_id = ? THEN 0 ELSE 1 END, m.updated_at DESC LIMIT 1",
+            (key, *where.params, user, agent, session),
         )
         return found[0] if found else None
 
