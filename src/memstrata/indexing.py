@@ -48,6 +48,9 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalised(text).encode("utf-8")).hexdigest()
 
 
-def text_hash(text: str) -> str:
-    """Hash of the exact text, the embedding cache key."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def text_hash(text: str, tenant_id: str | None = None) -> str:
+    """Hash of the exact text, the embedding cache key. A named tenant's texts hash with its id, so the cache
+    never answers one tenant with a vector another stored (nor tells, by a hit or its speed, that another
+    tenant holds a text); the default tenant's hash is the plain one."""
+    salt = f"tenant\0{tenant_id}\0" if tenant_id else ""
+    return hashlib.sha256((salt + text).encode("utf-8")).hexdigest()

@@ -51,6 +51,7 @@ SHIPPED = {
         "f7a308ef404aabf9",
         "1ca718c88ead7ebf",
         "55be8ff3de197087",
+        "0e7fe8839e8f259d",
     ],
     "postgres": [
         "09ced248cd443cc1",
@@ -61,6 +62,7 @@ SHIPPED = {
         "145c9555c0dbad86",
         "13dc4d17ba7eceb5",
         "55be8ff3de197087",
+        "0e7fe8839e8f259d",
     ],
 }
 

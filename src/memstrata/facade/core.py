@@ -20,7 +20,7 @@ from memstrata.providers.protocol import Embedder, embedding_identity
 from memstrata.query import Filters, ListQuery, SearchQuery
 from memstrata.read.pipeline import search as run_search
 from memstrata.read.settings import ReadSettings
-from memstrata.storage.protocol import Store, WriteBatch
+from memstrata.storage.protocol import Store, Vector, WriteBatch
 from memstrata.types import MemoryItem, MemoryStatus, Scope, SearchHit
 from memstrata.write.apply import Gate
 from memstrata.write.extract import Extractor
@@ -82,17 +82,19 @@ class MemoryCore:
             raise EmbeddingMismatchError(stored=stored, configured=identity)
         return identity
 
-    def embed_texts(self, texts: Sequence[str]) -> Embedded:
-        return embed_with_cache(self.embedder, self.store, list(texts))
+    def embed_texts(self, texts: Sequence[str], tenant_id: str | None) -> Embedded:
+        return embed_with_cache(self.embedder, self.store, list(texts), tenant_id)
 
     def vector_batch(self, items: list[MemoryItem]) -> WriteBatch:
-        """Embed (through the cache) and package vectors plus new cache entries as one write."""
-        embedded = self.embed_texts([index_text(item) for item in items])
-        return WriteBatch(
-            vectors=[(item.id, vector) for item, vector in zip(items, embedded.vectors, strict=True)],
-            embedding_id=embedding_identity(self.embedder),
-            cache_entries=embedded.new_cache_entries,
-        )
+        """Embed (through each tenant's cache) and package vectors plus new cache entries as one write."""
+        vectors: list[tuple[str, Vector]] = []
+        cache_entries: list[tuple[str, Vector]] = []
+        for tenant_id in dict.fromkeys(item.scope.tenant_id for item in items):
+            owned = [item for item in items if item.scope.tenant_id == tenant_id]
+            embedded = self.embed_texts([index_text(item) for item in owned], tenant_id)
+            vectors.extend((item.id, vector) for item, vector in zip(owned, embedded.vectors, strict=True))
+            cache_entries.extend(embedded.new_cache_entries)
+        return WriteBatch(vectors=vectors, embedding_id=embedding_identity(self.embedder), cache_entries=cache_entries)
 
     # --- read -----------------------------------------------------------------------------
     def search(self, query: SearchQuery) -> list[SearchHit]:

@@ -150,7 +150,7 @@ class LifecycleAPI:
             items.extend(page)
         if len(items) < 2:
             return 0
-        vectors = self._core.embed_texts([index_text(item) for item in items]).vectors
+        vectors = self._core.embed_texts([index_text(item) for item in items], resolved.tenant_id).vectors
         found = clusters(items, list(vectors), threshold)
         now = self._core.clock()
         for cluster in found:

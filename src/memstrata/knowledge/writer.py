@@ -59,13 +59,13 @@ class KnowledgeWriter:
         if stored is not None and stored != self.embedding_id:
             raise EmbeddingMismatchError(stored=stored, configured=self.embedding_id)
 
-    def embed(self, texts: Sequence[str], on_embedded: OnEmbedded | None = None) -> Embedded:
-        """Vectors for ``texts`` in order (cache first) and the cache entries to store with them."""
+    def embed(self, texts: Sequence[str], tenant_id: str | None, on_embedded: OnEmbedded | None = None) -> Embedded:
+        """Vectors for ``texts`` in order (the tenant's cache first) and the cache entries to store with them."""
         vectors: list[Vectors] = []
         entries: list[tuple[str, Vectors]] = []
         for begin in range(0, len(texts), self.batch_size):
             batch = texts[begin : begin + self.batch_size]
-            embedded = embed_with_cache(self.embedder, self.store, batch)
+            embedded = embed_with_cache(self.embedder, self.store, batch, tenant_id)
             vectors.append(embedded.vectors)
             entries.extend(embedded.new_cache_entries)
             self.stats.batches += 1
@@ -88,7 +88,7 @@ class KnowledgeWriter:
     ) -> None:
         """Insert a document's source row and chunks (and retire its previous version with its chunks) in one
         transaction."""
-        vectors = self.embed([item.text for item in items], on_embedded)
+        vectors = self.embed([item.text for item in items], source.scope.tenant_id, on_embedded)
         now = items[0].created_at if items else self.clock()
         history = [
             history_event(item, HistoryAction.ADD, at=now, actor=self.actor, reason=reason, details=_details(item))

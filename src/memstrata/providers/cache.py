@@ -1,4 +1,4 @@
-"""Embedding with a persistent cache keyed by (embedding identity, text hash).
+"""Embedding with a persistent cache keyed by (embedding identity, text hash); the hash holds the tenant.
 
 Re-adding a text, importing an export or re-running a benchmark then costs no model time.
 """
@@ -25,8 +25,8 @@ class Embedded:
     new_cache_entries: list[tuple[str, Vectors]]  # (text hash, vector) to store with the same write
 
 
-def embed_with_cache(embedder: Embedder, cache: VectorCache, texts: Sequence[str]) -> Embedded:
-    """Vectors for ``texts`` in order, embedding only the texts the cache has not seen.
+def embed_with_cache(embedder: Embedder, cache: VectorCache, texts: Sequence[str], tenant_id: str | None) -> Embedded:
+    """Vectors for ``texts`` in order, embedding only the texts the cache holds no vector for in ``tenant_id``.
 
     New cache entries are returned rather than written, so the caller stores them in the same
     transaction as the vectors (one write per add, not two).
@@ -34,7 +34,7 @@ def embed_with_cache(embedder: Embedder, cache: VectorCache, texts: Sequence[str
     if not texts:
         return Embedded(np.zeros((0, embedder.dims), dtype=np.float32), [])
     identity = embedding_identity(embedder)
-    digests = [text_hash(text) for text in texts]
+    digests = [text_hash(text, tenant_id) for text in texts]
     known = cache.cached_vectors(identity, digests)
     missing = list(dict.fromkeys(d for d in digests if d not in known))
     new_entries: list[tuple[str, Vectors]] = []

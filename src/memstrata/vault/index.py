@@ -233,7 +233,8 @@ class Indexer:
     def _write(self, batch: _Batch, counts: Counts) -> None:
         if not (batch.inserts or batch.replacements or batch.deletions):
             return
-        embedded = embed_with_cache(self.embedder, self.store, [item.text for item in batch.to_embed])
+        texts = [item.text for item in batch.to_embed]
+        embedded = embed_with_cache(self.embedder, self.store, texts, self.scope.tenant_id)
         now = self.clock()
         self.store.write(
             WriteBatch(

@@ -33,7 +33,7 @@ from memstrata.write.graph_step import plan_graph_step
 from memstrata.write.progress import Progress, ProgressHook, Stage, quiet, safe
 from memstrata.write.reconcile import Reconciler
 
-EmbedTexts = Callable[[Sequence[str]], Embedded]
+EmbedTexts = Callable[[Sequence[str], str | None], Embedded]  # texts, their tenant
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class _Run:
         self.stats.timed("extract", began)
         self.emit("extract", len(turns), len(turns))
         home = long_term_scope(scope)
-        vectors = _TextVectors(deps)
+        vectors = _TextVectors(deps, home.tenant_id)
         began = time.perf_counter()
         planned = self._decide(home, extraction.facts, vectors)
         self.stats.timed("decide", began)
@@ -207,15 +207,16 @@ def _same_words(fact: NewFact, planner: Planner, store: Store) -> MemoryItem | N
 class _TextVectors:
     """Embeds each distinct text once per job and collects the new cache entries for the final write."""
 
-    def __init__(self, deps: WriteDeps) -> None:
+    def __init__(self, deps: WriteDeps, tenant_id: str | None) -> None:
         self._deps = deps
+        self._tenant_id = tenant_id
         self._vectors: dict[str, Vector] = {}
         self._cache_entries: list[tuple[str, Vector]] = []
 
     def _ensure(self, texts: Sequence[str]) -> None:
         missing = [text for text in dict.fromkeys(texts) if text not in self._vectors]
         if missing:
-            embedded = self._deps.embed_texts(missing)
+            embedded = self._deps.embed_texts(missing, self._tenant_id)
             self._vectors.update(zip(missing, embedded.vectors, strict=True))
             self._cache_entries += embedded.new_cache_entries
 
@@ -254,7 +255,7 @@ def _embed_pending_episodes(deps: WriteDeps, jobs: Sequence[Job]) -> list[Memory
     episodes = deps.store.get(jobs[0].scope, episode_ids)
     missing = [item for item in episodes if item.embedding_id is None]
     if missing:
-        vectors = _TextVectors(deps)
+        vectors = _TextVectors(deps, jobs[0].scope.tenant_id)
         deps.store.write(WriteBatch(**vectors.batch_fields(missing)))
     return episodes
 

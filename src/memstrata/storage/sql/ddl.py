@@ -310,6 +310,16 @@ _008_EVENT_TIME = """
 CREATE INDEX memories_event ON memories (tenant_id, user_id, event_time);
 """
 
+# The embedding cache was keyed by the plain text hash, so one tenant's write could answer (and, by a hit or its
+# speed, reveal) another tenant's text. A named tenant's texts now hash with its id (indexing.text_hash); hashes
+# written before were plain, so a named tenant's memory vectors stop doubling as the cache, and the cache itself,
+# whose rows name no tenant, starts empty (a cache: it costs a re-embedding, nothing else).
+_009_TENANT_CACHE = """
+UPDATE memory_vectors SET text_hash = NULL
+    WHERE text_hash IS NOT NULL AND memory_seq IN (SELECT seq FROM memories WHERE tenant_id <> '');
+DELETE FROM embedding_cache;
+"""
+
 SHARED = {
     1: _001_INITIAL,
     2: _002_JOBS,
@@ -319,6 +329,7 @@ SHARED = {
     6: _006_ONE_VECTOR_COPY,
     7: _007_KNOWLEDGE_SOURCES,
     8: _008_EVENT_TIME,
+    9: _009_TENANT_CACHE,
 }
 WORDS = (
     "pk",

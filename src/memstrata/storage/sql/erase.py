@@ -35,10 +35,10 @@ def _texts(tx: Tx, sql: str, params: Sequence[object]) -> Iterable[str]:
     return (text for row in tx.execute(sql, params).fetchall() for text in row if isinstance(text, str))
 
 
-def _forget_texts(d: Dialect, tx: Tx, texts: Iterable[str]) -> int:
-    """Cached embeddings of ``texts`` gone: the cache rows, and the mark on memory vectors that double as the cache
-    (another scope's memory keeps its vector for search, but no longer answers for the text)."""
-    digests = sorted({text_hash(text) for text in texts})
+def _forget_texts(d: Dialect, tx: Tx, texts: Iterable[str], tenant_id: str | None) -> int:
+    """Cached embeddings of the tenant's ``texts`` gone: the cache rows, and the mark on memory vectors that double
+    as the cache (another scope's memory keeps its vector for search, but no longer answers for the text)."""
+    digests = sorted({text_hash(text, tenant_id) for text in texts})
     if not digests:
         return 0
     condition, params = d.in_("text_hash", digests)
@@ -82,7 +82,8 @@ def purge_rows(d: Dialect, tx: Tx, scope: Scope, memory_ids: Sequence[str], *, k
     if keep_embeddings:
         _keep_as_cache(d, tx, [row[0] for row in found])
     else:
-        _forget_texts(d, tx, [*_memory_texts(rows.memory(d, tuple(row)[1:]) for row in found), *history])
+        texts = [*_memory_texts(rows.memory(d, tuple(row)[1:]) for row in found), *history]
+        _forget_texts(d, tx, texts, scope.tenant_id)
     d.drop_memories(tx, [row[0] for row in found])
     delete_in(d, tx, "kv_facts", "memory_id", ids)
     delete_in(d, tx, "history", "memory_id", ids)
@@ -103,7 +104,7 @@ def erase_scope_rows(d: Dialect, tx: Tx, scope: Scope) -> dict[str, int]:
         f"SELECT name, aliases FROM entities m WHERE {where.sql()}", where.params
     ).fetchall():
         texts.extend([name, *d.from_json(aliases)])
-    deleted = {"embedding_cache": _forget_texts(d, tx, texts), **d.drop_memories(tx, seqs)}
+    deleted = {"embedding_cache": _forget_texts(d, tx, texts, scope.tenant_id), **d.drop_memories(tx, seqs)}
     deleted["memory_vectors"] = delete_in(d, tx, "memory_vectors", "memory_seq", seqs)
     deleted["memories"] = delete_in(d, tx, "memories", "seq", seqs)
     for table in _SCOPED_TABLES:

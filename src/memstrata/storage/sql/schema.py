@@ -27,6 +27,7 @@ STEPS = {
     6: "one vector copy: memory_vectors.text_hash; SQLite vector index bookkeeping",
     7: "knowledge sources: one row per ingested document version, with its stable Markdown",
     8: "event-time index: a scope's memories by event time, for time-range searches",
+    9: "embedding cache per tenant: plain text hashes of named tenants dropped",
 }
 LATEST_VERSION = max(STEPS)
 
