@@ -234,3 +234,11 @@ def test_wrong_scope_cannot_touch_a_memory(memory: Memory) -> None:
         with pytest.raises(NotFoundError):
             call()
     assert memory.get(added.id, user_id="alice").text == "secret plan"
+
+
+def test_a_query_of_emoji_alone_finds_the_memory_that_holds_them(memory: Memory) -> None:
+    pizza = memory.add("I love 🍕 and 🍣 on Fridays", user_id="u", infer=False).results[0]
+    berry = memory.add("我最喜欢的水果是🍓", user_id="u", infer=False).results[0]
+    memory.add("Team meeting moved to Thursday", user_id="u", infer=False)
+    assert [hit.memory.id for hit in memory.search("🍕", user_id="u")] == [pizza.id]
+    assert memory.search("🍓", user_id="u")[0].memory.id == berry.id

@@ -11,6 +11,9 @@ characters of each Chinese word. jieba glues a one-character noun to its neighbo
 团子), and a question that names the noun alone (猫的名字 -> 猫) must still find it. Index and query both go
 through it, so they always agree; :data:`SEARCH_TERMS_VERSION` names it, so a keyword index built by an
 earlier version is rebuilt (``storage/sql/store.py``).
+
+Emoji are words too ("I love 🍕", "最喜欢🍓"), but FTS5 splits text on them like on punctuation: each one is
+spelled as a term of letters and digits (🍕 -> ``emoji1f355``), so a query of emoji alone finds its memories.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib.resources import files
@@ -26,7 +30,9 @@ import rjieba
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = rf"[^\W_{_HAN}]+"
-_TOKEN = re.compile(rf"[{_HAN}]+|{_WORD}(?:[.+#'-]{_WORD})*", re.UNICODE)
+_EMOJI = r"\u2600-\u27bf\U0001f000-\U0001faff"  # the symbols, dingbats and pictographs blocks
+_TOKEN = re.compile(rf"[{_HAN}]+|[{_EMOJI}]|{_WORD}(?:[.+#'-]{_WORD})*", re.UNICODE)
+_EMOJI_CHARACTER = re.compile(rf"[{_EMOJI}]")
 _HAN_RUN = re.compile(rf"[{_HAN}]+")
 
 
@@ -53,12 +59,16 @@ def keyword_tokens(text: str) -> list[str]:
         piece = match.group()
         if _HAN_RUN.fullmatch(piece):
             tokens.extend(word for word in _segment_han(piece) if word not in STOP_WORDS)
+        elif _EMOJI_CHARACTER.fullmatch(piece):
+            if unicodedata.category(piece) == "So":  # a pictograph; skin tones and other modifiers add nothing
+                tokens.append(f"emoji{ord(piece):x}")
         elif piece not in STOP_WORDS:
             tokens.append(piece)
     return tokens
 
 
-SEARCH_TERMS_VERSION = "2"  # 1: words only; 2: words, then the characters of each Chinese word
+# 1: words only; 2: words, then the characters of each Chinese word; 3: emoji spelled as terms
+SEARCH_TERMS_VERSION = "3"
 
 
 @lru_cache(maxsize=65536)

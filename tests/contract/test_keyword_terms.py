@@ -59,6 +59,13 @@ def test_both_backends_match_words_as_fts5_stems_them(store: Store) -> None:
     assert found(store, "e-mail") == [email.id] and found(store, "cafe") == [email.id]
 
 
+def test_emoji_are_terms_and_an_emoji_query_finds_its_memory(store: Store) -> None:
+    assert keyword_tokens("I love 🍕 and ☕, 👍🏽") == ["love", "emoji1f355", "emoji2615", "emoji1f44d"]
+    pizza, strawberry = put(store, "I love 🍕 on Fridays"), put(store, "我最喜欢的水果是🍓")
+    assert found(store, "🍕") == [pizza.id]
+    assert found(store, "🍓?") == [strawberry.id]
+
+
 def test_an_index_built_by_an_earlier_tokenizer_is_rebuilt(
     store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
