@@ -46,6 +46,9 @@ def test_health_ready_and_docs_need_no_key(svc: Service) -> None:
     spec = httpx.get(f"{svc.url}/openapi.json").json()
     assert {"/v1/memories", "/v1/memories/search", "/v1/memories/{memory_id}/history", "/v1/jobs"} <= set(spec["paths"])
     assert "HTTPBearer" in spec["components"]["securitySchemes"]
+    for path in ("/", "/health", "/ready"):  # monitors probe with HEAD: 200 and no body, not 405
+        head = httpx.head(f"{svc.url}{path}")
+        assert (head.status_code, head.content) == (200, b""), path
 
 
 def test_memory_lifecycle_over_http(client: httpx.Client) -> None:

@@ -144,6 +144,9 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
             raise EmbeddingMismatchError(stored=stored, configured=configured)  # 503 with what to do
         return Readiness(status="ready", embedder=configured, stored_embedding=stored)
 
+    for path, probe in (("/health", health), ("/ready", ready)):  # uptime monitors probe with HEAD (405: down)
+        app.add_api_route(path, probe, methods=["HEAD"], include_in_schema=False)
+
     for route in mcp_app.routes:
         assert isinstance(route, Route)
         app.router.routes.append(Route(route.path, endpoint=McpAuthGuard(route.app, auth), include_in_schema=False))

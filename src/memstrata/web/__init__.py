@@ -55,7 +55,7 @@ def install_console(app: FastAPI) -> None:
     """Serve the console at ``/`` with its assets under ``/console`` (not part of the OpenAPI document)."""
     index = STATIC_DIR / "index.html"
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     def console_page() -> FileResponse:
         return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
