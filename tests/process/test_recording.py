@@ -224,3 +224,6 @@ def test_a_step_recorded_as_a_dead_end_failed_unless_it_says_otherwise(memory: M
     assert (dead.dead_end, dead.status) == (True, StepStatus.FAILED)
     said = memory.tasks.record_step(task.id, "search", "grep sleep(", dead_end=True, status="succeeded", user_id="u1")
     assert said.status == StepStatus.SUCCEEDED  # it ran fine; it just leads nowhere
+    running = memory.tasks.record_step(task.id, "run", "bisect the commits", status="running", user_id="u1")
+    ended = memory.tasks.update_step(running.id, dead_end=True, user_id="u1")
+    assert (ended.status, ended.dead_end) == (StepStatus.FAILED, True) and ended.ended_at is not None

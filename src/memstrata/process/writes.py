@@ -123,10 +123,10 @@ def changed_step(step: Step, change: StepChange, now: datetime) -> Step:
     }
     if change.tags:
         updates["tags"] = {**step.tags, **change.tags}
+    if updates.get("dead_end") and "status" not in updates and step.status == StepStatus.RUNNING:
+        updates["status"] = StepStatus.FAILED  # a finished step keeps its status: it may have run fine, to no end
     if updates.get("status", step.status) != StepStatus.RUNNING and step.ended_at is None:
         updates["ended_at"] = now
-    if updates.get("dead_end") and "status" not in updates and step.status == StepStatus.RUNNING:
-        updates["status"] = StepStatus.FAILED
     return step.model_copy(update=updates)
 
 
