@@ -63,6 +63,23 @@ def test_text_formats_convert_too(fmt: str, tmp_path: Path, sandbox: ConversionS
     assert converted.page_at(0) is None
 
 
+@pytest.mark.parametrize(
+    ("text", "charset"),
+    [
+        ("Café crème brûlée à la française. Naïve résumé of the été season in Zürich.", "latin-1"),
+        ("会议改到周四下午三点，请带上第三季度的数字。我们在北京总部的三楼会议室见面。", "gb18030"),
+        ("會議改到週四下午三點，請帶上第三季度的數字。我們在台北總部的三樓會議室見面。", "big5"),
+    ],
+)
+def test_a_text_file_in_a_legacy_charset_is_read_as_written(
+    text: str, charset: str, tmp_path: Path, sandbox: ConversionSandbox
+) -> None:
+    """A short Latin-1 file read equally well as cp1250 to the detector, which came first: 'crčme'."""
+    path = tmp_path / "notes.txt"
+    path.write_bytes(f"{text}\n".encode(charset))
+    assert text in _convert(path, sandbox).markdown
+
+
 def test_normalise_is_stable_and_keeps_text() -> None:
     raw = "Title\r\n\r\n\r\n\r\nLine one   \r\n第二行\u3000\x00\x07\fPage two\f"
     markdown, pages = normalise(raw, "pdf")

@@ -163,18 +163,31 @@ def markitdown_convert(path: Path, fmt: str) -> tuple[str, str | None]:
     converter = by_format.get(fmt, converters.PlainTextConverter)()  # md, txt, json: the text as it is
     extension = next(ext for ext, name in DOCUMENT_FORMATS.items() if name == fmt)
     data = path.read_bytes()
-    info = StreamInfo(extension=extension, filename=path.name, charset=_utf8_or_none(data))
+    info = StreamInfo(extension=extension, filename=path.name, charset=_charset(data))
     result = converter.convert(io.BytesIO(data), info)
     # The HTML title is a BeautifulSoup string that drags the whole parse tree along when pickled back to
     # the parent (a RecursionError on a long page): hand back plain text.
     return str(result.markdown), None if result.title is None else str(result.title)
 
 
-def _utf8_or_none(data: bytes) -> str | None:
-    """UTF-8 when the bytes are valid UTF-8 (statistical detection misreads short Chinese text); else let
-    the converter detect the charset (GB18030, Big5, Latin-1 files)."""
+def _charset(data: bytes) -> str | None:
+    """UTF-8 when the bytes are valid UTF-8 (statistical detection misreads short Chinese text); else the
+    detector's best reading (GB18030, Big5 ...). Short Western text reads equally well as several 8-bit code
+    pages (café is fine in cp1250 too, crème is not): among the equally good readings the commonest wins."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
+        pass
+    else:
+        return "utf-8"
+    from charset_normalizer import from_bytes  # markitdown's own detector
+
+    readings = list(from_bytes(data))
+    if not readings:
         return None
-    return "utf-8"
+    best = readings[0]
+    tied = {r.encoding for r in readings if (r.chaos, r.coherence) == (best.chaos, best.coherence)}
+    return next((name for name in _COMMON_8BIT if name in tied), best.encoding)
+
+
+_COMMON_8BIT = ("cp1252", "latin_1", "iso8859_15")  # Western European first: by far the most files
