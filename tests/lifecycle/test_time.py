@@ -267,6 +267,9 @@ def test_idle_session_is_handed_to_the_write_path(clocked_memory: Callable[..., 
     clock.advance(minutes=45)
     assert memory.maintain().sessions_released == 1
     assert [job.status.value for job in memory.list_jobs(user_id="u1")] == ["queued"]
+    # summarised as an ended session is: only end_session wrote a summary, so a session left to go quiet had none
+    [summary] = memory.get_all(user_id="u1", session_id="s1", filters={"kind": "summary"})
+    assert "third floor" in summary.text
 
 
 def test_consolidation_merges_near_duplicates_and_keeps_provenance(clocked_memory: Callable[..., Memory]) -> None:

@@ -10,6 +10,7 @@ from typing import Unpack
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
+from memstrata.facade.sessions import SessionsAPI
 from memstrata.indexing import index_text
 from memstrata.lifecycle.consolidate import clusters, merge_batch
 from memstrata.lifecycle.maintain import MaintenanceReport, run_maintenance
@@ -88,11 +89,18 @@ class LifecycleAPI:
 
     # --- maintenance, forgetting, consolidation ----------------------------------------------------
     def maintain(self, *, stop: Callable[[], bool] = lambda: False) -> MaintenanceReport:
-        """Expire stale pending facts, archive idle memories, release idle sessions (all tenants).
+        """Expire stale pending facts, archive idle memories, release and summarise idle sessions (all tenants).
 
         Safe to interrupt (``stop`` is polled between batches) and to run again.
         """
-        return run_maintenance(self._core.store, self._core.clock(), self._core.settings.lifecycle, stop)
+        sessions = SessionsAPI(self._core, self._binding)
+
+        def summarise(released: list[Scope]) -> None:  # a session that went quiet is summarised as an ended one
+            for scope in released:
+                if scope.session_id is not None:
+                    sessions.summarise(scope)
+
+        return run_maintenance(self._core.store, self._core.clock(), self._core.settings.lifecycle, stop, summarise)
 
     def forget(
         self,

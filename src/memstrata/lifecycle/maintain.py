@@ -14,7 +14,7 @@ from memstrata.config import LifecycleSettings
 from memstrata.lifecycle.status import status_batch
 from memstrata.query import Filters
 from memstrata.storage.protocol import Store, WriteBatch
-from memstrata.types import HistoryAction, JobStatus, MemoryItem, MemoryStatus
+from memstrata.types import HistoryAction, JobStatus, MemoryItem, MemoryStatus, Scope
 
 ACTOR = "maintenance"
 BATCH = 200
@@ -78,21 +78,29 @@ def archive_idle(store: Store, now: datetime, settings: LifecycleSettings, stop:
     return done
 
 
-def release_idle_sessions(store: Store, now: datetime, settings: LifecycleSettings) -> int:
-    """Turns still waiting for the trigger policy are handed to the write path once a session goes quiet."""
+def release_idle_sessions(store: Store, now: datetime, settings: LifecycleSettings) -> list[Scope]:
+    """Turns still waiting for the trigger policy are handed to the write path once a session goes quiet; the
+    sessions released."""
     cutoff = now - timedelta(minutes=settings.session_ttl_minutes)
     waiting = store.list_jobs(None, [JobStatus.WAITING], limit=100_000)
-    scopes = {job.scope for job in waiting if job.updated_at < cutoff}
+    scopes = sorted({job.scope for job in waiting if job.updated_at < cutoff}, key=lambda s: s.label())
     if scopes:
-        store.write(WriteBatch(release_waiting=sorted(scopes, key=lambda s: s.label())))
-    return len(scopes)
+        store.write(WriteBatch(release_waiting=scopes))
+    return scopes
 
 
 def run_maintenance(
-    store: Store, now: datetime, settings: LifecycleSettings, stop: Callable[[], bool] = lambda: False
+    store: Store,
+    now: datetime,
+    settings: LifecycleSettings,
+    stop: Callable[[], bool] = lambda: False,
+    on_released: Callable[[list[Scope]], None] = lambda scopes: None,
 ) -> MaintenanceReport:
-    """``stop`` is polled between batches (a deadline, a signal): stopping early is always safe."""
+    """``stop`` is polled between batches (a deadline, a signal): stopping early is always safe. ``on_released``
+    hears of the idle sessions handed to the write path (the facade summarises them, as ending them does)."""
     expired = expire_pending(store, now, settings, stop)
     archived = 0 if stop() else archive_idle(store, now, settings, stop)
-    released = 0 if stop() else release_idle_sessions(store, now, settings)
-    return MaintenanceReport(expired_pending=expired, archived=archived, sessions_released=released)
+    released = [] if stop() else release_idle_sessions(store, now, settings)
+    if released:
+        on_released(released)
+    return MaintenanceReport(expired_pending=expired, archived=archived, sessions_released=len(released))
