@@ -137,3 +137,13 @@ def test_add_infer_exits_non_zero_when_the_model_fails_and_keeps_the_turn(tmp_pa
         shown = run_json(tmp_path, "jobs", "--user", "u1", "--status", "failed")
         assert len(shown) == 1 and "this is not JSON" in (shown[0]["raw_output"] or "")
     assert [item["text"] for item in run_json(tmp_path, "list", "--user", "u1")] == ["我下周去成都出差"]  # its episode
+
+
+def test_json_may_follow_the_command(tmp_path: Path) -> None:
+    """Scripts put --json after the command; typer refused it there ("No such option")."""
+    from memstrata.cli.app import _global_flags_first
+
+    run(tmp_path, "add", "我喜欢喝乌龙茶", "--user", "u1")
+    hits = json.loads(run(tmp_path, "search", "乌龙茶", "--user", "u1", "--json").stdout)
+    assert hits[0]["memory"]["text"] == "我喜欢喝乌龙茶"
+    assert _global_flags_first(["add", "--", "--json"]) == ["add", "--", "--json"]  # after --, a text

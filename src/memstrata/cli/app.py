@@ -78,9 +78,19 @@ def _fail(exc: Exception, code: int) -> None:
     sys.exit(code)
 
 
+def _global_flags_first(args: list[str]) -> list[str]:
+    """``memstrata search x --json`` as ``memstrata --json search x``: --json is the root's option, and typer
+    refused it after the command ("No such option"), where scripts most often put it. Not after ``--``."""
+    end = args.index("--") if "--" in args else len(args)
+    if "--json" not in args[1:end]:
+        return args
+    return ["--json", *[arg for arg in args[:end] if arg != "--json"], *args[end:]]
+
+
 def main() -> None:
     try:
-        code = app(standalone_mode=False)  # a command's typer.Exit(n) comes back as n, not as an exception
+        # standalone_mode=False: a command's typer.Exit(n) comes back as n, not as an exception
+        code = app(args=_global_flags_first(sys.argv[1:]), standalone_mode=False)
     except MemstrataError as exc:
         _fail(exc, 2 if isinstance(exc, InvalidInputError) else 1)
     except typer.Abort:
