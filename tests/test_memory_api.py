@@ -114,6 +114,8 @@ def test_a_question_that_names_a_key_gets_its_value_first(memory: Memory) -> Non
         "项目：数据库：引擎 是什么",
         "(项目:数据库:引擎)",
         "项目:数据库:引擎?",
+        "项目:数据库:引擎是什么？",  # glued to the question, as Chinese is written
+        "请问项目:数据库:引擎现在用的是什么",
     ):
         hits = memory.search(question, user_id="u1")
         assert hits[0].text == "PostgreSQL 17" and hits[0].breakdown.key_match, question

@@ -95,11 +95,42 @@ _KEY_QUOTES = re.compile(r"[\s「」『』【】《》()（）\"“”]+")
 
 
 def keys_named_in(text: str, most: int = 3) -> list[str]:
-    """The namespaced keys a question names among its words ("what is project:db:engine now?"), at most ``most``."""
+    """The namespaced keys a question names among its words ("what is project:db:engine now?"), at most ``most``
+    words; a word glued to Chinese around it also names its shorter forms (below), after itself."""
     # a key in quotes or brackets, or written with full-width colons as Chinese input methods type them
     words = _KEY_QUOTES.split(text.replace("：", ":"))
     found = [word.strip("?？,.，。!！;；:'‘’") for word in words]
-    return list(dict.fromkeys(word for word in found if looks_like_key(word)))[:most]
+    keys = list(dict.fromkeys(word for word in found if looks_like_key(word)))[:most]
+    return list(dict.fromkeys(form for key in keys for form in (key, *_unglued(key))))
+
+
+_HAN_WORDS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+
+
+def _unglued(word: str) -> list[str]:
+    """Chinese has no spaces, so a key is often written glued to the question ("项目:数据库:引擎是什么",
+    "请问项目:数据库:引擎"): the key with whole Chinese words cut from the end of its last part and the start of
+    its first, longest first (cut where jieba cuts, so 引擎 stays whole)."""
+    parts = word.split(":")
+    heads = _cuts(parts[0], leading=True)
+    tails = _cuts(parts[-1], leading=False)
+    middle = ":".join(parts[1:-1])
+    forms = [f"{head}:{middle}:{tail}" if middle else f"{head}:{tail}" for head in heads for tail in tails]
+    return sorted((form for form in forms if form != word), key=len, reverse=True)
+
+
+def _cuts(part: str, *, leading: bool) -> list[str]:
+    """``part``, then what is left of it after cutting whole words off the Chinese run at its start
+    (``leading``) or its end, one more word each time; at least one word of the run stays."""
+    import rjieba  # jieba's dictionary loads on the first glued key only
+
+    runs = [m for m in _HAN_WORDS.finditer(part) if (m.start() == 0 if leading else m.end() == len(part))]
+    words = list(rjieba.cut(runs[0].group())) if runs else []
+    forms = [part]
+    for count in range(1, len(words)):
+        cut = len("".join(words[:count] if leading else words[-count:]))
+        forms.append(part[cut:] if leading else part[: len(part) - cut])
+    return forms
 
 
 OrderField = Literal["created_at", "updated_at", "event_time", "last_accessed_at", "access_count"]
