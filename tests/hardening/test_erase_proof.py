@@ -3,9 +3,13 @@ database afterwards, and on SQLite not one byte of them is left in the main file
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from memstrata import Memory
+from memstrata.providers.protocol import Embedder
+from memstrata.storage.sqlite.store import SQLiteStore
 
 
 def test_erase_user_leaves_no_text_and_says_what_it_checked(memory: Memory) -> None:
@@ -25,3 +29,32 @@ def test_erase_user_leaves_no_text_and_says_what_it_checked(memory: Memory) -> N
         raw = b"".join(path.read_bytes() for path in files)
         for marker in (marker_zh, marker_en, "风筝"):
             assert marker.encode() not in raw
+
+
+def _rows_seen_by_another_process(path: Path, text: str) -> int:
+    probe = (
+        "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+        "print(c.execute('SELECT COUNT(*) FROM memories WHERE text = ?', (sys.argv[2],)).fetchone()[0]); c.close()"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(path), text], capture_output=True, text=True, check=True)
+    return int(done.stdout)
+
+
+def test_writes_after_an_erase_survive_another_process_on_the_same_file(tmp_path: Path, embedder: Embedder) -> None:
+    """The proof read the database file in this process, and closing that file dropped SQLite's locks: the next
+    process to close its connection deleted the WAL under this one, and every write acknowledged after was lost."""
+    path = tmp_path / "m.db"
+    memory = Memory(SQLiteStore(path), embedder)
+    try:
+        memory.add("a note to erase", user_id="victim")
+        assert memory.erase_user("victim", confirm=True).traces == {}
+        assert _rows_seen_by_another_process(path, "nothing") == 0  # another process opens and closes the store
+        memory.add("written after the erase", user_id="u")
+        assert _rows_seen_by_another_process(path, "written after the erase") == 1
+    finally:
+        memory.close()
+    reopened = Memory(SQLiteStore(path), embedder)
+    try:
+        assert reopened.search("written after the erase", user_id="u")
+    finally:
+        reopened.close()

@@ -6,10 +6,11 @@ Python's sqlite3 cannot load sqlite-vec)."""
 from __future__ import annotations
 
 import json
-import mmap
 import queue
 import re
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -350,13 +351,9 @@ class SQLiteDialect:
         """Scans the bytes of the database file and its WAL for each string, and asks the keyword index for it
         as a phrase (FTS5 stores terms prefix-compressed, so a live term need not appear whole in the file;
         terms of deleted rows are merged out of the index by ``scrub``)."""
-        places: dict[str, list[str]] = {}
-        for label, file in (("database file", self.path), ("write-ahead log", Path(f"{self.path}-wal"))):
-            if file.is_file() and file.stat().st_size:
-                with file.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                    for needle in needles:
-                        if data.find(needle.encode("utf-8")) != -1:
-                            places.setdefault(needle, []).append(label)
+        files = [(label, str(file)) for label, file in (("database file", self.path),
+                 ("write-ahead log", Path(f"{self.path}-wal"))) if file.is_file() and file.stat().st_size]  # fmt: skip
+        places = _scan_bytes(files, needles)
         for needle in needles:
             if index_document(needle).strip() and self._matches(_quoted(index_document(needle))):
                 places.setdefault(needle, []).append("keyword index")
@@ -365,3 +362,34 @@ class SQLiteDialect:
     def _matches(self, phrase: str) -> bool:
         sql = "SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT 1"
         return self.read(lambda tx: tx.execute(sql, (phrase,)).fetchone()) is not None
+
+
+# Run in a child process: closing any descriptor of the database file in this process drops every POSIX lock
+# SQLite holds on it (fcntl locks belong to the process), so another process could then delete the WAL under
+# this one's open connections, and writes acknowledged after an erase were lost.
+_SCAN = """
+import json, mmap, sys
+job, found = json.load(sys.stdin), {}
+for label, path in job["files"]:
+    try:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            for needle in job["needles"]:
+                if data.find(needle.encode("utf-8")) != -1:
+                    found.setdefault(needle, []).append(label)
+    except (FileNotFoundError, ValueError):  # gone since, or emptied (no bytes to map)
+        pass
+json.dump(found, sys.stdout)
+"""
+
+
+def _scan_bytes(files: list[tuple[str, str]], needles: Sequence[str]) -> dict[str, list[str]]:
+    """Which (label, path) files hold each needle's UTF-8 bytes, read by a child process (see _SCAN)."""
+    if not files or not needles:
+        return {}
+    job = json.dumps({"files": files, "needles": list(needles)})
+    done = subprocess.run([sys.executable, "-I", "-c", _SCAN], input=job, capture_output=True, text=True,
+                          check=False, timeout=600)  # fmt: skip
+    if done.returncode != 0:
+        raise StoreError(f"could not scan the database files for erased text: {done.stderr.strip()[-300:]}")
+    found: dict[str, list[str]] = json.loads(done.stdout)
+    return found
