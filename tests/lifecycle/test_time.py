@@ -272,6 +272,19 @@ def test_idle_session_is_handed_to_the_write_path(clocked_memory: Callable[..., 
     assert "third floor" in summary.text
 
 
+def test_consolidation_keeps_memories_that_name_different_numbers(clocked_memory: Callable[..., Memory]) -> None:
+    """Embeddings hardly tell these apart (0.92+): 'Invoice 1001 is paid' was merged into 'Invoice 1002 is paid',
+    and 40 colleagues numbered 1 to 40 into one."""
+    memory = clocked_memory()
+    memory.add(["Invoice 1001 is paid", "Invoice 1002 is paid", "Server db-1 runs PostgreSQL 14",
+                "Server db-2 runs PostgreSQL 14"], user_id="u1")  # fmt: skip
+    memory.add([f"我的同事{i}号养了一只猫" for i in range(1, 11)], user_id="u1")
+    memory.add(["Invoice 1001 is paid.", "我的同事3号养了一只猫。"], user_id="u1")  # the same facts again
+    assert memory.consolidate(user_id="u1") == 2
+    live = {m.text.rstrip(".。") for m in memory.get_all(user_id="u1", limit=100)}
+    assert len(live) == 14 and {"Invoice 1001 is paid", "Invoice 1002 is paid", "我的同事7号养了一只猫"} <= live
+
+
 def test_consolidation_merges_near_duplicates_and_keeps_provenance(clocked_memory: Callable[..., Memory]) -> None:
     memory = clocked_memory()
     memory.add(["User is allergic to peanuts", "User is allergic to peanuts."], user_id="u1", confidence=0.9)

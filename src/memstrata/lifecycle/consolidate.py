@@ -1,14 +1,17 @@
 """Consolidation: near-duplicate memories of one scope and kind merge into one, provenance kept.
 
 Rules, no model: two memories of the same exact scope (tenant, user, agent and session), kind and key
-whose vectors are at least ``threshold`` similar form a cluster; the most confident (then most recent)
-survives and takes every source turn and metadata field of the others (its own values win), which are
+whose vectors are at least ``threshold`` similar and that name the same numbers form a cluster (embeddings
+hardly tell "Invoice 1001 is paid" from "Invoice 1002 is paid", or 同事7号 from 同事8号); the most confident
+(then most recent) survives and takes every source turn and metadata field of the others (its own values win), which are
 closed as superseded with a pointer to the survivor. A user's scope lists its agents' and sessions'
 memories too, and merging across them would move a user-wide memory into one agent's private scope.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -49,7 +52,16 @@ def clusters(items: Sequence[MemoryItem], vectors: Sequence[Vector], threshold: 
 
 
 def _mergeable(a: MemoryItem, b: MemoryItem) -> bool:
-    return (a.scope, a.kind, a.key) == (b.scope, b.kind, b.key)
+    return (a.scope, a.kind, a.key) == (b.scope, b.kind, b.key) and _numbers(a.text) == _numbers(b.text)
+
+
+# Digits (any script's), and Chinese numerals that count or order something (第三, 七号, 两个, 三楼 ...)
+_HAN_NUMERAL = "零一二三四五六七八九十百千万两"
+_NUMBER = re.compile(rf"\d+(?:[.,:/-]\d+)*|第[{_HAN_NUMERAL}]+|[{_HAN_NUMERAL}]+(?=[号个位年月日点岁楼层次天周])")
+
+
+def _numbers(text: str) -> Counter[str]:
+    return Counter(_NUMBER.findall(text))
 
 
 def merge_batch(cluster: Cluster, now: datetime, actor: str = "consolidation") -> WriteBatch:
