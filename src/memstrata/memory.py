@@ -293,12 +293,17 @@ class Memory:
         reason: str | None = None,
         **scope: Unpack[ScopeArgs],
     ) -> MemoryItem:
-        """Change a memory's text and/or metadata (merged). Re-embeds and records history."""
+        """Change a memory's text and/or metadata (merged). Re-embeds and records history. An earlier value
+        (superseded) is history: its text is refused (ConflictError), its metadata may change."""
         if text is None and metadata is None:
             raise InvalidInputError("update() needs new text, new metadata, or both")
         old = self.get(memory_id, **scope)
         if old.status == MemoryStatus.DELETED:
             raise ConflictError(f"memory {old.id} is deleted; add a new memory instead")
+        if old.status == MemoryStatus.SUPERSEDED and text is not None and text != old.text:
+            # an earlier value is history: a new text would reopen it beside the value that replaced it
+            raise ConflictError(f"memory {old.id} is an earlier value, replaced since; edit the current value "
+                                "(its metadata may still change)")  # fmt: skip
         new = updated_version(self._core, old, text, metadata)
         if (new.text, new.metadata) == (old.text, old.metadata):
             return old  # nothing changes: no write, no history event

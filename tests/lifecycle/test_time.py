@@ -10,7 +10,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.config import load_settings
-from memstrata.errors import InvalidInputError
+from memstrata.errors import ConflictError, InvalidInputError
 from memstrata.lifecycle.timeparse import find_time_span
 from memstrata.providers.openai_chat import OpenAICompatibleChat
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
@@ -126,6 +126,12 @@ def test_a_keyed_value_is_true_from_its_event_time_and_an_older_one_never_replac
     assert [city(as_of=at(year)) for year in (2020, 2022, 2024)] == ["住在杭州", "住在北京", "住在深圳"]
     assert city(as_of=at(2021, 4)) == "住在杭州" and city(as_of=at(2023, 5)) == "住在北京"
     assert {m.text for m in memory.get_all(user_id="w")} == {"住在深圳"}
+    # an earlier value is history: a new text for it was accepted and reopened it beside the current one
+    [earlier] = [m for m in memory.get_all(user_id="w", filters={"status": ["superseded"]}) if m.text == "住在北京"]
+    with pytest.raises(ConflictError, match="earlier value"):
+        memory.update(earlier.id, "住在北京海淀", user_id="w")
+    assert memory.update(earlier.id, metadata={"checked": True}, user_id="w").metadata["checked"] is True
+    assert [city(as_of=at(year)) for year in (2020, 2022, 2024)] == ["住在杭州", "住在北京", "住在深圳"]
 
 
 def test_a_keyed_value_dated_later_than_now_is_refused_and_nothing_changes(
