@@ -153,6 +153,16 @@ def test_writers_racing_on_one_new_key_leave_one_current_value(memory: Memory) -
         assert len([m for m in memory.get_all(user_id="r1") if m.key == key]) == 1
 
 
+def test_writers_racing_with_one_text_store_it_once(memory: Memory) -> None:
+    """16 requests with the same text at once (a client retrying on a timeout) stored it three times."""
+    for round_ in range(3):
+        text = f"same text sent concurrently, round {round_}"
+        with ThreadPoolExecutor(8) as pool:
+            events = list(pool.map(lambda _, text=text: memory.add(text, user_id="r2").results[0].event, range(8)))
+        assert events.count("ADD") == 1 and events.count("NONE") == 7, events
+        assert [m.text for m in memory.get_all(user_id="r2")].count(text) == 1
+
+
 def test_update_reembeds_and_writes_history(memory: Memory) -> None:
     added = memory.add("I drink coffee every morning", user_id="u1").results[0]
     memory.update(added.id, "I switched to green tea in the mornings", user_id="u1", reason="changed habit")

@@ -66,7 +66,7 @@ class _Plan:
 
 # A write planned on what another writer changed meanwhile is planned again from the store: of N writers racing
 # on one key at least one wins each round, so ten rounds (spread by a short random pause) settle ten at once.
-_ATTEMPTS = 10
+_ATTEMPTS = 40  # each writer that wins a race lets another through: 16 racing on one key need up to 16
 _CLOCK_SKEW = timedelta(minutes=10)  # a caller's clock a little ahead of ours is not a value for a later day
 
 
@@ -93,8 +93,9 @@ def add_texts(
         history = [history_event(item, HistoryAction.ADD, at=plan.now, actor=actor) for item in inserts]
         to_embed = inserts + plan.kept + [new for new, _ in plan.replacements if new.id in plan.reembed]
         vectors = core.vector_batch(to_embed) if to_embed else WriteBatch()
+        distinct = [memory_id for memory_id in plan.planned.values() if memory_id in plan.inserts]
         return plan, errors, replace(vectors, inserts=inserts + plan.kept, replacements=plan.replacements,
-                                     history=history + plan.history)  # fmt: skip
+                                     history=history + plan.history, distinct_texts=distinct)  # fmt: skip
 
     for attempt in range(_ATTEMPTS):
         plan, errors, batch = planned()
@@ -105,7 +106,7 @@ def add_texts(
         except ConcurrentWriteError:  # two adds of one new key, or of one key's values, at the same moment
             if attempt == _ATTEMPTS - 1:
                 raise
-            time.sleep(random.uniform(0, 0.005 * (attempt + 1)))
+            time.sleep(random.uniform(0, min(0.05, 0.005 * (attempt + 1))))
     if plan.reinforce:
         core.access.record_now(scope, plan.reinforce)
     return AddResult(results=tuple(plan.events), errors=rejected(replace(parsed, rejected=sorted(errors))))

@@ -98,10 +98,13 @@ class WriteBatch:
     # Merge: rows already stored with the same id and content are skipped (an export imported into its own
     # store, or twice); a stored row with the same id and other content is still a ConflictError.
     skip_identical: bool = False
+    # Ids of inserts planned as texts their exact scope did not hold (kind and normalised text): one another writer
+    # stored since is a ConcurrentWriteError (add() plans again and finds it), never the same text twice.
+    distinct_texts: Sequence[str] = ()
 
     def is_empty(self) -> bool:
-        """No rows to write (``embedding_id`` and ``skip_identical`` are settings, not rows)."""
-        settings = ("embedding_id", "skip_identical")
+        """No rows to write (``embedding_id``, ``skip_identical`` and ``distinct_texts`` are settings, not rows)."""
+        settings = ("embedding_id", "skip_identical", "distinct_texts")
         return not any(len(getattr(self, part.name)) for part in fields(self) if part.name not in settings)
 
 

@@ -18,6 +18,7 @@ from memstrata.errors import (
     InvalidInputError,
     NotFoundError,
 )
+from memstrata.indexing import content_hash
 from memstrata.storage.protocol import ENDED, JobUpdate, StatusChange, Vector, WriteBatch
 from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx
@@ -54,6 +55,8 @@ def apply_batch(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
     _insert(tx, "messages", MESSAGE_WRITE_COLUMNS,
             [rows.message_params(d, message, scope, batch.message_stored_at.get(str(message.id), stored_at))
              for message, scope in batch.messages])  # fmt: skip
+    if batch.distinct_texts:
+        _check_distinct(d, tx, [item for item in batch.inserts if item.id in set(batch.distinct_texts)])
     if batch.inserts:
         columns = ", ".join([*MEMORY_WRITE_COLUMNS, *(column for column, _ in d.memory_extras)])
         values = ", ".join(["?"] * len(MEMORY_WRITE_COLUMNS) + [expression for _, expression in d.memory_extras])
@@ -129,6 +132,24 @@ def _claim_keys(tx: Tx, items: Sequence[MemoryItem], changed: set[str]) -> None:
             )
         tx.execute("UPDATE kv_facts SET memory_id = ? WHERE tenant_id = ? AND user_id = ? AND agent_id = ? "
                    "AND session_id = ? AND key = ?", (item.id, *slot))  # fmt: skip
+
+
+def _check_distinct(d: Dialect, tx: Tx, items: Sequence[MemoryItem]) -> None:
+    """Each item's text is still new to its exact scope and kind (as ``add()`` planned): a text another writer
+    stored meanwhile is a ConcurrentWriteError. PostgreSQL's readers do not see an uncommitted insert, so writers
+    of new texts queue on the claims lock there; SQLite's BEGIN IMMEDIATE already admits one writer."""
+    if not items:
+        return
+    d.lock_claims(tx)
+    for item in items:
+        held = tx.execute(
+            "SELECT id FROM memories WHERE content_hash = ? AND kind = ? AND status = ? AND tenant_id = ? "
+            "AND user_id = ? AND agent_id = ? AND session_id = ? LIMIT 1",
+            (content_hash(item.text), item.kind, MemoryStatus.ACTIVE.value, *rows.scope_columns(item.scope)),
+        ).fetchone()
+        if held is not None:
+            raise ConcurrentWriteError(f"memory {held[0]} holds the same text in scope {item.scope.label()}; "
+                                       "another writer stored it first, nothing was written")  # fmt: skip
 
 
 def _insert_keys(tx: Tx, items: Sequence[MemoryItem]) -> None:
