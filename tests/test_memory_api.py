@@ -254,3 +254,16 @@ def test_a_query_of_emoji_alone_finds_the_memory_that_holds_them(memory: Memory)
     memory.add("Team meeting moved to Thursday", user_id="u", infer=False)
     assert [hit.memory.id for hit in memory.search("🍕", user_id="u")] == [pizza.id]
     assert memory.search("🍓", user_id="u")[0].memory.id == berry.id
+
+
+def test_of_two_statements_answering_alike_the_later_one_comes_first(memory: Memory) -> None:
+    """Imported 2023 and 2024 turns: both decay to ~0, their relevance ties, and the 2023 value came first."""
+    for text, when in (("My favourite food is ramen", "2024-06-01"), ("My favourite food is sushi", "2023-01-01"),
+                       ("我最喜欢的城市是重庆", "2024-01-01"), ("我最喜欢的城市是成都", "2023-01-01")):  # fmt: skip
+        memory.add([{"role": "user", "content": text, "timestamp": f"{when}T10:00:00Z"}], user_id="u")
+    assert [h.text for h in memory.search("What is my favourite food?", user_id="u")][:2] == [
+        "My favourite food is ramen", "My favourite food is sushi"]  # fmt: skip
+    assert [h.text for h in memory.search("我最喜欢的城市是哪里", user_id="u")][:2] == [
+        "我最喜欢的城市是重庆", "我最喜欢的城市是成都"]  # fmt: skip
+    food = memory.search("What is my favourite food?", user_id="u")
+    assert food[0].score >= food[1].score  # scores still fall down the list

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
+from memstrata.read.newer import newer_first
 from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, pool, rescore
 from memstrata.read.retrieve import exact_key_hit, query_time_span, retrieve
 from memstrata.read.settings import ReadSettings
@@ -64,6 +65,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         if final.relevance >= minimum:
             rescored.append(SearchHit(memory=item, score=final.final, breakdown=final))
     rescored.sort(key=lambda hit: hit.score, reverse=True)
+    if query.lifecycle:  # of two statements answering alike, the later one (read/newer.py)
+        rescored = newer_first(rescored, query.text)
     return _distinct_texts(hits + rescored)[: query.limit]
 
 
