@@ -139,6 +139,11 @@ def test_refuting_a_hypothesis_makes_its_proposal_a_dead_end(memory: Memory) -> 
         extra = task.hypothesize("a tracking script broke", step_id=check.id)
         supported = memory.tasks.resolve_hypothesis(extra.id, "supported", evidence=[check.id], user_id="u1")
         assert supported.status == HypothesisStatus.SUPPORTED
+        # what hypothesize() and record() return, not only their ids (the object reached the store raw)
+        other = task.hypothesize("ad spend was cut")
+        assert task.support(other, check).evidence == (check.id,)
+        with pytest.raises(InvalidInputError, match="hypothesis or step"):
+            task.support(42)  # type: ignore[arg-type]
     steps = {step.id: step for step in memory.tasks.tree(task.id, user_id="u1").steps}
     assert steps[proposal.id].dead_end and not steps[check.id].dead_end
     with pytest.raises(InvalidInputError, match="open, supported or refuted"):

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar, Token
 from typing import Any, ParamSpec, Protocol, Self, TypeVar
 
+from memstrata.errors import InvalidInputError
 from memstrata.process.plan_check import PlannedStep, PlanWarning
 from memstrata.process.recall import RecalledTask
 from memstrata.process.writes import StepChange, StepInput
@@ -180,12 +181,13 @@ class TaskRecorder:
     def hypothesize(self, text: str, *, step_id: str | None = None) -> Hypothesis:
         return self.writer._hypothesize(self.task, text, step_id)
 
-    def support(self, hypothesis_id: str, *evidence: str) -> Hypothesis:
-        return self.writer._resolve(self.task, hypothesis_id, HypothesisStatus.SUPPORTED, evidence)
+    def support(self, hypothesis: Hypothesis | str, *evidence: Step | str) -> Hypothesis:
+        """Supported, by the steps (or step ids) that showed it."""
+        return self.writer._resolve(self.task, _id(hypothesis), HypothesisStatus.SUPPORTED, [_id(e) for e in evidence])
 
-    def refute(self, hypothesis_id: str, *evidence: str) -> Hypothesis:
+    def refute(self, hypothesis: Hypothesis | str, *evidence: Step | str) -> Hypothesis:
         """Refuted: the step that proposed it becomes a dead end, so the idea is flagged next time."""
-        return self.writer._resolve(self.task, hypothesis_id, HypothesisStatus.REFUTED, evidence)
+        return self.writer._resolve(self.task, _id(hypothesis), HypothesisStatus.REFUTED, [_id(e) for e in evidence])
 
     def artifact(self, name: str, *, text: str | None = None, uri: str | None = None, step_id: str | None = None,
                  **metadata: Any) -> Artifact:  # fmt: skip
@@ -247,3 +249,13 @@ def _decorator(action: str, find: Callable[[], TaskRecorder | None]) -> Callable
 def recorded(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Record each call as a step of the task open in this context (none open: just call it)."""
     return _decorator(action, current_task)
+
+
+def _id(record: Hypothesis | Step | str) -> str:
+    """A record's id: ``task.support(h, step)`` with what hypothesize() and record() returned, or their ids (a
+    Hypothesis passed where an id was expected reached the store as a raw object)."""
+    if isinstance(record, Hypothesis | Step):
+        return record.id
+    if not isinstance(record, str):
+        raise InvalidInputError(f"expected a hypothesis or step (or its id), got {type(record).__name__}")
+    return record
