@@ -106,6 +106,17 @@ def test_a_turn_of_invisible_characters_is_kept_raw_without_an_episode(memory: M
     assert [turn.message.content for turn in memory.messages(user_id="zw")] == ["\u200b", "好的"]  # verbatim
 
 
+def test_invisible_characters_neither_make_a_duplicate_nor_an_id(memory: Memory) -> None:
+    """A zero-width space pasted along stored the same note twice; a BOM read from a file stayed in the text; a
+    zero-width user id was accepted although a blank one is refused."""
+    first = memory.add("我的密码提示是猫的名字", user_id="zw").results[0]
+    again = memory.add("我的密码提示是\u200b猫\u200b的名字", user_id="zw").results[0]
+    assert (again.event, again.id) == ("NONE", first.id)
+    assert memory.add("\ufeffBOM note from a file", user_id="zw").results[0].memory == "BOM note from a file"
+    with pytest.raises(InvalidInputError, match="blank"):
+        memory.add("hello", user_id="\u200b")
+
+
 def test_integers_beyond_64_bits_are_refused_in_metadata_and_filters(memory: Memory) -> None:
     """Such a value was stored, then any filter on it failed in the database (HTTP 500 over REST)."""
     with pytest.raises(InvalidInputError, match=r"metadata\.a\.b\[0\]: 1{20} does not fit in 64 bits"):

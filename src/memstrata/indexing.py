@@ -39,8 +39,12 @@ def indexed_context(item: MemoryItem) -> str | None:
     return context if isinstance(context, str) and context else None
 
 
+_INVISIBLE = re.compile(r"[\u200b-\u200d\u2060\ufeff]")  # zero-width spaces and joiners, word joiner, BOM
+
+
 def normalised(text: str) -> str:
-    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip().lower()
+    """Case, width, spacing and invisible characters folded (a zero-width space pasted along made a duplicate)."""
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))).strip().lower()
 
 
 def content_hash(text: str) -> str:

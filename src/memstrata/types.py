@@ -7,6 +7,7 @@ code can trust its inputs. Text validation (NUL characters, broken UTF-8, size l
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -98,7 +99,7 @@ class Scope(Frozen):
         if value is None:
             return None
         value = value.strip()
-        if not value:
+        if all(char.isspace() or unicodedata.category(char) == "Cf" for char in value):  # zero-width is blank too
             raise ValueError("scope ids must not be blank; leave the field out instead")
         if len(value) > 256:
             raise ValueError("scope ids must be at most 256 characters")

@@ -51,7 +51,7 @@ def clean_text(
     if not isinstance(value, str):
         raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
     check_string(value, field)
-    text = value.strip()
+    text = value.strip().removeprefix("\ufeff").strip()  # a byte-order mark read along from a file is no text
     if not text:
         raise InvalidInputError(f"{field} is empty; pass some non-whitespace text")
     if is_blank(text):

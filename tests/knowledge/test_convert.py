@@ -80,6 +80,13 @@ def test_a_text_file_in_a_legacy_charset_is_read_as_written(
     assert text in _convert(path, sandbox).markdown
 
 
+def test_a_utf8_byte_order_mark_is_not_text(tmp_path: Path, sandbox: ConversionSandbox) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes("\ufeffMeeting notes\n\nThe launch moved to May.\n".encode())
+    converted = _convert(path, sandbox)
+    assert "\ufeff" not in converted.markdown and converted.title == "Meeting notes"
+
+
 def test_normalise_is_stable_and_keeps_text() -> None:
     raw = "Title\r\n\r\n\r\n\r\nLine one   \r\n第二行\u3000\x00\x07\fPage two\f"
     markdown, pages = normalise(raw, "pdf")

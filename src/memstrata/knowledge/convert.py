@@ -94,7 +94,9 @@ def _clean(text: str) -> str:
 
 
 def normalise(raw: str, fmt: str) -> tuple[str, tuple[int, ...]]:
-    """Stable Markdown and page starts from MarkItDown's raw output."""
+    """Stable Markdown and page starts from MarkItDown's raw output (a UTF-8 file's byte-order mark dropped: it
+    stayed in the first chunk and the title)."""
+    raw = raw.removeprefix("\ufeff")
     if fmt == "pdf" and "\f" in raw:
         pages = [_clean(page).strip() for page in raw.split("\f")]
         while pages and not pages[-1]:
