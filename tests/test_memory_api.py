@@ -119,6 +119,13 @@ def test_a_question_that_names_a_key_gets_its_value_first(memory: Memory) -> Non
     ):
         hits = memory.search(question, user_id="u1")
         assert hits[0].text == "PostgreSQL 17" and hits[0].breakdown.key_match, question
+    memory.add("Hangzhou", user_id="u1", key="lin:home:city")
+    assert memory.search("`项目:数据库:引擎`", user_id="u1")[0].breakdown.key_match  # in backticks
+    for question in ("项目:数据库:引擎,lin:home:city", "What are 项目:数据库:引擎 and LIN:HOME:CITY?",
+                     "请问项目:数据库:引擎、lin:home:city的值"):  # fmt: skip
+        hits = memory.search(question, user_id="u1")  # backticks, lists, another case: each key's value first
+        assert [hit.text for hit in hits[:2]] == ["PostgreSQL 17", "Hangzhou"], question
+        assert hits[1].breakdown.key_match, question
     assert memory.search("meeting at 10:30", user_id="u1", threshold=0)  # a time is no key: search goes on
 
 

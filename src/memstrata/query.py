@@ -91,17 +91,27 @@ def looks_like_key(text: str) -> bool:
     return bool(KEY_PATTERN.match(text)) and "://" not in text
 
 
-_KEY_QUOTES = re.compile(r"[\s「」『』【】《》()（）\"“”]+")
+_KEY_QUOTES = re.compile(r"[\s「」『』【】《》()（）\"“”`,，、;；]+")
+
+
+def named_key_forms(text: str, most: int = 3) -> list[list[str]]:
+    """For each namespaced key a question names among its words ("what is project:db:engine now?"), at most
+    ``most`` words: the forms to look up, best first. A word glued to Chinese around it also names its shorter
+    forms (:func:`_unglued`), and a key typed in other case its lower-case form (APP:DB:ENGINE)."""
+    # a key in quotes, backticks or brackets, in a list, or with full-width colons as Chinese input methods type
+    words = _KEY_QUOTES.split(text.replace("：", ":"))
+    found = [word.strip("?？.。!！:'‘’") for word in words]
+    keys = list(dict.fromkeys(word for word in found if looks_like_key(word)))[:most]
+    groups = []
+    for key in keys:
+        forms = [key, *_unglued(key)]
+        groups.append(list(dict.fromkeys([*forms, *(form.lower() for form in forms)])))
+    return groups
 
 
 def keys_named_in(text: str, most: int = 3) -> list[str]:
-    """The namespaced keys a question names among its words ("what is project:db:engine now?"), at most ``most``
-    words; a word glued to Chinese around it also names its shorter forms (below), after itself."""
-    # a key in quotes or brackets, or written with full-width colons as Chinese input methods type them
-    words = _KEY_QUOTES.split(text.replace("：", ":"))
-    found = [word.strip("?？,.，。!！;；:'‘’") for word in words]
-    keys = list(dict.fromkeys(word for word in found if looks_like_key(word)))[:most]
-    return list(dict.fromkeys(form for key in keys for form in (key, *_unglued(key))))
+    """Every form of every key a question names (:func:`named_key_forms`), best first."""
+    return list(dict.fromkeys(form for forms in named_key_forms(text, most) for form in forms))
 
 
 _HAN_WORDS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
@@ -121,13 +131,14 @@ def _unglued(word: str) -> list[str]:
 
 def _cuts(part: str, *, leading: bool) -> list[str]:
     """``part``, then what is left of it after cutting whole words off the Chinese run at its start
-    (``leading``) or its end, one more word each time; at least one word of the run stays."""
+    (``leading``) or its end, one more word each time; a part of Chinese alone keeps one word."""
     import rjieba  # jieba's dictionary loads on the first glued key only
 
     runs = [m for m in _HAN_WORDS.finditer(part) if (m.start() == 0 if leading else m.end() == len(part))]
     words = list(rjieba.cut(runs[0].group())) if runs else []
+    whole = bool(runs) and len(runs[0].group()) == len(part)  # all Chinese: one word stays (引擎是什么 -> 引擎)
     forms = [part]
-    for count in range(1, len(words)):
+    for count in range(1, len(words) if whole else len(words) + 1):
         cut = len("".join(words[:count] if leading else words[-count:]))
         forms.append(part[cut:] if leading else part[: len(part) - cut])
     return forms

@@ -12,7 +12,7 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.newer import newer_first
 from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, pool, rescore
-from memstrata.read.retrieve import exact_key_hit, query_time_span, retrieve
+from memstrata.read.retrieve import exact_key_hits, query_time_span, retrieve
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
@@ -32,16 +32,17 @@ def minimum_relevance(query: SearchQuery, settings: ReadSettings) -> float:
 
 def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> list[SearchHit]:
     hits: list[SearchHit] = []
-    key_item = exact_key_hit(store, query)
-    if key_item is not None:
+    key_items = exact_key_hits(store, query)
+    for key_item in key_items:
         breakdown = ScoreBreakdown(key_match=True, fused=1.0, relevance=1.0, final=1.0)
         hits.append(SearchHit(memory=key_item, score=1.0, breakdown=breakdown))
+    answered = {item.id for item in key_items}
     span = query_time_span(query)
     retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span)
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
     texts = {memory_id: memory_text(item) for memory_id, item in items.items()}
     ranker = Ranker(query.text, settings)
-    ranked = [c for c in ranker.candidates(retrieved, texts) if key_item is None or c.memory_id != key_item.id]
+    ranked = [c for c in ranker.candidates(retrieved, texts) if c.memory_id not in answered]
     # Lifecycle and the time boost reorder, so a few more candidates than will be returned are read.
     chosen = pool(ranked, max(query.limit * 3, 30), max(query.limit, 10))
     items = _hydrate(store, query.scope, [c.memory_id for c in chosen], items)

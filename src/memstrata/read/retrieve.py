@@ -15,7 +15,7 @@ from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.lexical import search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
 from memstrata.providers.protocol import Embedder
-from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, keys_named_in, looks_like_key
+from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, looks_like_key, named_key_forms
 from memstrata.storage.protocol import ScoredId, Store, Vector
 from memstrata.types import MemoryItem, MemoryStatus, Scope
 
@@ -41,12 +41,13 @@ class Retrieved:
         return None
 
 
-def exact_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
+def exact_key_hits(store: Store, query: SearchQuery) -> list[MemoryItem]:
     """A query that *is* a namespaced key (``project:db:engine``) is answered by exact lookup first: the key's
     current memory, or, under filters the key table cannot answer (a time to travel to, metadata, other
-    statuses), the newest version of the key that passes them, looked up in the store like any filtered read."""
+    statuses), the newest version of the key that passes them, looked up in the store like any filtered read.
+    A question naming keys among other words gets each named key's value first."""
     found = _key_hit(store, query) if looks_like_key(query.text) else None
-    return found if found is not None else _named_key_hit(store, query)
+    return [found] if found is not None else _named_key_hits(store, query)
 
 
 def _key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
@@ -59,13 +60,17 @@ def _key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
     return value_now(store, query.scope, item, query.now)
 
 
-def _named_key_hit(store: Store, query: SearchQuery) -> MemoryItem | None:
-    """A question that names a key among other words: the key's value first, as if the key alone were asked."""
-    for key in keys_named_in(query.text):
-        found = _key_hit(store, query.model_copy(update={"text": key})) if key != query.text else None
-        if found is not None:
-            return found
-    return None
+def _named_key_hits(store: Store, query: SearchQuery) -> list[MemoryItem]:
+    """Per key the question names ("what are app:db:engine and lin:home:city?"), the value of its first form found
+    (named_key_forms: as typed, without Chinese glued to it, in lower case)."""
+    found: dict[str, MemoryItem] = {}
+    for forms in named_key_forms(query.text):
+        for key in forms:
+            item = _key_hit(store, query.model_copy(update={"text": key})) if key != query.text else None
+            if item is not None:
+                found.setdefault(item.id, item)
+                break
+    return list(found.values())
 
 
 def value_now(store: Store, scope: Scope, item: MemoryItem, now: datetime) -> MemoryItem | None:
