@@ -145,9 +145,14 @@ def test_a_user_read_of_a_key_answers_with_the_users_own_value(memory: Memory) -
     memory.add("Rust", user_id="u", session_id="s9", key="app:lang")
     hits = memory.search("app:lang", user_id="u")
     assert hits[0].text == "Python" and hits[0].breakdown.key_match
-    assert memory.search("app:lang", user_id="u", session_id="s9")[0].text == "Rust"
+    rust = memory.search("app:lang", user_id="u", session_id="s9")[0]
+    assert rust.text == "Rust"
     facts = memory.context("app:lang", user_id="u").facts
     assert [f.memory_id for f in facts if f.key == "app:lang"] == [hits[0].memory.id]
+    # in the session, its own value answers, and the user's is not listed beside it as a memory
+    in_session = memory.context("app:lang?", user_id="u", session_id="s9")
+    assert [(f.key, f.memory_id) for f in in_session.facts] == [("app:lang", rust.id)]
+    assert "Python" not in in_session.text
 
 
 def test_writers_racing_on_one_new_key_leave_one_current_value(memory: Memory) -> None:

@@ -97,20 +97,29 @@ def names_key(query: str, key: str) -> bool:
     return key.lower() in query.lower() or _has_words(query, key.rsplit(":", 1)[-1])
 
 
-def key_facts(core: MemoryCore, scope: Scope, query: str) -> tuple[list[MemoryItem], list[MemoryItem]]:
-    """(key facts the query names, other key facts), each most recently updated first."""
+def key_facts(
+    core: MemoryCore, scope: Scope, query: str, session: Scope | None = None
+) -> tuple[list[MemoryItem], list[MemoryItem]]:
+    """(key facts the query names, other key facts), each most recently updated first. In a session, a value
+    the session holds of its own answers for the key (as search in that session does), else the scope's."""
     store = core.store
-    literal = [store.find_by_key(scope, key) for key in keys_named_in(query, most=10)]
+    own = session or scope
+    literal = [store.find_by_key(own, key) for key in keys_named_in(query, most=10)]
     filters = Filters(exclude_kind=("episode", "summary"))
     recent = store.list_memories(ListQuery(scope=scope, filters=filters, limit=KEY_SCAN, order_by="updated_at"))
+    if session is not None:
+        listed = ListQuery(scope=session, filters=filters, limit=KEY_SCAN, order_by="updated_at")
+        recent += [item for item in store.list_memories(listed) if item.scope == session and item.key]
     now = core.clock()
     current = [value_now(store, scope, item, now) for item in [*(i for i in literal if i is not None), *recent]]
+    standing = {own: 2, scope: 1}  # the session's own value, then the scope's, then a narrower scope's
+
     by_key: dict[str, MemoryItem] = {}
-    for item in current:  # one value per key: the scope's own before a narrower scope's (a session's)
+    for item in current:  # one value per key
         if item is None or not item.key:
             continue
         held = by_key.get(item.key)
-        if held is None or (item.scope == scope and held.scope != scope):
+        if held is None or standing.get(item.scope, 0) > standing.get(held.scope, 0):
             by_key[item.key] = item
     keyed = {item.id: item for item in by_key.values()}
     named = [item for item in keyed.values() if item.key and names_key(query, item.key)]
@@ -154,7 +163,7 @@ class _Gathered:
 
 
 def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, hits: list[SearchHit]) -> _Gathered:
-    named, others = key_facts(core, scope, query)
+    named, others = key_facts(core, scope, query, session)
     relevance = {hit.id: hit.breakdown.relevance for hit in hits}
     ranked_others = sorted(others, key=lambda item: (-relevance.get(item.id, 0.0), item.updated_at.timestamp() * -1))
     facts = [(item, True, relevance.get(item.id, 1.0)) for item in named]
@@ -163,11 +172,12 @@ def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, h
     shown = {turn.message.id for turn in turns}
     seen_ids = {item.id for item, _, _ in facts}
     seen_texts = {normalised(item.text) for item, _, _ in facts}
+    fact_keys = {item.key for item, _, _ in facts}
     memories = []
     for hit in hits:
         item = hit.memory
-        if item.id in seen_ids or normalised(item.text) in seen_texts:
-            continue
+        if item.id in seen_ids or normalised(item.text) in seen_texts or (item.key and item.key in fact_keys):
+            continue  # shown already, or another value of a key whose answer is shown (one value per key)
         own = item.kind == "episode"
         if own and set(item.provenance.message_ids) & shown:
             continue  # the session block shows this turn already
