@@ -170,10 +170,14 @@ def test_a_relation_whose_end_is_plainly_another_type_is_not_applied() -> None:
      ("I moved to San Francisco in 2020.", "lives_in", "San Francisco"),
      ("I work at Bank of America since 2019.", "works_at", "Bank of America"),
      ("I live in Beijing and work at Baidu.", "lives_in", "Beijing"),
-     ("I work at Johnson and Johnson.", "works_at", "Johnson and Johnson")],
+     ("I work at Johnson and Johnson.", "works_at", "Johnson and Johnson"),
+     ("I live in New York City now", "lives_in", "New York City"),
+     ("I work at Google these days.", "works_at", "Google"),
+     ("I'm working at Google these days", "works_at", "Google"),
+     ("I live in 深圳 since 2020", "lives_in", "深圳")],
 )  # fmt: skip
 def test_an_english_object_ends_where_another_phrase_begins(said: str, relation: str, target: str) -> None:
-    """'New York with my wife' became a place."""
+    """'New York with my wife', 'New York City now' and '深圳 since 2020' became places; 'I'm working at' gave none."""
     triple = RulesGraphExtractor().extract([Message(role="user", content=said)])[0]
     assert (triple.relation, triple.target.name) == (relation, target)
 

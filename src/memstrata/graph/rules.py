@@ -113,7 +113,7 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [
     ("lives_in", True, _en("moved out of|no longer lives? in|left")),
     ("lives_in", False, _en("lives? in|moved to|relocated to")),
     ("works_at", True, _en("quit|left|no longer works? (?:at|for)")),
-    ("works_at", False, _en("works? (?:at|for)|joined")),
+    ("works_at", False, _en("works? (?:at|for)|(?:am|is|are) (?:now )?working (?:at|for)|joined")),
 ]
 
 _TRAILING = re.compile(r"[了啦呢吧哦啊呀的嘛\s.!]+$")
@@ -124,15 +124,18 @@ _PRONOUNS = {"你", "他", "她", "它", "你们", "他们", "它们", "这", "�
 # An English object ends where a phrase about something else begins (the pattern takes the rest of the clause):
 # "New York with my wife", "Berlin since 2020", "tennis on weekends"; "Beijing and work at Baidu" (a second
 # verb: "Johnson and Johnson" stays whole).
+# Time adverbs end it too ("New York City now", "Google these days", "深圳 since 2020": a Chinese name followed
+# by English words is cut the same way).
 _EN_OBJECT_END = re.compile(
-    r"\s+(?:(?i:with|since|because|when|while|after|before|until|as|last|next|every|on|at|in|from|for)\b"
+    r"\s+(?:(?i:with|since|because|when|while|after|before|until|as|last|next|every|on|at|in|from|for|now|"
+    r"currently|nowadays|today|these days|recently|lately|anymore|again|too|as well)\b"
     r"|and\s+(?=[a-z])).*$"
 )
 
 
 def _clean(name: str) -> str:
     name = _TRAILING.sub("", _LEADING.sub("", name.strip())).strip()
-    if name[:1].isascii() and name[:1].isalpha():
+    if (name[:1].isascii() and name[:1].isalpha()) or re.search(r"\s[A-Za-z]", name):
         name = _EN_OBJECT_END.sub("", name).strip()
     return name
 
@@ -233,7 +236,12 @@ def _kin_named(subject: str) -> tuple[str, str] | None:
     return None
 
 
+_CONTRACTED = re.compile(r"^(I|[Ss]?[Hh]e|[Ww]e|[Tt]hey)'(m|s|re)\b")
+_EXPANDED = {"m": "am", "s": "is", "re": "are"}
+
+
 def _match(clause: str) -> tuple[str, bool, str, str] | None:
+    clause = _CONTRACTED.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2)]}", clause)  # "I'm working at X"
     for relation, ended, pattern in (*_ZH, *_EN):
         found = pattern.search(clause)
         if found is None:
