@@ -69,12 +69,15 @@ def test_text_formats_convert_too(fmt: str, tmp_path: Path, sandbox: ConversionS
         ("Café crème brûlée à la française. Naïve résumé of the été season in Zürich.", "latin-1"),
         ("会议改到周四下午三点，请带上第三季度的数字。我们在北京总部的三楼会议室见面。", "gb18030"),
         ("會議改到週四下午三點，請帶上第三季度的數字。我們在台北總部的三樓會議室見面。", "big5"),
+        ("這是 Big5 編碼的檔案，說明監控系統 Prometheus 的設定方式。", "big5"),  # read as Shift-JIS: ｳoｬO
+        ("短文件", "gbk"),  # read as Big5: 傻恅璃
     ],
 )
 def test_a_text_file_in_a_legacy_charset_is_read_as_written(
     text: str, charset: str, tmp_path: Path, sandbox: ConversionSandbox
 ) -> None:
-    """A short Latin-1 file read equally well as cp1250 to the detector, which came first: 'crčme'."""
+    """Short files read equally well in several code pages to the detector: Latin-1 came out as cp1250 ('crčme'),
+    GBK as Big5 and Big5 as Shift-JIS."""
     path = tmp_path / "notes.txt"
     path.write_bytes(f"{text}\n".encode(charset))
     assert text in _convert(path, sandbox).markdown

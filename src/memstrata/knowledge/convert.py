@@ -187,9 +187,27 @@ def _charset(data: bytes) -> str | None:
     readings = list(from_bytes(data))
     if not readings:
         return None
+    chinese = max(readings, key=lambda r: _chinese_words(str(r)))
+    if _chinese_words(str(chinese)) >= 0.1:
+        return str(chinese.encoding)
     best = readings[0]
     tied = {r.encoding for r in readings if (r.chaos, r.coherence) == (best.chaos, best.coherence)}
     return next((name for name in _COMMON_8BIT if name in tied), best.encoding)
 
 
 _COMMON_8BIT = ("cp1252", "latin_1", "iso8859_15")  # Western European first: by far the most files
+_HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _chinese_words(text: str) -> float:
+    """Share of the Chinese characters that sit in words of jieba's dictionary. GBK and Big5 bytes read validly
+    in each other's code page (and in Japanese and Korean ones), and the detector cannot tell a short file's
+    readings apart ('短文件' read as Big5 is '傻恅璃'); the reading that spells real words is the right one."""
+    import rjieba
+
+    sample = text[:4000]
+    han = len(_HAN_CHAR.findall(sample))
+    if not han:
+        return 0.0
+    words = rjieba.cut(sample, hmm=False)  # dictionary words only: the HMM would join any characters
+    return sum(len(word) for word in words if len(word) > 1 and all(_HAN_CHAR.match(c) for c in word)) / han
