@@ -279,3 +279,13 @@ def test_of_two_statements_answering_alike_the_later_one_comes_first(memory: Mem
         "我最喜欢的城市是重庆", "我最喜欢的城市是成都"]  # fmt: skip
     food = memory.search("What is my favourite food?", user_id="u")
     assert food[0].score >= food[1].score  # scores still fall down the list
+
+
+def test_context_lists_few_key_facts_the_question_is_not_about(memory: Memory) -> None:
+    """Sixty port numbers filled the key facts of a question about food (18 of them at 2,000 tokens)."""
+    for n in range(30):
+        memory.add(f"{8000 + n}", user_id="ctx", key=f"infra:port:svc{n}")
+    allergy = memory.add("我对花生过敏，点菜时请避开花生", user_id="ctx").results[0]
+    context = memory.context("点菜时要注意什么？", user_id="ctx", budget_tokens=2000)
+    assert len(context.facts) <= 5 and allergy.id in [m.memory_id for m in context.memories]
+    assert len(memory.context("infra:port:svc7", user_id="ctx", budget_tokens=2000).facts) >= 1

@@ -36,6 +36,7 @@ from memstrata.vault.sentences import cut_to_budget
 
 KEY_SCAN = 2000  # most recent non-episode memories scanned for keyed facts (the store has no "has a key" filter)
 OTHER_FACTS = 20  # key facts the query does not name, at most (budget permitting)
+PROFILE_FACTS = 5  # of those, ones no search found relevant (the latest updated)
 SESSION_TURNS = 50  # the session's latest turns considered for working memory
 SOURCE_TURNS = 2  # source turns shown under a derived memory, at most
 MEMORY_TOKENS, TURN_TOKENS, BARE_TOKENS = 120, 80, 40
@@ -167,7 +168,11 @@ def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, h
     relevance = {hit.id: hit.breakdown.relevance for hit in hits}
     ranked_others = sorted(others, key=lambda item: (-relevance.get(item.id, 0.0), item.updated_at.timestamp() * -1))
     facts = [(item, True, relevance.get(item.id, 1.0)) for item in named]
-    facts += [(item, False, relevance.get(item.id, 0.0)) for item in ranked_others[:OTHER_FACTS]]
+    # unnamed key facts the search found relevant, then a few most recently updated ones as a profile: sixty
+    # port numbers filled the key facts of a question about food
+    found = [item for item in ranked_others if relevance.get(item.id, 0.0) > 0]
+    profile = [item for item in ranked_others if relevance.get(item.id, 0.0) <= 0][:PROFILE_FACTS]
+    facts += [(item, False, relevance.get(item.id, 0.0)) for item in [*found, *profile][:OTHER_FACTS]]
     turns = core.store.messages(session, limit=SESSION_TURNS, latest=True) if session is not None else []
     shown = {turn.message.id for turn in turns}
     seen_ids = {item.id for item, _, _ in facts}
