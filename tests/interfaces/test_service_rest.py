@@ -226,6 +226,10 @@ def test_a_body_that_is_not_json_is_a_bad_request_and_405_lists_the_methods(clie
     for broken in (b'{"user_id": "lin", "text": ', b"not json"):
         sent = client.post("/v1/memories", content=broken, headers={"content-type": "application/json"})
         assert_problem(sent, 400, "bad_request", mentions="not valid JSON")
+    body = b'{"user_id": "lin", "text": "hello"}'  # JSON sent as text or a form: 422 "should be a valid dictionary"
+    for declared in ("text/plain", "application/x-www-form-urlencoded"):
+        sent = client.post("/v1/memories", content=body, headers={"content-type": declared})
+        assert_problem(sent, 415, "unsupported_media_type", mentions="Content-Type: application/json")
     refused = client.put("/v1/memories", json={})
     assert_problem(refused, 405, "method_not_allowed")
     assert {"GET", "POST", "DELETE"} <= set(refused.headers["allow"].split(", "))

@@ -124,6 +124,12 @@ def install(app: FastAPI) -> None:
             detail = (f"the body is not valid JSON (at character {where}: {broken[0].get('msg')}); send UTF-8 JSON "
                       "with Content-Type: application/json, shaped as /docs shows")  # fmt: skip
             return problem_response(400, detail, "bad_request", instance=request.url.path)
+        declared = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        body_errors = [err for err in exc.errors() if tuple(err.get("loc", ()))[:1] == ("body",)]
+        if body_errors and declared and declared != "application/json" and not declared.endswith("+json") \
+                and not declared.startswith("multipart/"):  # fmt: skip
+            detail = f"the body was sent as {declared}; send JSON with Content-Type: application/json"
+            return problem_response(415, detail, "unsupported_media_type", instance=request.url.path)
         errors = [_field_problem(err) for err in exc.errors()]
         fields = "; ".join(f"{'.'.join(map(str, e.loc))}: {e.msg}" for e in errors)
         detail = f"the request does not match the schema ({fields}); see /docs for the expected shape"
