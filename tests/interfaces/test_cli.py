@@ -147,3 +147,14 @@ def test_json_may_follow_the_command(tmp_path: Path) -> None:
     hits = json.loads(run(tmp_path, "search", "乌龙茶", "--user", "u1", "--json").stdout)
     assert hits[0]["memory"]["text"] == "我喜欢喝乌龙茶"
     assert _global_flags_first(["add", "--", "--json"]) == ["add", "--", "--json"]  # after --, a text
+
+
+def test_a_past_conversation_imports_with_when_each_turn_was_said(tmp_path: Path) -> None:
+    """There was no CLI way to add turns with their own times: --event-time was refused with --role."""
+    turns = [{"role": "user", "content": "I adopted a dog named Biscuit", "timestamp": "2023-05-01T10:00:00Z"},
+             {"role": "assistant", "content": "Congratulations!", "timestamp": "2023-05-01T10:00:05Z"}]  # fmt: skip
+    run(tmp_path, "add", "-", "--jsonl", "--user", "lin", stdin="\n".join(json.dumps(t) for t in turns))
+    hits = run_json(tmp_path, "search", "Biscuit", "--user", "lin")
+    assert hits[0]["memory"]["event_time"].startswith("2023-05-01T10:00:00")
+    refused = run(tmp_path, "add", "-", "--jsonl", "--user", "lin", stdin="not json\n", ok=False)
+    assert refused.returncode == 2 and "--jsonl line 1 is not JSON" in refused.stderr

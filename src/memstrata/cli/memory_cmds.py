@@ -4,6 +4,7 @@ characters)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -52,6 +53,14 @@ def add(
     key: Annotated[str | None, typer.Option(help="namespaced key, e.g. project:db:engine")] = None,
     metadata: Annotated[str | None, typer.Option(help="JSON object")] = None,
     role: Annotated[str | None, typer.Option(help="store as conversation turns with this role instead")] = None,
+    jsonl: Annotated[
+        bool,
+        typer.Option(
+            "--jsonl",
+            help='each text (or stdin line) is one turn as JSON: {"role", "content", "timestamp", "name", "id"}'
+            " - imports a past conversation with when each turn was said",
+        ),
+    ] = False,
     infer: Annotated[bool, typer.Option(help="extract facts with the configured model (see `doctor`)")] = False,
     wait: Annotated[bool, typer.Option(help="with --infer: wait for extraction and show its decisions")] = True,
     event_time: Annotated[
@@ -63,7 +72,12 @@ def add(
     texts = [line for line in sys.stdin.read().splitlines() if line.strip()] if text == ["-"] else text
     if not texts:
         raise InvalidInputError("'-' read no text from stdin: pipe one text (or turn) per line")
-    payload: Any = [{"role": role, "content": t} for t in texts] if role else (texts[0] if len(texts) == 1 else texts)
+    if jsonl and role:
+        raise InvalidInputError("--jsonl turns carry their own role; leave out --role")
+    if jsonl:
+        payload: Any = [_turn(line, number) for number, line in enumerate(texts, start=1)]
+    else:
+        payload = [{"role": role, "content": t} for t in texts] if role else (texts[0] if len(texts) == 1 else texts)
     memory = state.memory()
     scope = scope_args(user, agent, session)
     # With --infer --wait the job runs here, under a live progress line, instead of inside add().
@@ -363,3 +377,14 @@ def demo(
     from memstrata.cli.demo import run_demo
 
     run_demo(db)
+
+
+def _turn(line: str, number: int) -> dict[str, Any]:
+    """One --jsonl turn; add() validates its fields."""
+    try:
+        turn = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"--jsonl line {number} is not JSON ({exc.msg}); one turn object per line") from None
+    if not isinstance(turn, dict):
+        raise InvalidInputError(f'--jsonl line {number} is not an object like {{"role": "user", "content": "..."}}')
+    return turn
