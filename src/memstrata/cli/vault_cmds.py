@@ -80,7 +80,7 @@ def init(
     vault = open_vault(state)
     report = vault.init(example=example)
     if not state.json:
-        console.print(f"vault at {report.root}: created {counted(len(report.created), 'file')}")
+        console.print(f"vault at {report.root}: created {counted(len(report.created), 'path')} (files and folders)")
         for path in report.created:
             console.print(f"  {path}", highlight=False)
     synced = _sync(state, vault, confirm=False)
