@@ -158,3 +158,9 @@ def test_a_past_conversation_imports_with_when_each_turn_was_said(tmp_path: Path
     assert hits[0]["memory"]["event_time"].startswith("2023-05-01T10:00:00")
     refused = run(tmp_path, "add", "-", "--jsonl", "--user", "lin", stdin="not json\n", ok=False)
     assert refused.returncode == 2 and "--jsonl line 1 is not JSON" in refused.stderr
+
+
+def test_mcp_over_stdio_refuses_a_blank_tenant_at_start(tmp_path: Path) -> None:
+    """It started, then every tool call failed."""
+    refused = run(tmp_path, "mcp", "--tenant", "", ok=False, stdin="")
+    assert refused.returncode == 2 and "tenant_id: scope ids must not be blank" in refused.stderr

@@ -16,6 +16,8 @@ import typer
 from memstrata.cli.context import cli_state
 from memstrata.cli.render import console, err_console, print_json
 from memstrata.errors import InvalidInputError
+from memstrata.types import Scope
+from memstrata.validation import parse_model
 
 app = typer.Typer()
 keys_app = typer.Typer(help="API keys of the service: each bound to a tenant and to allowed user / agent ids.")
@@ -112,10 +114,13 @@ def mcp_stdio(
     from memstrata.api.principal import Principal
     from memstrata.mcp_server.server import run_stdio
 
+    # checked as a scope holds them: with a blank --tenant "" the server started, then every tool call failed
+    checked = parse_model(Scope, {"user_id": user if user is not None else "-", "agent_id": agent, "tenant_id": tenant},
+                          what="--tenant / --user / --agent")  # fmt: skip
     principal = Principal(
-        tenant_id=tenant,
-        user_ids=frozenset([user]) if user else None,
-        agent_ids=frozenset([agent]) if agent else None,
+        tenant_id=checked.tenant_id,
+        user_ids=frozenset([checked.user_id]) if user is not None and checked.user_id else None,
+        agent_ids=frozenset([checked.agent_id]) if checked.agent_id else None,
     )
     run_stdio(cli_state(ctx).memory(), principal)
 
