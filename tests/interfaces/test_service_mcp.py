@@ -41,6 +41,13 @@ def test_tools_are_described_typed_and_annotated(svc: Service) -> None:
     out = run(lambda c: add_then_search(c), f"{svc.url}/mcp", headers=svc.auth(token))
     tools = out["tools"]
     assert set(tools) == TOOLS
+    assert tools["graph_neighbors"].input_schema["properties"]["hops"]["maximum"] == 6  # as REST (MCP said 4)
+
+    async def add_two(client: Client) -> dict[str, Any]:  # a list of texts, as REST takes (it was refused)
+        return structured(await client.call_tool("add_memory", {"text": ["Lin drinks oolong", "林晓住在杭州"],
+                                                                "user_id": "mcp-user"}))  # fmt: skip
+
+    assert len(run(add_two, f"{svc.url}/mcp", headers=svc.auth(token))["results"]) == 2
     for tool in tools.values():
         assert tool.description and len(tool.description) > 30
         assert tool.input_schema["type"] == "object" and "ctx" not in tool.input_schema["properties"]

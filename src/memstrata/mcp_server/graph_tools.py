@@ -22,7 +22,7 @@ def register_graph_tools(server: MCPServer, callers: Callers) -> None:
     def graph_neighbors(
         ctx: Context[Any, Any],
         entity: EntityArg,
-        hops: Annotated[int, Field(ge=1, le=4)] = 2,
+        hops: Annotated[int, Field(ge=1, le=6)] = 2,  # as REST
         user_id: UserId = None,
         agent_id: AgentId = None,
         session_id: SessionId = None,

@@ -57,7 +57,10 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArg
     @reported
     def add_memory(
         ctx: Context[Any, Any],
-        text: Annotated[str | None, Field(description="one self-contained fact, e.g. 'Prefers oolong tea'")] = None,
+        text: Annotated[
+            str | list[str] | None,
+            Field(description="one self-contained fact, e.g. 'Prefers oolong tea', or a list of them (as REST)"),
+        ] = None,
         messages: Annotated[
             list[MessageIn] | None, Field(description="conversation turns to store verbatim instead of text")
         ] = None,
