@@ -38,6 +38,15 @@ def assert_problem(response: httpx.Response, status: int, code: str, *, mentions
     return body
 
 
+def _keys(node: object, path: str = "") -> list[tuple[str, str]]:
+    """(path, key) of every object key in a JSON document."""
+    if isinstance(node, dict):
+        return [(path, key) for key in node] + [pair for key, v in node.items() for pair in _keys(v, f"{path}/{key}")]
+    if isinstance(node, list):
+        return [pair for index, v in enumerate(node) for pair in _keys(v, f"{path}/{index}")]
+    return []
+
+
 def test_health_ready_and_docs_need_no_key(svc: Service) -> None:
     assert httpx.get(f"{svc.url}/health").json() == {"status": "ok"}
     ready = httpx.get(f"{svc.url}/ready").json()
@@ -46,6 +55,10 @@ def test_health_ready_and_docs_need_no_key(svc: Service) -> None:
     spec = httpx.get(f"{svc.url}/openapi.json").json()
     assert {"/v1/memories", "/v1/memories/search", "/v1/memories/{memory_id}/history", "/v1/jobs"} <= set(spec["paths"])
     assert "HTTPBearer" in spec["components"]["securitySchemes"]
+    # bounds are JSON Schema's minimum / maximum: pydantic wrote an optional number's as unknown "ge" / "le" keys
+    unknown = [path for path, key in _keys(spec) if key in ("ge", "le", "gt", "lt") and not path.endswith("properties")]
+    assert unknown == [] and spec["components"]["schemas"]["SearchRequest"]["properties"]["threshold"]["anyOf"][0][
+        "maximum"] == 1.0  # fmt: skip
     for path in ("/", "/health", "/ready"):  # monitors probe with HEAD: 200 and no body, not 405
         head = httpx.head(f"{svc.url}{path}")
         assert (head.status_code, head.content) == (200, b""), path

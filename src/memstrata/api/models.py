@@ -36,6 +36,11 @@ def _not_a_bool(value: object) -> object:
 # JSON numbers and booleans as they are: `true` is not the number 1, and "1" is not true (JSON Schema's
 # integer does include 98.0, so that stays a valid count). Datetimes and enums still arrive as strings.
 Number = Annotated[float, BeforeValidator(_not_a_bool)]
+# A number in [0, 1]. Bounds inside the type, not on an optional field's Field(): pydantic wrote those as the
+# unknown keys "ge" / "le" into the schema, so OpenAPI and MCP clients saw no bounds.
+Unit = Annotated[float, Field(ge=0.0, le=1.0), BeforeValidator(_not_a_bool)]
+Seconds = Annotated[float, Field(ge=0, le=1e9), BeforeValidator(_not_a_bool)]  # a step's cost
+Tokens = Annotated[int, Field(ge=0, le=2**62), BeforeValidator(_not_a_bool)]
 Count = Annotated[int, BeforeValidator(_not_a_bool)]
 Flag = Annotated[bool, Field(strict=True)]
 # Text that can be stored: something besides whitespace, and no NUL (PostgreSQL refuses it).
@@ -120,7 +125,7 @@ class TextItemBody(Body):
     metadata: dict[str, Any] | None = None
     kind: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_\-]{0,63}$")
     key: str | None = Field(default=None, max_length=512)
-    confidence: Number | None = Field(default=None, ge=0.0, le=1.0)
+    confidence: Unit | None = None
     event_time: TimeIn | None = None
 
 
@@ -160,7 +165,7 @@ class AddRequest(ScopedBody):
         description="text only: fact (default), preference, procedure, knowledge, ... (any lowercase identifier)",
     )
     key: str | None = Field(default=None, description="text only: namespaced key, e.g. project:db:engine")
-    confidence: Number | None = Field(default=None, ge=0.0, le=1.0, description="text only (default 1.0)")
+    confidence: Unit | None = Field(default=None, description="text only (default 1.0)")
     event_time: TimeIn | None = Field(default=None, description="text only: when the fact became true")
     on_error: Literal["raise", "skip"] = Field(
         default="raise", description="raise: one bad item refuses the request; skip: store the rest, list the bad"
@@ -254,8 +259,8 @@ class SearchRequest(ScopedBody):
     query: str = Field(min_length=1, max_length=20_000, pattern=TEXT_PATTERN)
     limit: Count = Field(default=10, ge=1, le=1000)
     filters: Annotated[Filters | None, BeforeValidator(_filter_times_are_strings)] = None
-    threshold: Number | None = Field(
-        default=None, ge=0.0, le=1.0, description="minimum relevance in [0, 1] (default search.min_relevance; 0: all)"
+    threshold: Unit | None = Field(
+        default=None, description="minimum relevance in [0, 1] (default search.min_relevance; 0: all)"
     )
     as_of: TimeIn | None = Field(default=None, description="valid time: what was true then")
     known_at: TimeIn | None = Field(default=None, description="record time: what the store held then")

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query, Response
 from pydantic import Field
 
-from memstrata.api.models import NO_NUL, TEXT_PATTERN, Body, Count, Flag, Number, ScopedBody
+from memstrata.api.models import NO_NUL, TEXT_PATTERN, Body, Count, Flag, ScopedBody, Seconds, Tokens, Unit
 from memstrata.api.routes import ERRORS, CallerDep, ScopeDep, problems
 from memstrata.errors import NotFoundError
 from memstrata.process.plan_check import Alternative, PlanWarning
@@ -26,7 +26,6 @@ ACTION = r"^[a-z][a-z0-9_\-]{0,63}$"
 RecordId = Annotated[str, Path(min_length=1, max_length=256, pattern=TEXT_PATTERN)]
 Text = Annotated[str, Field(pattern=TEXT_PATTERN, max_length=1_000_000)]
 Id = Annotated[str, Field(min_length=1, max_length=256, pattern=TEXT_PATTERN)]
-Cost = Annotated[Number, Field(ge=0, le=1e9)]
 
 
 class StartTask(ScopedBody):
@@ -47,22 +46,22 @@ class RecordStep(Body):
     hypothesis_id: Id | None = Field(default=None, description="the hypothesis this step tests")
     status: StepStatus = StepStatus.SUCCEEDED
     dead_end: Flag = Field(default=False, description="not worth trying again for goals like this one")
-    confidence: Number | None = Field(default=None, ge=0, le=1)
+    confidence: Unit | None = None
     generalisable: Flag | None = None
     tags: dict[str, Any] | None = None
-    cost_seconds: Cost | None = None
-    cost_tokens: Count | None = Field(default=None, ge=0, le=2**62)
+    cost_seconds: Seconds | None = None
+    cost_tokens: Tokens | None = None
 
 
 class ChangeStep(Body):
     output: str | None = Field(default=None, pattern=NO_NUL, max_length=1_000_000)
     status: StepStatus | None = None
     dead_end: Flag | None = None
-    confidence: Number | None = Field(default=None, ge=0, le=1)
+    confidence: Unit | None = None
     generalisable: Flag | None = None
     tags: dict[str, Any] | None = Field(default=None, description="merged into the step's tags")
-    cost_seconds: Cost | None = None
-    cost_tokens: Count | None = Field(default=None, ge=0, le=2**62)
+    cost_seconds: Seconds | None = None
+    cost_tokens: Tokens | None = None
 
 
 class Propose(Body):
@@ -86,7 +85,7 @@ class AddArtifact(Body):
 class Finish(Body):
     outcome: Text | None = None
     status: Literal["succeeded", "failed", "abandoned"] = "succeeded"
-    confidence: Number | None = Field(default=None, ge=0, le=1)
+    confidence: Unit | None = None
 
 
 class Recall(ScopedBody):
