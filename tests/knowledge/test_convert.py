@@ -71,6 +71,8 @@ def test_text_formats_convert_too(fmt: str, tmp_path: Path, sandbox: ConversionS
         ("會議改到週四下午三點，請帶上第三季度的數字。我們在台北總部的三樓會議室見面。", "big5"),
         ("這是 Big5 編碼的檔案，說明監控系統 Prometheus 的設定方式。", "big5"),  # read as Shift-JIS: ｳoｬO
         ("短文件", "gbk"),  # read as Big5: 傻恅璃
+        ("這是 Big5 編碼的檔案", "big5"),  # read as UTF-16 (no NUL byte in it), then as Shift-JIS
+        ("회의는 목요일입니다", "euc_kr"),
     ],
 )
 def test_a_text_file_in_a_legacy_charset_is_read_as_written(

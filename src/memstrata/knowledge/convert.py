@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import io
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,12 +185,17 @@ def _charset(data: bytes) -> str | None:
         return "utf-8"
     from charset_normalizer import from_bytes  # markitdown's own detector
 
-    readings = list(from_bytes(data))
+    # UTF-16 / UTF-32 text holds NUL bytes; without any, such a reading is noise (it came first for short Big5)
+    readings = [r for r in from_bytes(data) if b"\0" in data or not r.encoding.startswith(("utf_16", "utf_32"))]
     if not readings:
         return None
     chinese = max(readings, key=lambda r: _chinese_words(str(r)))
     if _chinese_words(str(chinese)) >= 0.1:
         return str(chinese.encoding)
+    # traditional text spells no simplified words: the detector's first reading of known characters
+    known = next((r for r in readings if _known_characters(str(r)) >= 0.7), None)
+    if known is not None:
+        return str(known.encoding)
     best = readings[0]
     tied = {r.encoding for r in readings if (r.chaos, r.coherence) == (best.chaos, best.coherence)}
     return next((name for name in _COMMON_8BIT if name in tied), best.encoding)
@@ -211,3 +217,22 @@ def _chinese_words(text: str) -> float:
         return 0.0
     words = rjieba.cut(sample, hmm=False)  # dictionary words only: the HMM would join any characters
     return sum(len(word) for word in words if len(word) > 1 and all(_HAN_CHAR.match(c) for c in word)) / han
+
+
+_KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7a3]")
+
+
+def _known_characters(text: str) -> float:
+    """Share of the characters beyond ASCII that are Chinese characters jieba's dictionary knows, Japanese
+    kana or Korean syllables. jieba's words are simplified Chinese, so a short traditional (Big5) file spells
+    none of them, but its characters are known ones; mojibake is half-width katakana, symbols or characters
+    jieba never saw."""
+    import jieba
+
+    jieba.setLogLevel(logging.ERROR)
+    jieba.dt.check_initialized()
+    wide = [c for c in text[:4000] if ord(c) > 127 and not c.isspace()]
+    if not wide:
+        return 0.0
+    frequency = jieba.dt.FREQ
+    return sum(1 for c in wide if _KANA_HANGUL.match(c) or (_HAN_CHAR.match(c) and frequency.get(c, 0) > 0)) / len(wide)
