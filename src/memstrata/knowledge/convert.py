@@ -189,8 +189,8 @@ def _charset(data: bytes) -> str | None:
     readings = [r for r in from_bytes(data) if b"\0" in data or not r.encoding.startswith(("utf_16", "utf_32"))]
     if not readings:
         return None
-    chinese = max(readings, key=lambda r: _chinese_words(str(r)))
-    if _chinese_words(str(chinese)) >= 0.1:
+    words, chinese = max(((_chinese_words(str(r)), r) for r in readings), key=lambda scored: scored[0])
+    if words >= 0.1:
         return str(chinese.encoding)
     # traditional text spells no simplified words: the detector's first reading of known characters
     known = next((r for r in readings if _known_characters(str(r)) >= 0.7), None)

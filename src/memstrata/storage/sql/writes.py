@@ -56,7 +56,8 @@ def apply_batch(d: Dialect, tx: Tx, batch: WriteBatch) -> None:
             [rows.message_params(d, message, scope, batch.message_stored_at.get(str(message.id), stored_at))
              for message, scope in batch.messages])  # fmt: skip
     if batch.distinct_texts:
-        _check_distinct(d, tx, [item for item in batch.inserts if item.id in set(batch.distinct_texts)])
+        distinct = set(batch.distinct_texts)  # once: a set per insert made a bulk add quadratic
+        _check_distinct(d, tx, [item for item in batch.inserts if item.id in distinct])
     if batch.inserts:
         columns = ", ".join([*MEMORY_WRITE_COLUMNS, *(column for column, _ in d.memory_extras)])
         values = ", ".join(["?"] * len(MEMORY_WRITE_COLUMNS) + [expression for _, expression in d.memory_extras])
