@@ -164,3 +164,13 @@ def test_mcp_over_stdio_refuses_a_blank_tenant_at_start(tmp_path: Path) -> None:
     """It started, then every tool call failed."""
     refused = run(tmp_path, "mcp", "--tenant", "", ok=False, stdin="")
     assert refused.returncode == 2 and "tenant_id: scope ids must not be blank" in refused.stderr
+
+
+def test_db_option_takes_a_postgres_url(tmp_path: Path, postgres_databases: Any) -> None:
+    """``--db postgresql://…`` opens that server: typed as a path, the URL lost one of its slashes and opened a
+    SQLite file named "postgresql:" instead."""
+    url = postgres_databases.create("cli-db-url")
+    added = run_json(tmp_path, "--db", url, "add", "我的车是蓝色的", "--user", "u1")
+    assert added["results"][0]["event"] == "ADD"
+    assert run_json(tmp_path, "--db", url, "stats")["location"].startswith("postgresql://")
+    assert not list(tmp_path.glob("postgresql*"))

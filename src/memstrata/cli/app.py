@@ -45,13 +45,17 @@ READS = frozenset({"search", "context", "list", "show", "history", "export", "st
 @app.callback()
 def _global(
     ctx: typer.Context,
-    db: Annotated[Path | None, typer.Option("--db", help="SQLite file (default: user data dir)")] = None,
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help="SQLite file (default: user data dir), or a postgresql:// URL"),
+    ] = None,
     config: Annotated[Path | None, typer.Option("--config", help="memstrata.toml to read")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="-v info logs, -vv debug")] = 0,
 ) -> None:
     configure_logging(verbose)
-    if db is not None and ctx.invoked_subcommand in READS and not db.exists() and "://" not in str(db):
+    # a str, not a Path: Path("postgresql://h/db") folds the "//" and the URL no longer opens PostgreSQL
+    if db is not None and ctx.invoked_subcommand in READS and "://" not in db and not Path(db).expanduser().exists():
         # a mistyped path would quietly create an empty store and answer "nothing found"
         raise InvalidInputError(f"no store at {db}; check the path (a command that writes creates it)")
     state = CliState(db=db, config=config, json=as_json)

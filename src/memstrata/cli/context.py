@@ -30,7 +30,7 @@ BUILT_IN_KINDS = tuple(kind.value for kind in MemoryKind)
 
 @dataclass
 class CliState:
-    db: Path | None = None
+    db: str | None = None  # a SQLite path or a postgresql:// URL, as given
     config: Path | None = None
     json: bool = False
     vault: Path | None = None  # `memstrata vault --vault PATH`
