@@ -28,12 +28,14 @@ from importlib.resources import files
 
 import rjieba
 
-_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+from memstrata.han import HAN_RANGES, HAN_RUN
+
+_HAN = HAN_RANGES
 _WORD = rf"[^\W_{_HAN}]+"
 _EMOJI = r"\u2600-\u27bf\U0001f000-\U0001faff"  # the symbols, dingbats and pictographs blocks
 _TOKEN = re.compile(rf"[{_HAN}]+|[{_EMOJI}]|{_WORD}(?:[.+#'-]{_WORD})*", re.UNICODE)
 _EMOJI_CHARACTER = re.compile(rf"[{_EMOJI}]")
-_HAN_RUN = re.compile(rf"[{_HAN}]+")
+_HAN_RUN = HAN_RUN
 
 
 def _word_list(name: str) -> frozenset[str]:

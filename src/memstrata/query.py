@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from memstrata.han import HAN_RUN
 from memstrata.types import INT64, Frozen, MemoryStatus, Scope, UtcDatetime
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
@@ -114,7 +115,7 @@ def keys_named_in(text: str, most: int = 3) -> list[str]:
     return list(dict.fromkeys(form for forms in named_key_forms(text, most) for form in forms))
 
 
-_HAN_WORDS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_HAN_WORDS = HAN_RUN
 
 
 def _unglued(word: str) -> list[str]:

@@ -23,6 +23,7 @@ from memstrata.deep.search import DeepDeps, DeepResult, deep_search
 from memstrata.deep.trace import DeepTrace
 from memstrata.errors import InvalidInputError
 from memstrata.facade.core import MemoryCore
+from memstrata.han import HAN_RANGES
 from memstrata.indexing import normalised
 from memstrata.lexical import has_han
 from memstrata.providers.rerank_factory import build_reranker
@@ -42,7 +43,7 @@ SOURCE_TURNS = 2  # source turns shown under a derived memory, at most
 MEMORY_TOKENS, TURN_TOKENS, BARE_TOKENS = 120, 80, 40
 
 _KEY_WORDS = re.compile(r"[_\-.\s]+")
-_LATIN_WORD = re.compile(r"[^\W_\u3400-\u9fff\uf900-\ufaff]+")
+_LATIN_WORD = re.compile(rf"[^\W_{HAN_RANGES}]+")
 
 
 def checked_mode(mode: str) -> Mode:

@@ -18,9 +18,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from memstrata.han import HAN_RANGES
+
 TRANSLATION_FLOOR = 0.78
 TRANSLATED_TYPES = frozenset({"location", "organization"})
-_HAN_NAME = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{1,8}$")
+_HAN_NAME = re.compile(rf"^[{HAN_RANGES}]{{1,8}}$")
 _LATIN_WORDS = re.compile(r"^[a-z]+(?:[\s\-'.]+[a-z]+)*$")
 _READINGS = 64  # spellings tried at most per Chinese name (polyphonic characters multiply them)
 

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from memstrata.errors import InvalidInputError
+from memstrata.han import HAN_CHAR
 
 # Extension -> format name. Formats MarkItDown converts with the [docx,pdf,pptx,xlsx] extras installed.
 DOCUMENT_FORMATS: dict[str, str] = {
@@ -202,7 +203,6 @@ def _charset(data: bytes) -> str | None:
 
 
 _COMMON_8BIT = ("cp1252", "latin_1", "iso8859_15")  # Western European first: by far the most files
-_HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _chinese_words(text: str) -> float:
@@ -212,11 +212,11 @@ def _chinese_words(text: str) -> float:
     import rjieba
 
     sample = text[:4000]
-    han = len(_HAN_CHAR.findall(sample))
+    han = len(HAN_CHAR.findall(sample))
     if not han:
         return 0.0
     words = rjieba.cut(sample, hmm=False)  # dictionary words only: the HMM would join any characters
-    return sum(len(word) for word in words if len(word) > 1 and all(_HAN_CHAR.match(c) for c in word)) / han
+    return sum(len(word) for word in words if len(word) > 1 and all(HAN_CHAR.match(c) for c in word)) / han
 
 
 _KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7a3]")
@@ -235,4 +235,4 @@ def _known_characters(text: str) -> float:
     if not wide:
         return 0.0
     frequency = jieba.dt.FREQ
-    return sum(1 for c in wide if _KANA_HANGUL.match(c) or (_HAN_CHAR.match(c) and frequency.get(c, 0) > 0)) / len(wide)
+    return sum(1 for c in wide if _KANA_HANGUL.match(c) or (HAN_CHAR.match(c) and frequency.get(c, 0) > 0)) / len(wide)

@@ -10,12 +10,13 @@ check, because chunkers call it on every candidate split.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
+
+from memstrata.han import HAN_CHAR
 
 TokenCounter = Callable[[str], int]
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN = HAN_CHAR
 
 
 def count_tokens(text: str) -> int:

@@ -27,10 +27,11 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
+from memstrata.han import HAN_CHAR, HAN_RANGES
 from memstrata.lexical import fts_terms, keyword_tokens
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_OTHER_LETTER = re.compile(r"[^\W\d_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN = HAN_CHAR
+_OTHER_LETTER = re.compile(rf"[^\W\d_{HAN_RANGES}]")
 
 
 @lru_cache(maxsize=32_768)

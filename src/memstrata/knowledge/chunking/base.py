@@ -14,6 +14,7 @@ from typing import Protocol
 
 from pydantic import Field, model_validator
 
+from memstrata.han import is_han
 from memstrata.knowledge.tokens import TokenCounter, char_costs, count_tokens
 from memstrata.types import Frozen
 
@@ -149,7 +150,7 @@ def with_overlap(text: str, pieces: Sequence[Piece], overlap: int) -> list[Piece
         used, start = 0.0, piece.start
         while start > floor and used < overlap:
             start -= 1
-            used += 1.0 if "\u3400" <= text[start] <= "\u9fff" else 0.25
+            used += 1.0 if is_han(text[start]) else 0.25
         if start > floor:
             start = _next_boundary(text, start, piece.start)
         while start < piece.start and text[start].isspace():
