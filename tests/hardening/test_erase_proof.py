@@ -7,8 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memstrata import Memory
 from memstrata.providers.protocol import Embedder
+from memstrata.storage.sql import erase as erase_module
 from memstrata.storage.sqlite.store import SQLiteStore
 
 
@@ -58,3 +61,29 @@ def test_writes_after_an_erase_survive_another_process_on_the_same_file(tmp_path
         assert reopened.search("written after the erase", user_id="u")
     finally:
         reopened.close()
+
+
+def test_a_write_committed_during_an_erase_stays_whole(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL's READ COMMITTED let each statement of an erase see rows committed in between: the erase
+    selected the user's memories first, then deleted history and turns by scope, so a turn written meanwhile lost
+    its raw message and history row and its memory stayed behind without them (and the proof failed every time
+    a user was active). The erase now reads one snapshot; what another writer commits meanwhile stays whole."""
+    if Path(memory.store.location).is_file():
+        pytest.skip("SQLite lets no other writer commit during the erase's transaction")
+    memory.add([{"role": "user", "content": "我住在杭州"}], user_id="lin")
+    forget_texts = erase_module._forget_texts
+
+    def write_meanwhile(*args: object, **kwargs: object) -> int:
+        if not written:  # once, though the erase may run again (a conflict with this write)
+            written.append(memory.add([{"role": "user", "content": "我刚搬到上海"}], user_id="lin").results[0].id)
+        return forget_texts(*args, **kwargs)  # type: ignore[arg-type]
+
+    written: list[str] = []
+    monkeypatch.setattr(erase_module, "_forget_texts", write_meanwhile)
+    report = memory.erase_user("lin", confirm=True)
+
+    (meanwhile,) = written
+    assert report.deleted["messages"] == 1 and report.deleted["memories"] == 1
+    assert memory.get(meanwhile, user_id="lin").text == "我刚搬到上海"
+    assert [event.action for event in memory.history(meanwhile, user_id="lin")] == ["ADD"]
+    assert [stored.message.content for stored in memory.messages(user_id="lin")] == ["我刚搬到上海"]

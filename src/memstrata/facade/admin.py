@@ -22,7 +22,9 @@ from memstrata.validation import check_count, clean_id
 @dataclass(frozen=True)
 class ErasureReport:
     deleted: dict[str, int]  # rows removed per table
-    remaining: dict[str, int]  # rows per table still about the user afterwards: all zero
+    # Rows per table about the user once the erase committed: zero, unless a writer added new ones since. The
+    # erase itself refuses to commit while its own snapshot of the database still holds any.
+    remaining: dict[str, int]
     checked_strings: int = 0  # the user's texts searched for in the database files afterwards
     traces: dict[str, list[str]] = field(default_factory=dict)  # where any was still found: always empty
 
@@ -72,8 +74,6 @@ class AdminAPI:
         needles = self._proof_strings(scope)
         deleted = store.erase_scope(scope)
         remaining = store.count_scope_rows(scope)
-        if any(remaining.values()):
-            raise StoreError(f"erasure of {user_id!r} left rows behind: {remaining}; run erase_user again")
         others = store.texts_held(needles)  # the same words in another user's memories are theirs to keep
         needles = [needle for needle in needles if needle not in others]
         traces = store.find_traces(needles)

@@ -191,6 +191,12 @@ class PostgresDialect:
     def lock_claims(self, tx: Tx) -> None:
         tx.execute("SELECT pg_advisory_xact_lock(?)", (CLAIM_LOCK,))
 
+    def snapshot(self, tx: Tx) -> None:
+        # READ COMMITTED gives each statement a new snapshot: an erase that selected a user's memories and then
+        # deleted history and turns by scope took the history and turns of memories committed in between, which
+        # stayed behind without them. A write this snapshot conflicts with aborts it, and transaction() retries.
+        tx.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+
     def on_embedding_id(self, tx: Tx, embedding_id: str) -> None:
         ensure_vector_index(tx, embedding_dims(embedding_id))
 

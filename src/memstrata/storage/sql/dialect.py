@@ -126,6 +126,11 @@ class Dialect(Protocol):
         """One job claimer at a time, so a scope's queued jobs go to one worker."""
         ...
 
+    def snapshot(self, tx: Tx) -> None:
+        """First in a transaction: every later statement of it reads the same committed state, so rows that other
+        writers commit meanwhile are neither half-deleted nor half-counted (an erase)."""
+        ...
+
     def on_embedding_id(self, tx: Tx, embedding_id: str) -> None:
         """The store's embedding model was set (PostgreSQL: the HNSW index for its dimension)."""
         ...

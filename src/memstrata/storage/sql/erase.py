@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from memstrata.errors import StoreError
 from memstrata.indexing import index_text, text_hash
 from memstrata.storage.sql import rows
 from memstrata.storage.sql.dialect import Dialect, Tx
@@ -91,7 +92,10 @@ def purge_rows(d: Dialect, tx: Tx, scope: Scope, memory_ids: Sequence[str], *, k
 
 
 def erase_scope_rows(d: Dialect, tx: Tx, scope: Scope) -> dict[str, int]:
-    """Inside the caller's transaction: delete every row about ``scope``; rows deleted per table."""
+    """As the caller's whole transaction: delete every row about ``scope``; rows deleted per table. It sees one
+    snapshot throughout, and refuses to commit unless that snapshot holds nothing about the scope afterwards;
+    rows that other writers commit meanwhile are theirs and stay whole."""
+    d.snapshot(tx)
     where = scope_where(d, scope, "m")
     found = tx.execute(
         f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE {where.sql()}{d.for_update}", where.params
@@ -110,6 +114,9 @@ def erase_scope_rows(d: Dialect, tx: Tx, scope: Scope) -> dict[str, int]:
     for table in _SCOPED_TABLES:
         table_where = scope_where(d, scope, table)
         deleted[table] = tx.execute(f"DELETE FROM {table} WHERE {table_where.sql()}", table_where.params).rowcount
+    remaining = {table: count for table, count in count_scope_rows(d, tx, scope).items() if count}
+    if remaining:
+        raise StoreError(f"erasing {scope} left rows behind: {remaining}; nothing was erased, try again")
     return deleted
 
 

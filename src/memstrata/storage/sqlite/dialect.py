@@ -236,6 +236,9 @@ class SQLiteDialect:
     def lock_claims(self, tx: Tx) -> None:
         return None  # BEGIN IMMEDIATE: one claimer at a time already
 
+    def snapshot(self, tx: Tx) -> None:
+        return None  # BEGIN IMMEDIATE: no other writer commits until this transaction ends
+
     def on_embedding_id(self, tx: Tx, embedding_id: str) -> None:
         return None
 
