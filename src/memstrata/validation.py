@@ -7,6 +7,7 @@ inside a write as a server error. Errors name the field, down to the key inside 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -102,23 +103,32 @@ def check_string(value: str, field: str) -> str:
     return value
 
 
-def check_strings(value: object, field: str) -> None:
-    """Every string inside ``value`` (dict keys included, at any depth) must be storable text, and every integer
-    fit in 64 bits (a larger one was stored, then a filter on it failed in the database)."""
+# JSON nested deeper than this is refused: pydantic stops serialising at a few hundred levels, so a memory with
+# deeper metadata was stored and then broke every read of its scope over REST (500). Real metadata is shallow.
+MAX_NESTING = 32
+
+
+def check_strings(value: object, field: str, *, depth: int = 0) -> None:
+    """Every string inside ``value`` (dict keys included, at any depth) must be storable text, every integer fit
+    in 64 bits (a larger one was stored, then a filter on it failed in the database), and containers nest at most
+    :data:`MAX_NESTING` levels."""
+    if isinstance(value, Mapping | list | tuple | set | frozenset) and depth >= MAX_NESTING:
+        outermost = re.split(r"[.\[]", field)[0]
+        raise InvalidInputError(f"{outermost} nests deeper than {MAX_NESTING} levels; flatten it")
     if isinstance(value, str):
         check_string(value, field)
     elif isinstance(value, int) and not isinstance(value, bool) and value not in INT64:
         raise InvalidInputError(f"{field}: {value} does not fit in 64 bits; store a number this large as a string")
     elif isinstance(value, BaseModel):
-        check_strings(value.model_dump(), field)
+        check_strings(value.model_dump(), field, depth=depth)
     elif isinstance(value, Mapping):
         for key, item in value.items():
             if isinstance(key, str):
                 check_string(key, f"{field} key {key!r}")
-            check_strings(item, f"{field}.{key}")
+            check_strings(item, f"{field}.{key}", depth=depth + 1)
     elif isinstance(value, list | tuple | set | frozenset):
         for position, item in enumerate(value):
-            check_strings(item, f"{field}[{position}]")
+            check_strings(item, f"{field}[{position}]", depth=depth + 1)
 
 
 def clean_id(value: object, *, field: str = "memory_id", max_chars: int = 256) -> str:

@@ -323,3 +323,24 @@ def test_a_session_id_with_a_slash_can_be_read_and_ended(client: httpx.Client) -
     assert read.status_code == 200 and [t["content"] for t in read.json()] == [t["content"] for t in turns]
     ended = client.post("/v1/sessions/a%2Fb/end", params={"user_id": "amy"})
     assert ended.status_code == 200, ended.text
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"leaf": 1}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+def test_metadata_nested_too_deep_is_refused_and_the_scope_stays_readable(client: httpx.Client) -> None:
+    """Metadata 300 levels deep was stored (201), then every list and search of the scope answered 500: pydantic
+    stops serialising a few hundred levels down. It is refused at the edge now, on add and on PATCH."""
+    deep = client.post("/v1/memories", json={"user_id": "d", "text": "deep", "metadata": _nested(300)})
+    assert_problem(deep, 422, "invalid_input", mentions="nests deeper than 32 levels")
+    kept = client.post("/v1/memories", json={"user_id": "d", "text": "shallow enough", "metadata": _nested(32)})
+    assert kept.status_code == 201, kept.text
+    memory_id = kept.json()["results"][0]["id"]
+    patched = client.patch(f"/v1/memories/{memory_id}", params={"user_id": "d"}, json={"metadata": _nested(33)})
+    assert_problem(patched, 422, "invalid_input", mentions="flatten it")
+    listed = client.get("/v1/memories", params={"user_id": "d"})
+    assert listed.status_code == 200 and [item["text"] for item in listed.json()["items"]] == ["shallow enough"]
