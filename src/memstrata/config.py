@@ -430,7 +430,10 @@ class ServerSettings(Section):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=0, le=65535)
-    keys_path: str | None = Field(default=None, description="API-key SQLite file (default: keys.db beside the store)")
+    keys_path: str | None = Field(
+        default=None,
+        description="API-key SQLite file (default: keys.db beside a SQLite store; in the user data dir for PostgreSQL)",
+    )
     max_request_bytes: int = Field(default=1_048_576, ge=1024, description="larger request bodies get 413")
     allow_anonymous_loopback: bool = Field(
         default=False, description="accept requests without a key, only on a loopback host, as the default tenant"
@@ -445,7 +448,11 @@ class ServerSettings(Section):
     retry_after_s: int = Field(default=1, ge=0, le=3600, description="the Retry-After a 503 for overload carries")
 
     def keys_file(self, store_path: str) -> Path:
-        return Path(self.keys_path).expanduser() if self.keys_path else Path(store_path).expanduser().parent / "keys.db"
+        if self.keys_path:
+            return Path(self.keys_path).expanduser()
+        if "://" in store_path:  # "beside" a URL was a folder named after it (password included) in the cwd
+            return default_db_path().parent / "keys.db"
+        return Path(store_path).expanduser().parent / "keys.db"
 
 
 class Settings(BaseSettings):

@@ -82,3 +82,18 @@ def test_serve_answers_with_keys_and_stops_cleanly(tmp_path: Path) -> None:
         output, _ = server.communicate(timeout=30)
     assert server.returncode == 0, output
     assert "memstrata on http://127.0.0.1" in output and token not in output
+
+
+def test_keys_of_a_postgres_store_live_in_the_user_data_dir(tmp_path: Path) -> None:
+    """ "keys.db beside the store" was, for a PostgreSQL URL, a folder named after the URL (password included)
+    under the working directory: workers started from two directories held different keys (401s)."""
+    url = "postgresql://memstrata:s3cretPW@db.invalid:5432/memstrata"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
+    env.update({"MEMSTRATA_STORE__PATH": url, "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)})
+    work = tmp_path / "work"
+    work.mkdir()
+    for args in (["keys", "create", "--tenant", "acme"], ["keys", "list"]):
+        done = subprocess.run([*CLI, *args], capture_output=True, text=True, env=env, cwd=work, check=True)
+        assert "s3cretPW" not in done.stdout + done.stderr
+    assert list(work.iterdir()) == []
+    assert (tmp_path / "data" / "memstrata" / "keys.db").is_file()

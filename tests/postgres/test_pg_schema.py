@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 import psycopg
@@ -111,3 +113,21 @@ def test_passwords_never_show_and_errors_say_what_to_do() -> None:
     with pytest.raises(StoreError, match=r"cannot connect to PostgreSQL.*check store\.path") as caught:
         PostgresStore("postgresql://app:s3cret@/mem?host=/nonexistent-socket-dir", timeout_s=2)
     assert "s3cret" not in str(caught.value)
+
+
+def test_connections_the_server_dropped_are_replaced_not_failed(pg_url: str, postgres_databases: Any) -> None:
+    """After a server restart every pooled connection was stale and failed one request each with 503 ("lost the
+    connection to PostgreSQL"); the pool now checks a connection before handing it out."""
+    store = PostgresStore(pg_url, pool_size=3)
+    try:
+        assert store.stats(None).schema_version == LATEST_VERSION
+        database = urlsplit(pg_url).path.lstrip("/")
+        with psycopg.connect(postgres_databases.admin_url, autocommit=True) as admin:
+            ended = admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (database,)
+            ).fetchall()
+        assert ended  # the pool's connections are gone, as after a restart
+        for _ in range(4):
+            assert store.stats(None).schema_version == LATEST_VERSION
+    finally:
+        store.close()

@@ -148,6 +148,9 @@ def open_pool(url: str, *, oid: int, size: int, timeout_s: float) -> ConnectionP
         max_size=max(1, size),
         kwargs={"autocommit": True},  # reads are single statements; writes open explicit transactions
         configure=configure,
+        # a connection the server dropped (a restart, an idle timeout) is replaced before use, not handed to a
+        # request that then fails with 503; the check is one round trip
+        check=ConnectionPool.check_connection,
         timeout=timeout_s,
         open=False,
         name="memstrata",
