@@ -7,9 +7,13 @@ fallback). Model-driven behaviour is tested against a scripted HTTP server and t
 from __future__ import annotations
 
 import time
+from typing import Any
+
+import pytest
 
 from memstrata import Memory
 from memstrata.types import JobStatus
+from memstrata.write import pipeline
 
 
 def _facts(memory: Memory, user: str) -> list[str]:
@@ -83,3 +87,27 @@ def test_the_rules_keep_moves_and_statements_with_an_adverb() -> None:
     for text in said:
         facts = RulesExtractor().extract([Message(role="user", content=text)]).facts
         assert [fact.text for fact in facts] == [text.rstrip("。")] or [f.text for f in facts] == [text], text
+
+
+def test_a_fact_another_writer_stores_meanwhile_is_not_stored_twice(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes extracting for one user (different sessions, one user scope) each planned the same new fact
+    and both wrote it. The job's write now refuses a current text stored meanwhile, and the job decides again."""
+    memory.settings.write.background = False
+    turn = {"role": "user", "content": "我叫李明，住在杭州。我对花生过敏。"}
+    memory.add([turn], user_id="u1", session_id="a", infer=True)
+    plan_graph = pipeline._plan_graph
+
+    def another_writer_first(*args: Any, **kwargs: Any) -> Any:
+        if not raced:  # between this job's decisions and its write, as a second process would
+            raced.append(memory.add("我对花生过敏。", user_id="u1", kind="fact").results[0].id)
+        return plan_graph(*args, **kwargs)
+
+    raced: list[str] = []
+    monkeypatch.setattr(pipeline, "_plan_graph", another_writer_first)
+    (job,) = memory.flush(user_id="u1", session_id="a")
+
+    assert job.status == JobStatus.DONE, job.error
+    assert _facts(memory, "u1") == ["我叫李明，住在杭州。", "我对花生过敏。"]
+    assert [entry["action"] for entry in job.result["decisions"]].count("NONE") == 1

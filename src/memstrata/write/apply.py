@@ -94,6 +94,9 @@ class Planner:
             replacements=self.replacements,
             status_changes=self.changes,
             history=self.history,
+            # a current text another worker stored meanwhile (two processes extracting for one user) is refused
+            # by the write, and the job decides again instead of storing the fact twice
+            distinct_texts=[item.id for item in self.inserts.values() if item.status == MemoryStatus.ACTIVE],
         )
         return PlannedWrites(batch, list(self.inserts.values()), self.summary, self.rejected)
 

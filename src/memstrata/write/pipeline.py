@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from memstrata.config import GraphSettings
-from memstrata.errors import ConflictError
+from memstrata.errors import ConcurrentWriteError, ConflictError
 from memstrata.graph.plan import GraphPlan
 from memstrata.indexing import content_hash, index_text
 from memstrata.providers.cache import Embedded
@@ -36,6 +36,10 @@ from memstrata.write.reconcile import Reconciler
 EmbedTexts = Callable[[Sequence[str], str | None], Embedded]  # texts, their tenant
 
 log = logging.getLogger(__name__)
+
+# Decisions made again when another writer stored one of a job's facts first (each time the fact it stored is
+# found in the same words, with no model call); more means writers keep colliding, and the job fails visibly.
+_WRITE_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -89,8 +93,23 @@ class _Run:
         extraction = deps.extractor.extract(turns, stats=self.stats)
         self.stats.timed("extract", began)
         self.emit("extract", len(turns), len(turns))
-        home = long_term_scope(scope)
-        vectors = _TextVectors(deps, home.tenant_id)
+        vectors = _TextVectors(deps, long_term_scope(scope).tenant_id)
+        for attempt in range(1, _WRITE_ATTEMPTS + 1):
+            try:
+                self._decide_and_write(turns, extraction, episodes, vectors)
+                break
+            except ConcurrentWriteError:  # another worker stored one of these facts first: decide again on it
+                if attempt == _WRITE_ATTEMPTS:
+                    raise
+                ids = [job.id for job in self.jobs]
+                log.info("jobs %s: a fact was stored meanwhile by another writer; deciding again", ids)
+        self.emit("done", len(self.jobs), len(self.jobs))
+
+    def _decide_and_write(
+        self, turns: Sequence[Message], extraction: Extraction, episodes: Sequence[MemoryItem], vectors: _TextVectors
+    ) -> None:
+        deps = self.deps
+        home = long_term_scope(self.jobs[0].scope)
         began = time.perf_counter()
         planned = self._decide(home, extraction.facts, vectors)
         self.stats.timed("decide", began)
@@ -109,7 +128,6 @@ class _Run:
         )
         deps.store.write(replace(batch, **vectors.batch_fields(planned.new_items)))
         self.stats.timed("write", began)
-        self.emit("done", len(self.jobs), len(self.jobs))
 
     def _load_model(self) -> None:
         """A local model loads on first use (seconds); say so instead of looking stuck."""
