@@ -54,10 +54,16 @@ def _segment_han(run: str) -> tuple[str, ...]:
     return tuple(rjieba.cut_for_search(run))
 
 
+def folded(text: str) -> str:
+    """The text as the keyword index reads it: NFKC (full-width "ＡＢＣ１２３" is "abc123", compatibility
+    ideographs are the unified ones) and lower case, so a query finds a memory however wide its letters."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
 def keyword_tokens(text: str) -> list[str]:
     """Tokens for keyword search, in text order, stop words removed, duplicates kept."""
     tokens: list[str] = []
-    for match in _TOKEN.finditer(text.lower()):
+    for match in _TOKEN.finditer(folded(text)):
         piece = match.group()
         if _HAN_RUN.fullmatch(piece):
             tokens.extend(word for word in _segment_han(piece) if word not in STOP_WORDS)
@@ -69,8 +75,8 @@ def keyword_tokens(text: str) -> list[str]:
     return tokens
 
 
-# 1: words only; 2: words, then the characters of each Chinese word; 3: emoji spelled as terms
-SEARCH_TERMS_VERSION = "3"
+# 1: words only; 2: words, then the characters of each Chinese word; 3: emoji spelled as terms; 4: NFKC folded
+SEARCH_TERMS_VERSION = "4"
 
 
 @lru_cache(maxsize=65536)
@@ -88,7 +94,7 @@ def search_terms(text: str) -> list[str]:
     words = keyword_tokens(text)
     if not has_han(text):
         return words
-    return words + [character for run in _HAN_RUN.findall(text.lower()) for character in _han_characters(run)]
+    return words + [character for run in _HAN_RUN.findall(folded(text)) for character in _han_characters(run)]
 
 
 def index_document(text: str) -> str:

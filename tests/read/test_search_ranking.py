@@ -98,3 +98,14 @@ def test_a_stemmed_keyword_match_counts_as_evidence(memory: Memory) -> None:
     memory.add("Prefers answers in Chinese, code comments in English.", user_id="lin", kind="preference")
     hits = memory.search("What should I order for Lin?", user_id="lin")
     assert hits and hits[0].text == "Noted: no peanuts when ordering." and hits[0].breakdown.keyword_match
+
+
+def test_full_width_letters_and_digits_match_their_ascii_forms(memory: Memory) -> None:
+    """Keyword terms are NFKC-folded: "fullwidth" found nothing in "ＦＵＬＬＷＩＤＴＨ text here", and an ASCII phone
+    number matched its full-width twin barely above another person's number (dense similarity alone)."""
+    texts = ["ＦＵＬＬＷＩＤＴＨ text here", "電話０９１２－３４５－６７８", "王先生的电话是 0955-111-222"]
+    memory.add(texts, user_id="w")
+    assert memory.search("fullwidth", user_id="w")[0].text == "ＦＵＬＬＷＩＤＴＨ text here"
+    (first, *rest) = memory.search("0912-345-678", user_id="w")
+    assert first.text == "電話０９１２－３４５－６７８" and first.breakdown.keyword_rank == 1
+    assert all(hit.score < first.score / 2 for hit in rest)
