@@ -86,7 +86,7 @@ def test_score_fusion_is_bounded_and_monotone(keyword: float, dense: float, grap
     assert score_fusion(min(1.0, keyword + more), dense, graph, weights, cross_script=False) >= base - ulp
     assert score_fusion(keyword, min(1.0, dense + more), graph, weights, cross_script=False) >= base - ulp
     assert score_fusion(keyword, dense, min(1.0, graph + more), weights, cross_script=False) >= base
-    assert score_fusion(0.0, dense, 0.0, weights, cross_script=True) == pytest.approx(dense)
+    assert score_fusion(0.0, dense, 0.0, weights, cross_script=True) == pytest.approx(weights.cross_script * dense)
 
 
 def test_graph_evidence_halves_per_hop() -> None:

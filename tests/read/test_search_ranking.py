@@ -109,3 +109,12 @@ def test_full_width_letters_and_digits_match_their_ascii_forms(memory: Memory) -
     (first, *rest) = memory.search("0912-345-678", user_id="w")
     assert first.text == "電話０９１２－３４５－６７８" and first.breakdown.keyword_rank == 1
     assert all(hit.score < first.score / 2 for hit in rest)
+
+
+def test_meaning_alone_across_scripts_does_not_outrank_words_and_meaning(memory: Memory) -> None:
+    """A Chinese memory scored its dense evidence in full for an English question, as if its words matched too:
+    the old number (0.96) outranked the newer English one that matched on words and meaning (0.94)."""
+    memory.add("我的电话号码是 138 0000 1111", user_id="lin", event_time=datetime(2025, 6, 15, tzinfo=UTC))
+    memory.add("My new phone number is 139 2222 3333", user_id="lin", event_time=datetime(2026, 8, 20, tzinfo=UTC))
+    hits = memory.search("What is my phone number?", user_id="lin")
+    assert [hit.text for hit in hits] == ["My new phone number is 139 2222 3333", "我的电话号码是 138 0000 1111"]

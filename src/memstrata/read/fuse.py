@@ -6,7 +6,8 @@ Two ways, chosen by ``search.fusion``:
   keeps its lead and the number means the same in every query:
   ``base = (wk * keyword + wd * dense) / (wk + wd)``, except for a memory written in another script
   than the query (a Chinese memory for an English question): keyword search cannot see it, so
-  the missing keyword evidence says nothing and ``base = dense``. A memory reached through the
+  the missing keyword evidence says nothing and ``base = c * dense`` (``c`` = 0.85: meaning alone is a little
+  less evidence than meaning and words together). A memory reached through the
   query's entities in the graph then gains ``(1 - base) * graph`` (``graph = graph_evidence / hop``).
   Giving dense evidence a say of its own in one language as well (``max(mean, g * dense)``) cost
   LoCoMo and MADial recall for every g above dense's weight in the mean (bench/results).
@@ -46,6 +47,11 @@ class EvidenceWeights:
     keyword: float = 0.6
     dense: float = 0.4
     graph: float = 0.5  # relevance a one-hop graph hit gets from the graph alone
+    # A memory in another script than the query has meaning alone to show; it counts this share of its dense
+    # evidence. At 1.0 a Chinese memory matching an English question's meaning scored as if its words matched
+    # too, and outranked a newer English memory that matched both (an old phone number 0.96 over the new one
+    # 0.94). It only orders cross-script hits against same-script ones; among themselves their order holds.
+    cross_script: float = 0.85
 
 
 def graph_evidence(hop: int | None, weights: EvidenceWeights) -> float:
@@ -54,11 +60,11 @@ def graph_evidence(hop: int | None, weights: EvidenceWeights) -> float:
 
 def score_fusion(keyword: float, dense: float, graph: float, weights: EvidenceWeights, *, cross_script: bool) -> float:
     """Relevance in [0, 1] from evidence in [0, 1]: the weighted mean of keyword and dense evidence
-    (dense alone across scripts), raised toward 1 by graph evidence (a noisy-or, so the graph alone
+    (a share of dense alone across scripts), raised toward 1 by graph evidence (a noisy-or, so the graph alone
     can also carry a hit)."""
     total = weights.keyword + weights.dense
     if cross_script:
-        base = dense
+        base = weights.cross_script * dense
     else:
         base = (weights.keyword * keyword + weights.dense * dense) / total if total > 0 else 0.0
     return base + (1.0 - base) * graph
