@@ -118,3 +118,16 @@ def test_meaning_alone_across_scripts_does_not_outrank_words_and_meaning(memory:
     memory.add("My new phone number is 139 2222 3333", user_id="lin", event_time=datetime(2026, 8, 20, tzinfo=UTC))
     hits = memory.search("What is my phone number?", user_id="lin")
     assert [hit.text for hit in hits] == ["My new phone number is 139 2222 3333", "我的电话号码是 138 0000 1111"]
+
+
+def test_a_year_named_in_digits_ranks_like_the_same_year_in_words(memory: Memory) -> None:
+    """The time a question names is searched as a range; embedded with the question, "in 2025" pulled its vector
+    off the topic: "Where did I live in 2025?" scored the answer 0.15 where "... last year?" scored it 0.56."""
+    facts = [("我住在杭州西湖区", datetime(2025, 6, 1, tzinfo=UTC)), ("我对花生过敏", datetime(2025, 7, 1, tzinfo=UTC)),
+             ("我搬到上海了，住在浦东", datetime(2026, 5, 1, tzinfo=UTC))]  # fmt: skip
+    for text, said in facts:
+        memory.add(text, user_id="lin", event_time=said)
+    year = datetime.now(UTC).year - 1  # "last year"
+    by_digits = {hit.text: hit.score for hit in memory.search(f"Where did I live in {year}?", user_id="lin")}
+    by_words = {hit.text: hit.score for hit in memory.search("Where did I live last year?", user_id="lin")}
+    assert by_digits["我住在杭州西湖区"] == pytest.approx(by_words["我住在杭州西湖区"], abs=0.02)
