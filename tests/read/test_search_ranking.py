@@ -131,3 +131,16 @@ def test_a_year_named_in_digits_ranks_like_the_same_year_in_words(memory: Memory
     by_digits = {hit.text: hit.score for hit in memory.search(f"Where did I live in {year}?", user_id="lin")}
     by_words = {hit.text: hit.score for hit in memory.search("Where did I live last year?", user_id="lin")}
     assert by_digits["我住在杭州西湖区"] == pytest.approx(by_words["我住在杭州西湖区"], abs=0.02)
+
+
+def test_an_acknowledgement_is_not_an_answer(memory: Memory) -> None:
+    """ "记下了。" after a fact was a hit for questions about that fact (indexed with the turn before it, it shares
+    its words), taking a place in the list and a share of context() budgets while answering nothing."""
+    said = [("user", "我的车牌号是浙A12345"), ("assistant", "记下了。"),
+            ("user", "My car is a blue Tesla Model 3"), ("assistant", "Noted!")]  # fmt: skip
+    turns = [{"role": role, "content": content} for role, content in said]
+    memory.add(turns, user_id="lin")
+    for question in ("我的车牌号是多少", "What car do I drive?"):
+        texts = [hit.text for hit in memory.search(question, user_id="lin")]
+        assert texts and not {"记下了。", "Noted!"} & set(texts), (question, texts)
+    assert [hit.text for hit in memory.search("Noted", user_id="lin")][:1] == ["Noted!"]  # asked for, it is found

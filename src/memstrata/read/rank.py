@@ -34,6 +34,7 @@ from memstrata.read.evidence import (
 from memstrata.read.fuse import EvidenceWeights, graph_evidence, in_time_range, max_rrf, rrf, score_fusion
 from memstrata.read.retrieve import Retrieved
 from memstrata.read.settings import ReadSettings
+from memstrata.smalltalk import is_small_talk
 from memstrata.types import MemoryItem, ScoreBreakdown
 
 
@@ -177,6 +178,7 @@ class Ranker:
         self.terms = query_terms(query_text)
         self.scripts = scripts(query_text)
         self.query_has_words = has_words(query_text)
+        self.query_is_small_talk = is_small_talk(query_text)
         self.settings = settings
         self.weights = settings.evidence_weights()
         self.term_weights: dict[str, float] = {}
@@ -232,6 +234,10 @@ class Ranker:
         if not (self.query_has_words and has_words(text.own)):
             candidate.dense_match = candidate.known_similarity = None  # no meaning to compare (has_words)
         candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=candidate.cross_script)
+        if is_small_talk(text.own) and not self.query_is_small_talk:
+            # "记下了。" / "Thanks!" after a fact: its words and meaning are the earlier turn's (indexed with it),
+            # which is a hit of its own; the acknowledgement answers nothing and only takes a place in the list
+            candidate.relevance = 0.0
         if self.settings.fusion == "score":
             candidate.fused = candidate.relevance
         return candidate
