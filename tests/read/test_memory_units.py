@@ -117,3 +117,18 @@ def test_a_stored_episode_keeps_its_own_words_apart_for_ranking(memory: Memory) 
     assert text.indexed == text.own_indexed + "\nCaroline: I adopted a greyhound called Pepper last month."
     hits = memory.search("What is the name of the greyhound Caroline adopted?", user_id="u1", limit=3)
     assert hits[0].text == "I adopted a greyhound called Pepper last month."
+
+
+def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) -> None:
+    """A user's scope reads every session's turns: a turn imported without a session was indexed with the last
+    turns of another session, and an unrelated turn then matched their words (score 0.3)."""
+    memory.add([{"role": "user", "content": "Let's have hotpot tonight"}], user_id="lin", session_id="s1")
+    memory.add([{"role": "user", "content": "naive ts"}], user_id="lin")
+    memory.add([{"role": "user", "content": "What time is the film?"}], user_id="lin", session_id="s2")
+    memory.add([{"role": "user", "content": "Around eight"}], user_id="lin", session_id="s2")
+    episodes = {item.text: item for item in memory.get_all(user_id="lin")}
+    assert "preceding_turns" not in episodes["naive ts"].metadata
+    assert "preceding_turns" not in episodes["What time is the film?"].metadata
+    assert episodes["Around eight"].metadata["preceding_turns"].endswith("What time is the film?")
+    unrelated = [hit for hit in memory.search("hotpot", user_id="lin") if hit.text == "naive ts"]
+    assert all(hit.breakdown.keyword_rank is None for hit in unrelated)  # another session's words are not its own

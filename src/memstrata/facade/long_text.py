@@ -49,11 +49,13 @@ def part_label(number: int, total: int) -> str:
 
 
 def preceding_turns(core: MemoryCore, scope: Scope) -> list[Message]:
-    """The scope's latest stored turns, oldest first: what a new turn is indexed with (turns often arrive one
-    ``add()`` at a time, so the turn before is usually already stored)."""
+    """The latest turns stored under exactly this scope, oldest first: what a new turn is indexed with (turns
+    often arrive one ``add()`` at a time, so the turn before is usually already stored). A user's scope also
+    reads every session's turns; a turn without a session was indexed with the words of another session."""
     if not ingest.CONTEXT_TURNS:  # read at call time: the ranking bench measures other values
         return []
-    return [stored.message for stored in core.store.messages(scope, ingest.CONTEXT_TURNS, latest=True)]
+    latest = core.store.messages(scope, ingest.CONTEXT_TURNS * 4, latest=True)
+    return [stored.message for stored in latest if stored.scope == scope][-ingest.CONTEXT_TURNS :]
 
 
 def turn_episodes(
