@@ -25,8 +25,20 @@ def index_text(item: MemoryItem) -> str:
     return f"{own}\n{context}" if context else own
 
 
+_KEY_SEPARATORS = re.compile(r"[:_.\-]+")
+
+
+def key_words(key: str) -> str:
+    """A namespaced key as words: "lin:contact:phone_number" -> "lin contact phone number"."""
+    return " ".join(_KEY_SEPARATORS.sub(" ", key).split())
+
+
 def own_index_text(item: MemoryItem) -> str:
-    """The memory's own part of :func:`index_text`: an episode with its speaker, without earlier turns."""
+    """The memory's own part of :func:`index_text`: an episode with its speaker, without earlier turns; a key's
+    value with the key's words ("lin home city: 上海"), since the value alone ("上海", "139-2222-3333") says
+    nothing of what it is and a natural question ("Where does Lin live?") found no key fact at all."""
+    if item.key:
+        return f"{key_words(item.key)}: {item.text}"
     if item.kind != "episode":
         return item.text
     speaker = item.metadata.get("speaker")

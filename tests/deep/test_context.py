@@ -3,6 +3,7 @@ their source turns and dates, the session's recent turns; never over the budget;
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,19 @@ def test_deep_search_travels_in_time(make_deep: MakeDeep) -> None:
     then = memory.deep_search("me:home:city", user_id="w", as_of=datetime(2021, 1, 1, tzinfo=UTC))
     now = memory.deep_search("me:home:city", user_id="w")
     assert then.hits[0].text == "住在杭州" and now.hits[0].text == "住在深圳"
+
+
+def test_a_key_fact_is_found_by_the_question_its_key_answers(memory: Memory) -> None:
+    """A key's value alone ("上海", "139-2222-3333") says nothing of what it is: a natural question found no key
+    fact, and under a small budget context() gave the old phone number and left the current key value out (the
+    key facts' share went to profile facts). The value is indexed with its key's words, and a key fact that
+    answers the question is packed like a memory."""
+    memory.add("我的电话号码是 138 0000 1111", user_id="lin", event_time=datetime(2025, 6, 15, tzinfo=UTC))
+    memory.add("139-2222-3333", key="lin:contact:phone", user_id="lin")
+    memory.add("上海", key="lin:home:city", user_id="lin")
+    memory.add("字节跳动", key="lin:work:employer", user_id="lin")
+    assert memory.search("Where does Lin live?", user_id="lin")[0].text == "上海"
+    assert "139-2222-3333" in [hit.text for hit in memory.search("What is my phone number?", user_id="lin")]
+    assert memory.search("What is my current employer?", user_id="lin")[0].text == "字节跳动"
+    built = memory.context("我的电话号码是多少？", user_id="lin", budget_tokens=64)
+    assert "lin:contact:phone: 139-2222-3333" in built.text and built.tokens <= 64

@@ -35,6 +35,9 @@ class Piece:
     rungs: tuple[str, ...]  # richest first; the last is the barest
     order: int  # position in its section's reading order
     required: bool = False  # a key fact the query names: in, or the budget is refused
+    # a key fact that answers the query (its relevance clears the cutoff): as needed as a memory, and not held to
+    # the share kept for profile facts (the current phone number lost to an old one under a small budget)
+    relevant: bool = False
     memory_id: str | None = None
 
     def cost(self, rung: int) -> int:
@@ -54,7 +57,7 @@ class Packed:
 
 
 def _need(piece: Piece) -> tuple[int, int]:
-    rank = {"memories": 1, "session": 2, "facts": 3}[piece.section]
+    rank = 1 if piece.relevant else {"memories": 1, "session": 2, "facts": 3}[piece.section]
     return (0 if piece.required else rank, piece.order if piece.section != "session" else -piece.order)
 
 
@@ -68,7 +71,7 @@ class _Budget:
         opening = 0 if piece.section in self.by_section else _cost_of_section(HEADERS[piece.section])
         if self.used + opening + extra > self.total:
             return False
-        cap = None if piece.required else self.caps.get(piece.section)
+        cap = None if piece.required or piece.relevant else self.caps.get(piece.section)
         return cap is None or self.by_section.get(piece.section, 0) + extra <= cap
 
     def take(self, piece: Piece, extra: int) -> None:

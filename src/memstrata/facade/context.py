@@ -198,10 +198,10 @@ def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, h
 
 def _pieces(gathered: _Gathered, refs: dict[str, str]) -> list[Piece]:
     pieces = []
-    for order, (item, named, _) in enumerate(gathered.facts):
+    for order, (item, named, relevance) in enumerate(gathered.facts):
         head = f"- [{refs[item.id]}] {item.key}: "
         pieces.append(Piece("facts", ladder(head, item.text, (), rich=MEMORY_TOKENS, bare=BARE_TOKENS), order,
-                            required=named, memory_id=item.id))  # fmt: skip
+                            required=named, relevant=relevance > 0, memory_id=item.id))  # fmt: skip
     for order, (hit, turns) in enumerate(gathered.memories):
         item = hit.memory
         speaker = item.metadata.get("speaker") if item.kind == "episode" else None

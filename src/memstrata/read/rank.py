@@ -60,7 +60,8 @@ class MemoryText:
 def memory_text(item: MemoryItem) -> MemoryText:
     """What ranking reads of a stored memory (see :class:`MemoryText`)."""
     has_context = indexed_context(item) is not None
-    return MemoryText(index_text(item), item.text, own_indexed=own_index_text(item) if has_context else None)
+    own = own_index_text(item) if item.key else item.text  # a key's words are part of what its value states
+    return MemoryText(index_text(item), own, own_indexed=own_index_text(item) if has_context else None)
 
 
 @dataclass(slots=True)
