@@ -195,3 +195,22 @@ def test_a_fact_whose_time_the_model_changed_is_asked_again(scripted_memory: Mem
     assert "Facts 1 name a time their turn does not say" in server.requests[1]["messages"][-1]["content"]
     job = memory.list_jobs(user_id="u1")[0]
     assert job.result["model_calls"] == 2
+
+
+def test_a_fact_whose_name_the_model_changed_is_asked_again_then_waits_for_review(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """The bundled model wrote "用户的团队上周去世了" (a team died) for "团子上周去世了" (团子, the cat), stored as a
+    trusted fact. Asked once to copy the turn's names; a fact that still alters one is kept as pending."""
+    memory = scripted_memory
+    server.enqueue(_facts("用户的团队上周去世了"))
+    server.enqueue(_facts("用户的团子上周去世了"))
+    memory.add("团子上周去世了，我很难过", user_id="u1", infer=True, wait=True)
+    assert _live(memory) == {"用户的团子上周去世了": "active"}
+    assert "Fact 1 writes 团队, which its turn does not say" in server.requests[1]["messages"][-1]["content"]
+
+    server.enqueue(_facts("用户的猫团队很可爱"))
+    server.enqueue(_facts("用户的猫团队很可爱"))
+    memory.add("我的猫团子很可爱", user_id="u2", infer=True, wait=True)
+    assert _live(memory, "u2") == {"用户的猫团队很可爱": "pending"}
+    assert [item.text for item in memory.review_queue(user_id="u2")] == ["用户的猫团队很可爱"]

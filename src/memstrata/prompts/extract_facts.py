@@ -9,7 +9,7 @@ and event time from the text and the turn's timestamp instead (``write/facts.py`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -147,9 +147,11 @@ def extraction_prompt(turns: Sequence[Message], *, graph: bool = False) -> list[
     return [ChatMessage("system", system), ChatMessage("user", render_turns(turns))]
 
 
-def correction_note(translated: Sequence[int], redated: Sequence[int] = ()) -> ChatMessage:
-    """Asked once when facts come back translated or naming a time their turn does not say (a small model's
-    habits: "I moved here last month" written as "用户去年搬到这里")."""
+def correction_note(
+    translated: Sequence[int], redated: Sequence[int] = (), altered: Mapping[int, Sequence[str]] | None = None
+) -> ChatMessage:
+    """Asked once when facts come back translated, naming a time their turn does not say, or changing a name (a
+    small model's habits: "I moved here last month" written as "用户去年搬到这里", 团子 written as 团队)."""
     asks = []
     if translated:
         asks.append(f"Facts {_numbers(translated)} are not in the language of their turn: write each in the language "
@@ -157,6 +159,9 @@ def correction_note(translated: Sequence[int], redated: Sequence[int] = ()) -> C
     if redated:
         asks.append(f"Facts {_numbers(redated)} name a time their turn does not say: keep the turn's own time words "
                     "(\"last month\" stays \"last month\", \"上个月\" stays \"上个月\").")  # fmt: skip
+    for index, words in sorted((altered or {}).items()):
+        asks.append(f"Fact {index + 1} writes {'、'.join(words)}, which its turn does not say: copy every name "
+                    "exactly as the turn writes it.")  # fmt: skip
     return ChatMessage("user", " ".join([*asks, "Answer again with the same facts."]))
 
 

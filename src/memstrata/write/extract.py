@@ -24,7 +24,12 @@ from memstrata.providers.llm import ChatMessage, ChatModel, StructuredResult
 from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.facts import make_fact, time_supported
+from memstrata.write.fidelity import altered_names
 from memstrata.write.smalltalk import select_turns
+
+# A fact that still alters a name of its turn after the retry: below the pending gate (0.5), so it waits for
+# review instead of being trusted (write/fidelity.py).
+ALTERED_CONFIDENCE = 0.4
 
 
 @dataclass
@@ -103,15 +108,18 @@ class LLMExtractor:
         result = self.model.complete_structured(messages, schema, max_tokens=max_tokens)
         stats.record(result, "extract")
         translated, redated = _translated(result.data, turns), _redated(result.data, turns)
-        if translated or redated:
-            # Small models sometimes translate, or change a time ("last month" -> "去年"). Ask once to restore
-            # the turn's words; if the second answer is no better, keep the first: a fact with a wrong word is
-            # still better than a lost one (and a time its turn does not say dates nothing: write/facts.py).
-            retry = [*messages, ChatMessage("assistant", result.raw), correction_note(translated, redated)]
+        altered = _altered(result.data, turns)
+        if translated or redated or altered:
+            # Small models sometimes translate, change a time ("last month" -> "去年") or a name (团子 -> 团队).
+            # Ask once to restore the turn's words; if the second answer is no better, keep the first: a fact
+            # with a wrong word is still better than a lost one (a time its turn does not say dates nothing:
+            # write/facts.py; a fact still altering a name waits for review as pending: write/fidelity.py).
+            note = correction_note(translated, redated, altered)
+            retry = [*messages, ChatMessage("assistant", result.raw), note]
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
             stats.record(second, "extract")
             faults = len(_translated(second.data, turns)) + len(_redated(second.data, turns))
-            if faults < len(translated) + len(redated):
+            if faults + len(_altered(second.data, turns)) < len(translated) + len(redated) + len(altered):
                 result = second
         facts = _facts(result.data, turns)
         relations = result.data.relations if isinstance(result.data, FactsAndRelations) else []
@@ -125,10 +133,13 @@ def _source(number: int, turns: Sequence[Message]) -> list[Message]:
 
 def _facts(found: FactList, turns: Sequence[Message]) -> list[NewFact]:
     per_turn = Counter(fact.turn for fact in found.facts)
+    altered = set(_altered(found, turns))
     facts = []
-    for extracted in found.facts:
+    for index, extracted in enumerate(found.facts):
         source = _source(extracted.turn, turns)
         fact = make_fact(extracted.text, source, only_fact_of_turn=per_turn[extracted.turn] == 1)
+        if fact is not None and index in altered:  # kept, but not trusted: it waits in the review queue
+            fact = replace(fact, confidence=min(fact.confidence, ALTERED_CONFIDENCE))
         if fact is not None:
             facts.append(fact)
     return facts
@@ -175,6 +186,16 @@ def _redated(found: FactList, turns: Sequence[Message]) -> list[int]:
     """Indexes of facts naming a time that no time of their source turns overlaps (each read against the turn's
     own timestamp)."""
     return [index for index, fact in enumerate(found.facts) if not time_supported(fact.text, _source(fact.turn, turns))]
+
+
+def _altered(found: FactList, turns: Sequence[Message]) -> dict[int, list[str]]:
+    """Facts naming a noun their turn does not hold in place of one it does (write/fidelity.py): index -> nouns."""
+    flagged = {}
+    for index, fact in enumerate(found.facts):
+        source = " ".join(turn.content for turn in _source(fact.turn, turns))
+        if names := altered_names(fact.text, source):
+            flagged[index] = names
+    return flagged
 
 
 def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:

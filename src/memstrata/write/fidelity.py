@@ -1,0 +1,46 @@
+"""Names a model changed: a noun of a fact that its turn does not hold, shaped like one the turn does.
+
+The bundled 1.5B model, given "团子上周去世了" (团子: the user's cat), wrote "用户的团队上周去世了" (团队: a team),
+and the wrong fact was stored with confidence 0.9. A fact's Chinese noun that is missing from its turn and
+differs from a noun of the turn of the same length in some characters only, with one the turn never uses
+(团队 / 团子), is read as a name the
+model altered: extraction asks once more, and a fact that still alters one waits for review as pending.
+Paraphrase stays free: a synonym (老婆 -> 妻子) shares no character in place, and verbs are not checked.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import rjieba
+
+from memstrata.han import HAN_RUN
+
+_FRAMING = frozenset({"用户"})  # the word extraction uses for the speaker
+
+
+@lru_cache(maxsize=4096)
+def _nouns(text: str) -> frozenset[str]:
+    return frozenset(
+        word
+        for run in HAN_RUN.findall(text)
+        for word, tag in rjieba.tag(run)
+        if tag.startswith("n") and len(word) >= 2 and word not in _FRAMING
+    )
+
+
+def _resembles(word: str, other: str) -> bool:
+    same_place = sum(1 for mine, theirs in zip(word, other, strict=True) if mine == theirs)
+    return 0 < same_place < len(word)
+
+
+def altered_names(fact: str, source: str) -> list[str]:
+    """Nouns of ``fact`` with a character its ``source`` turn never uses, each resembling a noun the turn does
+    hold (same length, some characters in place): 团队 for 团子, not 哥哥 for 我哥."""
+    said = _nouns(source)
+    return sorted(
+        word
+        for word in _nouns(fact)
+        if any(character not in source for character in word)
+        and any(len(noun) == len(word) and _resembles(word, noun) for noun in said)
+    )
