@@ -108,6 +108,7 @@ def test_mcp_over_stdio(tmp_path: Path) -> None:
         out["history"] = structured(await client.call_tool("memory_history", {"memory_id": memory_id}))
         out["listed"] = structured(await client.call_tool("list_memories", {}))
         out["bad"] = await client.call_tool("get_memory", {"memory_id": "nope"})
+        out["other_user"] = await client.call_tool("search_memory", {"query": "花生", "user_id": "someone-else"})
         return out
 
     out = run(session, params)
@@ -116,6 +117,8 @@ def test_mcp_over_stdio(tmp_path: Path) -> None:
     assert [event["action"] for event in out["history"]] == ["ADD", "UPDATE"]
     assert [item["text"] for item in out["listed"]] == ["我对花生和腰果过敏"]
     assert out["bad"].is_error and "no memory nope" in out["bad"].content[0].text
+    refused = out["other_user"].content[0].text  # the limit is the process's own --user: no key to point at
+    assert out["other_user"].is_error and "started with --user" in refused and "API key" not in refused
 
 
 def test_get_and_delete_are_refused_so_no_stream_holds_a_request_slot(svc: Service) -> None:

@@ -45,8 +45,8 @@ class Principal:
         A restricted dimension must be given and allowed: a key for user ``alice`` that asked only for
         ``agent_id=bot`` would otherwise read every user's memories of that agent.
         """
-        user_id = _checked("user_id", user_id, self.user_ids)
-        agent_id = _checked("agent_id", agent_id, self.agent_ids)
+        user_id = _checked("user_id", user_id, self.user_ids, keyed=self.key_id is not None)
+        agent_id = _checked("agent_id", agent_id, self.agent_ids, keyed=self.key_id is not None)
         return {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
 
     def describe(self) -> dict[str, object]:
@@ -58,18 +58,21 @@ class Principal:
         }
 
 
-def _checked(field: str, value: str | None, allowed: Set[str] | None) -> str | None:
+def _checked(field: str, value: str | None, allowed: Set[str] | None, *, keyed: bool) -> str | None:
+    """``keyed``: the limit comes from an API key; else from a local process's own options (``memstrata mcp
+    --user``), which holds no key, so the error must not send its user to one."""
     if allowed is None:
         return value
     if value is not None:
         value = value.strip()  # as the store reads scope ids ("alice " is alice): the key allows what it reads
     if value is None and len(allowed) == 1:
         return next(iter(allowed))
+    who = "this API key" if keyed else f"this server (started with --{field.removesuffix('_id')})"
     if value is None:
-        raise AccessDenied(f"this API key is limited to {field} in {sorted(allowed)}; pass one of them as {field}")
+        raise AccessDenied(f"{who} is limited to {field} in {sorted(allowed)}; pass one of them as {field}")
     if value not in allowed:
+        remedy = "a key created for this id (`memstrata keys create`)" if keyed else "a server started for this id"
         raise AccessDenied(
-            f"this API key may not use {field}={value!r}; it is limited to {sorted(allowed)}. "
-            "Use one of those, or a key created for this id (`memstrata keys create`)"
+            f"{who} may not use {field}={value!r}; it is limited to {sorted(allowed)}. Use one of those, or {remedy}"
         )
     return value
