@@ -30,7 +30,7 @@ from memstrata.knowledge.limits import MB
 from memstrata.storage.knowledge_protocol import CollectionCounts, SourceRecord, SourceSummary
 
 router = APIRouter(prefix="/v1/knowledge", responses=ERRORS, tags=["knowledge"])
-UPLOAD = problems(s413="the file is over [ingest] max_upload_mb")
+UPLOAD = problems(s413="the file is over [ingest] max_upload_mb", s422="not a supported type, or cannot be read")
 CollectionName = Annotated[str, Path(min_length=1, max_length=64, pattern=TEXT_PATTERN)]
 CollectionQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=TEXT_PATTERN)]
 _BLOCK = 1 << 20
@@ -105,7 +105,8 @@ def upload(
     overlap: Annotated[int | None, Query(ge=0, le=4096, description="overlap in tokens")] = None,
 ) -> IngestResult:
     """Ingest one uploaded document into a collection (recorded as ``upload:<name>``); the report says what
-    happened to it, and a document that cannot be read is a ``failed`` outcome with the reason."""
+    happened to it. A document that cannot be read is refused (422) with the reason: one upload is one
+    document, and a 201 for nothing stored read as success."""
     name = _upload_name(file.filename)
     scope = call.scope(ids)
     with tempfile.TemporaryDirectory(prefix="memstrata-upload-") as folder:
@@ -114,6 +115,9 @@ def upload(
         report = call.memory.knowledge.ingest_file(path, source=f"upload:{name}", collection=collection,
                                                    chunker=chunker, size=size, overlap=overlap, **scope)  # fmt: skip
         shutil.rmtree(folder, ignore_errors=True)
+    unread = [outcome for outcome in report.outcomes if outcome.status == "failed"]
+    if unread and len(unread) == len(report.outcomes):
+        raise InvalidInputError(f"cannot read {name}: {unread[0].error}")
     sources = [SourceOutcomeOut.model_validate(asdict(outcome)) for outcome in report.outcomes]
     return IngestResult(summary=report.summary(), sources=sources)
 
