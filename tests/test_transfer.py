@@ -126,3 +126,24 @@ def test_an_import_whose_key_holds_another_value_here_is_refused_whole(
     with pytest.raises(ConflictError, match="already holds another current value"):
         target.import_jsonl(exported)
     assert [m.text for m in target.get_all(user_id="u")] == ["v2"]  # all or nothing
+
+
+def test_an_import_refuses_metadata_nested_past_the_limit(make_memory: Callable[[str], Memory], tmp_path: Path) -> None:
+    """add() refuses metadata nested past 32 levels; an import wrote it, and every REST read of the scope
+    then answered 500. The import checks what add() checks; 32 levels still round-trip."""
+    source, target = make_memory("source"), make_memory("target")
+    deep: dict[str, object] = {"leaf": 1}
+    for _ in range(31):
+        deep = {"a": deep}
+    source.add("深层元数据", user_id="imp", metadata=deep)
+    path = tmp_path / "export.jsonl"
+    source.export_jsonl(path)
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    (memory_line,) = [line for line in lines if line["type"] == "memory"]
+    memory_line["metadata"] = {"a": memory_line["metadata"]}  # one level more: 33
+    too_deep = tmp_path / "too-deep.jsonl"
+    too_deep.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="nests deeper than 32 levels"):
+        target.import_jsonl(too_deep)
+    assert target.get_all(user_id="imp") == []
+    assert target.import_jsonl(path).memories == 1

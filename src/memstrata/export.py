@@ -30,7 +30,7 @@ from memstrata.records.process import PROCESS_RECORDS, Artifact, Hypothesis, Ste
 from memstrata.storage.knowledge_protocol import SourceRecord
 from memstrata.storage.protocol import Store, Vector, WriteBatch
 from memstrata.types import HistoryEvent, MemoryItem, Message, Scope, StoredMessage, UtcDatetime
-from memstrata.validation import describe_validation_error
+from memstrata.validation import check_strings, describe_validation_error
 
 FORMAT = "memstrata-export"
 VERSION = 1
@@ -234,6 +234,9 @@ _LEGACY_ENTITY = frozenset({"id", "scope", "name", "aliases", "merged_into"})  #
 
 
 def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_id: str) -> None:
+    # what add() refuses an import refuses too: NUL, lone surrogates, metadata nested past MAX_NESTING (stored, it
+    # broke every REST read of its scope); the record is one level itself
+    check_strings(line, f"line {number}", depth=-1)
     kind = line.pop("type", None)
     try:
         if kind == "header":

@@ -110,6 +110,13 @@ def test_store_path_selects_the_backend(pg_url: str, tmp_path: Path) -> None:
 def test_passwords_never_show_and_errors_say_what_to_do() -> None:
     assert masked("postgresql://app:s3cret@db.internal:5432/mem") == "postgresql://app:***@db.internal:5432/mem"
     assert masked("postgresql://app@db/mem") == "postgresql://app@db/mem"
+    # libpq also takes the password as a query parameter: it was printed whole
+    assert masked("postgresql:///mem?host=/run/pg&password=s3cret&user=app") == (
+        "postgresql:///mem?host=/run/pg&password=***&user=app"
+    )
+    with pytest.raises(StoreError) as refused:
+        PostgresStore("postgresql:///mem?host=/nonexistent-socket-dir&password=s3cret", timeout_s=2)
+    assert "s3cret" not in str(refused.value)
     with pytest.raises(StoreError, match=r"cannot connect to PostgreSQL.*check store\.path") as caught:
         PostgresStore("postgresql://app:s3cret@/mem?host=/nonexistent-socket-dir", timeout_s=2)
     assert "s3cret" not in str(caught.value)

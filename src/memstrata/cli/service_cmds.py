@@ -38,7 +38,8 @@ SERVE_EPILOG = (
     "Which store: the global options before the command, e.g. `memstrata --db ~/notes.db serve` (a SQLite file) "
     "or `memstrata --config memstrata.toml serve` (store.path may be a postgresql:// URL); MEMSTRATA_STORE__PATH "
     "works too. Default: memstrata.db in the user data directory. API keys: `memstrata keys create --tenant "
-    "NAME`, kept in keys.db beside the store unless --keys or server.keys_path says otherwise. Every \\[server] "
+    "NAME`, kept in keys.db beside a SQLite store (in the user data directory for PostgreSQL) unless --keys or "
+    "server.keys_path says otherwise. Every \\[server] "
     "setting (host, port, max_request_bytes, allow_anonymous_loopback) can be set in the config file or as "
     "MEMSTRATA_SERVER__*. Keyless mode answers only loopback host names and refuses requests a web page could "
     "send (see docs/server.md)."
@@ -51,7 +52,8 @@ def serve(
     host: Annotated[str | None, typer.Option(help="interface to bind (default: server.host, 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="TCP port (default: server.port, 8765)")] = None,
     keys_path: Annotated[
-        str | None, typer.Option("--keys", help="API-key file (default: server.keys_path, or keys.db beside the store)")
+        str | None,
+        typer.Option("--keys", help="API-key file (default: server.keys_path, or keys.db beside a SQLite store)"),
     ] = None,
     allow_anonymous_loopback: Annotated[
         bool | None,

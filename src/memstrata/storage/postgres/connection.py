@@ -9,6 +9,7 @@ message says what to do. Transactions that lose a deadlock or a serialization ra
 from __future__ import annotations
 
 import random
+import re
 import struct
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -44,14 +45,16 @@ SESSION_SETTINGS = {
 }
 
 
+_QUERY_PASSWORD = re.compile(r"(?i)([?&]password=)[^&#]*")
+
+
 def masked(url: str) -> str:
-    """The URL without its password, for logs, stats and error messages."""
+    """The URL without its password (``user:pw@`` or ``?password=pw``), for logs, stats and error messages."""
     parts = urlsplit(url)
-    if not parts.password:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = (parts.username or "") + ":***"
-    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+    if parts.password:
+        netloc = parts.netloc.rsplit("@", 1)
+        url = urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{netloc[-1]}"))
+    return _QUERY_PASSWORD.sub(r"\1***", url)
 
 
 # --- numpy <-> pgvector, binary on the wire ----------------------------------------------------
