@@ -87,3 +87,29 @@ def test_a_write_committed_during_an_erase_stays_whole(memory: Memory, monkeypat
     assert memory.get(meanwhile, user_id="lin").text == "我刚搬到上海"
     assert [event.action for event in memory.history(meanwhile, user_id="lin")] == ["ADD"]
     assert [stored.message.content for stored in memory.messages(user_id="lin")] == ["我刚搬到上海"]
+
+
+def test_a_turn_written_during_an_erase_that_quotes_erased_turns_goes_too(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer that read the user's turns before the erase committed indexed its new turn with them (the turns
+    before it): the erased words lived on in that row and every erase of an active user failed its proof (503).
+    Rows of the user written meanwhile that still hold erased words are erased in another round."""
+    if Path(memory.store.location).is_file():
+        pytest.skip("SQLite lets no other writer commit during the erase's transaction")
+    erased = "我住在杭州西湖区文三路一百号"
+    memory.add([{"role": "user", "content": erased}], user_id="lin")
+    forget_texts = erase_module._forget_texts
+
+    def write_meanwhile(*args: object, **kwargs: object) -> int:
+        if not written:
+            written.append(memory.add([{"role": "user", "content": "我刚搬到上海"}], user_id="lin").results[0].id)
+        return forget_texts(*args, **kwargs)  # type: ignore[arg-type]
+
+    written: list[str] = []
+    monkeypatch.setattr(erase_module, "_forget_texts", write_meanwhile)
+    report = memory.erase_user("lin", confirm=True)
+
+    assert report.traces == {} and not any(report.remaining.values())
+    assert memory.store.find_traces([erased]) == {}
+    assert memory.get_all(user_id="lin") == []
