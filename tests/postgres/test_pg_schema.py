@@ -138,3 +138,13 @@ def test_connections_the_server_dropped_are_replaced_not_failed(pg_url: str, pos
             assert store.stats(None).schema_version == LATEST_VERSION
     finally:
         store.close()
+
+
+def test_a_write_to_a_row_deleted_meanwhile_says_so() -> None:
+    """A writer racing an erase failed with PostgreSQL's raw foreign-key text ("violates foreign key constraint
+    memory_vectors_memory_seq_fkey"); it is a NotFoundError that says what happened."""
+    from memstrata.errors import NotFoundError
+    from memstrata.storage.postgres.connection import translated
+
+    with pytest.raises(NotFoundError, match="deleted meanwhile"), translated("postgresql://db/mem"):
+        raise psycopg.errors.ForeignKeyViolation("insert or update on table violates foreign key constraint")

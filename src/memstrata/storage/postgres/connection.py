@@ -27,7 +27,7 @@ from psycopg.pq import Format
 from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from memstrata.errors import InvalidInputError, MemstrataError, StoreError
+from memstrata.errors import InvalidInputError, MemstrataError, NotFoundError, StoreError
 from memstrata.storage.postgres.schema_migrations import LEDGER, MIGRATION_LOCK, MIGRATIONS
 from memstrata.storage.sql.dialect import Dialect, Tx, duplicate_error
 from memstrata.storage.sql.schema import upgrade
@@ -183,6 +183,10 @@ def translated(location: str) -> Iterator[None]:
         constraint = exc.diag.constraint_name or ""
         table = constraint.removesuffix("_id_key") if constraint.endswith("_id_key") else None
         raise duplicate_error(table, exc.diag.message_detail or "") from None
+    except pgerrors.ForeignKeyViolation:  # the row it points at went in the meantime (an erase, a purge)
+        raise NotFoundError(
+            "a record this write refers to was deleted meanwhile (an erase or purge of its scope); nothing was written"
+        ) from None
     except (pgerrors.UntranslatableCharacter, pgerrors.CharacterNotInRepertoire) as exc:
         raise InvalidInputError(
             f"PostgreSQL cannot store this text ({_first_line(exc)}); remove NUL characters"

@@ -265,7 +265,8 @@ def _put_vectors(
         condition, params = d.in_("id", ids)
         found = {row[0] for row in tx.execute(f"SELECT id FROM memories WHERE {condition}", params).fetchall()}
         missing = sorted(set(ids) - found)
-        raise NotFoundError(f"cannot store a vector for unknown memory {missing[0] if missing else '?'}")
+        raise NotFoundError(f"cannot store a vector for memory {missing[0] if missing else '?'}: no such memory "
+                            "(deleted meanwhile by an erase or purge of its scope?)")  # fmt: skip
 
 
 def upsert_vectors(
