@@ -118,10 +118,11 @@ class LLMExtractor:
             retry = [*messages, ChatMessage("assistant", result.raw), note]
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
             stats.record(second, "extract")
-            faults = len(_translated(second.data, turns)) + len(_redated(second.data, turns))
-            if faults + len(_altered(second.data, turns)) < len(translated) + len(redated) + len(altered):
-                result = second
-        facts = _facts(result.data, turns)
+            altered_again = _altered(second.data, turns)
+            faults = len(_translated(second.data, turns)) + len(_redated(second.data, turns)) + len(altered_again)
+            if faults < len(translated) + len(redated) + len(altered):
+                result, altered = second, altered_again
+        facts = _facts(result.data, turns, set(altered))
         relations = result.data.relations if isinstance(result.data, FactsAndRelations) else []
         return Extraction(facts, [t for r in relations if (t := _triple(r, turns, self.name)) is not None])
 
@@ -131,9 +132,9 @@ def _source(number: int, turns: Sequence[Message]) -> list[Message]:
     return [turns[number - 1]] if 1 <= number <= len(turns) else list(turns)
 
 
-def _facts(found: FactList, turns: Sequence[Message]) -> list[NewFact]:
+def _facts(found: FactList, turns: Sequence[Message], altered: set[int]) -> list[NewFact]:
+    """The extracted facts; those at ``altered`` (a name of their turn changed) are kept but not trusted."""
     per_turn = Counter(fact.turn for fact in found.facts)
-    altered = set(_altered(found, turns))
     facts = []
     for index, extracted in enumerate(found.facts):
         source = _source(extracted.turn, turns)

@@ -1,10 +1,10 @@
 """Names a model changed: a noun of a fact that its turn does not hold, shaped like one the turn does.
 
 The bundled 1.5B model, given "团子上周去世了" (团子: the user's cat), wrote "用户的团队上周去世了" (团队: a team),
-and the wrong fact was stored with confidence 0.9. A fact's Chinese noun that is missing from its turn and
-differs from a noun of the turn of the same length in some characters only, with one the turn never uses
-(团队 / 团子), is read as a name the
-model altered: extraction asks once more, and a fact that still alters one waits for review as pending.
+and the wrong fact was stored with confidence 0.9. A Chinese noun of a fact that uses a character its turn
+never uses, and differs from a noun of the turn of the same length in some characters only (团队 / 团子), is
+read as a name the model altered: extraction asks once more, and a fact that still alters one waits for review
+as pending.
 Paraphrase stays free: a synonym (老婆 -> 妻子) shares no character in place, and verbs are not checked.
 """
 
