@@ -162,6 +162,14 @@ def test_turn_ids_are_the_callers_own_within_a_scope(memory: Memory) -> None:
         memory.add([{"role": "user", "content": "changed", "id": "1"}], user_id="u2")
 
 
+def test_one_id_given_to_two_turns_of_a_call_is_refused_by_position(memory: Memory) -> None:
+    """The second turn clashed with the first inside the write: a 409 saying the id already existed, with SQL."""
+    turns = [{"role": "user", "content": "第一句", "id": "1"}, {"role": "user", "content": "第二句", "id": "1"}]
+    with pytest.raises(InvalidInputError, match=r"messages\[0\] and messages\[1\] both have id '1'"):
+        memory.add(turns, user_id="u")
+    assert memory.messages(user_id="u") == []
+
+
 def test_a_turn_stored_under_its_own_id_before_ids_were_scoped_is_found_again(memory: Memory) -> None:
     legacy = Message(role="user", content="我叫林晓", id="t1")
     memory.store.write(WriteBatch(messages=[(legacy, memory.resolve_scope(user_id="u"))]))

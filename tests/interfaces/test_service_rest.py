@@ -344,3 +344,18 @@ def test_metadata_nested_too_deep_is_refused_and_the_scope_stays_readable(client
     assert_problem(patched, 422, "invalid_input", mentions="flatten it")
     listed = client.get("/v1/memories", params={"user_id": "d"})
     assert listed.status_code == 200 and [item["text"] for item in listed.json()["items"]] == ["shallow enough"]
+
+
+def test_json_nested_past_the_parser_says_so(client: httpx.Client) -> None:
+    """5,000 levels of valid JSON stop Python's parser, which answered "the body could not be read as JSON"."""
+    body = '{"user_id": "d", "text": "t", "metadata": ' + '{"n": ' * 5000 + "1" + "}" * 5000 + "}"
+    resp = client.post("/v1/memories", content=body.encode(), headers={"content-type": "application/json"})
+    assert_problem(resp, 400, "bad_request", mentions="at most 32 levels")
+    assert client.get("/v1/memories", params={"user_id": "d"}).json()["items"] == []
+
+
+def test_a_confidence_that_is_not_a_number_is_named_so(client: httpx.Client) -> None:
+    """NaN was refused as "Input should be less than or equal to 1"."""
+    body = b'{"user_id": "n", "text": "c", "confidence": NaN}'
+    resp = client.post("/v1/memories", content=body, headers={"content-type": "application/json"})
+    assert_problem(resp, 422, "invalid_request", mentions="finite number")

@@ -38,7 +38,7 @@ def _not_a_bool(value: object) -> object:
 Number = Annotated[float, BeforeValidator(_not_a_bool)]
 # A number in [0, 1]. Bounds inside the type, not on an optional field's Field(): pydantic wrote those as the
 # unknown keys "ge" / "le" into the schema, so OpenAPI and MCP clients saw no bounds.
-Unit = Annotated[float, Field(ge=0.0, le=1.0), BeforeValidator(_not_a_bool)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False), BeforeValidator(_not_a_bool)]
 Seconds = Annotated[float, Field(ge=0, le=1e9), BeforeValidator(_not_a_bool)]  # a step's cost
 Tokens = Annotated[int, Field(ge=0, le=2**62), BeforeValidator(_not_a_bool)]
 Count = Annotated[int, BeforeValidator(_not_a_bool)]

@@ -30,6 +30,7 @@ from memstrata.errors import (
     ProviderError,
     StoreError,
 )
+from memstrata.validation import MAX_NESTING
 
 MEDIA_TYPE = "application/problem+json"
 logger = logging.getLogger("memstrata.api")
@@ -140,6 +141,8 @@ def install(app: FastAPI) -> None:
         status = exc.status_code
         detail = str(exc.detail) if exc.detail and exc.detail != HTTPStatus(status).phrase else ""
         detail = _HINTS.get(detail, _HINTS.get(status, detail))
+        if isinstance(exc.__cause__, RecursionError):  # valid JSON nested past what the parser follows
+            detail = f"the body nests deeper than JSON parsing allows; values may nest at most {MAX_NESTING} levels"
         headers = dict(exc.headers or {}) | (auth_headers(status) or {})
         if status == 405:  # every method the path takes, not only those of the route that matched first
             headers["Allow"] = ", ".join(sorted(allowed_methods(request)))

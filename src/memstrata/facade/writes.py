@@ -135,6 +135,7 @@ def store_turn_ids(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> tuple
     """The turns to store, with the caller's ids scoped (:func:`scoped_turn_id`), and the stored id of every turn.
     A turn already stored under its id (a retried request, a conversation imported again) is not stored twice; a
     stored turn with that id but other content is a conflict, refused before anything is written."""
+    _refuse_repeated_ids(parsed)
     named = {m.id: scoped_turn_id(m.id, scope) for m in parsed.messages if "id" in m.model_fields_set}
     if not named:
         return parsed, tuple(m.id for m in parsed.messages)
@@ -163,6 +164,21 @@ def store_turn_ids(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> tuple
             ids.append(found.message.id)
     kept = replace(parsed, messages=turns, message_positions=[parsed.message_positions[p] for p in keep])
     return kept, tuple(ids)
+
+
+def _refuse_repeated_ids(parsed: ParsedInput) -> None:
+    """Two turns of one call under one id: the second would be taken for a stored copy of the first, or clash with
+    it (the store reported a unique-key violation as if the id had been used before)."""
+    first_at: dict[str, int] = {}
+    for position, message in zip(parsed.message_positions, parsed.messages, strict=True):
+        if "id" not in message.model_fields_set:
+            continue
+        if message.id in first_at:
+            raise InvalidInputError(
+                f"messages[{first_at[message.id]}] and messages[{position}] both have id {message.id!r}; give each "
+                "turn of a call its own id (or none: one is made for it)"
+            )
+        first_at[message.id] = position
 
 
 def rejected(parsed: ParsedInput) -> tuple[ItemError, ...]:
