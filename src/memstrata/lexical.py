@@ -35,6 +35,9 @@ _WORD = rf"[^\W_{_HAN}]+"
 _EMOJI = r"\u2600-\u27bf\U0001f000-\U0001faff"  # the symbols, dingbats and pictographs blocks
 _TOKEN = re.compile(rf"[{_HAN}]+|[{_EMOJI}]|{_WORD}(?:[.+#'-]{_WORD})*", re.UNICODE)
 _EMOJI_CHARACTER = re.compile(rf"[{_EMOJI}]")
+# An English clitic glued to its word: "dog's", "what's", "don't", "I'm", "we'll". Kept on, "dog's" was a term of its
+# own, searched as the phrase "dog s", and "What's my dog's name?" did not find "My dog Rex...".
+_CLITIC = re.compile(r"(?:n't|'(?:s|t|m|d|ll|re|ve))$")
 _HAN_RUN = HAN_RUN
 
 
@@ -70,13 +73,14 @@ def keyword_tokens(text: str) -> list[str]:
         elif _EMOJI_CHARACTER.fullmatch(piece):
             if unicodedata.category(piece) == "So":  # a pictograph; skin tones and other modifiers add nothing
                 tokens.append(f"emoji{ord(piece):x}")
-        elif piece not in STOP_WORDS:
-            tokens.append(piece)
+        elif (word := _CLITIC.sub("", piece)) not in STOP_WORDS:
+            tokens.append(word)
     return tokens
 
 
-# 1: words only; 2: words, then the characters of each Chinese word; 3: emoji spelled as terms; 4: NFKC folded
-SEARCH_TERMS_VERSION = "4"
+# 1: words only; 2: words, then the characters of each Chinese word; 3: emoji spelled as terms; 4: NFKC folded;
+# 5: English clitics dropped ("dog's" is "dog")
+SEARCH_TERMS_VERSION = "5"
 
 
 @lru_cache(maxsize=65536)
