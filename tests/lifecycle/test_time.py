@@ -257,6 +257,23 @@ def test_time_in_the_query_prefers_memories_from_that_range(
     assert hits[0].breakdown.time_boost > 1 and hits[1].breakdown.time_boost == 1
 
 
+def test_chatter_of_the_named_week_stays_below_the_topical_answer(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """Any turn of last week at the cutoff gained the whole boost: "哈哈哈哈笑死我了" (0.10 -> 0.53) answered
+    "上周我去哪里出差了？" above the trip, which was announced the week before."""
+    memory = clocked_memory()
+    said = [(12, "我下周要去Tokyo出差，大概待五天。"), (6, "哈哈哈哈笑死我了"), (6, "lol that's hilarious")]
+    memory.add(
+        [{"role": "user", "content": text, "timestamp": clock.now - timedelta(days=days)} for days, text in said],
+        user_id="mei",
+    )
+    hits = memory.search("上周我去哪里出差了？", user_id="mei")
+    assert hits[0].text == "我下周要去Tokyo出差，大概待五天。", [(h.text, h.score) for h in hits]
+    # A question about the week alone still lists the week first.
+    assert [h.text for h in memory.search("我上周做了什么？", user_id="mei")][:2] == [text for _, text in said[1:]]
+
+
 def test_session_context_keeps_the_newest_turns_within_budget(clocked_memory: Callable[..., Memory]) -> None:
     memory = clocked_memory()
     turns = [{"role": "user", "content": f"第{i}轮：" + "很长的内容" * 10} for i in range(20)]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memstrata.lifecycle.timeparse import find_time_span
 from memstrata.read.evidence import (
     cross_script,
     dense_evidence,
@@ -17,7 +20,16 @@ from memstrata.read.evidence import (
     scripts,
     term_weights,
 )
-from memstrata.read.fuse import TIME_ALONE, EvidenceWeights, graph_evidence, in_time_range, rrf, score_fusion
+from memstrata.read.fuse import (
+    TIME_ALONE,
+    TOPICAL_AT,
+    EvidenceWeights,
+    graph_evidence,
+    in_time_range,
+    rrf,
+    score_fusion,
+)
+from memstrata.read.retrieve import asks_about_the_time_alone
 
 UNIT = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 
@@ -94,15 +106,37 @@ def test_graph_evidence_halves_per_hop() -> None:
     assert [graph_evidence(hop, weights) for hop in (None, 1, 2)] == [0.0, 0.5, 0.25]
 
 
-@given(relevance=UNIT, boost=UNIT, gate=st.floats(min_value=0.01, max_value=0.9))
-def test_time_range_lifts_topical_hits_most(relevance: float, boost: float, gate: float) -> None:
-    lifted = in_time_range(relevance, boost, gate)
+@given(relevance=UNIT, other=UNIT, boost=UNIT)
+def test_time_range_lifts_topical_hits_most(relevance: float, other: float, boost: float) -> None:
+    lifted = in_time_range(relevance, boost)
     assert relevance <= lifted <= 1.0
-    # a memory at the cutoff gains the whole boost of what it lacks; one with no other evidence a share
-    assert in_time_range(gate, boost, gate) == pytest.approx(gate + (1 - gate) * boost)
-    assert in_time_range(0.0, boost, gate) == pytest.approx(boost * TIME_ALONE)
+    # a clearly topical memory gains the whole boost of what it lacks; any memory of the range has a floor
+    assert in_time_range(TOPICAL_AT, boost) == pytest.approx(TOPICAL_AT + (1 - TOPICAL_AT) * boost)
+    assert in_time_range(0.0, boost) == pytest.approx(boost * TIME_ALONE)
+    if relevance < other:  # the boost keeps the order of memories inside the range
+        assert lifted <= in_time_range(other, boost)
+
+
+def test_a_weak_match_inside_the_range_stays_below_a_clearly_topical_one_outside() -> None:
+    """Chatter of last week (meaning alone, 0.10) was lifted to 0.55 over the week's topical answer (0.24)."""
+    assert in_time_range(0.104, 0.5) < 0.238 < in_time_range(0.2, 0.5)
 
 
 def test_rrf_is_kept_for_fusion_rrf() -> None:
     fused = rrf({"a": ["x", "y"], "b": ["y", "z"]}, k=1)
     assert list(fused) == ["y", "x", "z"]
+
+
+@pytest.mark.parametrize(
+    ("query", "alone"),
+    [
+        ("what did I do in 2024?", True),
+        ("2024年我做了什么", True),
+        ("What happened last week?", True),
+        ("上周我去哪里出差了？", False),
+        ("What paper did I read last week?", False),
+    ],
+)
+def test_a_question_about_the_time_alone_is_told_from_one_about_a_topic(query: str, alone: bool) -> None:
+    span = find_time_span(query, datetime(2026, 3, 1, tzinfo=UTC))
+    assert span is not None and asks_about_the_time_alone(query, span) is alone

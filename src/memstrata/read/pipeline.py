@@ -12,7 +12,7 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.newer import newer_first
 from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, pool, rescore
-from memstrata.read.retrieve import exact_key_hits, query_time_span, retrieve
+from memstrata.read.retrieve import asks_about_the_time_alone, exact_key_hits, query_time_span, retrieve
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
@@ -47,6 +47,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     chosen = pool(ranked, max(query.limit * 3, 30), max(query.limit, 10))
     items = _hydrate(store, query.scope, [c.memory_id for c in chosen], items)
     minimum = minimum_relevance(query, settings)
+    about_the_time = asks_about_the_time_alone(query.text, span)
     rescored = []
     for candidate in chosen:
         item = items.get(candidate.memory_id)
@@ -61,7 +62,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             use_lifecycle=query.lifecycle,
             settings=settings.lifecycle,
             span=span,
-            gate=settings.min_relevance,
+            about_the_time=about_the_time,
         )
         if final.relevance >= minimum:
             rescored.append(SearchHit(memory=item, score=final.final, breakdown=final))

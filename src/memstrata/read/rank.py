@@ -261,14 +261,15 @@ def rescore(
     use_lifecycle: bool,
     settings: LifecycleSettings,
     span: TimeSpan | None,
-    gate: float,
+    about_the_time: bool = False,
 ) -> ScoreBreakdown:
-    """A time range the query names raises relevance inside it (read/fuse.py); lifecycle then takes
-    at most ``settings.weight`` of the score (lifecycle/decay.py), so it reorders only close calls."""
+    """A time range the query names raises relevance inside it (read/fuse.py; ``about_the_time``: the query asks
+    about nothing else); lifecycle then takes at most ``settings.weight`` of the score (lifecycle/decay.py), so
+    it reorders only close calls."""
     relevance, fused, boost = breakdown.relevance, breakdown.fused, 1.0
     if span is not None and item.event_time is not None and span.start <= item.event_time < span.end:
-        relevance = in_time_range(relevance, settings.time_boost, gate)
-        fused = in_time_range(fused, settings.time_boost, gate)
+        relevance = in_time_range(relevance, settings.time_boost, about_the_time=about_the_time)
+        fused = in_time_range(fused, settings.time_boost, about_the_time=about_the_time)
         boost = 1.0 + settings.time_boost  # inside the range: the configured boost applied
     factors = lifecycle_factors(item, now, settings) if use_lifecycle else None
     multiplier = lifecycle_multiplier(factors, settings) if factors else 1.0

@@ -12,10 +12,11 @@ from datetime import datetime
 from memstrata.config import GraphSettings
 from memstrata.errors import ProviderError
 from memstrata.graph.retrieve import GraphHit, graph_hits
-from memstrata.lexical import search_terms
+from memstrata.lexical import keyword_tokens, search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, looks_like_key, named_key_forms
+from memstrata.read.evidence import match_form
 from memstrata.storage.protocol import ScoredId, Store, Vector
 from memstrata.types import MemoryItem, MemoryStatus, Scope
 
@@ -102,6 +103,18 @@ def meaning_text(text: str, span: TimeSpan | None) -> str:
         return text
     rest = " ".join(text.replace(span.expression, " ").split())
     return rest if any(character.isalnum() for character in rest) else text
+
+
+# Words that ask what went on, not about what: "what did I do / what happened / 我在忙什么 in 2024?" asks about the
+# time alone (match forms, see read/evidence.py).
+_ABOUT_ANYTHING = frozenset({"do", "happen", "go", "busi", "做", "干", "发生", "忙", "经历", "那时", "那会"})
+
+
+def asks_about_the_time_alone(text: str, span: TimeSpan | None) -> bool:
+    """True when the query names a time and, without it, no word of a topic: every memory of that time answers."""
+    if span is None:
+        return False
+    return all(match_form(token) in _ABOUT_ANYTHING for token in keyword_tokens(text.replace(span.expression, " ")))
 
 
 def _embed_query(embedder: Embedder, text: str) -> Vector | None:
