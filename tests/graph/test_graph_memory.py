@@ -67,6 +67,18 @@ def test_moving_closes_the_old_home_and_an_alias_joins_the_company(rules_memory:
     assert len(works) == 1 and works[0].record.current and len(works[0].record.message_ids) == 2
 
 
+def test_a_city_and_its_district_said_in_one_turn_are_both_current(rules_memory: Memory) -> None:
+    """The district closed the city the moment both opened: the graph said the user no longer lived in Shanghai."""
+    say(rules_memory, "u1", "我住在杭州西湖区。")
+    say(rules_memory, "u1", "我搬到上海了，现在住在静安区。", session="s2")
+    homes = rules_memory.graph.relation_history("我", "lives_in", user_id="u1")
+    assert sorted((edge.target, edge.record.current) for edge in homes) == [
+        ("上海", True),
+        ("杭州西湖区", False),
+        ("静安区", True),
+    ]
+
+
 def test_names_that_only_look_alike_stay_apart(rules_memory: Memory) -> None:
     say(rules_memory, "u1", "张工负责后端开发", "张三负责前端开发")
     names = sorted(entity.name for entity in rules_memory.graph.entities(user_id="u1"))

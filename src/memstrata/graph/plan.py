@@ -170,6 +170,7 @@ class _Edges:
         self.changed: set[str] = set()
         self.history: list[HistoryEvent] = []
         self.added = self.reinforced = self.closed = 0
+        self._added_here: set[str] = set()
 
     def apply(self, triple: Triple, source: Entity, target: Entity) -> None:
         moment = self._moment(triple)
@@ -190,8 +191,20 @@ class _Edges:
                 self._close(added, min(edge.valid_from for edge in newer), "older than the current value")
                 return
             for edge in others:
+                if self._said_together(edge, triple, moment):
+                    continue
                 self._close(edge, moment, f"replaced by {source.name} {triple.relation} {target.name}")
         self._add(triple, source, target, moment)
+
+    def _said_together(self, edge: Relation, triple: Triple, moment: datetime) -> bool:
+        """Two values of a functional relation in one turn hold together ("我搬到上海了，现在住在静安区": the city and
+        its district): the second closed the first the moment it opened, so the graph said the user no longer
+        lived in Shanghai."""
+        return (
+            edge.id in self._added_here
+            and edge.valid_from == moment
+            and bool(set(edge.message_ids) & set(triple.message_ids))
+        )
 
     def _moment(self, triple: Triple) -> datetime:
         return moment_of(self.ctx, triple)
@@ -223,6 +236,7 @@ class _Edges:
         )  # fmt: skip
         self.current[relation.id] = relation
         self.changed.add(relation.id)
+        self._added_here.add(relation.id)
         self.added += 1
         self._event(relation, HistoryAction.ADD, None, self._label(relation), f"extracted by {triple.origin}")
         return relation
