@@ -28,9 +28,32 @@ def index_text(item: MemoryItem) -> str:
 _KEY_SEPARATORS = re.compile(r"[:_.\-]+")
 
 
-def key_words(key: str) -> str:
-    """A namespaced key as words: "lin:contact:phone_number" -> "lin contact phone number"."""
-    return " ".join(_KEY_SEPARATORS.sub(" ", key).split())
+# The words people ask a personal key with, where they are not the key's own ("Where do I live?" for home:city,
+# "我在哪上班？" for work:employer): indexed beside the key's words so a plain question finds the value.
+_ASKED_WITH = {
+    "home": "live lives 住 住在 家",
+    "address": "live lives 住 住址 地址",
+    "city": "城市",
+    "work": "job company employer 工作 上班 公司",
+    "employer": "work job company 工作 上班 公司",
+    "company": "work job employer 工作 上班 公司",
+    "job": "work occupation 工作 职业",
+    "phone": "number mobile 电话 手机 号码",
+    "email": "mail address 邮箱 邮件",
+    "birthday": "born birth 生日 出生",
+    "name": "called 名字 叫",
+}
+
+
+def key_words(key: str, owner: str | None = None) -> str:
+    """A namespaced key as words: "lin:contact:phone_number" -> "lin contact phone number", and the words a question
+    asks it with ("... number mobile 电话 手机 号码"). ``owner``: the user id of the key's scope, left out of the words
+    (a key namespaced by the user's name, "lin:home:city", is not about the word "lin": searches leave the user's
+    own name out of the question too, see read/retrieve.topic_text)."""
+    every = _KEY_SEPARATORS.sub(" ", key).split()
+    words = [word for word in every if owner is None or word.lower() != owner.lower()] or every
+    asked = [_ASKED_WITH[word.lower()] for word in words if word.lower() in _ASKED_WITH]
+    return " ".join(dict.fromkeys(" ".join([*words, *asked]).split()))
 
 
 def own_index_text(item: MemoryItem) -> str:
@@ -38,7 +61,7 @@ def own_index_text(item: MemoryItem) -> str:
     value with the key's words ("lin home city: 上海"), since the value alone ("上海", "139-2222-3333") says
     nothing of what it is and a natural question ("Where does Lin live?") found no key fact at all."""
     if item.key:
-        return f"{key_words(item.key)}: {item.text}"
+        return f"{key_words(item.key, item.scope.user_id)}: {item.text}"
     if item.kind != "episode":
         return item.text
     speaker = item.metadata.get("speaker")

@@ -79,7 +79,7 @@ def keyword_tokens(text: str) -> list[str]:
 
 
 # 1: words only; 2: words, then the characters of each Chinese word; 3: emoji spelled as terms; 4: NFKC folded;
-# 5: English clitics dropped ("dog's" is "dog")
+# 5: English clitics dropped ("dog's" is "dog"), indefinite pronouns and "now" are stop words
 SEARCH_TERMS_VERSION = "5"
 
 

@@ -10,6 +10,7 @@ from memstrata import InvalidInputError, Memory, Scope
 from memstrata.config import LifecycleSettings
 from memstrata.query import SearchQuery
 from memstrata.read.pipeline import search
+from memstrata.read.retrieve import topic_text
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store
 
@@ -144,3 +145,39 @@ def test_an_acknowledgement_is_not_an_answer(memory: Memory) -> None:
         texts = [hit.text for hit in memory.search(question, user_id="lin")]
         assert texts and not {"记下了。", "Noted!"} & set(texts), (question, texts)
     assert [hit.text for hit in memory.search("Noted", user_id="lin")][:1] == ["Noted!"]  # asked for, it is found
+
+
+def test_the_users_own_name_in_a_question_does_not_pick_the_answer(memory: Memory) -> None:
+    """Agents ask about the user in the third person. In Mei's scope the name matched every greeting and
+    introduction that spells it, which outranked the answer on words and meaning ("你好 Mei" 0.24 for "Where does
+    Mei work now?"; the key fact 0.12, under the greeting, the old employer and the introduction)."""
+    memory.add(
+        [
+            {"role": "user", "content": "你好！我叫林美，朋友都叫我Mei。"},
+            {"role": "assistant", "content": "你好 Mei，很高兴认识你！"},
+            {"role": "user", "content": "I'm so hungry right now"},
+            {"role": "assistant", "content": "Noted. Anything else I can help with?"},
+        ],
+        user_id="mei",
+    )
+    memory.add("我对花生过敏，订餐时请提醒我。", user_id="mei")
+    memory.add("Alibaba 阿里巴巴", user_id="mei", key="work:employer")
+    assert memory.search("Where does Mei work now?", user_id="mei")[0].text == "Alibaba 阿里巴巴"
+    assert memory.search("Is Mei allergic to anything?", user_id="mei")[0].text == "我对花生过敏，订餐时请提醒我。"
+    # The name still finds what only the name is in, and an id that is no name is left alone.
+    assert "你好！我叫林美，朋友都叫我Mei。" in [hit.text for hit in memory.search("Mei", user_id="mei")]
+    assert topic_text("Is u_1 allergic?", Scope(user_id="u_1")) == "Is u_1 allergic?"
+    assert topic_text("Mei's sister?", Scope(user_id="mei")) == "sister?"
+    assert topic_text("林美对什么过敏", Scope(user_id="林美")) == "对什么过敏"
+
+
+def test_a_key_is_found_by_the_words_a_question_asks_it_with(memory: Memory) -> None:
+    """ "Where do I live?" shares no word with home:city (0.06, under the cutoff); the key's words now carry the
+    words people ask it with, in both languages, and not the user's own name that namespaces it."""
+    memory.add("上海", key="lin:home:city", user_id="lin")
+    memory.add("字节跳动", key="lin:work:employer", user_id="lin")
+    memory.add("139-2222-3333", key="lin:contact:phone", user_id="lin")
+    memory.add("我周末喜欢打羽毛球", user_id="lin")
+    assert memory.search("Where do I live?", user_id="lin")[0].text == "上海"
+    assert memory.search("我在哪上班？", user_id="lin")[0].text == "字节跳动"
+    assert memory.search("What's Lin's mobile?", user_id="lin")[0].text == "139-2222-3333"

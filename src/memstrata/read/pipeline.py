@@ -12,7 +12,13 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.newer import newer_first
 from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, pool, rescore
-from memstrata.read.retrieve import asks_about_the_time_alone, exact_key_hits, query_time_span, retrieve
+from memstrata.read.retrieve import (
+    asks_about_the_time_alone,
+    exact_key_hits,
+    query_time_span,
+    retrieve,
+    topic_text,
+)
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
@@ -38,10 +44,11 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         hits.append(SearchHit(memory=key_item, score=1.0, breakdown=breakdown))
     answered = {item.id for item in key_items}
     span = query_time_span(query)
-    retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span)
+    topic = topic_text(query.text, query.scope)
+    retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span, topic)
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
     texts = {memory_id: memory_text(item) for memory_id, item in items.items()}
-    ranker = Ranker(query.text, settings)
+    ranker = Ranker(topic, settings)
     ranked = [c for c in ranker.candidates(retrieved, texts) if c.memory_id not in answered]
     # Lifecycle and the time boost reorder, so a few more candidates than will be returned are read.
     chosen = pool(ranked, max(query.limit * 3, 30), max(query.limit, 10))
@@ -68,7 +75,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             rescored.append(SearchHit(memory=item, score=final.final, breakdown=final))
     rescored.sort(key=lambda hit: hit.score, reverse=True)
     if query.lifecycle:  # of two statements answering alike, the later one (read/newer.py)
-        rescored = newer_first(rescored, query.text)
+        rescored = newer_first(rescored, topic)
     return _distinct_texts(hits + rescored)[: query.limit]
 
 

@@ -6,12 +6,14 @@ The store applies scope and filters inside every query; nothing here post-filter
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from memstrata.config import GraphSettings
 from memstrata.errors import ProviderError
 from memstrata.graph.retrieve import GraphHit, graph_hits
+from memstrata.han import HAN_RUN
 from memstrata.lexical import keyword_tokens, search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
 from memstrata.providers.protocol import Embedder
@@ -145,13 +147,38 @@ def retrieve_graph(store: Store, query: SearchQuery, settings: GraphSettings) ->
     ]  # fmt: skip
 
 
+_NAME = re.compile(r"[^\W\d_]{2,40}")  # a user id that could be a name: letters only (Latin, Han, ...)
+
+
+def topic_text(text: str, scope: Scope) -> str:
+    """The query without the name of the user whose memories it searches ("Is Mei allergic to anything?" in Mei's
+    scope asks "allergic to anything?"). Every memory of the scope is about that user, so the name tells nothing of
+    which one answers; kept, it made greetings and introductions that spell the name ("你好 Mei") outrank the
+    answer on words and meaning alike. A user id that is not a word (a number, an email, "u_123") names nobody."""
+    name = scope.user_id
+    if not name or not _NAME.fullmatch(name):
+        return text
+    pattern = re.escape(name) if HAN_RUN.fullmatch(name) else rf"\b{re.escape(name)}(?:['’]s)?\b"
+    rest = " ".join(re.sub(pattern, " ", text, flags=re.IGNORECASE).split())
+    return rest if any(character.isalnum() for character in rest) else text
+
+
 def retrieve(
-    store: Store, embedder: Embedder, query: SearchQuery, candidates: int, graph: GraphSettings, span: TimeSpan | None
+    store: Store,
+    embedder: Embedder,
+    query: SearchQuery,
+    candidates: int,
+    graph: GraphSettings,
+    span: TimeSpan | None,
+    topic: str | None = None,
 ) -> Retrieved:
+    """The candidate lists; ``topic``: the query text that keyword and dense search look for (:func:`topic_text`),
+    while the graph walks from every name the query gives."""
     limit = max(candidates, query.limit)
-    keyword = store.keyword_search(query.scope, search_terms(query.text), query.filters, limit)
+    topic = query.text if topic is None else topic
+    keyword = store.keyword_search(query.scope, search_terms(topic), query.filters, limit)
     graphed = retrieve_graph(store, query, graph)
-    vector = _embed_query(embedder, meaning_text(query.text, span))
+    vector = _embed_query(embedder, meaning_text(topic, span))
     if vector is None:
         return Retrieved(keyword=keyword, dense=[], graph=graphed)
     dense = store.vector_search(query.scope, vector, query.filters, limit)
