@@ -31,6 +31,7 @@ def folder(tmp_path: Path) -> Path:
         "# 报销\n\n## 出租车\n\n出租车费用需要保留发票，每月五号前提交。\n", encoding="utf-8"
     )
     (docs / "it.txt").write_text("VPN access is requested through the IT portal.\n", encoding="utf-8")
+    (docs / "empty.md").write_text("", encoding="utf-8")  # skipped, with the reason (it was a bare count)
     return docs
 
 
@@ -52,6 +53,7 @@ def test_a_local_client_ingests_and_searches_knowledge(memory: Memory, folder: P
     out = run(session, server)
     assert out["names"] >= KNOWLEDGE_TOOLS
     assert out["ingested"]["summary"]["added"] == 2 and out["ingested"]["failed"] == {}
+    assert list(out["ingested"]["skipped"].values()) == ["empty.md is empty"]
     top = out["hits"][0]
     assert "五号前提交" in top["text"] and top["source"].endswith("policy.md") and top["heading_path"][-1] == "出租车"
     assert "发票" in out["around"]["text"]

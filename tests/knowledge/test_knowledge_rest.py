@@ -81,6 +81,20 @@ def test_uploads_are_checked_for_type_and_size_and_bad_documents_fail_alone(keye
     assert too_big.status_code == 413 and "max_upload_mb" in too_big.text
     broken = _upload(keyed, token, "broken.docx", b"not a zip")
     assert broken.status_code == 422 and "cannot read broken.docx" in broken.text and "docx" in broken.text
+    empty = _upload(keyed, token, "empty.md", b"")  # skipped, nothing stored: was a 201
+    assert empty.status_code == 422 and "empty.md is empty" in empty.text
+
+
+def test_form_fields_beside_the_file_are_refused_not_dropped(keyed: Service) -> None:
+    """`collection=wanted` sent as a form field was dropped without a word: the document went to "default"."""
+    token = keyed.token("acme", users=["u1"])
+    sent = httpx.post(f"{keyed.url}/v1/knowledge", params={"user_id": "u1"}, headers=keyed.auth(token),
+                      files={"file": ("k.txt", b"some words", "text/plain")},
+                      data={"collection": "wanted", "chunker": "fixed"}, timeout=60)  # fmt: skip
+    assert sent.status_code == 422, sent.text
+    assert "form field 'chunker' is not read" in sent.text and "query string" in sent.text
+    listed = httpx.get(f"{keyed.url}/v1/knowledge/collections", params={"user_id": "u1"}, headers=keyed.auth(token))
+    assert "default" not in [c["name"] for c in listed.json()]
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,8 @@ from dataclasses import asdict
 from pathlib import Path as FilePath
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, HTTPException, Path, Query, UploadFile
+from fastapi import APIRouter, Depends, File, HTTPException, Path, Query, Request, UploadFile
+from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
 from memstrata.api.models import NO_NUL, TEXT_PATTERN
@@ -94,7 +95,21 @@ def _copy_limited(upload: UploadFile, target: FilePath, limit_mb: float) -> None
             out.write(block)
 
 
-@router.post("", status_code=201, response_model=IngestResult, responses=UPLOAD)
+async def _only_the_file(request: Request) -> None:
+    """The upload's options are query parameters; a form field beside the file was dropped without a word, so
+    ``collection=wanted`` sent as a field filed the document under "default"."""
+    form = await request.form()  # parsed once: Starlette keeps it for the route's own File parameter
+    extra = sorted({name for name in form.keys() if name != "file"})
+    if extra:
+        raise RequestValidationError([
+            {"type": "extra_forbidden", "loc": ("body", name), "input": None,
+             "msg": f"form field {name!r} is not read: send only the file in the form, and collection, chunker, "
+                    "size and overlap in the query string (?collection=...)"}
+            for name in extra
+        ])  # fmt: skip
+
+
+@router.post("", status_code=201, response_model=IngestResult, responses=UPLOAD, dependencies=[Depends(_only_the_file)])
 def upload(
     call: CallerDep,
     ids: ScopeDep,
@@ -115,8 +130,8 @@ def upload(
         report = call.memory.knowledge.ingest_file(path, source=f"upload:{name}", collection=collection,
                                                    chunker=chunker, size=size, overlap=overlap, **scope)  # fmt: skip
         shutil.rmtree(folder, ignore_errors=True)
-    unread = [outcome for outcome in report.outcomes if outcome.status == "failed"]
-    if unread and len(unread) == len(report.outcomes):
+    unread = [outcome for outcome in report.outcomes if outcome.status in ("failed", "skipped")]
+    if unread and len(unread) == len(report.outcomes):  # nothing stored (an empty file is skipped, not failed)
         raise InvalidInputError(f"cannot read {name}: {unread[0].error}")
     sources = [SourceOutcomeOut.model_validate(asdict(outcome)) for outcome in report.outcomes]
     return IngestResult(summary=report.summary(), sources=sources)

@@ -36,6 +36,9 @@ class KnowledgeHit(BaseModel):
 class IngestSummary(BaseModel):
     summary: dict[str, Any]
     failed: dict[str, str] = Field(description="source -> why it failed; the others were ingested")
+    skipped: dict[str, str] = Field(
+        default_factory=dict, description="source -> why it was not ingested (empty, an unsupported type)"
+    )
 
 
 def register_knowledge_tools(server: StrictArgumentsServer, callers: Callers) -> None:
@@ -102,8 +105,9 @@ def register_knowledge_tools(server: StrictArgumentsServer, callers: Callers) ->
         are skipped; changed ones replace their chunks."""
         view, scope, _ = callers.scoped(ctx, user_id, agent_id, session_id)
         report = view.knowledge.ingest(path, collection=collection, chunker=chunker, **scope)
-        return IngestSummary(summary=report.summary(),
-                             failed={o.source: o.error or "" for o in report.failed})  # fmt: skip
+        skipped = {o.source: o.error or "" for o in report.outcomes if o.status == "skipped"}
+        return IngestSummary(summary=report.summary(), failed={o.source: o.error or "" for o in report.failed},
+                             skipped=skipped)  # fmt: skip
 
 
 def _hit(memory_id: str, score: float, text: str, metadata: dict[str, Any]) -> KnowledgeHit:
