@@ -99,7 +99,7 @@ async def _only_the_file(request: Request) -> None:
     """The upload's options are query parameters; a form field beside the file was dropped without a word, so
     ``collection=wanted`` sent as a field filed the document under "default"."""
     form = await request.form()  # parsed once: Starlette keeps it for the route's own File parameter
-    extra = sorted({name for name in form.keys() if name != "file"})
+    extra = sorted({name for name in form if name != "file"})
     if extra:
         raise RequestValidationError([
             {"type": "extra_forbidden", "loc": ("body", name), "input": None,
