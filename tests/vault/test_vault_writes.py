@@ -105,10 +105,21 @@ def test_rules_files_refuse_every_write(vault: Vault, vault_root: Path, target: 
     assert target not in {n.path for n in vault.notes()}  # rules are not indexed as notes
 
 
-@pytest.mark.parametrize("path", ["../outside.md", "/etc/passwd.md", ".obsidian/x.md", "agent-memory/notes.txt", ""])
+@pytest.mark.parametrize(
+    "path", ["../outside.md", "/etc/passwd.md", ".obsidian/x.md", "agent-memory/notes.txt", "", "C:\\x.md", "c:/d/x.md"]
+)
 def test_paths_outside_the_vault_are_refused(vault: Vault, path: str) -> None:
     with pytest.raises(InvalidInputError):
         vault.create(path, "# x")
+
+
+def test_a_path_spelled_with_doubled_slashes_is_one_note(vault: Vault) -> None:
+    """ "dom//X.md" was stored as given and indexed beside "dom/X.md" once the folder watcher ran."""
+    note = vault.create("dom//X.md", "# X\n\nmarker x")
+    assert note.path == "dom/X.md"
+    assert vault.show("dom/./X.md").path == "dom/X.md"
+    vault.sync()
+    assert [n.path for n in vault.notes() if n.path.endswith("X.md")] == ["dom/X.md"]
 
 
 def test_a_note_is_written_in_a_domain_and_one_left_at_the_root_makes_no_domain(vault: Vault, vault_root: Path) -> None:

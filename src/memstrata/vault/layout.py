@@ -65,6 +65,7 @@ def version_of(digest: str) -> str:
 NAME_MAX = 240  # bytes of one file or folder name: Linux's 255, less room for the temporary name beside a write
 PATH_MAX = 3000  # bytes of a note path inside the vault (Linux: 4,096 for the whole path, the vault's own included)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_DRIVE = re.compile(r"[A-Za-z]:")
 
 
 @dataclass(frozen=True)
@@ -91,13 +92,16 @@ class VaultLayout:
         if _CONTROL.search(relative):  # a line break in a file name: legal on Linux, a trap everywhere else
             raise InvalidInputError(f"note path {relative!r} holds a control character (a line break, a tab); "
                                     "remove it")  # fmt: skip
-        cleaned = relative.strip().replace("\\", "/").lstrip("/")
+        # One spelling per note: "dom//X.md" and "dom/./X.md" were stored as given and indexed beside "dom/X.md".
+        cleaned = PurePosixPath(relative.strip().replace("\\", "/").lstrip("/")).as_posix()
+        cleaned = "" if cleaned == "." else cleaned
         parts = PurePosixPath(cleaned).parts
         long = [part for part in parts if len(part.encode("utf-8")) > NAME_MAX]
         if long or len(cleaned.encode("utf-8")) > PATH_MAX:
             raise InvalidInputError(f"note path {relative[:80]!r}... is too long for the file system: at most "
                                     f"{NAME_MAX} bytes a name and {PATH_MAX} in all (UTF-8); shorten it")  # fmt: skip
-        if not cleaned or any(part in ("..", ".") for part in parts) or Path(relative).is_absolute():
+        drive = bool(parts) and _DRIVE.fullmatch(parts[0]) is not None  # "C:\\x.md" made a domain called "C:"
+        if not cleaned or drive or any(part in ("..", ".") for part in parts) or Path(relative).is_absolute():
             raise InvalidInputError(
                 f"{relative!r} is not a note path; use a path inside the vault like 'domain/note.md'"
             )
