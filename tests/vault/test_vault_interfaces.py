@@ -95,6 +95,7 @@ def test_rest_is_scoped_by_the_key(served: dict[str, Any]) -> None:
     assert call(served, "GET", "/v1/vault/domains", who="globex").status_code == 404  # another tenant
     denied = call(served, "GET", "/v1/vault/domains", who="bob")  # a key for user bob only
     assert denied.status_code == 404 and "belongs to" in denied.json()["detail"]
+    assert "set vault.user_id to serve it to that user" in denied.json()["detail"]  # it said only "belongs to"
     assert call(served, "GET", "/v1/vault/domains").status_code == 200
 
 

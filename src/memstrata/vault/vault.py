@@ -67,9 +67,17 @@ class Vault:
         if user_id or agent_id or session_id:
             caller = self._memory.resolve_scope(user_id=user_id, agent_id=agent_id, session_id=session_id)
             if not caller.contains(self._owner):
+                shared = self._owner.user_id is None and caller.user_id is not None
                 raise NotFoundError(
                     f"no vault in scope {caller.label()}; this vault belongs to {self._owner.label()} "
                     "(vault.user_id / vault.agent_id in the configuration)"
+                    + (
+                        ": it is no user's, so a call for a user (a key limited to users, `memstrata mcp --user`) "
+                        "does not reach it; use a key for the whole tenant, or set vault.user_id to serve it to "
+                        "that user"
+                        if shared
+                        else ""
+                    )
                 )
         return self
 
