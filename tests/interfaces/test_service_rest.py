@@ -348,10 +348,10 @@ def test_metadata_nested_too_deep_is_refused_and_the_scope_stays_readable(client
 
 def test_json_nested_past_the_parser_says_so(client: httpx.Client) -> None:
     """5,000 levels of valid JSON stop Python's parser, which answered "the body could not be read as JSON"."""
-    body = '{"user_id": "d", "text": "t", "metadata": ' + '{"n": ' * 5000 + "1" + "}" * 5000 + "}"
+    body = '{"user_id": "d5000", "text": "t", "metadata": ' + '{"n": ' * 5000 + "1" + "}" * 5000 + "}"
     resp = client.post("/v1/memories", content=body.encode(), headers={"content-type": "application/json"})
     assert_problem(resp, 400, "bad_request", mentions="at most 32 levels")
-    assert client.get("/v1/memories", params={"user_id": "d"}).json()["items"] == []
+    assert client.get("/v1/memories", params={"user_id": "d5000"}).json()["items"] == []
 
 
 def test_a_confidence_that_is_not_a_number_is_named_so(client: httpx.Client) -> None:
@@ -359,3 +359,13 @@ def test_a_confidence_that_is_not_a_number_is_named_so(client: httpx.Client) -> 
     body = b'{"user_id": "n", "text": "c", "confidence": NaN}'
     resp = client.post("/v1/memories", content=body, headers={"content-type": "application/json"})
     assert_problem(resp, 422, "invalid_request", mentions="finite number")
+
+
+def test_a_memory_is_read_by_the_short_id_context_shows(client: httpx.Client) -> None:
+    """context() cites memories as [845fe6ee]; GET /v1/memories/845fe6ee answered 404 "no memory 845fe6ee"."""
+    added = client.post("/v1/memories", json={"user_id": "p", "text": "我的猫叫团子"}).json()["results"][0]["id"]
+    shown = client.get(f"/v1/memories/{added[:8]}", params={"user_id": "p"})
+    assert shown.status_code == 200 and shown.json()["id"] == added
+    history = client.get(f"/v1/memories/{added[:8]}/history", params={"user_id": "p"})
+    assert history.status_code == 200 and history.json()[0]["memory_id"] == added
+    assert client.get(f"/v1/memories/{added[:8]}", params={"user_id": "someone-else"}).status_code == 404
