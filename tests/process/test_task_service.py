@@ -34,6 +34,8 @@ def test_a_task_recorded_over_rest_is_recalled_and_guards_the_next_plan(svc: Ser
     started = {"goal": "订单服务发布后支付回调超时", "task_type": "debugging", **scope}
     task = _ok(http.post("/v1/tasks", json=started), 201)
     steps = f"/v1/tasks/{task['id']}/steps"
+    misplaced = http.post(steps, json={"action": "run", "input": "x", **scope})  # the scope goes in the query here
+    assert misplaced.status_code == 422 and "takes user_id in the query string" in misplaced.json()["detail"]
     logs = _ok(http.post(steps, params=scope, json={"action": "read", "input": "支付回调网关的超时日志",
                                                     "output": "回调在 30 秒后超时"}), 201)  # fmt: skip
     retry = _ok(http.post(steps, params=scope, json={"action": "run", "input": "把回调超时从 30 秒调到 60 秒",
