@@ -79,6 +79,19 @@ def test_a_city_and_its_district_said_in_one_turn_are_both_current(rules_memory:
     ]
 
 
+def test_a_relative_named_by_her_given_name_is_one_person_and_her_pet_is_two_hops_away(rules_memory: Memory) -> None:
+    """ "我妹妹的猫叫什么？" found the user's own cat: "小雨" and "林小雨" stayed two people and "养了一只布偶猫"
+    made no edge, so the sister's cat was never reached."""
+    say(rules_memory, "u1", "我妹妹叫林小雨", "我养了一只猫，叫团子", "小雨养了一只布偶猫，叫Mochi", "今天天气不错")
+    sister = rules_memory.graph.entity("小雨", user_id="u1")
+    assert sister.name == "林小雨" and "小雨" in sister.aliases
+    hits = rules_memory.search("我妹妹的猫叫什么？", user_id="u1", limit=2)
+    assert "小雨养了一只布偶猫，叫Mochi" in [hit.text for hit in hits], [hit.text for hit in hits]
+    assert any(hit.breakdown.graph_relation == "林小雨 has_pet 布偶猫" for hit in hits)
+    say(rules_memory, "u2", "我同事叫王小雨", "我妹妹叫林小雨", "小雨养了一只狗")  # two people fit: no guess
+    assert rules_memory.graph.entity("小雨", user_id="u2").name == "小雨"
+
+
 def test_names_that_only_look_alike_stay_apart(rules_memory: Memory) -> None:
     say(rules_memory, "u1", "张工负责后端开发", "张三负责前端开发")
     names = sorted(entity.name for entity in rules_memory.graph.entities(user_id="u1"))

@@ -10,6 +10,7 @@ closer than those of most true aliases. Places inside places stay apart ("北京
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -65,7 +66,20 @@ class EntityResolver:
         for entity in self.entities.values():
             if types_compatible(entity.type, kind) and wanted in {normalize(n) for n in entity.names()}:
                 return entity
-        return None
+        return self._by_given_name(name, kind)
+
+    def _by_given_name(self, name: str, kind: str) -> Entity | None:
+        """ "小雨" for "林小雨" (and the other way round): a Chinese name that is a known person's full name without
+        its one- or two-character surname, when exactly one known person fits. Their names' embeddings are too far
+        apart (0.70) for the embedding match, and "我妹妹叫林小雨" / "小雨养了一只猫" stayed two people."""
+        if kind not in ("person", *_OPEN_TYPES) or not _HAN_NAME.fullmatch(name):
+            return None
+        fits = [
+            entity
+            for entity in self.entities.values()
+            if entity.type == "person" and any(_given_name_of(name, known) for known in entity.names())
+        ]
+        return fits[0] if len(fits) == 1 else None
 
     def _by_embedding(self, name: str, kind: str) -> Entity | None:
         if name == USER_NAME or not self.vectors:
@@ -148,6 +162,17 @@ class EntityResolver:
     def written_vectors(self) -> list[tuple[str, Vector]]:
         """Vectors of entities created in this batch (existing ones keep theirs)."""
         return [(entity_id, self.vectors[entity_id]) for entity_id in sorted(self.created) if entity_id in self.vectors]
+
+
+_HAN_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
+
+
+def _given_name_of(name: str, known: str) -> bool:
+    """One of the two names is the other without a one- or two-character surname (林小雨 / 小雨, 欧阳娜娜 / 娜娜)."""
+    if not _HAN_NAME.fullmatch(known):
+        return False
+    short, full = sorted((name, known), key=len)
+    return len(short) >= 2 and len(full) - len(short) in (1, 2) and full.endswith(short)
 
 
 def _could_be_same(name: str, entity: Entity) -> bool:

@@ -2,7 +2,7 @@
 types. The offline fallback, honest about its limits.
 
 It sees explicit statements of a small set of relations (spouse and family, likes, depends on, responsible
-for, lives in / moved to, works at / joined, profession) in one clause, with the subject said or carried
+for, lives in / moved to, works at / joined, profession, keeps a pet) in one clause, with the subject said or carried
 over from the previous clause of the same turn. It does not resolve pronouns beyond "我"/"I", understands
 no paraphrase and no nesting, and misses any relation it has no pattern for: a model does that far better.
 """
@@ -40,6 +40,7 @@ _KIN_NAMED = [
     for (rel, zh), en in zip(FAMILY.items(), EN_FAMILY.values(), strict=True)
 ]
 _ADVERB = r"(?:现在|目前|还|也|都|一直|已经|仍然|最近|很|最|特别|非常|比较|真的)*"
+_MEASURE = r"(?:[一两三四五几]?[只条匹头个])?"  # "一只" in "养了一只布偶猫"
 
 
 def _zh(verbs: str, *, tail: str = "$") -> re.Pattern[str]:
@@ -69,6 +70,12 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
     ("dislikes", False, _zh("不再喜欢|不再爱|不喜欢|不爱|讨厌|受不了")),
     ("likes", False, _zh("喜欢|爱喝|爱吃|爱看|爱|偏爱|钟爱")),
     ("depends_on", False, re.compile(r"^(?P<s>.{1,16}?)(?:依赖于?|取决于|要等|需要等)(?P<o>.{1,20})$")),
+    # "小雨养了一只布偶猫": the pet without its measure word
+    (
+        "has_pet",
+        False,
+        re.compile(rf"^(?P<s>.{{0,12}}?){_ADVERB}(?:养了|养着|养)(?:[一两三四五几]?[只条匹头个])?(?P<o>.{{1,20}})$"),
+    ),
     ("responsible_for", False, _zh("负责|主管|主导|维护|管")),
     ("lives_in", True, _zh("不住在|搬离|离开了?", tail="(?:了)?$")),
     ("lives_in", False, _zh("住在|住|定居在?|搬到|搬去|搬回|搬家到")),

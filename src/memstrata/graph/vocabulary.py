@@ -30,6 +30,7 @@ END_TYPES: dict[str, tuple[str | None, str | None]] = {
     "has_profession": ("person", "profession"),
     "responsible_for": ("person", None),
     "located_in": (None, "location"),
+    "has_pet": ("person", None),
 }
 
 # Free-text relation phrases a model may answer with, mapped onto the names above.
