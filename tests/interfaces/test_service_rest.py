@@ -369,3 +369,4 @@ def test_a_memory_is_read_by_the_short_id_context_shows(client: httpx.Client) ->
     history = client.get(f"/v1/memories/{added[:8]}/history", params={"user_id": "p"})
     assert history.status_code == 200 and history.json()[0]["memory_id"] == added
     assert client.get(f"/v1/memories/{added[:8]}", params={"user_id": "someone-else"}).status_code == 404
+    assert client.get(f"/v1/memories/{added[:6]}", params={"user_id": "p"}).json()["id"] == added

@@ -21,7 +21,6 @@ from memstrata.read.evidence import (
     term_weights,
 )
 from memstrata.read.fuse import (
-    TIME_ALONE,
     TOPICAL_AT,
     EvidenceWeights,
     graph_evidence,
@@ -110,9 +109,11 @@ def test_graph_evidence_halves_per_hop() -> None:
 def test_time_range_lifts_topical_hits_most(relevance: float, other: float, boost: float) -> None:
     lifted = in_time_range(relevance, boost)
     assert relevance <= lifted <= 1.0
-    # a clearly topical memory gains the whole boost of what it lacks; any memory of the range has a floor
+    # a clearly topical memory gains the whole boost of what it lacks, one without evidence nothing, unless the
+    # question asks about the time alone
     assert in_time_range(TOPICAL_AT, boost) == pytest.approx(TOPICAL_AT + (1 - TOPICAL_AT) * boost)
-    assert in_time_range(0.0, boost) == pytest.approx(boost * TIME_ALONE)
+    assert in_time_range(0.0, boost) == 0.0
+    assert in_time_range(0.0, boost, about_the_time=True) == pytest.approx(boost)
     if relevance < other:  # the boost keeps the order of memories inside the range
         assert lifted <= in_time_range(other, boost)
 

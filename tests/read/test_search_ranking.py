@@ -166,6 +166,12 @@ def test_the_users_own_name_in_a_question_does_not_pick_the_answer(memory: Memor
     assert memory.search("Is Mei allergic to anything?", user_id="mei")[0].text == "我对花生过敏，订餐时请提醒我。"
     # The name still finds what only the name is in, and an id that is no name is left alone.
     assert "你好！我叫林美，朋友都叫我Mei。" in [hit.text for hit in memory.search("Mei", user_id="mei")]
+    # Asked about the user as such, the name is the topic ("Who is Mei?" found nothing once the name was dropped).
+    assert "你好！我叫林美，朋友都叫我Mei。" in [
+        hit.text for hit in memory.search("Who is Mei?", user_id="mei", limit=2)
+    ]
+    for about_mei in ("Who is Mei?", "Tell me about Mei", "What's Mei's real name?"):
+        assert topic_text(about_mei, Scope(user_id="mei")) == about_mei
     assert topic_text("Is u_1 allergic?", Scope(user_id="u_1")) == "Is u_1 allergic?"
     assert topic_text("Mei's sister?", Scope(user_id="mei")) == "sister?"
     assert topic_text("林美对什么过敏", Scope(user_id="林美")) == "对什么过敏"

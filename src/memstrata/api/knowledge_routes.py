@@ -99,6 +99,8 @@ async def _only_the_file(request: Request) -> None:
     """The upload's options are query parameters; a form field beside the file was dropped without a word, so
     ``collection=wanted`` sent as a field filed the document under "default"."""
     form = await request.form()  # parsed once: Starlette keeps it for the route's own File parameter
+    if len(form.getlist("file")) > 1:  # the route read the last one and dropped the others without a word
+        raise InvalidInputError("one document per upload: send each file in a request of its own")
     extra = sorted({name for name in form if name != "file"})
     if extra:
         raise RequestValidationError([

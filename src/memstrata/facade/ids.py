@@ -26,8 +26,9 @@ _LISTED = 10  # candidates named in an ambiguity error
 
 
 def is_shortened(value: str) -> bool:
-    """An id cut short as context() (8 characters) and tables (12) show it: REST and MCP reads accept it whole."""
-    return 8 <= len(value) < 32 and all(character in "0123456789abcdef" for character in value)
+    """An id cut short, as context() (8 characters) and tables (12) show it: REST and MCP reads take any unique
+    prefix of at least 4 characters."""
+    return MIN_PREFIX <= len(value) < 32 and all(character in "0123456789abcdef" for character in value)
 
 
 def pick(prefix: str, candidates: Iterable[str], what: str, where: str) -> str:

@@ -70,7 +70,6 @@ def score_fusion(keyword: float, dense: float, graph: float, weights: EvidenceWe
     return base + (1.0 - base) * graph
 
 
-TIME_ALONE = 0.3  # share of the boost that is the least relevance a memory has for lying in the named range
 TOPICAL_AT = 0.3  # relevance from which a memory in the named range gains the whole boost
 
 
@@ -78,13 +77,13 @@ def in_time_range(relevance: float, boost: float, *, about_the_time: bool = Fals
     """Relevance of a memory inside the time range the query names ("last week", "上个月").
 
     It gains up to ``boost`` of its missing relevance: fully once its own relevance reaches ``TOPICAL_AT``, less
-    below it, with the square of the shortfall. Since a question that names a time partly asks "what happened
-    then?", every memory of the range has at least ``boost * TIME_ALONE`` (0.15): above weak matches from other
-    times, below clearly topical ones. Before, everything at the cutoff gained the whole boost, and
-    "哈哈哈哈笑死我了" from last week (a weak match of meaning alone, 0.10 -> 0.55) answered "上周我去哪里出差了？"
-    above the trip (0.24). ``about_the_time``: the question has no topic but the time ("what did I do in 2024?"),
-    so every memory of the range is on topic and gains the whole boost.
+    below it, with the square of the shortfall, and nothing without evidence of its own. Before, every memory of
+    the range gained the whole boost at the cutoff and a share below it: "哈哈哈哈笑死我了" from last week (a weak
+    match of meaning alone, 0.10 -> 0.53) answered "上周我去哪里出差了？" above the trip (0.24), and "what did the
+    vet say last week?" answered with that week's chatter where "what did the vet say?" answered nothing.
+    ``about_the_time``: the question has no topic but the time ("what did I do in 2024?"), so every memory of the
+    range is on topic and gains the whole boost.
     """
     boost = min(1.0, boost)
     topical = 1.0 if about_the_time else min(1.0, relevance / TOPICAL_AT) ** 2
-    return max(relevance + (1.0 - relevance) * boost * topical, boost * TIME_ALONE)
+    return relevance + (1.0 - relevance) * boost * topical

@@ -147,6 +147,11 @@ def retrieve_graph(store: Store, query: SearchQuery, settings: GraphSettings) ->
     ]  # fmt: skip
 
 
+# Words that ask about someone without naming what ("tell me about", "你了解林美吗", "介绍一下"; match forms).
+_ASKING_ABOUT = frozenset(
+    {"tell", "know", "who", "whom", "describ", "介绍", "是谁", "谁", "了解", "知道", "说说", "讲讲"}
+)
+_NAMING = frozenset({"name", "call", "nicknam", "名字", "姓名", "全名", "真名", "叫", "称呼"})
 _NAME = re.compile(r"[^\W\d_]{2,40}")  # a user id that could be a name: letters only (Latin, Han, ...)
 
 
@@ -160,7 +165,11 @@ def topic_text(text: str, scope: Scope) -> str:
         return text
     pattern = re.escape(name) if HAN_RUN.fullmatch(name) else rf"\b{re.escape(name)}(?:['’]s)?\b"
     rest = " ".join(re.sub(pattern, " ", text, flags=re.IGNORECASE).split())
-    return rest if any(character.isalnum() for character in rest) else text
+    # "Who is Anna?" / "介绍一下林美" ask about the user as such: without the name they name no topic.
+    forms = {match_form(token) for token in keyword_tokens(rest)}
+    if forms & _NAMING:  # "What's Mei's real name?": the name is what is asked about
+        return text
+    return rest if forms - _ASKING_ABOUT else text
 
 
 def retrieve(
