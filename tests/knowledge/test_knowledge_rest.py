@@ -93,6 +93,9 @@ def test_form_fields_beside_the_file_are_refused_not_dropped(keyed: Service) -> 
                       data={"collection": "wanted", "chunker": "fixed"}, timeout=60)  # fmt: skip
     assert sent.status_code == 422, sent.text
     assert "form field 'chunker' is not read" in sent.text and "query string" in sent.text
+    formless = httpx.post(f"{keyed.url}/v1/knowledge", params={"user_id": "u1"}, headers=keyed.auth(token),
+                          data={"text": "no file"})  # fmt: skip
+    assert formless.status_code == 422 and "multipart/form-data in a field named file" in formless.text  # was 415
     two = [("file", ("a.md", b"# A", "text/markdown")), ("file", ("b.md", b"# B", "text/markdown"))]
     both = httpx.post(f"{keyed.url}/v1/knowledge", params={"user_id": "u1"}, headers=keyed.auth(token), files=two)
     assert both.status_code == 422 and "one document per upload" in both.text  # a.md was dropped unsaid

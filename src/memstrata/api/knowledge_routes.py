@@ -99,6 +99,8 @@ async def _only_the_file(request: Request) -> None:
     """The upload's options are query parameters; a form field beside the file was dropped without a word, so
     ``collection=wanted`` sent as a field filed the document under "default"."""
     form = await request.form()  # parsed once: Starlette keeps it for the route's own File parameter
+    if not form.getlist("file"):  # a form without its file was told to send JSON (415)
+        raise InvalidInputError("send the document as multipart/form-data in a field named file (curl -F file=@a.md)")
     if len(form.getlist("file")) > 1:  # the route read the last one and dropped the others without a word
         raise InvalidInputError("one document per upload: send each file in a request of its own")
     extra = sorted({name for name in form if name != "file"})
