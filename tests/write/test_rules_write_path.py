@@ -89,6 +89,26 @@ def test_the_rules_keep_moves_and_statements_with_an_adverb() -> None:
         assert [fact.text for fact in facts] == [text.rstrip("。")] or [f.text for f in facts] == [text], text
 
 
+def test_how_the_speaker_feels_at_the_moment_is_no_fact() -> None:
+    """ "I'm so hungry right now" was stored as a long-term fact (it stays an episode, the turn it was said in)."""
+    from memstrata.types import Message
+    from memstrata.write.rules_extractor import RulesExtractor
+
+    def facts(text: str) -> list[str]:
+        return [fact.text for fact in RulesExtractor().extract([Message(role="user", content=text)]).facts]
+
+    for passing in ("I'm so hungry right now", "I am really tired today.", "今天好累啊", "我好饿"):
+        assert facts(passing) == [], passing
+    for lasting in (
+        "I live in Berlin right now",
+        "I'm hot-tempered",
+        "I'm busy with the Atlas migration",
+        "我有一只猫",
+    ):
+        assert facts(lasting) == [lasting], lasting
+    assert facts("remember that I am so tired of meetings") == ["remember that I am so tired of meetings"]
+
+
 def test_a_fact_another_writer_stores_meanwhile_is_not_stored_twice(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -61,6 +61,15 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
     ("fact", 0.6, re.compile(r"^(其实|更正|不对|纠正一下)|^(actually|correction|to correct)\b", re.I)),
 ]
 
+# How the speaker feels at the moment, not a fact about them: "I'm so hungry right now", "今天好累啊". Kept as the
+# turn it was said in (an episode), not as a long-term fact; "remember that ..." is kept whatever it says.
+_PASSING_STATE = re.compile(
+    r"\bI(?:'m| am) (?:so |really |very |super |kinda |a bit |feeling )*(?:hungry|tired|sleepy|bored|thirsty"
+    r"|stressed|exhausted|cold|hot|excited|sad|upset|annoyed|busy)(?: right now| now| today| tonight)?\W*$"
+    r"|^(?:我)?(?:今天|现在|刚才)?(?:好|太|真|有点|特别)(?:累|困|饿|渴|烦|无聊|开心|难过|热|冷)",
+    re.I,
+)
+
 _QUESTION = re.compile(r"[?？]\s*$|^(do|does|did|can|could|would|what|why|how|where|when|who|is|are)\b|吗[?？]?$", re.I)
 
 
@@ -81,6 +90,8 @@ class RulesExtractor:
                     continue
                 for kind, confidence, pattern in _RULES:
                     if pattern.search(sentence):
+                        if confidence < 0.9 and _PASSING_STATE.search(sentence):
+                            break
                         fact = make_fact(sentence, [turn], only_fact_of_turn=False)
                         if fact is not None:
                             facts.append(replace(fact, kind=kind, confidence=confidence))
