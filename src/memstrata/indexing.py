@@ -39,7 +39,7 @@ _ASKED_WITH = {
     "company": "work job employer 工作 上班 公司",
     "job": "work occupation 工作 职业",
     "phone": "number mobile 电话 手机 号码",
-    "email": "mail address 邮箱 邮件",
+    "email": "mail 邮箱 邮件",
     "birthday": "born birth 生日 出生",
     "name": "called 名字 叫",
 }
