@@ -100,6 +100,19 @@ def test_forget_previews_then_deletes_with_the_reason(clocked_memory: Callable[.
     assert memory.history(gone.id, user_id="u1")[-1].reason == "forget: what I said about Alex"
 
 
+def test_forget_takes_every_memory_of_the_same_text_and_pending_ones(clocked_memory: Callable[..., Memory]) -> None:
+    """Search shows one memory per text: the fact kept word for word from its turn stayed active and searchable
+    after forget() deleted the episode, and a pending copy waited in review to be confirmed back."""
+    memory = clocked_memory(**GATED)
+    memory.add([{"role": "user", "content": "我对花生过敏。"}], user_id="lin", infer=True, wait=True)
+    memory.add("我对花生过敏。", user_id="lin", kind="preference", confidence=0.6)  # a pending twin
+    held = memory.get_all(user_id="lin", filters={"status": ["active", "pending"]})
+    assert len(held) == 3, [(m.kind, m.status.value) for m in held]
+    done = memory.forget("我对花生过敏", user_id="lin", confirm=True)
+    assert len(done.matched) == 3 and {m.status.value for m in done.matched} == {"deleted"}
+    assert memory.search("花生", user_id="lin") == [] and memory.review_queue(user_id="lin") == []
+
+
 def test_forgotten_turns_no_longer_reach_the_agent(clocked_memory: Callable[..., Memory]) -> None:
     """forget() soft-deleted the episodes but kept their raw turns, which session context and messages() still
     handed to the agent."""

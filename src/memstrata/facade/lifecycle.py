@@ -11,13 +11,15 @@ from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.facade.sessions import SessionsAPI
-from memstrata.indexing import index_text
+from memstrata.indexing import content_hash, index_text
 from memstrata.lifecycle.consolidate import clusters, merge_batch
 from memstrata.lifecycle.maintain import MaintenanceReport, run_maintenance
 from memstrata.lifecycle.status import forgotten_batch, status_batch
 from memstrata.query import Filters, ListQuery, SearchQuery
 from memstrata.types import HistoryAction, MemoryItem, MemoryKind, MemoryStatus, Scope
 from memstrata.validation import check_count, clean_id, clean_label, clean_text, parse_model
+
+_FORGETTABLE = (MemoryStatus.ACTIVE, MemoryStatus.PENDING, MemoryStatus.ARCHIVED)
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,7 @@ class LifecycleAPI:
             SearchQuery,
             {"scope": self._binding.scope(scope), "text": clean_text(what, field="what"), "limit": limit,
              "now": self._core.clock(), "lifecycle": False, "understand_time": False,
+             "filters": Filters(status=_FORGETTABLE),  # a pending copy confirmed later would bring it back
              "threshold": 0.0},  # forget applies its own rule below, not search's relevance cutoff
             what="forget",
         )  # fmt: skip
@@ -131,6 +134,7 @@ class LifecycleAPI:
             or hit.breakdown.keyword_rank is not None
             or (hit.breakdown.vector_similarity or 0.0) >= min_similarity
         ]
+        matched = self._with_same_texts(query.scope, matched)
         if confirm and matched:
             # The texts a forgotten memory's edits replaced go with it: kept for time travel, they still held
             # the old value (a PIN changed once stayed readable as of before the change).
@@ -145,6 +149,16 @@ class LifecycleAPI:
             now_held = {item.id: item for item in self._core.store.get(query.scope, [item.id for item in matched])}
             matched = [now_held.get(item.id, item) for item in matched]  # as they are now: deleted
         return ForgetResult(matched=matched, deleted=confirm and bool(matched))
+
+    def _with_same_texts(self, scope: Scope, matched: list[MemoryItem]) -> list[MemoryItem]:
+        """The matches and every other memory of the scope holding one of their texts: search shows one memory per
+        text, so a fact kept word for word from its turn ("我对花生过敏。") stayed, searchable, after its episode was
+        forgotten."""
+        found = {item.id: item for item in matched}
+        for text in dict.fromkeys(item.text for item in matched):
+            for twin in self._core.store.find_by_hash(scope, content_hash(text), _FORGETTABLE):
+                found.setdefault(twin.id, twin)
+        return list(found.values())
 
     def consolidate(self, *, threshold: float = 0.92, **scope: Unpack[ScopeArgs]) -> int:
         """Merge near-duplicate memories of the same kind in a scope. Returns how many were merged away."""
