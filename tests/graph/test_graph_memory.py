@@ -92,6 +92,14 @@ def test_a_relative_named_by_her_given_name_is_one_person_and_her_pet_is_two_hop
     assert rules_memory.graph.entity("小雨", user_id="u2").name == "小雨"
 
 
+def test_a_maybe_or_a_plan_makes_no_edge(rules_memory: Memory) -> None:
+    """ "我可能下个月搬去深圳" made an entity "我可能" living in 深圳, current from then."""
+    say(rules_memory, "u1", "我可能下个月搬去深圳。", "maybe I will move to Berlin", "我打算加入腾讯", "我在杭州工作")
+    names = {entity.name for entity in rules_memory.graph.entities(user_id="u1")}
+    assert not names & {"我可能", "深圳", "Berlin", "腾讯"}, names
+    assert "杭州" in names
+
+
 def test_names_that_only_look_alike_stay_apart(rules_memory: Memory) -> None:
     say(rules_memory, "u1", "张工负责后端开发", "张三负责前端开发")
     names = sorted(entity.name for entity in rules_memory.graph.entities(user_id="u1"))

@@ -24,6 +24,12 @@ _SECOND_VERB = (r"(?:now |also |then |currently )?(?:works?|worked|lives?|lived|
                 r"loves?|prefers?|hates?)\b")  # fmt: skip
 _CLAUSE = re.compile(rf"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|but|so)\s+(?=I\b)|\s+and\s+(?={_SECOND_VERB})")
 _SUBJECTLESS = re.compile(rf"^(?:and\s+)?(?={_SECOND_VERB})")
+# A maybe or a plan is not how things are: "我可能下个月搬去深圳" made "我可能 lives_in 深圳", current from then.
+_NOT_YET = re.compile(
+    r"可能|也许|或许|大概|说不定|打算|准备|计划|考虑|想要?去|将要|下个?月|下周|明年|以后"
+    r"|\b(?:maybe|might|may|perhaps|probably|planning|plan to|going to|will|thinking (?:of|about)|considering)\b|'ll\b",
+    re.I,
+)
 _QUESTION = re.compile(
     r"[?？]|吗$|什么|谁|哪|怎么|多少|^(do|does|did|can|could|would|what|why|how|where|when|who)\b", re.I
 )
@@ -192,6 +198,9 @@ class RulesGraphExtractor:
             named: set[tuple[str, str]] = set()  # (relation, name) of relatives this turn named
             for clause in (part.strip() for part in _CLAUSE.split(turn.content)):
                 if len(clause) < 2 or _QUESTION.search(clause):
+                    continue
+                if _NOT_YET.search(clause):
+                    said = None
                     continue
                 if _SUBJECTLESS.match(clause):
                     if said is None:  # the clause before was not understood: whose verb this is is unknown
