@@ -66,3 +66,5 @@ def test_graph_errors_are_one_line_and_non_zero(said: Path) -> None:
     assert bad.returncode == 2 and "json, graphml or mermaid" in bad.stderr
     other_user = run(said, "graph", "path", "李女士", "红酒", "--user", "u2", ok=False)
     assert other_user.returncode == 1
+    as_json = run(said, "--json", "graph", "path", "李女士", "红酒", "--max-hops", "1", "--user", "u1", ok=False)
+    assert as_json.returncode == 1 and json.loads(as_json.stdout) is None  # it printed plain text

@@ -139,6 +139,8 @@ def test_reading_a_store_that_does_not_exist_is_refused(tmp_path: Path) -> None:
     """A mistyped --db quietly created an empty store and answered "nothing found"."""
     refused = run(tmp_path, "--db", str(tmp_path / "typo.db"), "list", "--user", "u1", ok=False)
     assert refused.returncode == 2 and "no store at" in refused.stderr and not (tmp_path / "typo.db").exists()
+    checked = run(tmp_path, "--db", str(tmp_path / "typo.db"), "doctor", "--no-model-call", ok=False)  # said "ok"
+    assert checked.returncode == 2 and "no store at" in checked.stderr and not (tmp_path / "typo.db").exists()
     run(tmp_path, "--db", str(tmp_path / "new.db"), "add", "first memory", "--user", "u1")  # a write creates it
     assert "first memory" in run(tmp_path, "--db", str(tmp_path / "new.db"), "list", "--user", "u1").stdout
 

@@ -39,7 +39,9 @@ app = typer.Typer(
 
 
 # Commands that only read the store: on a --db path that does not exist they refuse instead of creating it.
-READS = frozenset({"search", "context", "list", "show", "history", "export", "stats", "jobs", "graph", "collections"})
+READS = frozenset(
+    {"search", "context", "list", "show", "history", "export", "stats", "jobs", "graph", "collections", "doctor"}
+)
 
 
 @app.callback()

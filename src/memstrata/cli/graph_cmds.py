@@ -84,7 +84,10 @@ def path(
     state = cli_state(ctx)
     chain = state.memory().graph.path(source, target, max_hops=max_hops, **scope_args(user, agent, session))
     if chain is None:
-        console.print(f"no path between {source} and {target} within {max_hops} hops", markup=False)
+        if state.json:  # --json output stays JSON on every outcome
+            print(json.dumps(None))
+        else:
+            console.print(f"no path between {source} and {target} within {max_hops} hops", markup=False)
         raise typer.Exit(1)
     if state.json:
         print(json.dumps([{"source": e.source, "relation": e.relation, "target": e.target} for e in chain],
