@@ -33,7 +33,7 @@ def test_export_import_round_trip(make_memory: Callable[[str], Memory], tmp_path
     source.search("dark mode", user_id="u1")  # access counts must survive too
     path = tmp_path / "export.jsonl"
     lines = source.export_jsonl(path)
-    assert lines == len(path.read_text(encoding="utf-8").splitlines())
+    assert lines + 1 == len(path.read_text(encoding="utf-8").splitlines())  # the records, then the end line
     assert "我住在杭州" in path.read_text(encoding="utf-8")  # Chinese stays Chinese, unescaped
 
     target = make_memory("target")
@@ -147,3 +147,30 @@ def test_an_import_refuses_metadata_nested_past_the_limit(make_memory: Callable[
         target.import_jsonl(too_deep)
     assert target.get_all(user_id="imp") == []
     assert target.import_jsonl(path).memories == 1
+
+
+def test_an_export_cut_at_a_line_break_is_refused(make_memory: Callable[[str], Memory], tmp_path: Path) -> None:
+    """`head -n 40` of an export imported with exit 0: 15 memories, the turns, most history and the graph gone."""
+    source = make_memory("source")
+    source.add([{"role": "user", "content": "我住在杭州"}, {"role": "assistant", "content": "好的"}], user_id="u1")
+    source.add("Prefers dark mode", user_id="u1", kind="preference")
+    path = tmp_path / "export.jsonl"
+    source.export_jsonl(path)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    target = make_memory("target")
+    cut = tmp_path / "cut.jsonl"
+    for keep, complaint in ((len(lines) - 1, "no end line"), (3, "no end line")):
+        cut.write_text("".join(lines[:keep]), encoding="utf-8")
+        with pytest.raises(InvalidInputError, match=f"not a whole export \\({complaint}\\)"):
+            target.import_jsonl(cut)
+    cut.write_text("".join(lines[1:]), encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="does not start with a memstrata-export header"):
+        target.import_jsonl(cut)
+    cut.write_text("".join(lines[:3] + lines[-1:]), encoding="utf-8")  # the end line kept, the middle cut out
+    with pytest.raises(InvalidInputError, match="not a whole export"):
+        target.import_jsonl(cut)
+    assert target.get_all(user_id="u1") == [] and target.messages(user_id="u1") == []
+    # An export made before the end line (version 1) still imports.
+    older = [line.replace('"version": 2', '"version": 1') for line in lines[:-1]]
+    cut.write_text("".join(older), encoding="utf-8")
+    assert target.import_jsonl(cut).memories == 3

@@ -33,7 +33,10 @@ from memstrata.types import HistoryEvent, MemoryItem, Message, Scope, StoredMess
 from memstrata.validation import check_strings, describe_validation_error
 
 FORMAT = "memstrata-export"
-VERSION = 1
+# 2: the last line is {"type": "end", "lines": N}, the number of lines before it, so an export cut at a line break
+# (a copy stopped short, `head -n`) is refused instead of importing part of the store. 1: no such line.
+VERSION = 2
+_READABLE = (1, 2)
 
 ProcessRecord = Task | Step | Hypothesis | Artifact | Strategy
 _PLAIN_RECORDS = frozenset({"relation", "knowledge_source", *PROCESS_RECORDS})  # a line is the record's fields
@@ -82,6 +85,7 @@ def export_jsonl(store: Store, path: Path, *, file_mode: int | None = 0o600) -> 
             for line in _lines(store):
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 count += 1
+            out.write(json.dumps({"type": "end", "lines": count}) + "\n")
         tmp.replace(path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -113,6 +117,7 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> I
                     _parse_line(number, json.loads(raw), records, embedding_id)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInputError(f"cannot read export {path}: {exc}") from None
+    _check_whole(path, records)
     fresh = _without_stored(store, records)
     memories, vectors = fresh.memories, records.vectors
     missing = [item for item in memories if item.id not in vectors]
@@ -140,6 +145,17 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> I
         store.write(batch)
     already_there = records.count() - fresh.count()
     return ImportReport(memories=len(memories), already_there=already_there, kept_stored=fresh.kept_stored)
+
+
+def _check_whole(path: Path, records: _Records) -> None:
+    """The file is a whole export: its header first and, from version 2 on, its end line counting the lines before
+    it last. An export cut at a line break read as a smaller store: 15 memories imported, the turns, most history
+    and the graph gone, exit 0."""
+    if records.version is None:
+        raise InvalidInputError(f"{path} does not start with a {FORMAT} header; is it an export of memstrata?")
+    if records.version >= 2 and records.end != records.lines:
+        found = "no end line" if records.end is None else f"an end line after {records.lines} lines, not {records.end}"
+        raise InvalidInputError(f"{path} is not a whole export ({found}); it was cut short: export again")
 
 
 _VOLATILE = {"last_accessed_at", "access_count"}  # change with use, not with content
@@ -217,6 +233,9 @@ class _Records:
     sources: list[SourceRecord] = field(default_factory=list)
     process: dict[str, list[ProcessRecord]] = field(default_factory=dict)  # by export type (PROCESS_RECORDS)
     kept_stored: int = 0
+    version: int | None = None  # the header's, once read
+    lines: int = 0  # records read, the header included
+    end: int | None = None  # what the end line counts
 
     def count(self) -> int:
         return (
@@ -238,10 +257,21 @@ def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_
     # broke every REST read of its scope); the record is one level itself
     check_strings(line, f"line {number}", depth=-1)
     kind = line.pop("type", None)
+    if records.end is not None:
+        raise InvalidInputError(f"line {number}: a record after the export's end line; the file was joined or edited")
+    if kind != "header" and records.version is None:
+        raise InvalidInputError(f"line {number}: the file does not start with a {FORMAT} header")
+    if kind != "end":
+        records.lines += 1
     try:
         if kind == "header":
-            if line.get("format") != FORMAT or line.get("version") != VERSION:
-                raise InvalidInputError(f"line {number}: not a {FORMAT} v{VERSION} file")
+            if line.get("format") != FORMAT or line.get("version") not in _READABLE:
+                raise InvalidInputError(
+                    f"line {number}: not a {FORMAT} file of version {', '.join(map(str, _READABLE))}"
+                )
+            records.version = int(line["version"])
+        elif kind == "end":
+            records.end = int(line["lines"])
         elif kind == "memory":
             records.memories.append(MemoryItem.model_validate(line))
         elif kind == "history":
