@@ -10,6 +10,10 @@ from pathlib import Path
 
 from test_cli import run, run_json
 
+from memstrata.storage.protocol import WriteBatch
+from memstrata.storage.sqlite.store import SQLiteStore
+from memstrata.types import MemoryItem, Scope, new_id
+
 
 def test_ids_shown_in_tables_are_accepted_everywhere(tmp_path: Path) -> None:
     added = run_json(tmp_path, "add", "Prefers oolong tea", "Plays tennis", "--user", "u1")
@@ -45,6 +49,22 @@ def test_doctor_calls_the_model_and_fails_loudly(tmp_path: Path) -> None:
     assert '"ok": false' in broken.stdout and "FAILED" not in broken.stdout  # JSON for scripts
     table = run(tmp_path, "doctor", ok=False, env=env)
     assert table.returncode == 1 and "FAILED" in table.stdout and "llm.base_url" in table.stdout
+
+
+def test_doctor_finds_memories_an_interrupted_add_left_without_vectors(tmp_path: Path) -> None:
+    """Ctrl-C during `add --jsonl` stored 1,500 memories and no vectors; doctor said ok and adding again did nothing,
+    so dense search (every cross-language question) missed them until a reindex nobody was told to run."""
+    run(tmp_path, "add", "My cat is called Tuanzi", "--user", "u1")
+    store = SQLiteStore(tmp_path / "cli.db")  # an add stopped between storing and embedding
+    now = datetime.now(UTC)
+    item = MemoryItem(id=new_id(), scope=Scope(user_id="u1"), kind="fact", text="I live in Lisbon",
+                      created_at=now, updated_at=now, valid_from=now)  # fmt: skip
+    store.write(WriteBatch(inserts=[item]))
+    store.close()
+    found = run(tmp_path, "doctor", "--no-model-call", ok=False)
+    assert found.returncode == 1 and "have no vector" in found.stdout and "reindex" in found.stdout
+    run(tmp_path, "reindex")
+    assert "FAILED" not in run(tmp_path, "doctor", "--no-model-call").stdout
 
 
 def test_serve_help_and_a_busy_port(tmp_path: Path) -> None:

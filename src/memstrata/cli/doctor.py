@@ -64,6 +64,11 @@ def _embedder(memory: Memory) -> str:
     stored = memory.store.embedding_id()
     if stored is not None and stored != identity:
         raise RuntimeError(f"the store holds vectors of {stored}, not {identity}")
+    # An add stopped between storing its memories and embedding them (Ctrl-C) leaves them out of dense search,
+    # and adding the same texts again finds them stored: only reindex embeds them.
+    unembedded = next(iter(memory.store.memories_needing_vectors(identity, 1)), [])
+    if unembedded:
+        raise RuntimeError(f"some memories have no vector (the first: {unembedded[0].id}), as when an add is stopped")
     return f"{identity}; zh/en similarity of one sentence {similarity:.2f}; store vectors {stored or '(none yet)'}"
 
 
