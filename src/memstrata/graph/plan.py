@@ -7,6 +7,7 @@ CLOSE event, so "where did I live before?" still has an answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -158,6 +159,9 @@ def moment_of(ctx: GraphContext, triple: Triple) -> datetime:
     return min(times) if times else ctx.now
 
 
+_FINER = re.compile(r"(?:区|县|镇|乡|街道|路|district|county)$")  # a place inside a city
+
+
 class _Edges:
     """The current edges around the resolved entities, changed in place as triples arrive in turn order."""
 
@@ -191,20 +195,28 @@ class _Edges:
                 self._close(added, min(edge.valid_from for edge in newer), "older than the current value")
                 return
             for edge in others:
-                if self._said_together(edge, triple, moment):
+                if self._said_together(edge, triple, moment, target):
                     continue
                 self._close(edge, moment, f"replaced by {source.name} {triple.relation} {target.name}")
         self._add(triple, source, target, moment)
 
-    def _said_together(self, edge: Relation, triple: Triple, moment: datetime) -> bool:
-        """Two values of a functional relation in one turn hold together ("我搬到上海了，现在住在静安区": the city and
-        its district): the second closed the first the moment it opened, so the graph said the user no longer
-        lived in Shanghai."""
-        return (
+    def _said_together(self, edge: Relation, triple: Triple, moment: datetime, target: Entity) -> bool:
+        """A place and a finer place inside it, said in one turn, hold together ("我搬到上海了，现在住在静安区": the
+        district closed the city the moment both opened, so the graph said the user no longer lived in Shanghai).
+        Two spellings of one place ("朝阳区" beside "北京市朝阳区") or two places of one level ("从北京搬到了上海")
+        stay one current value, the later."""
+        if not (
             edge.id in self._added_here
             and edge.valid_from == moment
             and bool(set(edge.message_ids) & set(triple.message_ids))
-        )
+        ):
+            return False
+        known = self.resolver.entities.get(edge.target_id)
+        if known is None:
+            return False
+        earlier, later = normalize(known.name), normalize(target.name)
+        finer = _FINER.search(later) is not None and _FINER.search(earlier) is None
+        return finer and earlier not in later and later not in earlier
 
     def _moment(self, triple: Triple) -> datetime:
         return moment_of(self.ctx, triple)
