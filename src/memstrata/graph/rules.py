@@ -77,11 +77,7 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
     ("likes", False, _zh("喜欢|爱喝|爱吃|爱看|爱|偏爱|钟爱")),
     ("depends_on", False, re.compile(r"^(?P<s>.{1,16}?)(?:依赖于?|取决于|要等|需要等)(?P<o>.{1,20})$")),
     # "小雨养了一只布偶猫": the pet without its measure word
-    (
-        "has_pet",
-        False,
-        re.compile(rf"^(?P<s>.{{0,12}}?){_ADVERB}(?:养了|养着|养)(?:[一两三四五几]?[只条匹头个])?(?P<o>.{{1,20}})$"),
-    ),
+    ("has_pet", False, _zh(f"(?:养了|养着|养){_MEASURE}")),
     ("responsible_for", False, _zh("负责|主管|主导|维护|管")),
     ("lives_in", True, _zh("不住在|搬离|离开了?", tail="(?:了)?$")),
     ("lives_in", False, _zh("住在|住|定居在?|搬到|搬去|搬回|搬家到")),
