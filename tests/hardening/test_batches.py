@@ -187,6 +187,8 @@ def test_id_prefixes_resolve_within_the_scope(memory: Memory) -> None:
         memory.resolve_id(target[:12], user_id="someone-else")  # another scope's id is never found
     with pytest.raises(InvalidInputError, match="at least 4"):
         memory.resolve_id("ab", user_id="u")
+    with pytest.raises(NotFoundError, match=f"no memory {'0' * 32} in scope"):  # a whole id: no listing
+        memory.resolve_id("0" * 32, user_id="u")
     twins = [memory.get(i, user_id="u").model_copy(update={"id": f"abcd{n}" + "0" * 27}) for n, i in enumerate(ids[:2])]
     memory.store.write(WriteBatch(inserts=twins))
     with pytest.raises(InvalidInputError, match=r"'abcd' matches 2 memory ids \(abcd00000000, abcd10000000\)"):

@@ -82,7 +82,7 @@ def test_cli_round_trip(tmp_path: Path) -> None:
         (("add", "no scope given"), "at least one of user_id"),
         (("add", "x", "--user", "u1", "--metadata", "{not json"), "--metadata must be JSON"),
         (("search", "x", "--user", "u1", "--filters", '{"colour": 1}'), "unknown field"),
-        (("show", "does-not-exist", "--user", "u1"), "no memory id starts with 'does-not-exist'"),
+        (("show", "does-not-exist", "--user", "u1"), "no memory does-not-exist in scope user_id=u1"),
         (("import", "/nonexistent/file.jsonl"), "is not a file"),
     ],
 )

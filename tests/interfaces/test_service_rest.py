@@ -180,7 +180,7 @@ def test_messages_jobs_stats_and_whoami(client: httpx.Client) -> None:
             "ISO 8601",
         ),
         ("PATCH", "/v1/memories/x", {"params": {"user_id": "u"}, "json": {}}, 422, "invalid_request", "new text"),
-        ("GET", "/v1/memories/x/history", {"params": {"user_id": "u"}}, 404, "not_found", "no history"),
+        ("GET", "/v1/memories/x/history", {"params": {"user_id": "u"}}, 404, "not_found", "no memory x in scope"),
         ("GET", "/v1/jobs", {"params": {"user_id": "u", "status": "sleepy"}}, 422, "invalid_request", "status"),
         ("GET", "/v1/memories", {"params": {"user_id": "u", "limt": "5"}}, 422, "invalid_request", "limt"),
         ("POST", "/v1/jobs/flush", {"params": {"user_id": "u", "": "null"}}, 422, "invalid_request", "unknown"),

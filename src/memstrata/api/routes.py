@@ -33,7 +33,6 @@ from memstrata.api.models import (
 from memstrata.api.principal import Principal
 from memstrata.api.problems import Problem
 from memstrata.errors import InvalidInputError, NotFoundError
-from memstrata.facade.ids import is_shortened
 from memstrata.facade.scoping import ScopeArgs
 from memstrata.memory import Memory
 from memstrata.query import OrderField
@@ -202,9 +201,7 @@ register_url_convertor("memory_id", MemoryIdConvertor())
 def get_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """One memory by its id, or by a unique prefix of it (the 8 characters context() shows)."""
     scope = call.scope(ids)
-    if is_shortened(memory_id):
-        memory_id = call.memory.resolve_id(memory_id, **scope)
-    return call.memory.get(memory_id, **scope)
+    return call.memory.get(call.memory.resolve_id(memory_id, **scope), **scope)
 
 
 @router.patch("/memories/{memory_id:memory_id}", response_model=MemoryItem, tags=["memories"],
@@ -233,9 +230,7 @@ def purge_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> Respons
 def memory_history(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> list[HistoryEvent]:
     """Every change to a memory, oldest first, including the versions it superseded."""
     scope = call.scope(ids)
-    if is_shortened(memory_id):
-        memory_id = call.memory.resolve_id(memory_id, **scope)
-    return call.memory.history(memory_id, **scope)
+    return call.memory.history(call.memory.resolve_id(memory_id, **scope), **scope)
 
 
 @router.get("/messages", response_model=list[StoredMessage], tags=["messages"])

@@ -28,7 +28,11 @@ _LISTED = 10  # candidates named in an ambiguity error
 def is_shortened(value: str) -> bool:
     """An id cut short, as context() (8 characters) and tables (12) show it: REST and MCP reads take any unique
     prefix of at least 4 characters."""
-    return MIN_PREFIX <= len(value) < 32 and all(character in "0123456789abcdef" for character in value)
+    return MIN_PREFIX <= len(value) < 32 and _hex(value)
+
+
+def _hex(value: str) -> bool:
+    return all(character in "0123456789abcdef" for character in value)
 
 
 def pick(prefix: str, candidates: Iterable[str], what: str, where: str) -> str:
@@ -55,6 +59,8 @@ def memory_id(store: Store, scope: Scope, prefix: object) -> str:
     text = clean_id(prefix)
     if store.get(scope, [text]):
         return text
+    if len(text) >= 32 or not _hex(text):  # not a prefix: listing the scope could not find it either
+        raise NotFoundError(f"no memory {text} in scope {scope.label()}; check the id and the scope")
     text = checked_prefix(text, "memory_id")
     every_status = Filters(status=tuple(MemoryStatus))
     ids: list[str] = []

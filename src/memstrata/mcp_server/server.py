@@ -16,7 +16,6 @@ from pydantic import Field
 from memstrata.api.models import MessageIn
 from memstrata.api.principal import Principal
 from memstrata.errors import InvalidInputError
-from memstrata.facade.ids import is_shortened
 from memstrata.mcp_server.arguments import StrictArgumentsServer
 from memstrata.mcp_server.common import (
     READ_ONLY,
@@ -130,7 +129,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArg
         """Read one memory with every field (text, kind, metadata, timestamps, provenance); the id may be a unique
         prefix, such as the 8 characters context() shows."""
         view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
-        return view.get(view.resolve_id(memory_id, **scope) if is_shortened(memory_id) else memory_id, **scope)
+        return view.get(view.resolve_id(memory_id, **scope), **scope)
 
     @server.tool(annotations=READ_ONLY)
     @reported
@@ -187,7 +186,7 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArg
     ) -> list[HistoryEvent]:
         """Every change to a memory (ADD, UPDATE, DELETE) with old and new text, oldest first."""
         view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
-        return view.history(view.resolve_id(memory_id, **scope) if is_shortened(memory_id) else memory_id, **scope)
+        return view.history(view.resolve_id(memory_id, **scope), **scope)
 
     register_lifecycle_tools(server, callers)
     register_graph_tools(server, callers)
