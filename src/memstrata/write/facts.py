@@ -17,15 +17,11 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, find_time_spans, overlaps
+from memstrata.modality import HEDGED, PLANNED
 from memstrata.types import MemoryItem, Message
 from memstrata.write.decisions import NewFact
 
 _ASSISTANT = re.compile(r"^(助手|assistant\b)", re.I)
-_PLAN = re.compile(
-    r"打算|计划|准备|将要|要去|想去|下周|下个?月|明天|明年|下次|后天|即将|"
-    r"\b(will|going to|plans?|planning|intends?|next (week|month|year)|tomorrow|upcoming)\b",
-    re.I,
-)
 _PREFERENCE = re.compile(
     r"喜欢|爱吃|爱喝|讨厌|偏好|不喜欢|受不了|最爱|口味|不吃|不喝|"
     r"\b(prefers?|likes?|loves?|hates?|enjoys?|dislikes?|favou?rite|can't stand|fan of)\b",
@@ -38,15 +34,12 @@ _RELATIONSHIP = re.compile(
     r"partner|girlfriend|boyfriend|fianc[ée]e?|kids?|children)\b",
     re.I,
 )
-_HEDGE = re.compile(
-    r"可能|也许|大概|好像|似乎|说不定|\b(maybe|might|probably|perhaps|not sure|i think|i guess)\b", re.I
-)
 
 
 def kind_of(text: str, *, role: str = "user", event: bool = False) -> str:
     if role == "assistant" or _ASSISTANT.search(text):
         return "procedure"
-    if _PLAN.search(text):
+    if PLANNED.search(text):
         return "plan"
     if _PREFERENCE.search(text):
         return "preference"
@@ -56,7 +49,7 @@ def kind_of(text: str, *, role: str = "user", event: bool = False) -> str:
 
 
 def confidence_of(text: str, turn_text: str = "") -> float:
-    return 0.6 if _HEDGE.search(text) or _HEDGE.search(turn_text) else 0.9
+    return 0.6 if HEDGED.search(text) or HEDGED.search(turn_text) else 0.9
 
 
 def clean(text: str) -> str:
