@@ -12,7 +12,19 @@ import memstrata
 ROOT = Path(memstrata.__file__).resolve().parent
 
 # Lower layers may import only what is listed (plus each other where listed); "*" is anything of ours.
-BASE = {"types", "errors", "query", "config", "validation", "records", "indexing", "lexical", "han", "smalltalk"}
+BASE = {
+    "types",
+    "errors",
+    "query",
+    "config",
+    "validation",
+    "records",
+    "indexing",
+    "lexical",
+    "han",
+    "smalltalk",
+    "modality",
+}
 ENGINE = {"write", "read", "lifecycle", "graph", "process", "vault", "knowledge", "prompts"}
 INTERFACES = {"api", "mcp_server", "cli", "service", "web", "__main__"}
 MAY_NOT_IMPORT = {
