@@ -427,18 +427,20 @@ class Memory:
         """What an agent should read for ``query``, within ``budget_tokens``: the rules layer (verbatim, first),
         key facts (every one whose key the query names), the ``limit`` most relevant memories with their source
         turns and dates, then the session's recent turns when ``session_id`` is given; deduplicated, shortened
-        to fit, each memory cited by id. Long-term memories come from the scope without its session; the
-        memories included count as used."""
+        to fit, each memory cited by id. Long-term memories come from the user's whole scope when ``user_id`` is
+        given (what the user told any agent in any session: an agent passing its ``agent_id`` still reads the
+        user's key facts), else from the agent's scope without its session; the memories included count as
+        used."""
         resolved = self._binding.scope(scope)
         check_count(budget_tokens, "budget_tokens", 64, 1_000_000)
-        long_term = (
-            self._binding.scope({**scope, "session_id": None}) if resolved.user_id or resolved.agent_id else resolved
-        )
+        long_term = self._long_term(scope) if resolved.user_id or resolved.agent_id else resolved
         search_query = self._search_query(
-            query, {**scope, "session_id": long_term.session_id}, limit=limit, filters=filters, threshold=None
-        )
-        try:
-            rules = self.vault.rules(resolved.agent_id)
+            query, {**scope, "session_id": long_term.session_id, "agent_id": long_term.agent_id}, limit=limit,
+            filters=filters, threshold=None,
+        )  # fmt: skip
+        tenant_wide = self._view(ScopeBinding(tenant_id=self._binding.tenant_id))  # a view bound to a user reads
+        try:  # the same rules as its tenant
+            rules = tenant_wide.vault.rules(resolved.agent_id)
             rules_text, rules_files = rules.text, tuple(f.path for f in rules.files)
         except NotFoundError:  # the vault (and its rules) belongs to another tenant
             rules_text, rules_files = "", ()
@@ -446,6 +448,14 @@ class Memory:
                              rules=rules_text, rules_files=rules_files,
                              budget_tokens=budget_tokens, mode=checked_mode(mode),
                              audience=checked_audience(audience))  # fmt: skip
+
+    def _long_term(self, scope: ScopeArgs) -> Scope:
+        """The scope context() reads long-term memories from: the user's (any agent, any session), or the
+        agent's without its session when no user is named. A view bound to an agent or session stays bound."""
+        wider: ScopeArgs = {"session_id": None}
+        if self._binding.scope(scope).user_id:
+            wider["agent_id"] = None
+        return self._binding.scope({**scope, **wider})
 
     def _search_query(
         self,

@@ -78,6 +78,18 @@ def test_context_is_scoped(make_deep: MakeDeep, tmp_path: Path) -> None:
     assert "Oracle" not in context.text and context.trace is not None
 
 
+def test_an_agent_reads_the_users_long_term_memory(make_deep: MakeDeep, tmp_path: Path) -> None:
+    """An agent passing its agent_id got none of the user's facts, not even the key its question named."""
+    memory = seeded(make_deep, tmp_path)
+    memory.add("Researcher's own note: the benchmark uses HNSW with M=32.", user_id="u1", agent_id="researcher")
+    memory.add("Mallory's db engine is Oracle.", key="project:db:engine", user_id="u2", agent_id="researcher")
+    context = memory.context("project:db:engine and the HNSW M?", user_id="u1", agent_id="researcher")
+    assert KEYS["project:db:engine"] in context.text and "M=32" in context.text
+    assert "Oracle" not in context.text  # never another user's
+    bound = memory.scoped(user_id="u1", agent_id="researcher")  # a view bound to the agent stays bound
+    assert KEYS["project:db:engine"] not in bound.context("project:db:engine", budget_tokens=500).text
+
+
 def test_a_budget_too_small_for_rules_is_refused(make_deep: MakeDeep, tmp_path: Path) -> None:
     memory = seeded(make_deep, tmp_path)
     (tmp_path / "AGENTS.md").write_text(RULES * 10, encoding="utf-8")  # re-read: it changed
