@@ -62,6 +62,12 @@ class JobsAPI:
         self._drain(resolved, pending, timeout_s=timeout_s, progress=progress)
         return self._core.store.list_jobs(resolved, list(JobStatus), limit=100_000)
 
+    def start_worker(self) -> None:
+        """Run queued jobs of every scope in this process's background thread from now on, not only once this
+        process queues one itself: a service calls it at startup, so jobs that a stopped or killed process left
+        queued (or running, once their lease runs out) are picked up. Does nothing with ``write.background`` off."""
+        self._core.wake_worker()
+
     def list(self, *, status: Sequence[str] = (), limit: int = 100, **scope: Unpack[ScopeArgs]) -> list[Job]:
         resolved = self._binding.optional_scope(scope)
         try:

@@ -109,6 +109,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        memory.jobs.start_worker()  # jobs queued in the shared store before this process started run here too
         watcher = _vault_watcher(memory)
         try:
             async with mcp.session_manager.run():
