@@ -102,6 +102,11 @@ def test_namespaced_key_is_exact_match_first_and_updates_in_place(memory: Memory
     assert len({h.id for h in hits}) == len(hits)
     other_scope = memory.add("MySQL", user_id="u2", key="atlas:db:engine")
     assert other_scope.results[0].event == "ADD"
+    third = memory.add("PostgreSQL 18", user_id="u1", key="Atlas:DB:Engine")  # one key in any case
+    assert third.results[0].event == "UPDATE" and third.results[0].id == first.results[0].id
+    assert memory.get(third.results[0].id, user_id="u1").key == "atlas:db:engine"
+    listed = memory.get_all(user_id="u1", filters={"key_prefix": "ATLAS:"})
+    assert [item.text for item in listed] == ["PostgreSQL 18"]
 
 
 def test_a_question_that_names_a_key_gets_its_value_first(memory: Memory) -> None:

@@ -58,6 +58,11 @@ class Filters(Frozen):
             validate_kind(kind)
         return value
 
+    @field_validator("key_prefix")
+    @classmethod
+    def _keys_are_lower_case(cls, value: str | None) -> str | None:
+        return None if value is None else value.lower()  # keys are stored in lower case (write.ingest.check_key)
+
     @field_validator("metadata")
     @classmethod
     def _metadata_keys(cls, value: dict[str, MetadataValue]) -> dict[str, MetadataValue]:

@@ -199,7 +199,9 @@ def check_key(key: str | None) -> str | None:
         return None
     if not isinstance(key, str) or string_problem(key) is not None or not looks_like_key(key):
         raise InvalidInputError(f"key {key!r} must be namespaced like 'project:category:entity' (2-8 parts, no spaces)")
-    return key
+    # One key in any case: "Vecdb:Dataset:Primary" added beside "vecdb:dataset:primary" made a second current value
+    # that a lookup (which tries the lower-case form) and context() both returned.
+    return key.lower()
 
 
 def new_memory(
