@@ -113,6 +113,21 @@ def test_process_memory_survives_a_round_trip(make_memory: Callable[[str], Memor
     ) == source.store.process.counts(None)
 
 
+def test_a_memory_not_embedded_yet_is_restored_as_it_was(make_memory: Callable[[str], Memory], tmp_path: Path) -> None:
+    """A running task's memory waits for its vector (process memory embeds at the task's end); the import embedded
+    it, so a restored backup differed from its source and `copy --verify-only` reported "not verified"."""
+    source = make_memory("source")
+    source.add("Prefers oolong tea", user_id="lin")
+    source.tasks.begin("reduce search latency", user_id="lin")
+    path = tmp_path / "running.jsonl"
+    source.export_jsonl(path)
+    target = make_memory("target")
+    target.import_jsonl(path)
+    assert target.stats().vectors == source.stats().vectors == 1
+    ids = [item.id for item in source.get_all(user_id="lin")]
+    assert [target.get(i, user_id="lin") for i in ids] == [source.get(i, user_id="lin") for i in ids]
+
+
 def test_an_import_whose_key_holds_another_value_here_is_refused_whole(
     make_memory: Callable[[str], Memory], tmp_path: Path
 ) -> None:

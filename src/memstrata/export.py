@@ -120,7 +120,9 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> I
     _check_whole(path, records)
     fresh = _without_stored(store, records)
     memories, vectors = fresh.memories, records.vectors
-    missing = [item for item in memories if item.id not in vectors]
+    # Embedded in the source but without a usable vector here (another model's was dropped); a memory that was not
+    # embedded yet (a running task's, embedded when the task ends) stays so.
+    missing = [item for item in memories if item.id not in vectors and item.embedding_id is not None]
     batch_vectors = [(item.id, vectors[item.id]) for item in memories if item.id in vectors]
     if missing:
         batch_vectors.extend(embed(missing))
