@@ -9,6 +9,7 @@ import pytest
 
 from memstrata import (
     ConfirmationRequiredError,
+    InvalidInputError,
     HistoryAction,
     Memory,
     MemoryStatus,
@@ -294,3 +295,14 @@ def test_context_lists_few_key_facts_the_question_is_not_about(memory: Memory) -
     context = memory.context("点菜时要注意什么？", user_id="ctx", budget_tokens=2000)
     assert len(context.facts) <= 5 and allergy.id in [m.memory_id for m in context.memories]
     assert len(memory.context("infra:port:svc7", user_id="ctx", budget_tokens=2000).facts) >= 1
+
+
+def test_a_turn_dated_after_now_is_refused(memory: Memory) -> None:
+    """A turn dated 2099 was stored and skewed every time question after it."""
+    later = datetime.now(UTC) + timedelta(days=3)
+    with pytest.raises(InvalidInputError, match="message 1: timestamp .* is later than now"):
+        memory.add([{"role": "user", "content": "hi"}, {"role": "user", "content": "我搬家了", "timestamp": later}],
+                   user_id="u1")  # fmt: skip
+    assert memory.messages(user_id="u1") == []  # nothing of the call was stored
+    local = (datetime.now(UTC) + timedelta(hours=8)).replace(tzinfo=None)  # Beijing time sent without its zone
+    assert memory.add([{"role": "user", "content": "我搬家了", "timestamp": local}], user_id="u1").message_ids

@@ -152,6 +152,11 @@ def parse_text_item(entry: Mapping[str, Any], *, position: int, max_chars: int) 
     )
 
 
+# How far ahead of our clock a turn's timestamp may be: a local time sent without its zone is read as UTC, up to 14
+# hours ahead of the time it names.
+_AHEAD = timedelta(days=1)
+
+
 def parse_message(entry: object, *, max_chars: int, position: int, now: datetime | None = None) -> Message:
     """A turn is stored verbatim. An empty one (a tool call, an image) is kept as a raw turn; it makes no episode."""
     if isinstance(entry, Message):
@@ -165,6 +170,11 @@ def parse_message(entry: object, *, max_chars: int, position: int, now: datetime
         raise InvalidInputError(f"message {position} must be a dict with role and content, got {type(entry).__name__}")
     if now is not None and "timestamp" not in message.model_fields_set:
         message = message.model_copy(update={"timestamp": now})  # the injected clock, not the wall clock
+    elif now is not None and message.timestamp > now + _AHEAD:  # dated 2099, it skewed every time question
+        raise InvalidInputError(
+            f"message {position}: timestamp {message.timestamp.isoformat()} is later than now; a turn is stored with "
+            "the time it was said (leave timestamp out for now)"
+        )
     field_name = f"message {position} content"
     if is_blank(message.content):  # kept as a raw turn, verbatim ("\u200b" too); it makes no episode
         content = check_string(message.content, field_name)
