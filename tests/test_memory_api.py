@@ -9,8 +9,8 @@ import pytest
 
 from memstrata import (
     ConfirmationRequiredError,
-    InvalidInputError,
     HistoryAction,
+    InvalidInputError,
     Memory,
     MemoryStatus,
     NotFoundError,
@@ -300,7 +300,7 @@ def test_context_lists_few_key_facts_the_question_is_not_about(memory: Memory) -
 def test_a_turn_dated_after_now_is_refused(memory: Memory) -> None:
     """A turn dated 2099 was stored and skewed every time question after it."""
     later = datetime.now(UTC) + timedelta(days=3)
-    with pytest.raises(InvalidInputError, match="message 1: timestamp .* is later than now"):
+    with pytest.raises(InvalidInputError, match=r"message 1: timestamp .* is later than now"):
         memory.add([{"role": "user", "content": "hi"}, {"role": "user", "content": "我搬家了", "timestamp": later}],
                    user_id="u1")  # fmt: skip
     assert memory.messages(user_id="u1") == []  # nothing of the call was stored
