@@ -2,9 +2,9 @@
 
 :func:`keyword_tokens` gives the words of a text: Chinese runs are segmented with rjieba in search mode
 (which also emits the shorter words inside long ones: 北京市 -> 北京, 北京市), Latin text is lower-cased word
-by word, and stop words in both languages are dropped: words such as 用户 / 的 / the appear in nearly every
-memory and only add noise and cost to BM25. The stop-word lists are package data
-(``memstrata/data/stopwords_*.txt``).
+by word (an irregular form as its base word: bought -> buy), and stop words in both languages are dropped:
+words such as 用户 / 的 / the appear in nearly every memory and only add noise and cost to BM25. The stop-word
+and irregular-form lists are package data (``memstrata/data/*.txt``).
 
 :func:`search_terms` is what the keyword index holds and a keyword query asks for: the words, plus the
 characters of each Chinese word. jieba glues a one-character noun to its neighbour (我的猫叫团子 -> 猫叫,
@@ -47,7 +47,15 @@ def _word_list(name: str) -> frozenset[str]:
     return frozenset(word for line in text.splitlines() if (word := line.split("#", 1)[0].strip()))
 
 
+def _base_forms(name: str) -> dict[str, str]:
+    """A packaged "form base" list (``memstrata/data/<name>``)."""
+    text = files("memstrata").joinpath("data", name).read_text(encoding="utf-8")
+    pairs = (line.split("#", 1)[0].split() for line in text.splitlines())
+    return {pair[0]: pair[1] for pair in pairs if len(pair) == 2}
+
+
 ENGLISH_STOP_WORDS = _word_list("stopwords_en.txt")
+IRREGULAR_FORMS = _base_forms("irregular_en.txt")  # bought -> buy: porter stemming folds regular endings only
 CHINESE_STOP_WORDS = _word_list("stopwords_zh.txt")
 STOP_WORDS = ENGLISH_STOP_WORDS | CHINESE_STOP_WORDS
 
@@ -74,13 +82,14 @@ def keyword_tokens(text: str) -> list[str]:
             if unicodedata.category(piece) == "So":  # a pictograph; skin tones and other modifiers add nothing
                 tokens.append(f"emoji{ord(piece):x}")
         elif (word := _CLITIC.sub("", piece)) not in STOP_WORDS:
-            tokens.append(word)
+            tokens.append(IRREGULAR_FORMS.get(word, word))
     return tokens
 
 
 # 1: words only; 2: words, then the characters of each Chinese word; 3: emoji spelled as terms; 4: NFKC folded;
-# 5: English clitics dropped ("dog's" is "dog"), indefinite pronouns and "now" are stop words
-SEARCH_TERMS_VERSION = "5"
+# 5: English clitics dropped ("dog's" is "dog"), indefinite pronouns and "now" are stop words; 6: irregular English
+# forms read as their base word ("bought" is "buy")
+SEARCH_TERMS_VERSION = "6"
 
 
 @lru_cache(maxsize=65536)

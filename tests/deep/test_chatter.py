@@ -30,7 +30,7 @@ MEMORIES = [
 ]
 # (question, what the answer memory contains, how many hits are read)
 BURIED = [
-    ("哎呀这周工作好忙，天天加班，累死了。对了，孩子学琴的老师姓什么来着？", "钢琴老师", 1),
+    ("哎呀工作好忙，天天加班，累死了。对了，孩子学琴的老师姓什么来着？", "钢琴老师", 1),
     ("ugh, such a long week at work, so tired and busy. anyway, remind me who coaches my kid at the pool?", "Marco", 3),
 ]
 

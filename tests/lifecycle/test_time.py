@@ -218,6 +218,7 @@ def test_relative_time_becomes_event_time_of_the_fact(
 ) -> None:
     memory = _scripted(store, embedder, server, clock)
     said_at = datetime(2026, 3, 4, 20, 0, tzinfo=UTC)  # a Wednesday
+    clock.now = max(clock.now, said_at)  # a turn is said before it is stored
     server.enqueue(completion({"facts": [{"text": "用户上周五去了医院", "kind": "event", "sources": [1]}]}))
     memory.add(
         [{"role": "user", "content": "我上周五去了医院", "timestamp": said_at}], user_id="u1", infer=True, wait=True
@@ -287,6 +288,20 @@ def test_chatter_of_the_named_week_stays_below_the_topical_answer(
     assert hits[0].text == "我下周要去Tokyo出差，大概待五天。", [(h.text, h.score) for h in hits]
     # A question about the week alone still lists the week first.
     assert [h.text for h in memory.search("我上周做了什么？", user_id="mei")][:2] == [text for _, text in said[1:]]
+
+
+def test_the_time_a_question_names_is_no_keyword(clocked_memory: Callable[..., Memory], clock: ManualClock) -> None:
+    """ "what did I buy this week?" matched "I started learning the violin last week" (said months ago) on "week"
+    and missed the laptop bought this week ("bought" is no keyword match for "buy" either)."""
+    memory = clocked_memory()
+    said = [(0, "Today I bought a new laptop, a ThinkPad X1"), (250, "I started learning the violin last week")]
+    memory.add(
+        [{"role": "user", "content": text, "timestamp": clock.now - timedelta(days=days)} for days, text in said],
+        user_id="u1",
+    )
+    hits = memory.search("what did I buy this week?", user_id="u1")
+    assert [hit.text for hit in hits] == [said[0][1]], [(h.text, h.score) for h in hits]
+    assert hits[0].breakdown.keyword_match and hits[0].breakdown.time_rank == 1
 
 
 def test_session_context_keeps_the_newest_turns_within_budget(clocked_memory: Callable[..., Memory]) -> None:

@@ -17,7 +17,7 @@ NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 SCOPE = Scope(user_id="u1")
 SESSION = [
     ("Melanie", "Hey Caroline! How did the adoption meeting go?"),
-    ("Caroline", "It went well. The adoption agency said the home study starts next month."),
+    ("Caroline", "It was great. The adoption agency said the home study starts next month."),
     ("Melanie", "That's huge! Are you nervous about the home study?"),
     ("Caroline", "A bit. The agency wants references, so I asked my pottery teacher."),
     ("Melanie", "Ha, nice. Anyway, my kids loved the beach yesterday."),
@@ -40,7 +40,7 @@ def test_extractive_summary_keeps_the_central_sentences_in_order() -> None:
     summary = extractive_summary(_turns(SESSION), max_sentences=3)
     lines = summary.splitlines()
     assert len(lines) == 3 and all(": " in line for line in lines)
-    assert "Caroline: It went well." not in lines  # chosen by its words, not by position
+    assert "Caroline: It was great." not in lines  # chosen by its words, not by position
     assert any("adoption agency" in line for line in lines) and any("home study" in line for line in lines)
     assert not any("beach" in line for line in lines)  # the aside is not the session's topic
     positions = [next(i for i, (_, text) in enumerate(SESSION) if line.split(": ", 1)[1] in text) for line in lines]
@@ -84,7 +84,7 @@ def test_a_summary_hit_expands_to_the_turns_that_answer(memory: Memory) -> None:
     memory.store.write(WriteBatch(inserts=[item]))
     assert [t.message.id for t in source_turns(memory.store, SCOPE, item)] == list(added.message_ids)
     best = expand(memory.store, SCOPE, item, "When does Caroline's home study start?", limit=2)
-    assert best[0].message.content == "It went well. The adoption agency said the home study starts next month."
+    assert best[0].message.content == "It was great. The adoption agency said the home study starts next month."
     assert expand(memory.store, Scope(user_id="u2"), item, "home study") == []  # scope is enforced by the store
 
 

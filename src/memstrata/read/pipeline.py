@@ -15,6 +15,7 @@ from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, po
 from memstrata.read.retrieve import (
     asks_about_the_time_alone,
     exact_key_hits,
+    meaning_text,
     query_time_span,
     retrieve,
     topic_text,
@@ -44,7 +45,9 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         hits.append(SearchHit(memory=key_item, score=1.0, breakdown=breakdown))
     answered = {item.id for item in key_items}
     span = query_time_span(query)
-    topic = topic_text(query.text, query.scope)
+    # The time a question names is searched as a range, not as words: "what did I buy this week?" matched "I started
+    # the violin last week" (said in March) on "week" and ranked it above the laptop bought this week.
+    topic = topic_text(meaning_text(query.text, span), query.scope)
     retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span, topic)
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
     texts = {memory_id: memory_text(item) for memory_id, item in items.items()}
