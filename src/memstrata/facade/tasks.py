@@ -15,6 +15,7 @@ from typing import Any, Literal, Unpack
 
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.facade.core import MemoryCore
+from memstrata.facade.ids import is_shortened
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.process.deps import ProcessDeps
 from memstrata.process.indexing import index_pending
@@ -273,8 +274,10 @@ class TasksAPI:
         resolved = self._binding.scope(scope)
         task_id = clean_id(task_id, field="task_id")
         found = self._core.store.process.tasks(TaskQuery(scope=resolved, ids=(task_id,), limit=1))
+        if not found and is_shortened(task_id):  # the 8 or 12 characters listings and context() show
+            return self.get(self.resolve_id(task_id, **scope), **scope)
         if not found:
-            raise NotFoundError(f"no task {task_id} in scope {resolved.label()}; `memstrata task list` shows them")
+            raise NotFoundError(f"no task {task_id} in scope {resolved.label()}; check the id and the scope")
         return found[0]
 
     def step(self, step_id: str, **scope: Unpack[ScopeArgs]) -> Step:

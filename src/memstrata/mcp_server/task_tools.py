@@ -47,7 +47,10 @@ def register_task_tools(server: MCPServer, callers: Callers) -> None:
         input: Annotated[str, Field(description="what the step did: the query, the command, the question")],
         output: Annotated[str | None, Field(description="what came back (short)")] = None,
         reasoning: Annotated[str | None, Field(description="why you took this step")] = None,
-        status: Annotated[Literal["succeeded", "failed", "running"], Field()] = "succeeded",
+        status: Annotated[
+            Literal["succeeded", "failed", "running"] | None,
+            Field(description="default succeeded (failed for a dead end)"),
+        ] = None,
         dead_end: Annotated[bool, Field(description="true: this did not help and should not be tried again")] = False,
         parent_id: Annotated[str | None, Field(description="the step this one followed from")] = None,
         hypothesis: Annotated[str | None, Field(description="a hypothesis this step proposes")] = None,
@@ -63,9 +66,9 @@ def register_task_tools(server: MCPServer, callers: Callers) -> None:
         view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
         given = {"output": output, "reasoning": reasoning, "parent_id": parent_id, "hypothesis": hypothesis,
                  "hypothesis_id": hypothesis_id, "confidence": confidence, "cost_seconds": cost_seconds,
-                 "cost_tokens": cost_tokens}  # fmt: skip
+                 "cost_tokens": cost_tokens, "status": status}  # fmt: skip
         fields = {name: value for name, value in given.items() if value is not None}
-        return view.tasks.record_step(task_id, action, input, status=status, dead_end=dead_end, **fields, **scope)
+        return view.tasks.record_step(task_id, action, input, dead_end=dead_end, **fields, **scope)
 
     @server.tool(annotations=writes("Update step", destructive=False, idempotent=True))
     @reported
