@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,16 @@ def test_tools_are_described_typed_and_annotated(svc: Service) -> None:
                                                                 "user_id": "mcp-user"}))  # fmt: skip
 
     assert len(run(add_two, f"{svc.url}/mcp", headers=svc.auth(token))["results"]) == 2
+
+    async def add_dated(client: Client) -> dict[str, Any]:  # a key's value from a date, as REST takes (it was refused)
+        return structured(await client.call_tool("add_memory", {"text": "SIFT1M", "key": "vecdb:dataset:primary",
+                                                                "event_time": "2025-06-01T00:00:00+08:00",
+                                                                "user_id": "mcp-user"}))  # fmt: skip
+
+    dated = run(add_dated, f"{svc.url}/mcp", headers=svc.auth(token))["results"][0]["id"]
+    assert svc.memory.for_tenant("acme").get(dated, user_id="mcp-user").event_time == datetime(
+        2025, 5, 31, 16, tzinfo=UTC
+    )
     for tool in tools.values():
         assert tool.description and len(tool.description) > 30
         assert tool.input_schema["type"] == "object" and "ctx" not in tool.input_schema["properties"]

@@ -8,6 +8,7 @@ over stdio it is the local process's own, fixed at start-up.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
@@ -73,6 +74,10 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArg
         key: Annotated[str | None, Field(description="namespaced key, e.g. 'project:db:engine'; replaces")] = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="small JSON object kept with it")] = None,
         infer: Annotated[bool, Field(description="extract facts from the messages in the background")] = False,
+        event_time: Annotated[
+            datetime | None,
+            Field(description="for text: when it became true (ISO 8601); a key's values then travel in time (as_of)"),
+        ] = None,
     ) -> AddResult:
         """Store a memory (text) or conversation turns (messages). Returns the ids of what was stored.
 
@@ -82,7 +87,8 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArg
         view, scope, actor = scoped(ctx, user_id, agent_id, session_id)
         payload: Any = [m.as_input() for m in messages] if messages is not None else text
         # kind and key go along even with infer: add() refuses options it would ignore, and says so.
-        return view.add(payload, **scope, metadata=metadata, infer=infer, kind=kind, key=key, actor=actor)
+        return view.add(payload, **scope, metadata=metadata, infer=infer, kind=kind, key=key, event_time=event_time,
+                        actor=actor)  # fmt: skip
 
     @server.tool(annotations=writes("Mark memories used", destructive=False))
     @reported
