@@ -92,6 +92,9 @@ def test_sentences_in_chinese_and_english() -> None:
     ]
     assert first_sentences(body, 2) == ("记忆很重要。它需要分层！", True)
     assert first_sentences(body, None) == (body, False)
+    written = "参数（召回 0.98）；M=48。Then  two   spaces.\n- 第一项。补充。"
+    assert first_sentences(written, 10) == (written, False)  # as written: no space added after "；", none taken
+    assert first_sentences(written, 2) == ("参数（召回 0.98）；M=48。", True)
 
 
 def test_budget_cut_never_exceeds_the_budget() -> None:

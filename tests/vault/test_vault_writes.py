@@ -41,6 +41,16 @@ def test_create_then_append_then_patch(vault: Vault, vault_root: Path) -> None:
     assert actions[0] == (HistoryAction.ADD, "agent:test") and actions.count((HistoryAction.UPDATE, "api")) == 2
 
 
+def test_an_item_appended_to_a_list_keeps_the_list_tight(vault: Vault, vault_root: Path) -> None:
+    """Each appended item came after a blank line: a tight list turned loose, one paragraph per item."""
+    ref = vault.create("agent-memory/notes/runs.md", "# Runs\n\n## 实验记录\n\n- M=16: 召回 0.95")
+    ref = vault.append(ref.path, "- M=32: 召回 0.97", version=ref.version, heading="实验记录")
+    ref = vault.append(ref.path, "Next: try M=48.", version=ref.version, heading="实验记录")
+    vault.append(ref.path, "- M=48: 召回 0.98", version=ref.version)
+    text = (vault_root / ref.path).read_text(encoding="utf-8")
+    assert "- M=16: 召回 0.95\n- M=32: 召回 0.97\n\nNext: try M=48.\n\n- M=48: 召回 0.98\n" in text
+
+
 def test_a_write_based_on_a_stale_version_is_refused(vault: Vault, vault_root: Path) -> None:
     read = vault.show(MEM0, depth=2, sentences=1)
     edit(vault_root / MEM0, "decides ADD, UPDATE, DELETE or NONE", "decides ADD, UPDATE, DELETE or NOOP")  # a person

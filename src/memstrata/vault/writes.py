@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -130,12 +131,24 @@ def append(layout: VaultLayout, path: str, text: str, expected: str, heading: st
     addition = _text(text, "text", max_chars)
     current = _decoded(path, data)
     if heading is None:
-        updated = current.rstrip("\n") + "\n\n" + addition + "\n"
+        before = current.rstrip("\n")
+        updated = before + _seam(before, addition) + addition + "\n"
     else:
         section = find_section(parse_note(current, path), heading)
         body = section.body(current)
-        updated = _splice(current, section.body_start, section.end, f"{body}\n\n{addition}" if body else addition)
+        joined = f"{body}{_seam(body, addition)}{addition}" if body else addition
+        updated = _splice(current, section.body_start, section.end, joined)
     return Written(path, _replace(path, absolute, updated.encode(), expected))
+
+
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s|^\s*\|")  # a list item or a table row
+
+
+def _seam(before: str, addition: str) -> str:
+    """A line break between an item and the next item of a list (or rows of a table), a blank line otherwise: a blank
+    line before each appended item turned a tight list into a loose one."""
+    last = before.rstrip("\n").rsplit("\n", 1)[-1]
+    return "\n" if _ITEM.match(last) and _ITEM.match(addition) else "\n\n"
 
 
 def patch(layout: VaultLayout, path: str, heading: str, text: str, expected: str, *, max_chars: int) -> Written:
