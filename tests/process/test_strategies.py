@@ -66,6 +66,20 @@ def test_strategies_are_found_by_context(memory: Memory) -> None:
     assert memory.tasks.strategies(user_id="u1", min_confidence=0.99) == []
 
 
+def test_a_strategy_mined_from_both_languages_is_found_in_each(memory: Memory) -> None:
+    """Its unit held only the newest task's steps: "降低搜索延迟" and "search latency too high" found nothing."""
+    for goal, steps in (("降低搜索延迟到 10 ms 以内", ["用 py-spy 分析搜索", "把关键词倒排缓存在内存里"]),
+                        ("Cut p95 search latency below 10 ms", ["profile the search with py-spy",
+                                                              "cache keyword postings in memory"])):  # fmt: skip
+        with memory.tasks.start(goal, task_type="perf", user_id="u1") as task:
+            task.record("profile", input=steps[0])
+            task.record("edit", input=steps[1])
+            task.finish("p95 8 ms")
+    for context in ("降低搜索延迟", "search latency too high"):
+        found = memory.tasks.strategies(context=context, user_id="u1")
+        assert [s.actions for s in found] == [("profile", "edit")], context
+
+
 def test_an_action_sequence_is_matched_in_order_with_gaps() -> None:
     assert contains(("read", "search", "hypothesize", "run"), ("read", "run"))
     assert not contains(("run", "read"), ("read", "run"))

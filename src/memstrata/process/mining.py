@@ -134,10 +134,15 @@ def strategy_id(scope: Scope, task_type: str, pattern: Pattern) -> str:
     return hashlib.sha256(f"{scope.label()}|{task_type}|{'>'.join(pattern)}".encode()).hexdigest()[:32]
 
 
-def strategy_text(task_type: str, keywords: Sequence[str], steps: Sequence[StrategyStep]) -> str:
-    """The unit a context query finds: type and goal words, then each step with its example, in their words."""
+def strategy_text(
+    task_type: str, keywords: Sequence[str], steps: Sequence[StrategyStep], goals: Sequence[str] = ()
+) -> str:
+    """The unit a context query finds: type and goal words, the goals it worked for, then each step with its example,
+    all in their own words. Without the goals, a strategy mined from a Chinese and an English task held only the
+    newest task's steps, and neither "降低搜索延迟" nor "search latency too high" found it."""
     head = f"{task_type}: {' '.join(keywords)}".strip()
-    return "\n".join([head, *(f"{step.action}: {step.example or ''}".strip() for step in steps)])
+    worked_for = [f"goal: {goal}" for goal in dict.fromkeys(goals)]
+    return "\n".join([head, *worked_for, *(f"{step.action}: {step.example or ''}".strip() for step in steps)])
 
 
 def _finished_tasks(deps: ProcessDeps, scope: Scope, task_type: str) -> list[_Finished]:
@@ -193,7 +198,8 @@ def mine_strategies(deps: ProcessDeps, scope: Scope, task_type: str) -> list[Str
         old = stored.get(pattern)
         held = units.get(old.memory_id) if old else None
         strategy = _strategy(scope, task_type, pattern, evidence, old, held.id if held else "", now)
-        text = strategy_text(task_type, strategy.trigger["keywords"], strategy.steps)
+        goals = [item.task.goal[:500] for item in evidence[0][:EXAMPLES]]
+        text = strategy_text(task_type, strategy.trigger["keywords"], strategy.steps, goals)
         if held is None:
             fresh = unit(STRATEGY_KIND, scope, text, {"strategy_id": strategy.id, "task_type": task_type}, now,
                          max_chars=deps.max_text_chars)  # fmt: skip
