@@ -172,6 +172,10 @@ def test_compression_archives_the_chain_and_restore_brings_it_back(memory: Memor
     done = memory.tasks.get(task.id, user_id="u1")
     assert done.compressed and done.summary_source == "extractive"
     assert done.summary is not None and done.summary.startswith("清理重复的客户记录") and "✓ run" in done.summary
+    assert "✓ query: 按邮箱分组找出重复客户 → 312 组重复" in done.summary  # what a step found, searchable once archived
+    assert memory.search("312 组重复", user_id="u1")[0].id == done.summary_memory_id
+    shown = memory.context("清理重复的客户记录，找到多少组重复？", user_id="u1").text
+    assert shown.count("清理重复的客户记录") == 1, shown  # the summary stands for the task: shown once
     everything = {"status": ["active", "archived"]}
     units = {m.id: m for m in memory.get_all(user_id="u1", filters=everything)}
     steps = memory.tasks.tree(task.id, user_id="u1").steps

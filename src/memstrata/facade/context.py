@@ -32,6 +32,7 @@ from memstrata.read.evidence import match_form
 from memstrata.read.expand import best_source_turns, source_turns
 from memstrata.read.pipeline import minimum_relevance
 from memstrata.read.retrieve import value_now
+from memstrata.records.process import SUMMARY_KIND, TASK_KIND
 from memstrata.types import MemoryItem, Scope, SearchHit, StoredMessage
 from memstrata.vault.sentences import cut_to_budget
 
@@ -179,11 +180,15 @@ def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, h
     seen_ids = {item.id for item, _, _ in facts}
     seen_texts = {normalised(item.text) for item, _, _ in facts}
     fact_keys = {item.key for item, _, _ in facts}
+    # A finished task's summary opens with its goal: the goal's own unit beside it showed the task twice.
+    summarised = {hit.memory.metadata.get("task_id") for hit in hits if hit.memory.kind == SUMMARY_KIND}
     memories = []
     for hit in hits:
         item = hit.memory
         if item.id in seen_ids or normalised(item.text) in seen_texts or (item.key and item.key in fact_keys):
             continue  # shown already, or another value of a key whose answer is shown (one value per key)
+        if item.kind == TASK_KIND and item.metadata.get("task_id") in summarised:
+            continue
         own = item.kind == "episode"
         if own and set(item.provenance.message_ids) & shown:
             continue  # the session block shows this turn already

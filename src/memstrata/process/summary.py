@@ -30,14 +30,22 @@ def _line(text: str) -> str:
 
 
 def extractive_summary(tree: TaskTree, path: Sequence[Step]) -> str:
-    """Goal, outcome, what worked (✓) and the dead ends (✗), one line each, in the record's own words."""
+    """Goal, outcome, what worked (✓) and the dead ends (✗), one line each with what it gave, in the record's own
+    words."""
     task = tree.task
     lines = [_line(task.goal)]
     if task.outcome:
         lines.append(f"→ {_line(task.outcome)}")
-    lines += [f"✓ {step.action}: {_line(step.input)}" for step in path]
-    lines += [f"✗ {step.action}: {_line(step.input)}" for step in tree.steps if step.dead_end]
+    lines += [f"✓ {_step_line(step)}" for step in path]
+    lines += [f"✗ {_step_line(step)}" for step in tree.steps if step.dead_end]
     return "\n".join(lines)
+
+
+def _step_line(step: Step) -> str:
+    """What a step did and what came of it: without the output, what a step found ("Table 3: recall@10 0.95 at 3 ms")
+    was in no searchable text once the task was compressed."""
+    found = f" → {_line(step.output)}" if step.output and step.output.strip() else ""
+    return f"{step.action}: {_line(step.input)}{found}"
 
 
 class SummaryAnswer(BaseModel):
