@@ -37,7 +37,7 @@ def _status_command(name: str, help_text: str) -> None:
 
 
 _status_command("confirm", "Confirm a pending memory: it becomes active.")
-_status_command("reject", "Reject a pending memory: it is deleted, with the reason in history.")
+_status_command("reject", "Reject a pending memory: it is deleted; its history records who rejected it and when.")
 _status_command("archive", "Move an active memory to cold storage (out of default search).")
 _status_command("restore", "Bring an archived memory back into search.")
 
