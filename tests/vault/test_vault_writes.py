@@ -116,8 +116,10 @@ def test_rules_files_refuse_every_write(vault: Vault, vault_root: Path, target: 
 
 
 @pytest.mark.parametrize(
-    "path", ["../outside.md", "/etc/passwd.md", ".obsidian/x.md", "agent-memory/notes.txt", "", "C:\\x.md", "c:/d/x.md"]
-)
+    "path",
+    ["../outside.md", "/etc/passwd.md", ".obsidian/x.md", "agent-memory/notes.txt", "", "C:\\x.md", "c:/d/x.md",
+     "dom/ x.md", "dom /x.md"],  # a name with a space at its edge is another note than the one without
+)  # fmt: skip
 def test_paths_outside_the_vault_are_refused(vault: Vault, path: str) -> None:
     with pytest.raises(InvalidInputError):
         vault.create(path, "# x")

@@ -114,6 +114,9 @@ class VaultLayout:
             raise InvalidInputError(f"{relative!r} points outside the vault (through a link); use a path inside it")
         if for_write and self.is_rules(absolute):
             raise ReadOnlyRulesError(cleaned)
+        if for_write and any(part != part.strip() for part in parts):  # "dom/ x.md" beside "dom/x.md": two notes
+            raise InvalidInputError(f"{relative!r} has a folder or file name that starts or ends with a space; "
+                                    "remove the space")  # fmt: skip
         if for_write and len(parts) < 2:  # a domain is a top-level folder: a note at the root belongs to none
             raise InvalidInputError(f"{relative!r} is at the vault's root; notes live in a domain folder, like "
                                     f"'research/{parts[-1]}'")  # fmt: skip
