@@ -15,12 +15,15 @@ from memstrata.config import load_settings
 from memstrata.errors import JobFailedError
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.protocol import Store
+from memstrata.testing import ManualClock
 from memstrata.types import JobStatus, Message
 from memstrata.write.decisions import Extraction
-from memstrata.write.extract import CallStats
+from memstrata.write.extract import CallStats, LLMExtractor
 from memstrata.write.progress import Progress
+from memstrata.write.reconcile import LLMReconciler
 from memstrata.write.rules_extractor import RulesExtractor
 from support.scripted_llm import Reply, ScriptedServer, completion
+from write.conftest import scripted_chat
 
 
 class BuggyExtractor(RulesExtractor):
@@ -61,9 +64,14 @@ def test_a_raising_extractor_fails_its_job_only(store: Store, embedder: Universa
 
 
 def test_a_turn_dated_9999_12_31_never_blocks_the_queue(
-    scripted_memory: Memory, server: ScriptedServer, store: Store
+    store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer
 ) -> None:
     far = datetime(9999, 12, 31, 23, 59, tzinfo=UTC)
+    chat = scripted_chat(server)
+    settings = load_settings({"store": {"path": store.location}, "write": {"background": False}})
+    clock = ManualClock(datetime(9999, 12, 31, tzinfo=UTC))  # the calendar's last day: a later turn is refused
+    scripted_memory = Memory(store, embedder, settings=settings, extractor=LLMExtractor(chat),
+                             reconciler=LLMReconciler(chat), clock=clock)  # fmt: skip
     facts = {"我明天见老板": "用户明天见老板", "我喜欢爵士乐": "用户喜欢爵士乐"}
 
     def extract(request: dict[str, Any]) -> Reply:

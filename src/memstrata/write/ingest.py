@@ -157,6 +157,13 @@ def parse_text_item(entry: Mapping[str, Any], *, position: int, max_chars: int) 
 _AHEAD = timedelta(days=1)
 
 
+def _after(timestamp: datetime, now: datetime) -> bool:
+    try:
+        return timestamp > now + _AHEAD
+    except OverflowError:  # now is within a day of the calendar's end: no time is later
+        return False
+
+
 def parse_message(entry: object, *, max_chars: int, position: int, now: datetime | None = None) -> Message:
     """A turn is stored verbatim. An empty one (a tool call, an image) is kept as a raw turn; it makes no episode."""
     if isinstance(entry, Message):
@@ -170,7 +177,7 @@ def parse_message(entry: object, *, max_chars: int, position: int, now: datetime
         raise InvalidInputError(f"message {position} must be a dict with role and content, got {type(entry).__name__}")
     if now is not None and "timestamp" not in message.model_fields_set:
         message = message.model_copy(update={"timestamp": now})  # the injected clock, not the wall clock
-    elif now is not None and message.timestamp > now + _AHEAD:  # dated 2099, it skewed every time question
+    elif now is not None and _after(message.timestamp, now):  # dated 2099, it skewed every time question
         raise InvalidInputError(
             f"message {position}: timestamp {message.timestamp.isoformat()} is later than now; a turn is stored with "
             "the time it was said (leave timestamp out for now)"
