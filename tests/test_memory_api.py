@@ -306,3 +306,19 @@ def test_a_turn_dated_after_now_is_refused(memory: Memory) -> None:
     assert memory.messages(user_id="u1") == []  # nothing of the call was stored
     local = (datetime.now(UTC) + timedelta(hours=8)).replace(tzinfo=None)  # Beijing time sent without its zone
     assert memory.add([{"role": "user", "content": "我搬家了", "timestamp": local}], user_id="u1").message_ids
+
+
+def test_a_key_fact_the_question_asks_for_by_its_words_ranks_first(memory: Memory) -> None:
+    """Chatter sharing its words ("I live for the weekend haha", 0.81) outranked lin:home:city (0.70) for "Where do
+    I live?", and thirty log lines mentioning HNSW buried "HNSW M=32" for "what M value do we use for HNSW?"."""
+    memory.add("Hangzhou", user_id="lin", key="lin:home:city")
+    memory.add("Lin", user_id="lin", key="user:profile:name")
+    memory.add("HNSW M=32", user_id="lin", key="vecdb:index:hnsw_m")
+    memory.add(["I live for the weekend haha", "My sister lives in Boston", "My dog is called Rex"], user_id="lin")
+    memory.add([f"run {n}: HNSW with ef={100 + 10 * n} gave recall 0.9{n}" for n in range(10)], user_id="lin")
+    for question, answer in (("Where do I live?", "Hangzhou"), ("我住在哪里？", "Hangzhou"),
+                             ("what M value do we use for HNSW?", "HNSW M=32"), ("HNSW 的 M 参数是多少", "HNSW M=32"),
+                             ("What is my dog's name?", "My dog is called Rex")):  # fmt: skip
+        hits = memory.search(question, user_id="lin")
+        assert hits[0].text == answer, (question, [(h.text, round(h.score, 3)) for h in hits])
+    assert memory.search("Where do I live?", user_id="lin")[0].breakdown.key_named

@@ -30,7 +30,7 @@ _KEY_SEPARATORS = re.compile(r"[:_.\-]+")
 
 # The words people ask a personal key with, where they are not the key's own ("Where do I live?" for home:city,
 # "我在哪上班？" for work:employer): indexed beside the key's words so a plain question finds the value.
-_ASKED_WITH = {
+ASKED_WITH = {
     "home": "live lives 住 住在 家",
     "address": "live lives 住 住址 地址",
     "city": "城市",
@@ -52,7 +52,7 @@ def key_words(key: str, owner: str | None = None) -> str:
     own name out of the question too, see read/retrieve.topic_text)."""
     every = _KEY_SEPARATORS.sub(" ", key).split()
     words = [word for word in every if owner is None or word.lower() != owner.lower()] or every
-    asked = [_ASKED_WITH[word.lower()] for word in words if word.lower() in _ASKED_WITH]
+    asked = [ASKED_WITH[word.lower()] for word in words if word.lower() in ASKED_WITH]
     return " ".join(dict.fromkeys(" ".join([*words, *asked]).split()))
 
 

@@ -224,6 +224,7 @@ class ScoreBreakdown(Frozen):
     """
 
     key_match: bool = False
+    key_named: bool = False  # a key fact whose key the query names by its words (read/named_keys.py): lifted
     keyword_rank: int | None = None
     keyword_score: float | None = None  # the store's raw keyword score (BM25 / ts_rank_cd)
     keyword_match: float | None = None  # keyword evidence in [0, 1]: weighted share of query words held

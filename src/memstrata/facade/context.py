@@ -11,7 +11,6 @@ Memories it includes count as used (the access log, batched off the read path).
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,13 +22,11 @@ from memstrata.deep.search import DeepDeps, DeepResult, deep_search
 from memstrata.deep.trace import DeepTrace
 from memstrata.errors import InvalidInputError
 from memstrata.facade.core import MemoryCore
-from memstrata.han import HAN_RANGES
 from memstrata.indexing import normalised
-from memstrata.lexical import has_han
 from memstrata.providers.rerank_factory import build_reranker
 from memstrata.query import Filters, ListQuery, SearchQuery, keys_named_in
-from memstrata.read.evidence import match_form
 from memstrata.read.expand import best_source_turns, source_turns
+from memstrata.read.named_keys import names_key
 from memstrata.read.pipeline import minimum_relevance
 from memstrata.read.retrieve import value_now
 from memstrata.records.process import SUMMARY_KIND, TASK_KIND
@@ -42,9 +39,6 @@ PROFILE_FACTS = 5  # of those, ones no search found relevant (the latest updated
 SESSION_TURNS = 50  # the session's latest turns considered for working memory
 SOURCE_TURNS = 2  # source turns shown under a derived memory, at most
 MEMORY_TOKENS, TURN_TOKENS, BARE_TOKENS = 120, 80, 40
-
-_KEY_WORDS = re.compile(r"[_\-.\s]+")
-_LATIN_WORD = re.compile(rf"[^\W_{HAN_RANGES}]+")
 
 
 def checked_mode(mode: str) -> Mode:
@@ -85,21 +79,6 @@ def search_in_mode(core: MemoryCore, query: SearchQuery, mode: Mode, audience: A
 
 
 # --- key facts ---------------------------------------------------------------------------------------
-def _has_words(query: str, part: str) -> bool:
-    words = [word for word in _KEY_WORDS.split(part.lower()) if word]
-    if not words or len("".join(words)) < 2:
-        return False
-    latin = _LATIN_WORD.findall(query.lower())  # Chinese text runs into Latin words without a space
-    query_forms = {match_form(word) for word in latin}
-    return all(word in query.lower() if has_han(word) else match_form(word) in query_forms for word in words)
-
-
-def names_key(query: str, key: str) -> bool:
-    """A query names a key when it contains the key itself, or the words of its last part (the entity):
-    "which db engine?" names ``project:db:engine``, "我对什么过敏？" names ``用户:健康:过敏``."""
-    return key.lower() in query.lower() or _has_words(query, key.rsplit(":", 1)[-1])
-
-
 def key_facts(
     core: MemoryCore, scope: Scope, query: str, session: Scope | None = None
 ) -> tuple[list[MemoryItem], list[MemoryItem]]:

@@ -87,3 +87,15 @@ def in_time_range(relevance: float, boost: float, *, about_the_time: bool = Fals
     boost = min(1.0, boost)
     topical = 1.0 if about_the_time else min(1.0, relevance / TOPICAL_AT) ** 2
     return relevance + (1.0 - relevance) * boost * topical
+
+
+NAMED_KEY_BOOST = 0.5
+
+
+def for_named_key(relevance: float) -> float:
+    """Relevance of a key fact whose key the question names by its words ("Where do I live?" and lin:home:city, see
+    read/named_keys.py): a structured fact about what is asked gains half its missing relevance, by the same
+    measure of its own evidence as a memory inside a named time range (a key fact merely sharing a word, "name" in
+    "what is my dog's name?", gains little). Before, chatter sharing its words ("I live for the weekend haha",
+    0.81) and log lines all mentioning its topic ranked above it."""
+    return in_time_range(relevance, NAMED_KEY_BOOST)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
+from memstrata.read.named_keys import asks_for_key
 from memstrata.read.newer import newer_first
 from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, pool, rescore
 from memstrata.read.retrieve import (
@@ -65,6 +66,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             continue
         # Keyword matches read before fusion are settled already; the rest are read here once.
         settled = ranker.settle(candidate, texts.get(candidate.memory_id) or memory_text(item)).breakdown()
+        if item.key is not None and asks_for_key(query.text, item.key):
+            settled = settled.model_copy(update={"key_named": True})
         final = rescore(
             item,
             settled,

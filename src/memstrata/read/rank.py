@@ -31,7 +31,15 @@ from memstrata.read.evidence import (
     scripts,
     term_weights,
 )
-from memstrata.read.fuse import EvidenceWeights, graph_evidence, in_time_range, max_rrf, rrf, score_fusion
+from memstrata.read.fuse import (
+    EvidenceWeights,
+    for_named_key,
+    graph_evidence,
+    in_time_range,
+    max_rrf,
+    rrf,
+    score_fusion,
+)
 from memstrata.read.retrieve import Retrieved
 from memstrata.read.settings import ReadSettings
 from memstrata.smalltalk import is_small_talk
@@ -267,6 +275,8 @@ def rescore(
     about nothing else); lifecycle then takes at most ``settings.weight`` of the score (lifecycle/decay.py), so
     it reorders only close calls."""
     relevance, fused, boost = breakdown.relevance, breakdown.fused, 1.0
+    if breakdown.key_named:
+        relevance, fused = for_named_key(relevance), for_named_key(fused)
     if span is not None and item.event_time is not None and span.start <= item.event_time < span.end:
         relevance = in_time_range(relevance, settings.time_boost, about_the_time=about_the_time)
         fused = in_time_range(fused, settings.time_boost, about_the_time=about_the_time)
