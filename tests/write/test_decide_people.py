@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from memstrata.write.decide import different_people
+from memstrata.types import MemoryItem, Scope, new_id
+from memstrata.write.decide import decide, different_people
+from memstrata.write.decisions import Candidate, NewFact, Update
 
 
 @pytest.mark.parametrize(
@@ -22,3 +26,25 @@ from memstrata.write.decide import different_people
 )
 def test_a_fact_about_someone_else_is_told_apart(new: str, old: str, different: bool) -> None:
     assert different_people(new, old) is different
+
+
+def _stored(text: str) -> MemoryItem:
+    now = datetime(2025, 2, 10, tzinfo=UTC)
+    return MemoryItem(id=new_id(), scope=Scope(user_id="u"), kind="fact", text=text, created_at=now, updated_at=now,
+                      valid_from=now)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "closes"),
+    [
+        ("User no longer drinks oolong tea", "User no longer eats meat", False),  # the diet fact was closed
+        ("User prefers coffee now", "User is vegetarian now", False),
+        ("User moved to Shanghai", "User lives in Hangzhou", True),  # a shared topic: where they live
+        ("用户讨厌猫", "用户喜欢猫", True),  # a shared word
+    ],
+)
+def test_a_contradiction_needs_a_word_or_topic_in_common(new: str, old: str, closes: bool) -> None:
+    """The bundled model called two close facts of one shape a contradiction, and the user's diet was forgotten."""
+    fact = NewFact(text=new, kind="fact", confidence=0.9, message_ids=("t1",))
+    resolved = decide(fact, [Candidate(_stored(old), similarity=0.6, evidence="similar (0.60)")], ["contradicts"])
+    assert isinstance(resolved, Update) is closes

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from memstrata.prompts.compare_facts import Relation
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
-from memstrata.write.evidence import content_words
+from memstrata.write.evidence import content_words, same_subject
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,10 @@ def decide(
             continue
         if candidate.evidence is None:
             rejected.append(Rejection(answer, item.id, item.text, "nothing ties the two together; kept both"))
+            continue
+        if answer == "contradicts" and not same_subject(fact.text, item.text):
+            reason = "close in form, but no word or topic in common; kept both"
+            rejected.append(Rejection(answer, item.id, item.text, reason))
             continue
         if answer == "refines" and not covers(fact.text, item.text, rules.refine_min_coverage):
             rejected.append(Rejection("refines", item.id, item.text, "does not repeat the old content; kept both"))

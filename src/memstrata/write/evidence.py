@@ -38,8 +38,10 @@ _TOPICS: dict[str, re.Pattern[str]] = {
 }
 
 # Words every fact shares: they tie nothing together.
+# "no longer" / "不再" say that something changed, not what: "User no longer drinks oolong tea" is no change of
+# "User no longer eats meat".
 _GENERIC = frozenset({"user", "user's", "用户", "助手", "assistant", "now", "现在", "also", "还", "很", "喜欢", "like",
-                      "likes", "一个", "一只"})  # fmt: skip
+                      "likes", "一个", "一只", "longer", "anymore", "不再", "已经", "再也"})  # fmt: skip
 
 
 def content_words(text: str) -> set[str]:
@@ -67,3 +69,11 @@ def evidence(new: str, old: str, similarity: float, close: float) -> str | None:
     if topics:
         return "shared topic: " + ", ".join(sorted(topics))
     return None
+
+
+def same_subject(new: str, old: str) -> bool:
+    """A shared word or everyday topic: what a contradiction needs beyond closeness of meaning. Two facts of one
+    shape ("User no longer drinks oolong tea" / "User no longer eats meat") are close, and the bundled model called
+    them a contradiction: the diet fact was closed and the user's diet forgotten."""
+    return bool(shared_words(new, old) or shared_topics(new, old))
+
