@@ -162,7 +162,8 @@ def test_a_missing_or_impossible_turn_number_keeps_the_fact(scripted_memory: Mem
 
 
 def test_small_talk_turns_never_reach_the_model(scripted_memory: Memory, server: ScriptedServer) -> None:
-    scripted_memory.add(["今天天气真不错。", "Thanks, you too!", "好的，谢谢！"], user_id="u1", infer=True, wait=True)
+    scripted_memory.add(["今天天气真不错。", "Thanks, you too!", "好的，谢谢！", "谢谢你一直记得这些！",
+                         "Thanks for remembering all that!"], user_id="u1", infer=True, wait=True)  # fmt: skip
     assert server.requests == []
     assert scripted_memory.list_jobs(user_id="u1")[0].result["model_calls"] == 0
 

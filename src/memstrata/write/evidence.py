@@ -76,4 +76,3 @@ def same_subject(new: str, old: str) -> bool:
     shape ("User no longer drinks oolong tea" / "User no longer eats meat") are close, and the bundled model called
     them a contradiction: the diet fact was closed and the user's diet forgotten."""
     return bool(shared_words(new, old) or shared_topics(new, old))
-
