@@ -322,3 +322,13 @@ def test_a_key_fact_the_question_asks_for_by_its_words_ranks_first(memory: Memor
         hits = memory.search(question, user_id="lin")
         assert hits[0].text == answer, (question, [(h.text, round(h.score, 3)) for h in hits])
     assert memory.search("Where do I live?", user_id="lin")[0].breakdown.key_named
+
+
+def test_a_listing_of_a_past_day_holds_what_was_true_then(memory: Memory) -> None:
+    """get_all(valid_at=...) listed active memories only: a value replaced since was missing from its own day."""
+    january, february = datetime(2025, 1, 6, tzinfo=UTC), datetime(2025, 2, 10, tzinfo=UTC)
+    memory.add("Hangzhou", user_id="u1", key="u1:home:city", event_time=january)
+    memory.add("Shanghai", user_id="u1", key="u1:home:city", event_time=february)
+    then = memory.get_all(user_id="u1", filters={"valid_at": datetime(2025, 1, 25, tzinfo=UTC)})
+    assert [item.text for item in then] == ["Hangzhou"]
+    assert [item.text for item in memory.get_all(user_id="u1")] == ["Shanghai"]

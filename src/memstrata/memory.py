@@ -86,6 +86,11 @@ from memstrata.write.reconcile import LLMReconciler, Reconciler
 __all__ = ["ErasureReport", "ForgetResult", "Memory"]
 
 
+# The statuses a version may have now and still have held at an earlier time (as_of / valid_at, known_at).
+_HELD_AT_SOME_TIME = frozenset({MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.DELETED,
+                                MemoryStatus.ARCHIVED})  # fmt: skip
+
+
 class Memory:
     """Layered long-term memory: add, search, update, delete, history; sub-APIs for the rest."""
 
@@ -480,7 +485,7 @@ class Memory:
         if include_archived:
             statuses.add(MemoryStatus.ARCHIVED)
         if as_of is not None or known_at is not None:  # every version that may have held then; time decides
-            statuses |= {MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.DELETED, MemoryStatus.ARCHIVED}
+            statuses |= _HELD_AT_SOME_TIME
         parsed_filters = parsed_filters.model_copy(
             update={"status": tuple(sorted(statuses)), "valid_at": as_of, "known_at": known_at}
         )
@@ -506,9 +511,13 @@ class Memory:
         descending: bool = True,
         **scope: Unpack[ScopeArgs],
     ) -> list[MemoryItem]:
+        parsed = checked_filters(filters)
+        if parsed.valid_at is not None or parsed.known_at is not None:  # as search(as_of=): every version that
+            # may have held then, time decides (a fact replaced since was left out of a listing of that day)
+            parsed = parsed.model_copy(update={"status": tuple(sorted(set(parsed.status) | _HELD_AT_SOME_TIME))})
         query = parse_model(
             ListQuery,
-            {"scope": self._binding.scope(scope), "filters": checked_filters(filters),
+            {"scope": self._binding.scope(scope), "filters": parsed,
              "limit": limit, "offset": check_count(offset, "offset", 0, 10**9),
              "order_by": order_by, "descending": descending},
             what="list query",
