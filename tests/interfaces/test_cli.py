@@ -6,12 +6,15 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import memstrata
+from memstrata.cli.render import history_table
+from memstrata.types import HistoryAction, HistoryEvent, Scope
 
 CLI = [sys.executable, "-m", "memstrata"]
 SOURCE = str(Path(memstrata.__file__).resolve().parents[1])
@@ -174,3 +177,14 @@ def test_db_option_takes_a_postgres_url(tmp_path: Path, postgres_databases: Any)
     assert added["results"][0]["event"] == "ADD"
     assert run_json(tmp_path, "--db", url, "stats")["location"].startswith("postgresql://")
     assert not list(tmp_path.glob("postgresql*"))
+
+
+def test_a_history_is_titled_with_what_was_asked_about() -> None:
+    """The title named the first event's memory: for a memory that superseded another, the oldest version's id; for
+    a vault note, an internal section id instead of its path."""
+    at = datetime(2025, 1, 6, tzinfo=UTC)
+    events = [HistoryEvent(id=f"e{n}", memory_id=memory_id, scope=Scope(user_id="u1"), action=HistoryAction.ADD,
+                           old_text=None, new_text="x", actor="api", reason=None, created_at=at)
+              for n, memory_id in enumerate(["4c42a64b" + "0" * 24, "2139b7ed" + "0" * 24])]  # fmt: skip
+    assert str(history_table(events, of="2139b7ed" + "0" * 24).title) == f"history of {'2139b7ed' + '0' * 24}"
+    assert str(history_table(events, of="research/notes/hnsw.md").title) == "history of research/notes/hnsw.md"

@@ -121,8 +121,9 @@ def history(
     """ADD / MERGE / CLOSE events of one entity or relation."""
     state = cli_state(ctx)
     scope = scope_args(user, agent, session)
-    events = state.memory().graph.history(state.memory().resolve_id(record_id, what="graph", **scope), **scope)
-    print_json(events) if state.json else console.print(history_table(events))
+    full_id = state.memory().resolve_id(record_id, what="graph", **scope)
+    events = state.memory().graph.history(full_id, **scope)
+    print_json(events) if state.json else console.print(history_table(events, of=full_id))
 
 
 @app.command("export")

@@ -232,8 +232,9 @@ def history(ctx: typer.Context, memory_id: IdArg, user: UserOpt = None, agent: A
     """Every change made to a memory: ADD, UPDATE, DELETE with old and new text."""
     state = cli_state(ctx)
     scope = scope_args(user, agent, session)
-    events = state.memory().history(state.memory().resolve_id(memory_id, **scope), **scope)
-    print_json(events) if state.json else console.print(history_table(events))
+    full_id = state.memory().resolve_id(memory_id, **scope)
+    events = state.memory().history(full_id, **scope)
+    print_json(events) if state.json else console.print(history_table(events, of=full_id))
 
 
 @app.command()

@@ -88,8 +88,9 @@ def hits_table(hits: Sequence[SearchHit], query: str) -> Table:
     return table
 
 
-def history_table(events: Sequence[HistoryEvent]) -> Table:
-    table = Table(title=f"history of {events[0].memory_id}" if events else "history")
+def history_table(events: Sequence[HistoryEvent], of: str | None = None) -> Table:
+    """``of``: what was asked about (the id given, a note path); the first event may be an older version's."""
+    table = Table(title=f"history of {of or (events[0].memory_id if events else '')}".strip())
     for column in ("time", "action", "old", "new", "actor", "reason"):
         table.add_column(column, overflow="fold")
     for event in events:

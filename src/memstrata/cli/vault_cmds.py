@@ -262,7 +262,7 @@ def history(ctx: typer.Context, path: str) -> None:
     """Every change to a note's sections: who, when, why, old and new text."""
     state = cli_state(ctx)
     events = open_vault(state).history(path)
-    print_json(events) if state.json else console.print(history_table(events))
+    print_json(events) if state.json else console.print(history_table(events, of=path))
 
 
 @app.command("forgetting")
