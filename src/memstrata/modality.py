@@ -1,12 +1,15 @@
 """Words that make a statement something other than how things are: a hedge ("我可能…", "maybe") or a plan
 ("打算", "going to"). The write path files a plan as a plan and gives a hedged fact less confidence; the graph
-makes no edge of either ("我可能下个月搬去深圳" is not where the speaker lives)."""
+makes no edge of a maybe or a plan ("我可能下个月搬去深圳" is not where the speaker lives)."""
 
 from __future__ import annotations
 
 import re
 
-HEDGE = r"可能|也许|或许|大概|好像|似乎|说不定|\b(?:maybe|might|probably|perhaps|not sure|i think|i guess)\b"
+# A maybe is not how things are ("我可能下个月搬去深圳"); a "seems" is a softer fact ("王总好像喜欢红酒": the graph
+# keeps that edge), so it only lowers a fact's confidence.
+MAYBE = r"可能|也许|或许|大概|说不定|\b(?:maybe|might|probably|perhaps)\b"
+HEDGE = rf"{MAYBE}|好像|似乎|\b(?:not sure|i think|i guess)\b"
 PLAN = (r"打算|计划|准备|将要|要去|想去|下周|下个?月|明天|明年|下次|后天|即将|"
         r"\b(?:will|going to|plans?|planning|intends?|next (?:week|month|year)|tomorrow|upcoming)\b")  # fmt: skip
 

@@ -17,7 +17,7 @@ from functools import cache
 from memstrata.graph.extracted import Mention, Triple
 from memstrata.graph.names import USER_NAME, clean_name, is_user, type_from_name
 from memstrata.graph.vocabulary import EN_FAMILY, END_TYPES, FAMILY
-from memstrata.modality import HEDGE, PLAN
+from memstrata.modality import MAYBE, PLAN
 from memstrata.types import Message
 
 # A second verb after "and" ("I live in Beijing and work at Baidu") starts a clause of the same subject.
@@ -27,7 +27,7 @@ _CLAUSE = re.compile(rf"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|b
 _SUBJECTLESS = re.compile(rf"^(?:and\s+)?(?={_SECOND_VERB})")
 # A maybe or a plan is not how things are: "我可能下个月搬去深圳" made "我可能 lives_in 深圳", current from then.
 _NOT_YET = re.compile(
-    rf"{HEDGE}|{PLAN}|考虑|想要去|以后|\b(?:may|plan to|thinking (?:of|about)|considering)\b|'ll\b", re.IGNORECASE
+    rf"{MAYBE}|{PLAN}|考虑|想要去|以后|\b(?:may|plan to|thinking (?:of|about)|considering)\b|'ll\b", re.IGNORECASE
 )
 _QUESTION = re.compile(
     r"[?？]|吗$|什么|谁|哪|怎么|多少|^(do|does|did|can|could|would|what|why|how|where|when|who)\b", re.I
