@@ -438,7 +438,9 @@ class Memory:
         used."""
         resolved = self._binding.scope(scope)
         check_count(budget_tokens, "budget_tokens", 64, 1_000_000)
-        long_term = self._long_term(scope) if resolved.user_id or resolved.agent_id else resolved
+        # the user's memories from any agent and session, or an agent's from any session (bound ids stay bound)
+        wider: ScopeArgs = {"session_id": None, **({"agent_id": None} if resolved.user_id else {})}
+        long_term = self._binding.scope({**scope, **wider}) if resolved.user_id or resolved.agent_id else resolved
         search_query = self._search_query(
             query, {**scope, "session_id": long_term.session_id, "agent_id": long_term.agent_id}, limit=limit,
             filters=filters, threshold=None,
@@ -453,14 +455,6 @@ class Memory:
                              rules=rules_text, rules_files=rules_files,
                              budget_tokens=budget_tokens, mode=checked_mode(mode),
                              audience=checked_audience(audience))  # fmt: skip
-
-    def _long_term(self, scope: ScopeArgs) -> Scope:
-        """The scope context() reads long-term memories from: the user's (any agent, any session), or the
-        agent's without its session when no user is named. A view bound to an agent or session stays bound."""
-        wider: ScopeArgs = {"session_id": None}
-        if self._binding.scope(scope).user_id:
-            wider["agent_id"] = None
-        return self._binding.scope({**scope, **wider})
 
     def _search_query(
         self,

@@ -12,7 +12,7 @@ import re
 
 from memstrata.lifecycle.session import estimate_tokens
 
-__all__ = ["cut_to_budget", "estimate_tokens", "first_sentences", "sentences"]
+__all__ = ["cut_to_budget", "estimate_tokens", "first_sentences", "is_item_line", "sentences"]
 
 _CLOSERS = "”’」』）)]\"'》"
 _CJK_END = re.compile(rf"[。！？；…]+[{re.escape(_CLOSERS)}]*")
@@ -20,6 +20,11 @@ _LATIN_END = re.compile(rf"[.!?;]+[{re.escape(_CLOSERS)}]*(?=\s|$)")
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "mr.", "mrs.", "ms.", "dr.", "prof.", "fig.", "no.", "al."})
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def is_item_line(line: str) -> bool:
+    """A list item or a table row: a block of its own (and an item appended after one joins its list tight)."""
+    return _LIST_ITEM.match(line) is not None or line.lstrip().startswith("|")
 
 
 def _blocks(body: str) -> list[str]:
@@ -46,7 +51,7 @@ def _blocks(body: str) -> list[str]:
             current.append(line)
         elif not line.strip():
             close()
-        elif _LIST_ITEM.match(line) or line.lstrip().startswith("|"):
+        elif is_item_line(line):
             close()
             current.append(line)
         else:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from memstrata.validation import check_strings, clean_text
 from memstrata.vault.errors import StaleVersionError
 from memstrata.vault.layout import TRASH, VaultLayout, checksum, version_of
 from memstrata.vault.markdown import find_section, json_safe, parse_note, render_frontmatter, split_frontmatter
+from memstrata.vault.sentences import is_item_line
 
 
 @dataclass(frozen=True)
@@ -141,14 +141,11 @@ def append(layout: VaultLayout, path: str, text: str, expected: str, heading: st
     return Written(path, _replace(path, absolute, updated.encode(), expected))
 
 
-_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s|^\s*\|")  # a list item or a table row
-
-
 def _seam(before: str, addition: str) -> str:
     """A line break between an item and the next item of a list (or rows of a table), a blank line otherwise: a blank
     line before each appended item turned a tight list into a loose one."""
     last = before.rstrip("\n").rsplit("\n", 1)[-1]
-    return "\n" if _ITEM.match(last) and _ITEM.match(addition) else "\n\n"
+    return "\n" if is_item_line(last) and is_item_line(addition) else "\n\n"
 
 
 def patch(layout: VaultLayout, path: str, heading: str, text: str, expected: str, *, max_chars: int) -> Written:
