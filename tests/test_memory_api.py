@@ -285,6 +285,25 @@ def test_of_two_statements_answering_alike_the_later_one_comes_first(memory: Mem
         "我最喜欢的城市是重庆", "我最喜欢的城市是成都"]  # fmt: skip
     food = memory.search("What is my favourite food?", user_id="u")
     assert food[0].score >= food[1].score  # scores still fall down the list
+    # A question naming its time asks for what held then.
+    assert memory.search("What was my favourite food in January 2023?", user_id="u")[0].text.endswith("sushi")
+    assert memory.search("2023年初我最喜欢的城市是哪里", user_id="u")[0].text.endswith("成都")
+
+
+def test_a_move_answers_where_the_user_lives_now_but_not_where_they_lived_then(memory: Memory) -> None:
+    """'I moved to Shanghai' shares no word with 'Where do I live now?': the older 'I live in Beijing' answered, and
+    the move was not returned at all (both languages, imported turns, no model)."""
+    turns = (("I live in Beijing and work at a bank.", "2025-01-05"), ("我养了一只猫，叫团子。", "2025-02-01"),
+             ("I moved to Shanghai last month.", "2025-06-01"), ("My friend Tom lives in Shenzhen.", "2025-06-02"),
+             ("Team meeting moved to Thursday.", "2025-06-04"), ("我们公司搬到深圳了。", "2025-06-05"),
+             ("我之前在阿里上班。", "2025-01-06"), ("上个月我跳槽到了腾讯。", "2025-06-03"))  # fmt: skip
+    for text, when in turns:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{when}T10:00:00Z"}], user_id="u")
+    assert memory.search("Where do I live now?", user_id="u")[0].text == "I moved to Shanghai last month."
+    assert memory.search("我现在住在哪里？", user_id="u")[0].text == "I moved to Shanghai last month."
+    assert memory.search("我现在在哪里上班？", user_id="u")[0].text == "上个月我跳槽到了腾讯。"
+    # A question that names its time asks for what held then: the later statement does not jump above.
+    assert memory.search("Where did I live in January 2025?", user_id="u")[0].text.startswith("I live in Beijing")
 
 
 def test_context_lists_few_key_facts_the_question_is_not_about(memory: Memory) -> None:

@@ -11,6 +11,7 @@ import hashlib
 import re
 import unicodedata
 
+from memstrata.modality import NOT_YET
 from memstrata.types import MemoryItem
 
 _SPACES = re.compile(r"\s+")
@@ -45,6 +46,44 @@ ASKED_WITH = {
 }
 
 
+# Statements of a change that answer a question about the state the change led to, with the words such a question
+# asks with: "I moved to Shanghai" is where the user lives now, "我入职了一家新公司" where they work. The statement
+# shares no word with the question ("Where do I live now?"), so the older one that does ("I live in Beijing")
+# answered instead. Indexed beside the statement (as ASKED_WITH is beside a key's value), both match the question's
+# words and the later one comes first (read/newer.py). Only a move of people ("Team meeting moved to Thursday" and
+# "我们公司搬到深圳了" are not where anyone lives), and not a plan or a maybe (modality.py).
+_PERSON = r"\b(?:i|we|he|she|they|you|my\s+\w+)"
+_PERSON_ZH = r"(?:我|我们|咱们|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友)"
+_NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部"
+_CHANGE_ANSWERS = (
+    (
+        re.compile(
+            rf"{_PERSON}(?:'ve|\s+have|\s+had|\s+just|\s+finally|\s+recently|\s+already|\s+also)*\s+"
+            r"(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
+            rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家)",
+            re.IGNORECASE,
+        ),
+        "live 住",
+    ),
+    (
+        re.compile(
+            r"\b(?:start(?:ed|ing)?\s+(?:a\s+new\s+job|my\s+new\s+job|working\s+(?:at|for))|new\s+job"
+            r"|got\s+a\s+job|(?:was|got|been|am|is)\s+hired|switched\s+jobs?|changed\s+jobs?)\b"
+            r"|入职|跳槽|换了?工作|新工作",
+            re.IGNORECASE,
+        ),
+        "work job 工作 上班",
+    ),
+)
+
+
+def change_answers(text: str) -> str:
+    """The words of the questions a statement of change answers (see ``_CHANGE_ANSWERS``), or ""."""
+    if NOT_YET.search(text):
+        return ""
+    return " ".join(words for pattern, words in _CHANGE_ANSWERS if pattern.search(text))
+
+
 def key_words(key: str, owner: str | None = None) -> str:
     """A namespaced key as words: "lin:contact:phone_number" -> "lin contact phone number", and the words a question
     asks it with ("... number mobile 电话 手机 号码"). ``owner``: the user id of the key's scope, left out of the words
@@ -59,13 +98,16 @@ def key_words(key: str, owner: str | None = None) -> str:
 def own_index_text(item: MemoryItem) -> str:
     """The memory's own part of :func:`index_text`: an episode with its speaker, without earlier turns; a key's
     value with the key's words ("lin home city: 上海"), since the value alone ("上海", "139-2222-3333") says
-    nothing of what it is and a natural question ("Where does Lin live?") found no key fact at all."""
+    nothing of what it is and a natural question ("Where does Lin live?") found no key fact at all. A statement of
+    change is followed by the words of the questions it answers (:func:`change_answers`)."""
     if item.key:
         return f"{key_words(item.key, item.scope.user_id)}: {item.text}"
+    answers = change_answers(item.text)
+    text = f"{item.text}\n{answers}" if answers else item.text
     if item.kind != "episode":
-        return item.text
+        return text
     speaker = item.metadata.get("speaker")
-    return f"{speaker}: {item.text}" if isinstance(speaker, str) and speaker else item.text
+    return f"{speaker}: {text}" if isinstance(speaker, str) and speaker else text
 
 
 def indexed_context(item: MemoryItem) -> str | None:

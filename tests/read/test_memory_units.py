@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memstrata import Memory, Scope
-from memstrata.indexing import index_text
+from memstrata.indexing import change_answers, index_text
 from memstrata.read.rank import MemoryText, Ranker, memory_text
 from memstrata.read.retrieve import Retrieved
 from memstrata.read.settings import ReadSettings
@@ -132,3 +132,24 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
     assert episodes["Around eight"].metadata["preceding_turns"].endswith("What time is the film?")
     unrelated = [hit for hit in memory.search("hotpot", user_id="lin") if hit.text == "naive ts"]
     assert all(hit.breakdown.keyword_rank is None for hit in unrelated)  # another session's words are not its own
+
+
+@pytest.mark.parametrize(
+    ("text", "answers"),
+    [
+        ("I moved to Shanghai last month.", "live 住"),
+        ("We've finally moved into our new flat", "live 住"),
+        ("姐姐去年搬到了杭州", "live 住"),
+        ("上个月我跳槽到了腾讯。", "work job 工作 上班"),
+        ("I started a new job at Meta", "work job 工作 上班"),
+        ("Team meeting moved to Thursday", ""),  # not people moving
+        ("我们公司搬到深圳了", ""),
+        ("我可能下个月搬去深圳", ""),  # a maybe, a plan: not where anyone lives yet
+        ("I'm moving to Berlin next month", ""),
+        ("我打算跳槽", ""),
+    ],
+)
+def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_answers(text: str, answers: str) -> None:
+    assert change_answers(text) == answers
+    item = episode_memories([Message(role="user", content=text)], SCOPE, {}, NOW)[0]
+    assert index_text(item) == (f"{text}\n{answers}" if answers else text)

@@ -17,7 +17,7 @@ from functools import cache
 from memstrata.graph.extracted import Mention, Triple
 from memstrata.graph.names import USER_NAME, clean_name, is_user, type_from_name
 from memstrata.graph.vocabulary import EN_FAMILY, END_TYPES, FAMILY
-from memstrata.modality import MAYBE, PLAN
+from memstrata.modality import NOT_YET
 from memstrata.types import Message
 
 # A second verb after "and" ("I live in Beijing and work at Baidu") starts a clause of the same subject.
@@ -25,10 +25,6 @@ _SECOND_VERB = (r"(?:now |also |then |currently )?(?:works?|worked|lives?|lived|
                 r"loves?|prefers?|hates?)\b")  # fmt: skip
 _CLAUSE = re.compile(rf"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|but|so)\s+(?=I\b)|\s+and\s+(?={_SECOND_VERB})")
 _SUBJECTLESS = re.compile(rf"^(?:and\s+)?(?={_SECOND_VERB})")
-# A maybe or a plan is not how things are: "我可能下个月搬去深圳" made "我可能 lives_in 深圳", current from then.
-_NOT_YET = re.compile(
-    rf"{MAYBE}|{PLAN}|考虑|想要去|以后|\b(?:may|plan to|thinking (?:of|about)|considering)\b|'ll\b", re.IGNORECASE
-)
 _QUESTION = re.compile(
     r"[?？]|吗$|什么|谁|哪|怎么|多少|^(do|does|did|can|could|would|what|why|how|where|when|who)\b", re.I
 )
@@ -194,7 +190,7 @@ class RulesGraphExtractor:
             for clause in (part.strip() for part in _CLAUSE.split(turn.content)):
                 if len(clause) < 2 or _QUESTION.search(clause):
                     continue
-                if _NOT_YET.search(clause):
+                if NOT_YET.search(clause):  # "我可能下个月搬去深圳" is not where the speaker lives
                     said = None
                     continue
                 if _SUBJECTLESS.match(clause):

@@ -80,7 +80,9 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         if final.relevance >= minimum:
             rescored.append(SearchHit(memory=item, score=final.final, breakdown=final))
     rescored.sort(key=lambda hit: hit.score, reverse=True)
-    if query.lifecycle:  # of two statements answering alike, the later one (read/newer.py)
+    # Of two statements answering alike, the later one (read/newer.py); unless the question names its time:
+    # "Where did I live in January?" asks for what held then, not for what replaced it.
+    if query.lifecycle and span is None:
         rescored = newer_first(rescored, topic)
     return _distinct_texts(hits + rescored)[: query.limit]
 
