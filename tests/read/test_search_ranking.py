@@ -9,10 +9,12 @@ import pytest
 from memstrata import InvalidInputError, Memory, Scope
 from memstrata.config import LifecycleSettings
 from memstrata.query import SearchQuery
+from memstrata.read.own_first import own_before_others, subject
 from memstrata.read.pipeline import search
 from memstrata.read.retrieve import topic_text
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store
+from memstrata.types import MemoryItem, ScoreBreakdown, SearchHit
 
 FOUR = ["I am allergic to peanuts", "我周末喜欢打羽毛球", "My dog is called Biscuit", "我在杭州工作"]
 
@@ -187,3 +189,40 @@ def test_a_key_is_found_by_the_words_a_question_asks_it_with(memory: Memory) -> 
     assert memory.search("Where do I live?", user_id="lin")[0].text == "上海"
     assert memory.search("我在哪上班？", user_id="lin")[0].text == "字节跳动"
     assert memory.search("What's Lin's mobile?", user_id="lin")[0].text == "139-2222-3333"
+
+
+def test_a_question_about_the_user_is_answered_by_what_they_said_of_themselves(memory: Memory) -> None:
+    """The colleague's allergy matched "What am I allergic to?" on every word and came before the user's own
+    (Chinese, meaning alone); the sister's city came before the user's for "我住在哪里？"."""
+    anna = "My colleague Anna is allergic to shellfish."
+    memory.add(
+        ["我最喜欢喝乌龙茶。", "My friend Tom loves espresso.", "我对花生过敏。", anna,
+         "我妹妹住在成都。", "I live in Hangzhou.", "Tom的生日是五月三号。", "My birthday is on October 12."],
+        user_id="u",
+    )  # fmt: skip
+    assert memory.search("What am I allergic to?", user_id="u")[0].text == "我对花生过敏。"
+    assert memory.search("我住在哪里？", user_id="u")[0].text == "I live in Hangzhou."
+    # A question about someone else, by name or relation, keeps its order.
+    assert (
+        memory.search("What is Anna allergic to?", user_id="u")[0].text == "My colleague Anna is allergic to shellfish."
+    )
+    assert memory.search("我妹妹住在哪里？", user_id="u")[0].text == "我妹妹住在成都。"
+    assert memory.search("Tom的生日是哪天？", user_id="u")[0].text == "Tom的生日是五月三号。"
+    scores = [hit.score for hit in memory.search("What am I allergic to?", user_id="u")]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_a_clearly_better_match_about_someone_else_keeps_its_place() -> None:
+    def hit(text: str, score: float) -> SearchHit:
+        now = datetime(2026, 3, 2, tzinfo=UTC)
+        item = MemoryItem(id=text, scope=Scope(user_id="u"), kind="fact", text=text, created_at=now, updated_at=now,
+                          valid_from=now)  # fmt: skip
+        return SearchHit(memory=item, score=score, breakdown=ScoreBreakdown(relevance=score, final=score))
+
+    others = [hit("My sister is allergic to cats.", 0.9), hit("我对花生过敏。", 0.5), hit("我的猫叫团子。", 0.45)]
+    assert [h.memory.text for h in own_before_others(others, "What am I allergic to?")] == [
+        "My sister is allergic to cats.", "我对花生过敏。", "我的猫叫团子。"]  # fmt: skip
+    close = [hit("My sister is allergic to cats.", 0.6), hit("我对花生过敏。", 0.5), hit("Prefers tea", 0.45)]
+    assert [h.memory.text for h in own_before_others(close, "What am I allergic to?")] == [
+        "我对花生过敏。", "My sister is allergic to cats.", "Prefers tea"]  # fmt: skip
+    assert subject("我的猫叫团子。") == "user" and subject("Prefers tea") is None

@@ -12,6 +12,7 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.named_keys import asks_for_key
 from memstrata.read.newer import newer_first
+from memstrata.read.own_first import own_before_others
 from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, pool, rescore
 from memstrata.read.retrieve import (
     asks_about_the_time_alone,
@@ -84,6 +85,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     # "Where did I live in January?" asks for what held then, not for what replaced it.
     if query.lifecycle and span is None:
         rescored = newer_first(rescored, topic)
+    rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     return _distinct_texts(hits + rescored)[: query.limit]
 
 

@@ -1,0 +1,79 @@
+"""A question about the user answered by what the user said of themselves before what they said of others.
+
+"What am I allergic to?" matched "My colleague Anna is allergic to shellfish" on every word and "我对花生过敏" on
+meaning alone, so the colleague's allergy came first; "我住在哪里？" found "我妹妹住在成都" above "I live in Hangzhou".
+A question in the first person that names nobody else asks about the user: a statement about the user ranking close
+below a statement about someone else (a relative, a friend, a colleague; "Tom's ...", "他...") moves above it, the
+way read/newer.py moves a later statement up. Close: within ``MARGIN`` of its score; a clearly better match about
+someone else keeps its place, and a memory whose subject cannot be told (an extracted fact, a plain sentence) is
+neither. Pets are not "someone else": "我的猫叫团子" is the user's answer to "我养了什么宠物？".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memstrata.types import SearchHit
+
+MARGIN = 0.25  # a statement about the user at most this share below one about someone else answers first
+WINDOW = 10
+
+_RELATION_EN = (
+    r"friends?|colleagues?|co-?workers?|boss|manager|sisters?|brothers?|siblings?|mom|mum|mother|dad|father|parents"
+    r"|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|sons?|daughters?|kids?|children|neighbou?rs?|roommates?"
+    r"|cousins?|aunt|uncle|grand(?:ma|mother|pa|father|parents)|teachers?|classmates?|teammates?|family"
+)
+_RELATION_ZH = (
+    r"朋友|同事|同学|老板|领导|经理|姐姐|妹妹|哥哥|弟弟|姐妹|兄弟|妈妈|母亲|爸爸|父亲|爸妈|父母|老婆|老公|妻子|丈夫|对象"
+    r"|男朋友|女朋友|儿子|女儿|孩子|邻居|室友|表哥|表姐|表弟|表妹|堂哥|堂姐|叔叔|阿姨|舅舅|姑姑|奶奶|爷爷|外婆|外公"
+    r"|老师|家人"
+)
+_NAMES_ANOTHER = re.compile(rf"\b(?:{_RELATION_EN})\b|{_RELATION_ZH}|\b(?:he|she|they|him|her|them)\b|他|她", re.I)
+# A subject at the start of the statement (after a speaker, "Lin: "): who the statement is about.
+_ABOUT_ANOTHER = re.compile(
+    rf"^(?:(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION_EN})\b|(?:he|she|they|his|her|their)\b|[A-Z][a-z]+'s\b"
+    rf"|(?:我的?|我们的?)?(?:{_RELATION_ZH})|他|她|[A-Za-z]+的)",
+    re.IGNORECASE,
+)
+_ABOUT_THE_USER = re.compile(r"^(?:i\b|i'm\b|i've\b|i'd\b|my\b|me\b|我(?!们))", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
+
+
+def asks_about_the_user(query: str) -> bool:
+    """A question in the first person that names no one else ("What am I allergic to?", "我住在哪里？")."""
+    return bool(_FIRST_PERSON.search(query)) and not _NAMES_ANOTHER.search(query) and not _NAMES_SOMEONE.search(query)
+
+
+# A name in the question ("Where does Tom live?", "Tom的生日"): the question may be about them.
+_NAMES_SOMEONE = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+\b|[A-Za-z]+的")
+
+
+def subject(text: str) -> str | None:
+    """ "user", "another", or None when the statement's start does not tell."""
+    said = text.strip()
+    if _ABOUT_ANOTHER.match(said):
+        return "another"
+    if _ABOUT_THE_USER.match(said):
+        return "user"
+    return None
+
+
+def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
+    ordered = list(hits)
+    if not asks_about_the_user(query_text):
+        return ordered
+    for position in range(min(WINDOW, len(ordered))):
+        above = ordered[position]
+        if subject(above.memory.text) != "another":
+            continue
+        closer = [
+            hit
+            for hit in ordered[position + 1 : WINDOW]
+            if subject(hit.memory.text) == "user" and hit.score >= above.score * (1 - margin)
+        ]
+        if closer:
+            own = max(closer, key=lambda hit: hit.score)
+            ordered.remove(own)
+            ordered.insert(position, own.model_copy(update={"score": above.score}))
+    return ordered
