@@ -66,6 +66,11 @@ def test_last_friday_and_shang_zhou_wu_are_the_same_day() -> None:
         ("next March", "2027-03-01", "2027-04-01"),
         ("I have 2024 apples", None, None),
         ("since 2019", None, None),  # from then until now, not the year 2019
+        ("What did I do last weekend?", "2026-11-28", "2026-11-30"),  # said on a Wednesday: the weekend just past
+        ("上周末我做了什么", "2026-11-28", "2026-11-30"),  # was all of last week, and "末" was left as a keyword
+        ("这个周末去哪", "2026-12-05", "2026-12-07"),
+        ("next weekend", "2026-12-12", "2026-12-14"),
+        ("我周末喜欢打羽毛球", None, None),  # a habit, not a time
     ],
 )
 def test_years_and_named_months(said: str, start: str | None, end: str | None) -> None:
@@ -288,6 +293,25 @@ def test_chatter_of_the_named_week_stays_below_the_topical_answer(
     assert hits[0].text == "我下周要去Tokyo出差，大概待五天。", [(h.text, h.score) for h in hits]
     # A question about the week alone still lists the week first.
     assert [h.text for h in memory.search("我上周做了什么？", user_id="mei")][:2] == [text for _, text in said[1:]]
+
+
+def test_a_question_about_a_weekend_alone_lists_that_weekend_first(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """ "What did I do last weekend?" named no time ("Last month I visited my parents" answered first); in
+    "上周末我做了什么？" the "做" matched "我前天在家做了红烧肉", said after the weekend, which answered above
+    the hike."""
+    memory = clocked_memory()
+    weekend = find_time_span("last weekend", clock.now)
+    assert weekend is not None
+    said = [(weekend.start + timedelta(hours=10), "上周末我去爬山了，风景很好。"),
+            (weekend.start - timedelta(days=2), "我在家做了红烧肉。"),
+            (weekend.start - timedelta(days=12), "I visited my parents in Ohio.")]  # fmt: skip
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in said], user_id="u1")
+    for question in ("What did I do last weekend?", "上周末我做了什么？"):
+        hits = memory.search(question, user_id="u1")
+        assert hits[0].text == "上周末我去爬山了，风景很好。", (question, [(h.text, h.score) for h in hits])
+        assert all(hit.score < hits[0].score for hit in hits[1:])
 
 
 def test_the_time_a_question_names_is_no_keyword(clocked_memory: Callable[..., Memory], clock: ManualClock) -> None:

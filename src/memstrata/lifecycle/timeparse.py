@@ -64,6 +64,13 @@ def _weekday(ref: datetime, offset_weeks: int, weekday: int) -> tuple[datetime, 
     return _day(monday, weekday)
 
 
+def _weekend(ref: datetime, offset_weeks: int) -> tuple[datetime, datetime]:
+    """Saturday and Sunday of the week ``offset_weeks`` from this one ("last weekend" on a Thursday: the one just
+    past; on a Sunday: the one before today's)."""
+    saturday, _ = _weekday(ref, offset_weeks, 5)
+    return saturday, saturday + timedelta(days=2)
+
+
 def _month(year: int, month: int, ref: datetime) -> tuple[datetime, datetime]:
     year += (month - 1) // 12
     month = (month - 1) % 12 + 1
@@ -139,6 +146,12 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     (
         re.compile(rf"\b(last|previous|this|next)\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
         lambda m, r: _weekday(r, _RELATIVE_WORD[m[1].lower()], _EN_WEEKDAYS.index(m[2].lower())),
+    ),
+    # A weekend before its week: "上周末" read as "上周" left "末" in the question and searched all of last week.
+    (re.compile(r"(上|这|本|下)(?:个)?(?:周末|礼拜天?末)"), lambda m, r: _weekend(r, _RELATIVE_WORD[m[1]])),
+    (
+        re.compile(r"\b(last|previous|this|next)\s+weekend\b", re.I),
+        lambda m, r: _weekend(r, _RELATIVE_WORD[m[1].lower()]),
     ),
     (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: _week(r, _RELATIVE_WORD[m[1]])),
     (re.compile(r"\b(last|previous|this|next)\s+week\b", re.I), lambda m, r: _week(r, _RELATIVE_WORD[m[1].lower()])),

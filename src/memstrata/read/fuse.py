@@ -89,6 +89,14 @@ def in_time_range(relevance: float, boost: float, *, about_the_time: bool = Fals
     return relevance + (1.0 - relevance) * boost * topical
 
 
+def outside_the_time(relevance: float, boost: float) -> float:
+    """Relevance of a memory outside the range a question about that time alone names ("上周末我做了什么？"): the
+    words it shares with the question are the question's filler ("做" matched "我前天在家做了红烧肉", which then
+    answered above last weekend's hike), so it keeps only ``1 - boost`` of its relevance and answers below the
+    range's memories."""
+    return relevance * (1.0 - min(1.0, boost))
+
+
 NAMED_KEY_BOOST = 0.5
 
 

@@ -37,6 +37,7 @@ from memstrata.read.fuse import (
     graph_evidence,
     in_time_range,
     max_rrf,
+    outside_the_time,
     rrf,
     score_fusion,
 )
@@ -281,6 +282,9 @@ def rescore(
         relevance = in_time_range(relevance, settings.time_boost, about_the_time=about_the_time)
         fused = in_time_range(fused, settings.time_boost, about_the_time=about_the_time)
         boost = 1.0 + settings.time_boost  # inside the range: the configured boost applied
+    elif about_the_time:
+        relevance = outside_the_time(relevance, settings.time_boost)
+        fused = outside_the_time(fused, settings.time_boost)
     factors = lifecycle_factors(item, now, settings) if use_lifecycle else None
     multiplier = lifecycle_multiplier(factors, settings) if factors else 1.0
     return breakdown.model_copy(
