@@ -94,6 +94,33 @@ def _named_month(ref: datetime, month: int, direction: int) -> tuple[datetime, d
     return _month(ref.year, month, ref)
 
 
+# Seasons as the months that start them (meteorological, northern hemisphere); winter runs into the next year.
+_SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12, "春": 3, "夏": 6, "秋": 9, "冬": 12}
+_EN_SEASON = "spring|summer|fall|autumn|winter"
+_CN_YEAR = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
+
+
+def _season(year: int, first_month: int, ref: datetime) -> tuple[datetime, datetime]:
+    start, _ = _month(year, first_month, ref)
+    _, end = _month(year, first_month + 2, ref)
+    return start, end
+
+
+def _named_season(ref: datetime, first_month: int, direction: int) -> tuple[datetime, datetime]:
+    """ "last summer" said in December 2026 is summer 2026 (the latest one over by now; said in July, 2025's),
+    "next summer" the first one not begun yet, "this summer" the one under way or this year's."""
+    year = ref.year
+    if direction < 0:
+        while _season(year, first_month, ref)[1] > ref:
+            year -= 1
+    elif direction > 0:
+        while _season(year, first_month, ref)[0] <= ref:
+            year += 1
+    elif first_month == 12 and ref.month < 3:
+        year -= 1  # "this winter" said in January: the one that began in December
+    return _season(year, first_month, ref)
+
+
 def _ago(ref: datetime, amount: int, unit: str) -> tuple[datetime, datetime]:
     if unit in ("day", "天"):
         return _day(ref, -amount)
@@ -155,6 +182,30 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     ),
     (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: _week(r, _RELATIVE_WORD[m[1]])),
     (re.compile(r"\b(last|previous|this|next)\s+week\b", re.I), lambda m, r: _week(r, _RELATIVE_WORD[m[1].lower()])),
+    (  # seasons named with their year: "去年夏天", "2025年夏天", "summer 2025", "the summer of last year"
+        re.compile(r"(前年|去年|今年|明年)\s*的?([春夏秋冬])(?:天|季)"),
+        lambda m, r: _season(r.year + _CN_YEAR[m[1]], _SEASONS[m[2]], r),
+    ),
+    (
+        re.compile(r"(?<!\d)((?:19|20)\d\d)\s*年\s*的?([春夏秋冬])(?:天|季)"),
+        lambda m, r: _season(int(m[1]), _SEASONS[m[2]], r),
+    ),
+    (
+        re.compile(rf"\b({_EN_SEASON})\s+(?:of\s+)?((?:19|20)\d\d)\b", re.I),
+        lambda m, r: _season(int(m[2]), _SEASONS[m[1].lower()], r),
+    ),
+    (
+        re.compile(rf"\b({_EN_SEASON})\s+(?:of\s+)?(last|this|next)\s+year\b", re.I),
+        lambda m, r: _season(r.year + _RELATIVE_WORD[m[2].lower()], _SEASONS[m[1].lower()], r),
+    ),
+    (  # "last summer", "这个夏天", "上个冬天": the latest one over, the one under way, the next one
+        re.compile(rf"\b(last|this|next)\s+({_EN_SEASON})\b", re.I),
+        lambda m, r: _named_season(r, _SEASONS[m[2].lower()], _RELATIVE_WORD[m[1].lower()]),
+    ),
+    (
+        re.compile(r"(上|这|下)个?([春夏秋冬])(?:天|季)"),
+        lambda m, r: _named_season(r, _SEASONS[m[2]], _RELATIVE_WORD[m[1]]),
+    ),
     (
         re.compile(r"(去年|今年|明年|前年)\s*([一二三四五六七八九十\d]{1,3})\s*月"),
         lambda m, r: _month(r.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[m[1]], cn_number(m[2]), r),
