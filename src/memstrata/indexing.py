@@ -50,16 +50,19 @@ ASKED_WITH = {
 # asks with: "I moved to Shanghai" is where the user lives now, "我入职了一家新公司" where they work. The statement
 # shares no word with the question ("Where do I live now?"), so the older one that does ("I live in Beijing")
 # answered instead. Indexed beside the statement (as ASKED_WITH is beside a key's value), both match the question's
-# words and the later one comes first (read/newer.py). Only a move of people ("Team meeting moved to Thursday" and
-# "我们公司搬到深圳了" are not where anyone lives), and not a plan or a maybe (modality.py).
-_PERSON = r"\b(?:i|we|he|she|they|you|my\s+\w+)"
-_PERSON_ZH = r"(?:我|我们|咱们|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友)"
-_NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部"
+# words and the later one comes first (read/newer.py). A person moves, named or left out as speakers do ("搬到深圳
+# 南山区了", "Just relocated to Portland"); a meeting, a company or a sofa does not ("Team meeting moved to
+# Thursday", "我们公司搬到深圳了", "我把沙发搬到客厅了"); and a plan or a maybe is no change yet (modality.py).
+_PERSON = r"(?:\b(?:i|we|he|she|they|you|my\s+\w+)(?:'ve|\s+have|\s+had)?|^|(?<=[.!?]\s))"
+_ADVERBS = r"(?:\s*\b(?:just|finally|recently|already|also|now)\b)*"
+_PERSON_ZH = (
+    r"(?:我|我们|咱们|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友|^|(?<=[，。！？；,.!?;]))"
+)
+_NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|把|将"
 _CHANGE_ANSWERS = (
     (
         re.compile(
-            rf"{_PERSON}(?:'ve|\s+have|\s+had|\s+just|\s+finally|\s+recently|\s+already|\s+also)*\s+"
-            r"(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
+            rf"{_PERSON}{_ADVERBS}\s*(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
             rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家)",
             re.IGNORECASE,
         ),
@@ -69,7 +72,8 @@ _CHANGE_ANSWERS = (
         re.compile(
             r"\b(?:start(?:ed|ing)?\s+(?:a\s+new\s+job|my\s+new\s+job|working\s+(?:at|for))|new\s+job"
             r"|got\s+a\s+job|(?:was|got|been|am|is)\s+hired|switched\s+jobs?|changed\s+jobs?)\b"
-            r"|入职|跳槽|换了?工作|新工作",
+            r"|(?-i:\b[Ss]tart(?:ed|ing)\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
+            r"|入职|跳槽|换了?工作|新工作|开始在(?!家)[^，。！？,.!?\s]{1,10}?(?:做|上班|工作|实习)",
             re.IGNORECASE,
         ),
         "work job 工作 上班",

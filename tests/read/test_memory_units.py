@@ -147,6 +147,14 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("我可能下个月搬去深圳", ""),  # a maybe, a plan: not where anyone lives yet
         ("I'm moving to Berlin next month", ""),
         ("我打算跳槽", ""),
+        ("搬到深圳南山区了，房子离公司很近", "live 住"),  # the speaker leaves themselves out
+        ("Moved into our new place in Portland, finally unpacked", "live 住"),
+        ("Started at Loomly today, I'm head of data now", "work job 工作 上班"),
+        ("开始在蔚来做战略了", "work job 工作 上班"),
+        ("我把沙发搬到客厅了", ""),  # furniture
+        ("Moved the meeting to Friday", ""),
+        ("started at 9 today", ""),
+        ("开始在家做饭了", ""),
     ],
 )
 def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_answers(text: str, answers: str) -> None:

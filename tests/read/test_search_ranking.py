@@ -213,9 +213,10 @@ def test_a_question_about_the_user_is_answered_by_what_they_said_of_themselves(m
 
 
 def test_a_clearly_better_match_about_someone_else_keeps_its_place() -> None:
-    def hit(text: str, score: float) -> SearchHit:
+    def hit(text: str, score: float, role: str | None = None) -> SearchHit:
         now = datetime(2026, 3, 2, tzinfo=UTC)
-        item = MemoryItem(id=text, scope=Scope(user_id="u"), kind="fact", text=text, created_at=now, updated_at=now,
+        item = MemoryItem(id=text, scope=Scope(user_id="u"), kind="episode" if role else "fact", text=text,
+                          metadata={"role": role} if role else {}, created_at=now, updated_at=now,
                           valid_from=now)  # fmt: skip
         return SearchHit(memory=item, score=score, breakdown=ScoreBreakdown(relevance=score, final=score))
 
@@ -226,3 +227,8 @@ def test_a_clearly_better_match_about_someone_else_keeps_its_place() -> None:
     assert [h.memory.text for h in own_before_others(close, "What am I allergic to?")] == [
         "我对花生过敏。", "My sister is allergic to cats.", "Prefers tea"]  # fmt: skip
     assert subject("我的猫叫团子。") == "user" and subject("Prefers tea") is None
+    # The user's own turn without a subject is theirs ("开始在蔚来做战略了"); the assistant's is no one's.
+    turns = [hit("我哥哥换工作了，去了 Ubisoft", 0.5, "user"), hit("新工作加油！", 0.46, "assistant"),
+             hit("开始在蔚来做战略了", 0.45, "user")]  # fmt: skip
+    assert [h.memory.text for h in own_before_others(turns, "Where do I work now?")][:2] == [
+        "开始在蔚来做战略了", "我哥哥换工作了，去了 Ubisoft"]  # fmt: skip

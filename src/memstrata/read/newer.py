@@ -9,33 +9,37 @@ scores within ``margin`` of it, moves above it (and takes its score, so scores s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from memstrata.indexing import own_index_text
+from memstrata.indexing import change_answers, own_index_text
+from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import memory_terms, query_terms
 from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead
+# A later statement of change ("Moved into our new place in Portland") says the state above it no longer holds: it
+# answers instead from further below ("I live in Seattle" matches "Where do I live?" on its own words, 0.57 to 0.42).
+CHANGE_MARGIN = 0.5
 WINDOW = 10  # the top of the list, where the answer is read
 
 
 def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
-    terms = frozenset(query_terms(query_text))
+    terms = _facets(query_terms(query_text))
     ordered = list(hits)
     if not terms:
         return ordered
     for position in range(min(WINDOW, len(ordered))):
         above = ordered[position]
-        reasons = terms & memory_terms(_statement(above.memory))
+        reasons = terms & _facets(memory_terms(_statement(above.memory)))
         if above.breakdown.key_match or not reasons:
             continue
         later = [
             hit
             for hit in ordered[position + 1 : WINDOW]
             if said_at(hit.memory) > said_at(above.memory)
-            and hit.score >= above.score * (1 - margin)
-            and terms & memory_terms(_statement(hit.memory)) == reasons
+            and hit.score >= above.score * (1 - (CHANGE_MARGIN if change_answers(hit.memory.text) else margin))
+            and terms & _facets(memory_terms(_statement(hit.memory))) == reasons
         ]
         if later:
             newest = max(later, key=lambda hit: said_at(hit.memory))
@@ -50,3 +54,10 @@ def _statement(item: MemoryItem) -> str:
     speaker. A key fact by its value alone: it holds the key's current value, and chatter said later that shares
     the words its key is asked with ("I live for the weekend") must not take its place."""
     return item.text if item.key else own_index_text(item)
+
+
+def _facets(terms: Iterable[str]) -> frozenset[str]:
+    """Terms to compare two statements' reasons by: a Chinese word as its characters, since segmentation cuts the
+    same words apart differently ("我超爱吃辣" holds "吃", "我不吃辣了" holds "不吃": "我能吃辣吗？" matched them for
+    different reasons, and the older statement stayed first)."""
+    return frozenset(part for term in terms for part in (term if has_han(term) else (term,)))

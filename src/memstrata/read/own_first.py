@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memstrata.types import SearchHit
+from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.25  # a statement about the user at most this share below one about someone else answers first
 WINDOW = 10
@@ -59,18 +59,27 @@ def subject(text: str) -> str | None:
     return None
 
 
+def whose(item: MemoryItem) -> str | None:
+    """:func:`subject` of a memory; a user's own turn that names no one else is about the user, as speakers leave
+    themselves out ("开始在蔚来做战略了", "Started at Loomly today")."""
+    found = subject(item.text)
+    if found is None and item.kind == "episode" and item.metadata.get("role") == "user":
+        return "user"
+    return found
+
+
 def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
     ordered = list(hits)
     if not asks_about_the_user(query_text):
         return ordered
     for position in range(min(WINDOW, len(ordered))):
         above = ordered[position]
-        if subject(above.memory.text) != "another":
+        if whose(above.memory) != "another":
             continue
         closer = [
             hit
             for hit in ordered[position + 1 : WINDOW]
-            if subject(hit.memory.text) == "user" and hit.score >= above.score * (1 - margin)
+            if whose(hit.memory) == "user" and hit.score >= above.score * (1 - margin)
         ]
         if closer:
             own = max(closer, key=lambda hit: hit.score)
