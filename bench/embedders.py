@@ -91,6 +91,14 @@ class CachedEmbedder:
         return {"cache_hits": self.hits, "cache_misses": self.misses, "model_seconds": round(self.model_seconds, 2)}
 
 
+def fact_index_texts(texts: Sequence[str]) -> list[str]:
+    """What memstrata embeds for each plain fact text (indexing.index_text: a statement of change with the words of
+    the questions it answers), so preset vectors are found under the texts it asks for."""
+    from memstrata.indexing import change_answers
+
+    return [f"{text}\n{answers}" if (answers := change_answers(text)) else text for text in texts]
+
+
 class PresetEmbedder:
     """Returns vectors handed to it beforehand; unknown texts are an error, never a silent zero.
 

@@ -25,7 +25,7 @@ import numpy as np
 
 import memstrata
 from bench import facts
-from bench.embedders import CachedEmbedder, PresetEmbedder
+from bench.embedders import CachedEmbedder, PresetEmbedder, fact_index_texts
 from memstrata import Memory
 from memstrata.config import load_settings
 from memstrata.storage.sqlite.store import SQLiteStore
@@ -48,7 +48,7 @@ def run(n: int, queries: int, label: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "speed.db"
         memory = Memory(SQLiteStore(path), preset, settings=load_settings({"store": {"path": str(path)}}))
-        preset.provide(texts, vectors)
+        preset.provide(fact_index_texts(texts), vectors)
         memory.add(texts, user_id="bench")
         for name, extra in (("default", {}), ("threshold=0", {"threshold": 0.0})):
             memory.search(asked[0], user_id="bench", record_access=False, **extra)  # warm the index

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from bench import facts
 from bench.datasets import Conversation
-from bench.embedders import PresetEmbedder
+from bench.embedders import PresetEmbedder, fact_index_texts
 from bench.metrics import percentiles
 from memstrata import Memory
 from memstrata.config import load_settings
@@ -115,7 +115,7 @@ def short_facts(n: int, batch: int, use: UniversalSentenceEncoder, *, progress: 
             began = time.perf_counter()
             memory.add(texts, user_id="bench")
             add_s += time.perf_counter() - began
-            preset.provide(texts, vectors)
+            preset.provide(fact_index_texts(texts), vectors)
             began = time.perf_counter()
             store_only.add(texts, user_id="bench")
             store_s += time.perf_counter() - began

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from bench.embedders import PresetEmbedder, Vectors
+from bench.embedders import PresetEmbedder, Vectors, fact_index_texts
 
 SCOPE = "bench"
 TOPICS = 10
@@ -73,7 +73,7 @@ class MemstrataStore:
         self._scope, self._filters = Scope(user_id=SCOPE), Filters()
 
     def insert(self, start: int, texts: Sequence[str], vectors: Vectors) -> None:
-        self.embedder.provide(texts, vectors)
+        self.embedder.provide(fact_index_texts(texts), vectors)
         rows = [{"text": t, "metadata": {"topic": topic(start + i), "row": start + i}} for i, t in enumerate(texts)]
         self.memory.add(rows, user_id=SCOPE)
         self.embedder.provide([], vectors[:0])  # drop the batch: only query vectors stay resident

@@ -4,9 +4,10 @@
 meaning alone, so the colleague's allergy came first; "我住在哪里？" found "我妹妹住在成都" above "I live in Hangzhou".
 A question in the first person that names nobody else asks about the user: a statement about the user ranking close
 below a statement about someone else (a relative, a friend, a colleague; "Tom's ...", "他...") moves above it, the
-way read/newer.py moves a later statement up. Close: within ``MARGIN`` of its score; a clearly better match about
-someone else keeps its place, and a memory whose subject cannot be told (an extracted fact, a plain sentence) is
-neither. Pets are not "someone else": "我的猫叫团子" is the user's answer to "我养了什么宠物？".
+way read/newer.py moves a later statement up. Close: within ``MARGIN`` of its score, or as close in meaning (the
+other's lead is then words both share). A clearly better match about someone else keeps its place, and a memory
+whose subject cannot be told (an extracted fact, a plain sentence) is neither. Pets are not "someone else":
+"我的猫叫团子" is the user's answer to "我养了什么宠物？".
 """
 
 from __future__ import annotations
@@ -79,10 +80,17 @@ def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: flo
         closer = [
             hit
             for hit in ordered[position + 1 : WINDOW]
-            if whose(hit.memory) == "user" and hit.score >= above.score * (1 - margin)
+            if whose(hit.memory) == "user" and (hit.score >= above.score * (1 - margin) or _means_as_much(hit, above))
         ]
         if closer:
             own = max(closer, key=lambda hit: hit.score)
             ordered.remove(own)
             ordered.insert(position, own.model_copy(update={"score": above.score}))
     return ordered
+
+
+def _means_as_much(own: SearchHit, other: SearchHit) -> bool:
+    """The statement about the user matches the question's meaning at least as well: the other's lead is words both
+    share with the question ("住" of "我妹妹住在成都" for "我住在哪里？", where "I live in Hangzhou" has meaning
+    alone to show, across scripts)."""
+    return (own.breakdown.dense_match or 0.0) >= (other.breakdown.dense_match or 0.0) > 0.0
