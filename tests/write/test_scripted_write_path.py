@@ -198,6 +198,30 @@ def test_a_fact_whose_time_the_model_changed_is_asked_again(scripted_memory: Mem
     assert job.result["model_calls"] == 2
 
 
+def test_a_fact_translated_out_of_chinese_is_asked_again_then_waits_for_review(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """Only Chinese written for an English turn was caught; a turn mostly in Chinese written up in English was
+    stored so ("Chinese stays Chinese"). A mixed turn mostly in English may give an English fact."""
+    memory = scripted_memory
+    server.enqueue(_facts("User likes hiking and often climbs mountains on weekends"))
+    server.enqueue(_facts("用户喜欢 hiking，周末常去爬山"))
+    memory.add("我喜欢 hiking，周末常去爬山", user_id="u1", infer=True, wait=True)
+    assert _live(memory) == {"用户喜欢 hiking，周末常去爬山": "active"}
+    assert "Facts 1 are not in the language of their turn" in server.requests[1]["messages"][-1]["content"]
+
+    server.enqueue(_facts("User wrote a scraper in Python"))
+    server.enqueue(_facts("User wrote a scraper in Python"))
+    memory.add("用 Python 写了一个 scraper 抓取数据", user_id="u2", infer=True, wait=True)
+    assert _live(memory, "u2") == {"User wrote a scraper in Python": "pending"}  # kept, for a person to review
+
+    calls = len(server.requests)
+    server.enqueue(_facts("User bought a Tesla Model 3 today"))
+    memory.add("我 bought a Tesla Model 3 today", user_id="u3", infer=True, wait=True)
+    assert _live(memory, "u3") == {"User bought a Tesla Model 3 today": "active"}
+    assert len(server.requests) == calls + 1  # not asked again
+
+
 def test_a_fact_whose_name_the_model_changed_is_asked_again_then_waits_for_review(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:

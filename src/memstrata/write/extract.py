@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -12,6 +13,7 @@ from memstrata.graph.extracted import Triple
 from memstrata.graph.names import is_user
 from memstrata.graph.rules import mention
 from memstrata.graph.vocabulary import canonical_relation
+from memstrata.han import HAN_CHAR
 from memstrata.lexical import has_han
 from memstrata.prompts.extract_facts import (
     ExtractedRelation,
@@ -122,7 +124,8 @@ class LLMExtractor:
             faults = len(_translated(second.data, turns)) + len(_redated(second.data, turns)) + len(altered_again)
             if faults < len(translated) + len(redated) + len(altered):
                 result, altered = second, altered_again
-        facts = _facts(result.data, turns, set(altered))
+        # A fact still altering a name or still translated is kept, but waits for review (Chinese stays Chinese).
+        facts = _facts(result.data, turns, {*altered, *_translated(result.data, turns)})
         relations = result.data.relations if isinstance(result.data, FactsAndRelations) else []
         return Extraction(facts, [t for r in relations if (t := _triple(r, turns, self.name)) is not None])
 
@@ -133,7 +136,8 @@ def _source(number: int, turns: Sequence[Message]) -> list[Message]:
 
 
 def _facts(found: FactList, turns: Sequence[Message], altered: set[int]) -> list[NewFact]:
-    """The extracted facts; those at ``altered`` (a name of their turn changed) are kept but not trusted."""
+    """The extracted facts; those at ``altered`` (a name of their turn changed, or translated) are kept but not
+    trusted."""
     per_turn = Counter(fact.turn for fact in found.facts)
     facts = []
     for index, extracted in enumerate(found.facts):
@@ -200,10 +204,21 @@ def _altered(found: FactList, turns: Sequence[Message]) -> dict[int, list[str]]:
 
 
 def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
-    """Indexes of facts written in Chinese although none of their source turns contains Chinese."""
+    """Indexes of facts not in the language of their turns: Chinese although no source turn holds Chinese, or
+    without Chinese although the source is mostly Chinese ("我喜欢 hiking，周末常去爬山" became "User likes hiking and
+    often climbs on weekends"; a turn mostly in English with a Chinese word, "我 bought a Tesla", may give an English
+    fact)."""
     flagged = []
     for index, fact in enumerate(found.facts):
-        source = _source(fact.turn, turns)
-        if has_han(fact.text) and not any(has_han(turn.content) for turn in source):
+        said = " ".join(turn.content for turn in _source(fact.turn, turns))
+        if has_han(fact.text) != has_han(said) and (has_han(fact.text) or _mostly_chinese(said)):
             flagged.append(index)
     return flagged
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _mostly_chinese(text: str) -> bool:
+    """At least twice as many Chinese characters as words in Latin letters."""
+    return len(HAN_CHAR.findall(text)) >= 2 * max(1, len(_LATIN_WORD.findall(text)))
