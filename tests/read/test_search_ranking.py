@@ -227,6 +227,7 @@ def test_a_clearly_better_match_about_someone_else_keeps_its_place() -> None:
     assert [h.memory.text for h in own_before_others(close, "What am I allergic to?")] == [
         "我对花生过敏。", "My sister is allergic to cats.", "Prefers tea"]  # fmt: skip
     assert subject("我的猫叫团子。") == "user" and subject("Prefers tea") is None
+    assert subject("My buddy Mike got a job at Google") == subject("我闺蜜在腾讯上班") == "another"
     # The user's own turn without a subject is theirs ("开始在蔚来做战略了"); the assistant's is no one's.
     turns = [hit("我哥哥换工作了，去了 Ubisoft", 0.5, "user"), hit("新工作加油！", 0.46, "assistant"),
              hit("开始在蔚来做战略了", 0.45, "user")]  # fmt: skip

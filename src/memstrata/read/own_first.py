@@ -21,12 +21,12 @@ MARGIN = 0.25  # a statement about the user at most this share below one about s
 WINDOW = 10
 
 _RELATION_EN = (
-    r"friends?|colleagues?|co-?workers?|boss|manager|sisters?|brothers?|siblings?|mom|mum|mother|dad|father|parents"
+    r"friends?|buddy|buddies|pals?|bestie|bff|roomies?|colleagues?|co-?workers?|boss|manager|sisters?|brothers?|siblings?|mom|mum|mother|dad|father|parents"
     r"|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|sons?|daughters?|kids?|children|neighbou?rs?|roommates?"
     r"|cousins?|aunt|uncle|grand(?:ma|mother|pa|father|parents)|teachers?|classmates?|teammates?|family"
 )
 _RELATION_ZH = (
-    r"朋友|同事|同学|老板|领导|经理|姐姐|妹妹|哥哥|弟弟|姐妹|兄弟|妈妈|母亲|爸爸|父亲|爸妈|父母|老婆|老公|妻子|丈夫|对象"
+    r"朋友|好友|闺蜜|哥们|发小|同事|同学|老板|领导|经理|姐姐|妹妹|哥哥|弟弟|姐妹|兄弟|妈妈|母亲|爸爸|父亲|爸妈|父母|老婆|老公|妻子|丈夫|对象"
     r"|男朋友|女朋友|儿子|女儿|孩子|邻居|室友|表哥|表姐|表弟|表妹|堂哥|堂姐|叔叔|阿姨|舅舅|姑姑|奶奶|爷爷|外婆|外公"
     r"|老师|家人"
 )
