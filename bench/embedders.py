@@ -94,8 +94,10 @@ class CachedEmbedder:
 def fact_index_texts(texts: Sequence[str]) -> list[str]:
     """What memstrata embeds for each plain fact text (indexing.index_text: a statement of change with the words of
     the questions it answers), so preset vectors are found under the texts it asks for."""
-    from memstrata.indexing import change_answers
-
+    try:
+        from memstrata.indexing import change_answers
+    except ImportError:  # a source tree from before statements of change (bench/ranking_speed.py times others)
+        return list(texts)
     return [f"{text}\n{answers}" if (answers := change_answers(text)) else text for text in texts]
 
 
