@@ -219,7 +219,11 @@ def test_a_fact_translated_out_of_chinese_is_asked_again_then_waits_for_review(
     server.enqueue(_facts("User bought a Tesla Model 3 today"))
     memory.add("我 bought a Tesla Model 3 today", user_id="u3", infer=True, wait=True)
     assert _live(memory, "u3") == {"User bought a Tesla Model 3 today": "active"}
-    assert len(server.requests) == calls + 1  # not asked again
+    # A mixed turn mostly in Chinese: an English fact restating its English words is no translation.
+    server.enqueue(_facts("User is learning Rust", "用户报了日语班"))
+    memory.add("I started learning Rust. 我还报了一个日语班。", user_id="u4", infer=True, wait=True)
+    assert _live(memory, "u4") == {"User is learning Rust": "active", "用户报了日语班": "active"}
+    assert len(server.requests) == calls + 2  # neither asked again
 
 
 def test_a_fact_whose_name_the_model_changed_is_asked_again_then_waits_for_review(

@@ -14,7 +14,7 @@ from memstrata.graph.names import is_user
 from memstrata.graph.rules import mention
 from memstrata.graph.vocabulary import canonical_relation
 from memstrata.han import HAN_CHAR
-from memstrata.lexical import has_han
+from memstrata.lexical import fts_terms, has_han, keyword_tokens
 from memstrata.prompts.extract_facts import (
     ExtractedRelation,
     FactList,
@@ -204,14 +204,18 @@ def _altered(found: FactList, turns: Sequence[Message]) -> dict[int, list[str]]:
 
 
 def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
-    """Indexes of facts not in the language of their turns: Chinese although no source turn holds Chinese, or
-    without Chinese although the source is mostly Chinese ("我喜欢 hiking，周末常去爬山" became "User likes hiking and
-    often climbs on weekends"; a turn mostly in English with a Chinese word, "我 bought a Tesla", may give an English
-    fact)."""
+    """Indexes of facts not in the language of their turns: Chinese although no source turn holds Chinese, or, for a
+    source mostly in Chinese, a fact without Chinese that says words the source does not ("我喜欢 hiking，周末常去爬山"
+    became "User likes hiking and often climbs mountains"). A fact restating the English of a mixed turn in its own
+    words ("User is learning Rust" of "I started learning Rust. 我还报了一个日语班。") is no translation."""
     flagged = []
     for index, fact in enumerate(found.facts):
         said = " ".join(turn.content for turn in _source(fact.turn, turns))
-        if has_han(fact.text) != has_han(said) and (has_han(fact.text) or _mostly_chinese(said)):
+        if has_han(fact.text):
+            translated = not has_han(said)
+        else:
+            translated = _mostly_chinese(said) and not _terms(fact.text) - {"user"} <= _terms(said)
+        if translated:
             flagged.append(index)
     return flagged
 
@@ -222,3 +226,8 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 def _mostly_chinese(text: str) -> bool:
     """At least twice as many Chinese characters as words in Latin letters."""
     return len(HAN_CHAR.findall(text)) >= 2 * max(1, len(_LATIN_WORD.findall(text)))
+
+
+def _terms(text: str) -> set[str]:
+    """The keyword terms of a text (stop words out, stems in), to compare a fact's words with its turn's."""
+    return {term for terms in fts_terms(keyword_tokens(text)) for term in terms}
