@@ -95,10 +95,10 @@ def fact_index_texts(texts: Sequence[str]) -> list[str]:
     """What memstrata embeds for each plain fact text (indexing.index_text: a statement of change with the words of
     the questions it answers), so preset vectors are found under the texts it asks for."""
     try:
-        from memstrata.indexing import change_answers
+        from memstrata.indexing import with_change_answers
     except ImportError:  # a source tree from before statements of change (bench/ranking_speed.py times others)
         return list(texts)
-    return [f"{text}\n{answers}" if (answers := change_answers(text)) else text for text in texts]
+    return [with_change_answers(text) for text in texts]
 
 
 class PresetEmbedder:

@@ -97,6 +97,12 @@ def change_answers(text: str) -> str:
     return answers if answers and not NOT_YET.search(text) else ""
 
 
+def with_change_answers(text: str) -> str:
+    """A statement followed by the words of the questions it answers, if it is a statement of change."""
+    answers = change_answers(text)
+    return f"{text}\n{answers}" if answers else text
+
+
 def key_words(key: str, owner: str | None = None) -> str:
     """A namespaced key as words: "lin:contact:phone_number" -> "lin contact phone number", and the words a question
     asks it with ("... number mobile 电话 手机 号码"). ``owner``: the user id of the key's scope, left out of the words
@@ -115,8 +121,7 @@ def own_index_text(item: MemoryItem) -> str:
     change is followed by the words of the questions it answers (:func:`change_answers`)."""
     if item.key:
         return f"{key_words(item.key, item.scope.user_id)}: {item.text}"
-    answers = change_answers(item.text)
-    text = f"{item.text}\n{answers}" if answers else item.text
+    text = with_change_answers(item.text)
     if item.kind != "episode":
         return text
     speaker = item.metadata.get("speaker")

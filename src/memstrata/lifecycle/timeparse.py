@@ -208,7 +208,7 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     ),
     (
         re.compile(r"(去年|今年|明年|前年)\s*([一二三四五六七八九十\d]{1,3})\s*月"),
-        lambda m, r: _month(r.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[m[1]], cn_number(m[2]), r),
+        lambda m, r: _month(r.year + _CN_YEAR[m[1]], cn_number(m[2]), r),
     ),
     (
         re.compile(r"(上|这|本|下)个?月"),
@@ -228,7 +228,7 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     ),
     (
         re.compile(r"(前年|去年|今年|明年)"),
-        lambda m, r: _year(r.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[m[1]], r),
+        lambda m, r: _year(r.year + _CN_YEAR[m[1]], r),
     ),
     (
         re.compile(r"\b(last|this|next)\s+year\b", re.I),

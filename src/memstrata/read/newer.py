@@ -15,37 +15,35 @@ from memstrata.indexing import change_answers, own_index_text
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import memory_terms, query_terms
+from memstrata.read.move_up import move_up
 from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead
 # A later statement of change ("Moved into our new place in Portland") says the state above it no longer holds: it
 # answers instead from further below ("I live in Seattle" matches "Where do I live?" on its own words, 0.57 to 0.42).
 CHANGE_MARGIN = 0.5
-WINDOW = 10  # the top of the list, where the answer is read
 
 
 def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
     terms = _facets(query_terms(query_text))
-    ordered = list(hits)
     if not terms:
-        return ordered
-    for position in range(min(WINDOW, len(ordered))):
-        above = ordered[position]
-        reasons = terms & _facets(memory_terms(_statement(above.memory)))
-        if above.breakdown.key_match or not reasons:
-            continue
-        later = [
-            hit
-            for hit in ordered[position + 1 : WINDOW]
-            if said_at(hit.memory) > said_at(above.memory)
-            and hit.score >= above.score * (1 - (CHANGE_MARGIN if change_answers(hit.memory.text) else margin))
-            and terms & _facets(memory_terms(_statement(hit.memory))) == reasons
-        ]
-        if later:
-            newest = max(later, key=lambda hit: said_at(hit.memory))
-            ordered.remove(newest)
-            ordered.insert(position, newest.model_copy(update={"score": above.score}))
-    return ordered
+        return list(hits)
+
+    def reasons(hit: SearchHit) -> frozenset[str]:
+        return terms & _facets(memory_terms(_statement(hit.memory)))
+
+    def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
+        why = reasons(above)
+        closeness = 1 - (CHANGE_MARGIN if change_answers(hit.memory.text) else margin)
+        return (
+            bool(why)
+            and not above.breakdown.key_match
+            and said_at(hit.memory) > said_at(above.memory)
+            and hit.score >= above.score * closeness
+            and reasons(hit) == why
+        )
+
+    return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
 
 
 def _statement(item: MemoryItem) -> str:

@@ -15,21 +15,31 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
+from memstrata.read.move_up import move_up
 from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.25  # a statement about the user at most this share below one about someone else answers first
-WINDOW = 10
 
-_RELATION_EN = (
-    r"friends?|buddy|buddies|pals?|bestie|bff|roomies?|colleagues?|co-?workers?|boss|manager|sisters?|brothers?|siblings?|mom|mum|mother|dad|father|parents"
-    r"|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|sons?|daughters?|kids?|children|neighbou?rs?|roommates?"
-    r"|cousins?|aunt|uncle|grand(?:ma|mother|pa|father|parents)|teachers?|classmates?|teammates?|family"
+# People a speaker names by their relation: the relatives and contacts the graph knows (graph/vocabulary.py), and
+# others it gives no relation of its own.
+_RELATION_EN = "|".join(
+    [
+        rf"(?:{'|'.join(EN_FAMILY.values())})s?",
+        r"buddy|buddies|pals?|bestie|bff|roomies?|roommates?|co-?workers?|siblings?|mum|parents|children",
+        r"boyfriend|girlfriend|fianc[eé]e?|neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|mother|pa|father|parents)",
+        r"teachers?|classmates?|teammates?|family",
+    ]
 )
-_RELATION_ZH = (
-    r"朋友|好友|闺蜜|哥们|发小|同事|同学|老板|领导|经理|姐姐|妹妹|哥哥|弟弟|姐妹|兄弟|妈妈|母亲|爸爸|父亲|爸妈|父母|老婆|老公|妻子|丈夫|对象"
-    r"|男朋友|女朋友|儿子|女儿|孩子|邻居|室友|表哥|表姐|表弟|表妹|堂哥|堂姐|叔叔|阿姨|舅舅|姑姑|奶奶|爷爷|外婆|外公"
-    r"|老师|家人"
+_RELATION_ZH = "|".join(
+    [
+        *FAMILY.values(),
+        "好友|闺蜜|哥们|发小|同学|姐妹|兄弟|爸妈|父母|对象|男朋友|女朋友|邻居|室友|老师|家人",
+        "表哥|表姐|表弟|表妹|堂哥|堂姐|叔叔|阿姨|舅舅|姑姑|奶奶|爷爷|外婆|外公",
+    ]
 )
+# A name in the question ("Where does Tom live?", "Tom的生日"): the question may be about them.
+_NAMES_SOMEONE = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+\b|[A-Za-z]+的")
 _NAMES_ANOTHER = re.compile(rf"\b(?:{_RELATION_EN})\b|{_RELATION_ZH}|\b(?:he|she|they|him|her|them)\b|他|她", re.I)
 # A subject at the start of the statement (after a speaker, "Lin: "): who the statement is about.
 _ABOUT_ANOTHER = re.compile(
@@ -44,10 +54,6 @@ _FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
 def asks_about_the_user(query: str) -> bool:
     """A question in the first person that names no one else ("What am I allergic to?", "我住在哪里？")."""
     return bool(_FIRST_PERSON.search(query)) and not _NAMES_ANOTHER.search(query) and not _NAMES_SOMEONE.search(query)
-
-
-# A name in the question ("Where does Tom live?", "Tom的生日"): the question may be about them.
-_NAMES_SOMEONE = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+\b|[A-Za-z]+的")
 
 
 def subject(text: str) -> str | None:
@@ -70,23 +76,14 @@ def whose(item: MemoryItem) -> str | None:
 
 
 def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
-    ordered = list(hits)
     if not asks_about_the_user(query_text):
-        return ordered
-    for position in range(min(WINDOW, len(ordered))):
-        above = ordered[position]
-        if whose(above.memory) != "another":
-            continue
-        closer = [
-            hit
-            for hit in ordered[position + 1 : WINDOW]
-            if whose(hit.memory) == "user" and (hit.score >= above.score * (1 - margin) or _means_as_much(hit, above))
-        ]
-        if closer:
-            own = max(closer, key=lambda hit: hit.score)
-            ordered.remove(own)
-            ordered.insert(position, own.model_copy(update={"score": above.score}))
-    return ordered
+        return list(hits)
+
+    def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
+        close = hit.score >= above.score * (1 - margin) or _means_as_much(hit, above)
+        return whose(above.memory) == "another" and whose(hit.memory) == "user" and close
+
+    return move_up(hits, answers_instead, best=lambda hit: hit.score)
 
 
 def _means_as_much(own: SearchHit, other: SearchHit) -> bool:

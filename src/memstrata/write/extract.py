@@ -14,7 +14,7 @@ from memstrata.graph.names import is_user
 from memstrata.graph.rules import mention
 from memstrata.graph.vocabulary import canonical_relation
 from memstrata.han import HAN_CHAR
-from memstrata.lexical import fts_terms, has_han, keyword_tokens
+from memstrata.lexical import has_han
 from memstrata.prompts.extract_facts import (
     ExtractedRelation,
     FactList,
@@ -23,6 +23,7 @@ from memstrata.prompts.extract_facts import (
     extraction_prompt,
 )
 from memstrata.providers.llm import ChatMessage, ChatModel, StructuredResult
+from memstrata.read.evidence import memory_terms
 from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.facts import make_fact, time_supported
@@ -214,7 +215,7 @@ def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
         if has_han(fact.text):
             translated = not has_han(said)
         else:
-            translated = _mostly_chinese(said) and not _terms(fact.text) - {"user"} <= _terms(said)
+            translated = _mostly_chinese(said) and not memory_terms(fact.text) - {"user"} <= memory_terms(said)
         if translated:
             flagged.append(index)
     return flagged
@@ -226,8 +227,3 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 def _mostly_chinese(text: str) -> bool:
     """At least twice as many Chinese characters as words in Latin letters."""
     return len(HAN_CHAR.findall(text)) >= 2 * max(1, len(_LATIN_WORD.findall(text)))
-
-
-def _terms(text: str) -> set[str]:
-    """The keyword terms of a text (stop words out, stems in), to compare a fact's words with its turn's."""
-    return {term for terms in fts_terms(keyword_tokens(text)) for term in terms}
