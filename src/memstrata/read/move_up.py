@@ -7,9 +7,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from memstrata.indexing import change_answers
 from memstrata.types import SearchHit
 
 WINDOW = 10
+# A statement of change ("搬到上海浦东了", "Moved into our new place in Portland") says the state the hit above
+# it describes no longer holds for the user: it answers instead from further below ("I live in Seattle" matches
+# "Where do I live?" on its own words, 0.57 to 0.42; "我妹妹住在成都" leads "搬到上海浦东了" on the literal "住",
+# 0.52 to 0.36).
+CHANGE_MARGIN = 0.5
+
+
+def within_reach(hit: SearchHit, above: SearchHit, margin: float) -> bool:
+    """``hit`` scores within ``margin`` of ``above`` (within ``CHANGE_MARGIN`` for a statement of change)."""
+    return hit.score >= above.score * (1 - (CHANGE_MARGIN if change_answers(hit.memory.text) else margin))
 
 
 def move_up(

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from memstrata.indexing import change_answers, own_index_text
+from memstrata.indexing import own_index_text
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import memory_terms, query_terms
-from memstrata.read.move_up import move_up
+from memstrata.read.move_up import move_up, within_reach
 from memstrata.types import MemoryItem, SearchHit
 
-MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead
-# A later statement of change ("Moved into our new place in Portland") says the state above it no longer holds: it
-# answers instead from further below ("I live in Seattle" matches "Where do I live?" on its own words, 0.57 to 0.42).
-CHANGE_MARGIN = 0.5
+MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead (read/move_up.py)
 
 
 def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
@@ -34,12 +31,11 @@ def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = M
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
         why = reasons(above)
-        closeness = 1 - (CHANGE_MARGIN if change_answers(hit.memory.text) else margin)
         return (
             bool(why)
             and not above.breakdown.key_match
             and said_at(hit.memory) > said_at(above.memory)
-            and hit.score >= above.score * closeness
+            and within_reach(hit, above, margin)
             and reasons(hit) == why
         )
 

@@ -4,10 +4,10 @@
 meaning alone, so the colleague's allergy came first; "我住在哪里？" found "我妹妹住在成都" above "I live in Hangzhou".
 A question in the first person that names nobody else asks about the user: a statement about the user ranking close
 below a statement about someone else (a relative, a friend, a colleague; "Tom's ...", "他...") moves above it, the
-way read/newer.py moves a later statement up. Close: within ``MARGIN`` of its score, or as close in meaning (the
-other's lead is then words both share). A clearly better match about someone else keeps its place, and a memory
-whose subject cannot be told (an extracted fact, a plain sentence) is neither. Pets are not "someone else":
-"我的猫叫团子" is the user's answer to "我养了什么宠物？".
+way read/newer.py moves a later statement up. Close: within ``MARGIN`` of its score (a statement of change: within
+half, read/move_up.py), or as close in meaning (the other's lead is then words both share). A clearly better match
+about someone else keeps its place, and a memory whose subject cannot be told (an extracted fact, a plain
+sentence) is neither. Pets are not "someone else": "我的猫叫团子" is the user's answer to "我养了什么宠物？".
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
-from memstrata.read.move_up import move_up
+from memstrata.read.move_up import move_up, within_reach
 from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.25  # a statement about the user at most this share below one about someone else answers first
@@ -80,7 +80,7 @@ def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: flo
         return list(hits)
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
-        close = hit.score >= above.score * (1 - margin) or _means_as_much(hit, above)
+        close = within_reach(hit, above, margin) or _means_as_much(hit, above)
         return whose(above.memory) == "another" and whose(hit.memory) == "user" and close
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
