@@ -330,6 +330,49 @@ def test_the_users_own_move_answers_before_a_relatives_home_search_after_search(
     assert memory.search("我妹妹住在哪里？", user_id="u")[0].text == "我妹妹住在成都。"
 
 
+def test_a_later_statement_that_ends_or_corrects_an_earlier_one_answers_instead(memory: Memory) -> None:
+    """Imported histories, no model: "我已经戒掉咖啡了" trailed "我每天早上喝两杯咖啡" (0.33 to 0.36), "Actually my
+    favourite color is green, not blue" the blue one for the Chinese question, and "我和阿杰分手了" shared no word
+    with "我有男朋友吗？" (0.10 to 0.56): the state the user left came first, in both languages."""
+    histories = {
+        "coffee": ("我每天早上喝两杯咖啡", "我在学游泳", "我已经戒掉咖啡了"),
+        "color": ("My favourite color is blue", "I bought a new bike",
+                  "Actually my favourite color is green, not blue"),
+        "work": ("I work at Google as a data scientist", "Had sushi for lunch",
+                 "Sorry, I misspoke earlier: I work at Meta, not Google"),
+        "ajie": ("我男朋友阿杰是程序员，在字节上班", "周末和阿杰去看了电影", "我和阿杰分手了，心情很差"),
+        "smoke": ("I'm trying to quit smoking, down to 5 cigarettes a day", "Went hiking with Tom today",
+                  "戒烟成功了！I don't smoke anymore"),
+    }  # fmt: skip
+    for user, said in histories.items():
+        for month, text in enumerate(said, start=1):
+            memory.add([{"role": "user", "content": text, "timestamp": f"2025-0{month}-01T10:00:00Z"}], user_id=user)
+    for user, question in (("coffee", "我喝咖啡吗？"), ("coffee", "Do I drink coffee?"),
+                           ("color", "What is my favourite color?"), ("color", "我最喜欢什么颜色？"),
+                           ("work", "Where do I work?"), ("ajie", "我有男朋友吗？"),
+                           ("smoke", "When did I quit smoking?"), ("smoke", "我抽烟吗？")):  # fmt: skip
+        hits = memory.search(question, user_id=user)
+        assert hits[0].text == histories[user][-1], (question, [(h.text, h.score) for h in hits])
+    # Chatter with "actually" and an attempt are not corrections; a friend's breakup is not the user's.
+    chat = ("I went to the Taylor Swift concert in May", "Actually the concert was too loud",
+            "My boyfriend Leo plays guitar", "Tom and Jane broke up", "I'm trying to quit Leo's band")  # fmt: skip
+    for month, text in enumerate(chat, start=1):
+        memory.add([{"role": "user", "content": text, "timestamp": f"2025-0{month}-01T10:00:00Z"}], user_id="chat")
+    assert memory.search("Which concert did I go to?", user_id="chat")[0].text.startswith("I went to the Taylor")
+    assert memory.search("Do I have a boyfriend?", user_id="chat")[0].text == "My boyfriend Leo plays guitar"
+
+
+def test_the_users_new_job_answers_before_the_reply_cheering_it(memory: Memory) -> None:
+    """ "新工作加油！" carries the user's turn as context and was indexed as a new job of its own: it answered
+    "我现在在哪工作？" above "开始在蔚来做战略了"."""
+    memory.add([{"role": "user", "content": "我在麦肯锡做咨询，天天出差", "timestamp": "2025-02-01T10:00:00Z"}],
+               user_id="mei")  # fmt: skip
+    turns = [{"role": "user", "content": "开始在蔚来做战略了，新能源车企，挺有意思"},
+             {"role": "assistant", "content": "新工作加油！"}]  # fmt: skip
+    memory.add([{**turn, "timestamp": "2025-09-01T10:00:00Z"} for turn in turns], user_id="mei")
+    assert memory.search("我现在在哪工作？", user_id="mei")[0].text.startswith("开始在蔚来")
+
+
 def test_context_lists_few_key_facts_the_question_is_not_about(memory: Memory) -> None:
     """Sixty port numbers filled the key facts of a question about food (18 of them at 2,000 tokens)."""
     for n in range(30):

@@ -59,6 +59,8 @@ _ADVERBS = r"(?:\s*\b(?:just|finally|recently|already|also|now)\b)*"
 _PERSON_ZH = (
     r"(?:我|我们|咱们|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友|^|(?<=[，。！？；,.!?;]))"
 )
+# The user, said or left out, and no one else before the verb ("我和阿杰分手了", "跟男朋友分手了"; not "他们分手了").
+_OWN_ZH = r"(?:我|我们|^|(?<=[，。！？；,.!?;]))(?:(?![他她])[^，。！？,.!?\s]){0,8}?"
 _NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|把|将"
 _CHANGE_ANSWERS = (
     (
@@ -79,12 +81,33 @@ _CHANGE_ANSWERS = (
         ),
         "work job 工作 上班",
     ),
+    (  # the user's own relationship ended: whether they have a partner ("Anna and I broke up", "我和阿杰分手了")
+        re.compile(
+            rf"\b(?:i|we)\b[^.!?]{{0,40}}?\b(?:broke\s+up|split\s+up)\b|{_OWN_ZH}(?:分手|分开了)", re.IGNORECASE
+        ),
+        "boyfriend girlfriend 男朋友 女朋友",
+    ),
+    (
+        re.compile(rf"\b(?:i|we)\b[^.!?]{{0,40}}?\b(?:got\s+)?divorced\b|{_OWN_ZH}(?:离婚|离了婚)", re.IGNORECASE),
+        "husband wife married 老公 老婆 结婚",
+    ),
+    (  # a habit given up answers whether the user still has it ("戒烟成功了", "I quit drinking")
+        re.compile(r"\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bdon'?t\s+smoke\s+any\s?more\b|戒烟|不[抽吸]烟了", re.I),
+        "smoke smoking quit 抽烟 吸烟 戒烟",
+    ),
+    (
+        re.compile(r"\b(?:quit|stopped|gave\s+up)\s+drinking\b|\bdon'?t\s+drink\s+any\s?more\b|戒酒|不喝酒了", re.I),
+        "drink drinking alcohol quit 喝酒 戒酒",
+    ),
 )
 
 
 # A piece of a word every statement of change holds: most texts have none, and search reads this of every candidate
 # it ranks, so the full patterns (~120 µs on a long English turn) run only after this check (~2 µs).
-_CHANGE_CUES = ("mov", "reloc", "start", "job", "hired", "搬", "迁", "入职", "跳槽", "工作", "开始在")
+_CHANGE_CUES = (
+    *("mov", "reloc", "start", "job", "hired", "搬", "迁", "入职", "跳槽", "工作", "开始在"),
+    *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
+)
 
 
 @lru_cache(maxsize=65_536)
@@ -101,6 +124,17 @@ def with_change_answers(text: str) -> str:
     """A statement followed by the words of the questions it answers, if it is a statement of change."""
     answers = change_answers(text)
     return f"{text}\n{answers}" if answers else text
+
+
+def states_for_the_user(item: MemoryItem) -> bool:
+    """Whether the memory is the user's own word (their turn, or a fact): a reply does not state the user's changes
+    ("新工作加油！" is the assistant cheering, not the user's new job)."""
+    return item.kind != "episode" or item.metadata.get("role", "user") == "user"
+
+
+def statement_text(item: MemoryItem) -> str:
+    """The memory's text, followed by the words of the questions it answers if the user states a change in it."""
+    return with_change_answers(item.text) if states_for_the_user(item) else item.text
 
 
 def key_words(key: str, owner: str | None = None) -> str:
@@ -121,7 +155,7 @@ def own_index_text(item: MemoryItem) -> str:
     change is followed by the words of the questions it answers (:func:`change_answers`)."""
     if item.key:
         return f"{key_words(item.key, item.scope.user_id)}: {item.text}"
-    text = with_change_answers(item.text)
+    text = statement_text(item)
     if item.kind != "episode":
         return text
     speaker = item.metadata.get("speaker")

@@ -89,8 +89,9 @@ def keyword_tokens(text: str) -> list[str]:
 # 1: words only; 2: words, then the characters of each Chinese word; 3: emoji spelled as terms; 4: NFKC folded;
 # 5: English clitics dropped ("dog's" is "dog"), indefinite pronouns and "now" are stop words; 6: irregular English
 # forms read as their base word ("bought" is "buy"); 7: a statement of change indexed with the words of the questions
-# it answers (indexing.change_answers: "moved to" with "live"), and 现在/目前/哪里 are stop words as now/where are
-SEARCH_TERMS_VERSION = "7"
+# it answers (indexing.change_answers: "moved to" with "live"), and 现在/目前/哪里 are stop words as now/where are;
+# 8: so are the user's own breakup, divorce and a habit given up ("我和阿杰分手了" with "boyfriend 男朋友 …")
+SEARCH_TERMS_VERSION = "8"
 
 
 @lru_cache(maxsize=65536)

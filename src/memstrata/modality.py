@@ -5,6 +5,7 @@ makes no edge of a maybe or a plan ("我可能下个月搬去深圳" is not wher
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # A maybe is not how things are ("我可能下个月搬去深圳"); a "seems" is a softer fact ("王总好像喜欢红酒": the graph
 # keeps that edge), so it only lowers a fact's confidence.
@@ -18,5 +19,33 @@ PLANNED = re.compile(PLAN, re.IGNORECASE)
 # What is not (yet) how things are, for the graph's edges and the words a statement of change is indexed with
 # (indexing.change_answers): a maybe, a plan, and the softer intentions ("考虑", "thinking of", "we'll").
 NOT_YET = re.compile(
-    rf"{MAYBE}|{PLAN}|考虑|想要去|以后|\b(?:may|plan to|thinking (?:of|about)|considering)\b|'ll\b", re.IGNORECASE
+    rf"{MAYBE}|{PLAN}|考虑|想要去|以后|试着|尝试|想戒|正在戒|努力戒"
+    r"|(?-i:\bmay\b)|\b(?:plan to|thinking (?:of|about)|considering|try(?:ing)? to)\b|'ll\b",
+    re.IGNORECASE,
 )
+
+# Words by which a statement ends or corrects what was said before (read/newer.py lets it answer instead of the
+# earlier statement it shares a subject with): a correction ("其实豆豆是柴犬不是柯基", "Sorry, I misspoke: I work at
+# Meta, not Google"), a habit given up ("我已经戒掉咖啡了", "I don't smoke anymore") and an ending ("我和阿杰分手了",
+# "Anna and I broke up"). "Actually" alone is chatter ("Actually the concert was too loud"): a contrast is a
+# correction only with a negation beside it.
+_CORRECTED = r"更正|纠正|说错|搞错|记错|弄错|口误|\b(?:correction|misspoke|i meant|my mistake|i was wrong)\b"
+_CONTRAST = r"其实|实际上|\b(?:actually|in fact)\b"
+_NEGATION = r"不是|并非|\b(?:not|isn't|wasn't|aren't)\b"
+_GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"
+    r"戒[掉了烟酒]|不再|再也不|不[^，。！？,.!?\s]{1,3}了"
+    r"|\b(?:quit|stopped|gave up|given up|no longer|any ?more)\b(?! by)"
+)
+_ENDED = r"分手|离婚|离职|辞职|退休|\b(?:broke up|split up|divorced|resigned|retired)\b"
+ENDS_OR_CORRECTS_WORDS = re.compile(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_CONTRAST}|{_NEGATION}", re.IGNORECASE)
+_FIRM = re.compile(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}", re.IGNORECASE)
+_CONTRASTED = re.compile(_CONTRAST, re.IGNORECASE)
+_NEGATED = re.compile(_NEGATION, re.IGNORECASE)
+
+
+@lru_cache(maxsize=65_536)  # read of every hit near the top of every search
+def ends_or_corrects(text: str) -> bool:
+    """Whether ``text`` ends or corrects an earlier statement (see ``ENDS_OR_CORRECTS_WORDS``); a plan or an
+    attempt does not ("I'm trying to quit smoking", "我打算辞职")."""
+    said = _FIRM.search(text) or (_CONTRASTED.search(text) and _NEGATED.search(text))
+    return bool(said) and not NOT_YET.search(text)

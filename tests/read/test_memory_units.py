@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memstrata import Memory, Scope
-from memstrata.indexing import change_answers, index_text
+from memstrata.indexing import change_answers, index_text, own_index_text
 from memstrata.read.rank import MemoryText, Ranker, memory_text
 from memstrata.read.retrieve import Retrieved
 from memstrata.read.settings import ReadSettings
@@ -155,9 +155,27 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("Moved the meeting to Friday", ""),
         ("started at 9 today", ""),
         ("开始在家做饭了", ""),
+        ("I moved to Shanghai in May", "live 住"),  # the month, not a maybe
+        ("Anna and I broke up last week", "boyfriend girlfriend 男朋友 女朋友"),
+        ("我和阿杰分手了，心情很差", "boyfriend girlfriend 男朋友 女朋友"),
+        ("他们分手了", ""),  # someone else's ending
+        ("Tom and Jane broke up", ""),
+        ("我们离婚了", "husband wife married 老公 老婆 结婚"),
+        ("戒烟成功了！I don't smoke anymore", "smoke smoking quit 抽烟 吸烟 戒烟"),
+        ("I'm trying to quit smoking", ""),  # an attempt
+        ("I quit drinking last month", "drink drinking alcohol quit 喝酒 戒酒"),
     ],
 )
 def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_answers(text: str, answers: str) -> None:
     assert change_answers(text) == answers
     item = episode_memories([Message(role="user", content=text)], SCOPE, {}, NOW)[0]
     assert index_text(item) == (f"{text}\n{answers}" if answers else text)
+
+
+def test_a_reply_states_no_change_of_the_users() -> None:
+    """The assistant's "新工作加油！" was indexed with "work job 工作 上班" like the user's new job, and answered
+    "我现在在哪工作？" above the turn it replied to."""
+    turns = [Message(role="user", content="开始在蔚来做战略了"), Message(role="assistant", content="新工作加油！")]
+    told, reply = episode_memories(turns, SCOPE, {}, NOW)
+    assert own_index_text(told) == "开始在蔚来做战略了\nwork job 工作 上班"
+    assert own_index_text(reply) == "新工作加油！"

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memstrata.indexing import change_answers
+from memstrata.indexing import change_answers, states_for_the_user
+from memstrata.modality import ends_or_corrects
 from memstrata.types import SearchHit
 
 WINDOW = 10
@@ -19,8 +20,11 @@ CHANGE_MARGIN = 0.5
 
 
 def within_reach(hit: SearchHit, above: SearchHit, margin: float) -> bool:
-    """``hit`` scores within ``margin`` of ``above`` (within ``CHANGE_MARGIN`` for a statement of change)."""
-    return hit.score >= above.score * (1 - (CHANGE_MARGIN if change_answers(hit.memory.text) else margin))
+    """``hit`` scores within ``margin`` of ``above`` (within ``CHANGE_MARGIN`` for a statement of change, or one that
+    ends or corrects what was said before, modality.ends_or_corrects)."""
+    text = hit.memory.text
+    changes = states_for_the_user(hit.memory) and (change_answers(text) or ends_or_corrects(text))
+    return hit.score >= above.score * (1 - (CHANGE_MARGIN if changes else margin))
 
 
 def move_up(

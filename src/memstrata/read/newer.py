@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from memstrata.indexing import own_index_text
+from memstrata.indexing import own_index_text, states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
+from memstrata.modality import ENDS_OR_CORRECTS_WORDS, ends_or_corrects
 from memstrata.read.evidence import memory_terms, query_terms
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.types import MemoryItem, SearchHit
@@ -30,16 +31,25 @@ def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = M
         return terms & _facets(memory_terms(_statement(hit.memory)))
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
+        if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
+            return False
+        if not within_reach(hit, above, margin):
+            return False
         why = reasons(above)
-        return (
-            bool(why)
-            and not above.breakdown.key_match
-            and said_at(hit.memory) > said_at(above.memory)
-            and within_reach(hit, above, margin)
-            and reasons(hit) == why
-        )
+        return (bool(why) and reasons(hit) == why) or _ends_or_corrects(hit.memory, above.memory)
 
     return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
+
+
+def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem) -> bool:
+    """A later statement that ends or corrects one it shares a subject with ("我已经戒掉咖啡了" after "我每天早上
+    喝两杯咖啡", "其实豆豆是柴犬不是柯基" after "我家狗豆豆是柯基"): it answers instead of the earlier one whatever
+    words the question matched them on, also across scripts ("Do I drink coffee?"), since what the earlier one said
+    no longer holds. The subject is what both say, the words of the ending or correction aside."""
+    if not (states_for_the_user(later) and ends_or_corrects(later.text)):
+        return False
+    shared = memory_terms(later.text) & memory_terms(earlier.text)
+    return any(not ENDS_OR_CORRECTS_WORDS.fullmatch(term) for term in shared)
 
 
 def _statement(item: MemoryItem) -> str:

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from memstrata.config import LifecycleSettings
 from memstrata.graph.retrieve import GraphHit
-from memstrata.indexing import index_text, indexed_context, own_index_text, with_change_answers
+from memstrata.indexing import index_text, indexed_context, own_index_text, statement_text
 from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier
 from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.read.evidence import (
@@ -72,7 +72,7 @@ def memory_text(item: MemoryItem) -> MemoryText:
     # A key's words are part of what its value states, and the words of the questions a statement of change answers
     # part of what it says ("live 住" of "搬到深圳南山区了": an English question matches it on words, not only across
     # scripts on meaning).
-    own = own_index_text(item) if item.key else with_change_answers(item.text)
+    own = own_index_text(item) if item.key else statement_text(item)
     return MemoryText(index_text(item), own, own_indexed=own_index_text(item) if has_context else None)
 
 
