@@ -9,7 +9,7 @@ import pytest
 from memstrata import InvalidInputError, Memory, Scope
 from memstrata.config import LifecycleSettings
 from memstrata.query import SearchQuery
-from memstrata.read.own_first import own_before_others, subject
+from memstrata.read.own_first import asks_about_the_user, own_before_others, subject
 from memstrata.read.pipeline import search
 from memstrata.read.retrieve import topic_text
 from memstrata.read.settings import ReadSettings
@@ -212,6 +212,20 @@ def test_a_question_about_the_user_is_answered_by_what_they_said_of_themselves(m
     assert scores == sorted(scores, reverse=True)
 
 
+def test_the_users_turn_answers_a_question_about_them_before_the_reply_to_it(memory: Memory) -> None:
+    """A reply is indexed with the turn it answers: "Mochi is a cute name for a cat!" led "I adopted a cat named
+    Mochi" (0.663 to 0.639) and "下次再去京都吧！" led "刚从日本回来…" (0.378 to 0.372)."""
+    for user, said, reply in (("cat", "I adopted a cat named Mochi", "Mochi is a cute name for a cat!"),
+                              ("trip", "刚从日本回来，最后只去了大阪，京都没去成", "下次再去京都吧！")):  # fmt: skip
+        turns = [{"role": "user", "content": said}, {"role": "assistant", "content": reply}]
+        memory.add([{**turn, "timestamp": "2025-06-20T15:00:00Z"} for turn in turns], user_id=user)
+        memory.add([{"role": "user", "content": "今天天气不错", "timestamp": "2025-01-01T10:00:00Z"}], user_id=user)
+    assert memory.search("What is my cat's name?", user_id="cat")[0].text == "I adopted a cat named Mochi"
+    assert memory.search("去年夏天我去了哪里？", user_id="trip")[0].text.startswith("刚从日本回来")
+    # A question about what the assistant said asks for a reply.
+    assert not asks_about_the_user("What did you recommend for my trip?") and not asks_about_the_user("你推荐我去哪？")
+
+
 def test_a_clearly_better_match_about_someone_else_keeps_its_place() -> None:
     def hit(text: str, score: float, role: str | None = None) -> SearchHit:
         now = datetime(2026, 3, 2, tzinfo=UTC)
@@ -228,7 +242,7 @@ def test_a_clearly_better_match_about_someone_else_keeps_its_place() -> None:
         "我对花生过敏。", "My sister is allergic to cats.", "Prefers tea"]  # fmt: skip
     assert subject("我的猫叫团子。") == "user" and subject("Prefers tea") is None
     assert subject("My buddy Mike got a job at Google") == subject("我闺蜜在腾讯上班") == "another"
-    # The user's own turn without a subject is theirs ("开始在蔚来做战略了"); the assistant's is no one's.
+    # The user's own turn without a subject is theirs ("开始在蔚来做战略了"); the assistant's is not the user's word.
     turns = [hit("我哥哥换工作了，去了 Ubisoft", 0.5, "user"), hit("新工作加油！", 0.46, "assistant"),
              hit("开始在蔚来做战略了", 0.45, "user")]  # fmt: skip
     assert [h.memory.text for h in own_before_others(turns, "Where do I work now?")][:2] == [

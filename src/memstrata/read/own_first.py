@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
+from memstrata.indexing import states_for_the_user
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.types import MemoryItem, SearchHit
 
@@ -51,9 +52,18 @@ _ABOUT_THE_USER = re.compile(r"^(?:i\b|i'm\b|i've\b|i'd\b|my\b|me\b|我(?!们))"
 _FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
 
 
+# A question about what the assistant said ("What did you recommend for my trip?") asks for a reply.
+_ASKS_THE_REPLY = re.compile(r"\byou\s+(?:said|say|suggest|recommend|told|tell|mention)|[你您](?:说|建议|推荐|提到)", re.I)
+
+
 def asks_about_the_user(query: str) -> bool:
     """A question in the first person that names no one else ("What am I allergic to?", "我住在哪里？")."""
-    return bool(_FIRST_PERSON.search(query)) and not _NAMES_ANOTHER.search(query) and not _NAMES_SOMEONE.search(query)
+    return (
+        bool(_FIRST_PERSON.search(query))
+        and not _NAMES_ANOTHER.search(query)
+        and not _NAMES_SOMEONE.search(query)
+        and not _ASKS_THE_REPLY.search(query)
+    )
 
 
 def subject(text: str) -> str | None:
@@ -68,7 +78,10 @@ def subject(text: str) -> str | None:
 
 def whose(item: MemoryItem) -> str | None:
     """:func:`subject` of a memory; a user's own turn that names no one else is about the user, as speakers leave
-    themselves out ("开始在蔚来做战略了", "Started at Loomly today")."""
+    themselves out ("开始在蔚来做战略了", "Started at Loomly today"). A reply is the assistant's word, not what the
+    user said of themselves: "下次再去京都吧！" and "Nice car!" carry the user's turn as context and tied it."""
+    if not states_for_the_user(item):
+        return "another"
     found = subject(item.text)
     if found is None and item.kind == "episode" and item.metadata.get("role") == "user":
         return "user"
