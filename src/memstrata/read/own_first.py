@@ -53,7 +53,9 @@ _FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
 
 
 # A question about what the assistant said ("What did you recommend for my trip?") asks for a reply.
-_ASKS_THE_REPLY = re.compile(r"\byou\s+(?:said|say|suggest|recommend|told|tell|mention)|[你您](?:说|建议|推荐|提到)", re.I)
+_ASKS_THE_REPLY = re.compile(
+    r"\byou\s+(?:said|say|suggest|recommend|told|tell|mention)|[你您](?:说|建议|推荐|提到)", re.IGNORECASE
+)
 
 
 def asks_about_the_user(query: str) -> bool:
