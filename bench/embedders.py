@@ -94,11 +94,10 @@ class CachedEmbedder:
 def fact_index_texts(texts: Sequence[str]) -> list[str]:
     """What memstrata embeds for each plain fact text (indexing.index_text: a statement of change with the words of
     the questions it answers), so preset vectors are found under the texts it asks for."""
-    try:
-        from memstrata.indexing import with_change_answers
-    except ImportError:  # a source tree from before statements of change (bench/ranking_speed.py times others)
-        return list(texts)
-    return [with_change_answers(text) for text in texts]
+    import memstrata.indexing as indexing  # a source tree of another commit (bench/ranking_speed.py times others)
+
+    with_answers = getattr(indexing, "with_answer_words", getattr(indexing, "with_change_answers", None))
+    return [with_answers(text) for text in texts] if with_answers else list(texts)
 
 
 class PresetEmbedder:

@@ -362,6 +362,23 @@ def test_a_later_statement_that_ends_or_corrects_an_earlier_one_answers_instead(
     assert memory.search("Do I have a boyfriend?", user_id="chat")[0].text == "My boyfriend Leo plays guitar"
 
 
+def test_where_the_user_works_is_found_by_a_question_in_the_other_language(memory: Memory) -> None:
+    """ "Where do I work?" shared no word with "我在网易做产品经理", and meaning alone across scripts scored it 0.002:
+    nothing was returned. A later move still answers before the home a statement of where one lives names."""
+    turns = (("我在网易做产品经理，做游戏社区", "2025-03-02"), ("周末去爬了香山", "2025-04-02"),
+             ("我住在北京朝阳区", "2025-01-05"), ("搬到深圳南山区了，房子离公司很近", "2025-08-30"))  # fmt: skip
+    for text, when in turns:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{when}T10:00:00Z"}], user_id="kai")
+    assert memory.search("Where do I work?", user_id="kai")[0].text.startswith("我在网易")
+    assert memory.search("我住在哪？", user_id="kai")[0].text.startswith("搬到深圳")
+    assert memory.search("Where do I live?", user_id="kai")[0].text.startswith("搬到深圳")
+    # Someone else's change does not replace what the user said of themselves.
+    for text, when in (("I work at Google as a data scientist", "2025-01-05"),
+                       ("My brother started a new job at Meta", "2025-06-01")):  # fmt: skip
+        memory.add([{"role": "user", "content": text, "timestamp": f"{when}T10:00:00Z"}], user_id="dan")
+    assert memory.search("Where do I work?", user_id="dan")[0].text.startswith("I work at Google")
+
+
 def test_the_users_new_job_answers_before_the_reply_cheering_it(memory: Memory) -> None:
     """ "新工作加油！" carries the user's turn as context and was indexed as a new job of its own: it answered
     "我现在在哪工作？" above "开始在蔚来做战略了"."""

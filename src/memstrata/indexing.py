@@ -110,19 +110,51 @@ _CHANGE_CUES = (
 )
 
 
+# Statements of where someone lives or works, with the words such a question asks in the other language too:
+# "Where do I work?" shares no word with "我在网易做产品经理", and meaning alone across scripts left it out
+# (relevance 0.002). Whoever the subject is ("我妹妹在阿里巴巴上班" answers "Where does my sister work?"); a
+# maybe or a plan is not where anyone lives or works yet.
+_STATE_ANSWERS = (
+    (re.compile(r"\blive[sd]?\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居", re.IGNORECASE), "live 住"),
+    (
+        re.compile(
+            r"\bwork(?:s|ed|ing)?\s+(?:at|for)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
+            r"|上班|在(?!家)[^，。！？,.!?\s]{1,10}?(?:工作|做|当|任职|实习)",
+            re.IGNORECASE,
+        ),
+        "work job 工作 上班",
+    ),
+)
+
+
 @lru_cache(maxsize=65_536)
 def change_answers(text: str) -> str:
     """The words of the questions a statement of change answers (see ``_CHANGE_ANSWERS``), or ""."""
     lowered = text.lower()
     if not any(cue in lowered for cue in _CHANGE_CUES):
         return ""
-    answers = " ".join(words for pattern, words in _CHANGE_ANSWERS if pattern.search(text))
+    return _unless_not_yet(text, " ".join(words for pattern, words in _CHANGE_ANSWERS if pattern.search(text)))
+
+
+@lru_cache(maxsize=65_536)
+def answer_words(text: str) -> str:
+    """The words of the questions a statement answers beyond its own: those of a change (:func:`change_answers`),
+    else those of where someone lives or works (``_STATE_ANSWERS``), or "". A word the statement says already is
+    not said again: "我住在北京" said "住" twice, and that outweighed "搬到深圳了" for "我住在哪？"."""
+    words = change_answers(text) or _unless_not_yet(
+        text, " ".join(words for pattern, words in _STATE_ANSWERS if pattern.search(text))
+    )
+    lowered = text.lower()
+    return " ".join(word for word in words.split() if word not in lowered)
+
+
+def _unless_not_yet(text: str, answers: str) -> str:
     return answers if answers and not NOT_YET.search(text) else ""
 
 
-def with_change_answers(text: str) -> str:
-    """A statement followed by the words of the questions it answers, if it is a statement of change."""
-    answers = change_answers(text)
+def with_answer_words(text: str) -> str:
+    """A statement followed by the words of the questions it answers (:func:`answer_words`), if any."""
+    answers = answer_words(text)
     return f"{text}\n{answers}" if answers else text
 
 
@@ -133,8 +165,9 @@ def states_for_the_user(item: MemoryItem) -> bool:
 
 
 def statement_text(item: MemoryItem) -> str:
-    """The memory's text, followed by the words of the questions it answers if the user states a change in it."""
-    return with_change_answers(item.text) if states_for_the_user(item) else item.text
+    """The memory's text, followed by the words of the questions it answers (:func:`answer_words`) when it is the
+    user's own word (a reply repeating "你住在北京朝阳区" answers nothing of its own)."""
+    return with_answer_words(item.text) if states_for_the_user(item) else item.text
 
 
 def key_words(key: str, owner: str | None = None) -> str:
@@ -152,7 +185,8 @@ def own_index_text(item: MemoryItem) -> str:
     """The memory's own part of :func:`index_text`: an episode with its speaker, without earlier turns; a key's
     value with the key's words ("lin home city: 上海"), since the value alone ("上海", "139-2222-3333") says
     nothing of what it is and a natural question ("Where does Lin live?") found no key fact at all. A statement of
-    change is followed by the words of the questions it answers (:func:`change_answers`)."""
+    change, or of where someone lives or works, is followed by the words of the questions it answers
+    (:func:`answer_words`)."""
     if item.key:
         return f"{key_words(item.key, item.scope.user_id)}: {item.text}"
     text = statement_text(item)

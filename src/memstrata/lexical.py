@@ -90,8 +90,9 @@ def keyword_tokens(text: str) -> list[str]:
 # 5: English clitics dropped ("dog's" is "dog"), indefinite pronouns and "now" are stop words; 6: irregular English
 # forms read as their base word ("bought" is "buy"); 7: a statement of change indexed with the words of the questions
 # it answers (indexing.change_answers: "moved to" with "live"), and 现在/目前/哪里 are stop words as now/where are;
-# 8: so are the user's own breakup, divorce and a habit given up ("我和阿杰分手了" with "boyfriend 男朋友 …")
-SEARCH_TERMS_VERSION = "8"
+# 8: so are the user's own breakup, divorce and a habit given up ("我和阿杰分手了" with "boyfriend 男朋友 …");
+# 9: statements of where someone lives or works with the words asked in both languages (indexing.answer_words)
+SEARCH_TERMS_VERSION = "9"
 
 
 @lru_cache(maxsize=65536)

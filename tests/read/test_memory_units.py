@@ -168,8 +168,35 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
 )
 def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_answers(text: str, answers: str) -> None:
     assert change_answers(text) == answers
+    _assert_indexed_with(text, answers)
+
+
+@pytest.mark.parametrize(
+    ("text", "answers"),
+    [
+        ("我在网易做产品经理，做游戏社区", "work job 工作 上班"),  # "Where do I work?" shared no word with it
+        ("我妹妹林月在杭州阿里巴巴上班", "work job 工作 上班"),  # whoever works there
+        ("I work at Google as a data scientist", "work job 工作 上班"),
+        ("I live in Hangzhou.", "live 住"),
+        ("我住在北京朝阳区", "live 住"),
+        ("My sister lives in Boston", "live 住"),
+        ("开始在家做饭了", ""),
+        ("工作很累", ""),
+        ("我可能去网易工作", ""),  # a maybe
+    ],
+)
+def test_where_one_lives_or_works_is_indexed_with_the_words_asked_in_both_languages(text: str, answers: str) -> None:
+    assert change_answers(text) == ""
+    _assert_indexed_with(text, answers)
+
+
+def _assert_indexed_with(text: str, answers: str) -> None:
+    """The turn is indexed as said, then with each answer word it does not say already ("我住在北京" is not given a
+    second "住": it outweighed a later move)."""
     item = episode_memories([Message(role="user", content=text)], SCOPE, {}, NOW)[0]
-    assert index_text(item) == (f"{text}\n{answers}" if answers else text)
+    said, _, added = index_text(item).partition("\n")
+    assert said == text
+    assert added.split() == [word for word in answers.split() if word not in text.lower()]
 
 
 def test_a_reply_states_no_change_of_the_users() -> None:
