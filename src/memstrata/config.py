@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +25,7 @@ from pydantic_settings import (
 )
 
 from memstrata.errors import InvalidInputError
+from memstrata.timezones import zone_of
 from memstrata.types import Scope
 from memstrata.validation import DEFAULT_MAX_TEXT_CHARS, describe_validation_error
 
@@ -455,6 +457,23 @@ class ServerSettings(Section):
         return Path(store_path).expanduser().parent / "keys.db"
 
 
+class TimeSettings(Section):
+    timezone: str = Field(
+        default="UTC",
+        description="the users' timezone: an IANA name ('Asia/Shanghai'), 'UTC', or an offset ('+08:00'); relative "
+        "time in questions and turns ('yesterday', '上周末') names days of this zone, and context() dates are in it",
+    )
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        zone_of(value)  # raises ValueError naming what is accepted
+        return value.strip()
+
+    def zone(self) -> tzinfo:
+        return zone_of(self.timezone)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="forbid", toml_file=None
@@ -474,6 +493,7 @@ class Settings(BaseSettings):
     limits: LimitSettings = Field(default_factory=LimitSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
+    time: TimeSettings = Field(default_factory=TimeSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 
 from memstrata.config import DeepSettings, RerankSettings
 from memstrata.deep.evaluate import evaluate
@@ -25,6 +26,7 @@ from memstrata.deep.understand import understand
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.rerank import Reranker
 from memstrata.query import SearchQuery
+from memstrata.timezones import local
 from memstrata.types import Frozen, SearchHit
 
 log = logging.getLogger("memstrata.deep")
@@ -47,6 +49,7 @@ class DeepDeps:
     settings: DeepSettings
     rerank: RerankSettings
     minimum: float  # the relevance cutoff of the call (threshold= or search.min_relevance)
+    zone: tzinfo = UTC  # the users' timezone (time.timezone): the days relative time names
 
 
 def _expansions(settings: DeepSettings) -> list[ExpansionStep]:
@@ -92,7 +95,7 @@ class _Run:
 def deep_search(query: SearchQuery, deps: DeepDeps, *, max_rounds: int) -> DeepResult:
     settings = deps.settings
     ledger = Ledger()
-    understanding, step = understand(query.text, query.now, deps.model, use_model=settings.understand,
+    understanding, step = understand(query.text, local(query.now, deps.zone), deps.model, use_model=settings.understand,
                                      max_tokens=settings.max_tokens)  # fmt: skip
     ledger.add(step)
     # The question first: when it is the message itself, it is searched once, as the question.

@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from memstrata.deep.assemble import Piece, ladder, pack
 from memstrata.deep.context_model import Audience, ContextMemory, ContextTurn, MemoryContext, Mode
@@ -30,6 +30,7 @@ from memstrata.read.named_keys import names_key
 from memstrata.read.pipeline import minimum_relevance
 from memstrata.read.retrieve import value_now
 from memstrata.records.process import SUMMARY_KIND, TASK_KIND
+from memstrata.timezones import local
 from memstrata.types import MemoryItem, Scope, SearchHit, StoredMessage
 from memstrata.vault.sentences import cut_to_budget
 
@@ -66,6 +67,7 @@ def deep_result(core: MemoryCore, query: SearchQuery, audience: Audience) -> Dee
         settings=core.settings.deep,
         rerank=core.settings.rerank,
         minimum=minimum_relevance(query, core.read_settings),
+        zone=core.read_settings.timezone,
     )
     return deep_search(query, deps, max_rounds=max_rounds(core, audience))
 
@@ -127,14 +129,14 @@ def _when(item: MemoryItem) -> datetime:
     return item.event_time or item.valid_from
 
 
-def _day(item: MemoryItem) -> str:
-    return _when(item).date().isoformat()
+def _day(item: MemoryItem, zone: tzinfo) -> str:
+    return local(_when(item), zone).date().isoformat()
 
 
-def _turn_line(turn: StoredMessage) -> str:
+def _turn_line(turn: StoredMessage, zone: tzinfo) -> str:
     message = turn.message
     text = " ".join(message.content.split())
-    return f"  > {message.timestamp.date().isoformat()} {message.name or message.role}: {text}"
+    return f"  > {local(message.timestamp, zone).date().isoformat()} {message.name or message.role}: {text}"
 
 
 @dataclass
@@ -180,7 +182,9 @@ def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, h
     return _Gathered(facts, memories, turns)
 
 
-def _pieces(gathered: _Gathered, refs: dict[str, str]) -> list[Piece]:
+def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Piece]:
+    """The context's lines; dates are days of the users' ``zone`` (time.timezone): a turn said at 21:00 in
+    California was shown as the next day."""
     pieces = []
     for order, (item, named, relevance) in enumerate(gathered.facts):
         head = f"- [{refs[item.id]}] {item.key}: "
@@ -190,8 +194,8 @@ def _pieces(gathered: _Gathered, refs: dict[str, str]) -> list[Piece]:
         item = hit.memory
         speaker = item.metadata.get("speaker") if item.kind == "episode" else None
         who = f"{speaker}: " if isinstance(speaker, str) and speaker else ""
-        head = f"- [{refs[item.id]}] {_day(item)} {who}"
-        extras = [cut_to_budget(_turn_line(turn), TURN_TOKENS) for turn in turns]
+        head = f"- [{refs[item.id]}] {_day(item, zone)} {who}"
+        extras = [cut_to_budget(_turn_line(turn, zone), TURN_TOKENS) for turn in turns]
         before = item.metadata.get("preceding_turns") if item.kind == "episode" else None
         if isinstance(before, str) and before.strip():  # a reply reads as nothing without what it answered
             extras.insert(0, cut_to_budget("  > before: " + " ".join(before.split()), TURN_TOKENS))
@@ -226,7 +230,7 @@ def build_context(
     gathered = _gather(core, query.scope, session, query.text, hits)
     ids = [item.id for item, _, _ in gathered.facts] + [hit.id for hit, _ in gathered.memories]
     refs = _refs(ids)
-    packed = pack(rules, _pieces(gathered, refs), budget_tokens)
+    packed = pack(rules, _pieces(gathered, refs, core.read_settings.timezone), budget_tokens)
     facts = {item.id: (item, named, relevance) for item, named, relevance in gathered.facts}
     memories = {hit.id: (hit, turns) for hit, turns in gathered.memories}
     kept_facts, kept_memories, kept_session = [], [], []

@@ -66,6 +66,7 @@ class MemoryCore:
             clock=clock,
             gate=Gate(settings.lifecycle.pending_below, settings.lifecycle.promote_step),
             graph=settings.graph,
+            timezone=settings.time.zone(),
         )
         self.runner = JobRunner(deps, lease_s=settings.write.lease_s, batch_jobs=settings.write.batch_jobs)
         self.access = AccessLog(store, clock)

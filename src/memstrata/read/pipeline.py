@@ -46,7 +46,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         breakdown = ScoreBreakdown(key_match=True, fused=1.0, relevance=1.0, final=1.0)
         hits.append(SearchHit(memory=key_item, score=1.0, breakdown=breakdown))
     answered = {item.id for item in key_items}
-    span = query_time_span(query)
+    span = query_time_span(query, settings.timezone)
     # The time a question names is searched as a range, not as words: "what did I buy this week?" matched "I started
     # the violin last week" (said in March) on "week" and ranked it above the laptop bought this week.
     topic = topic_text(meaning_text(query.text, span), query.scope)

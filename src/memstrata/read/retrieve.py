@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 
 from memstrata.config import GraphSettings
 from memstrata.errors import ProviderError
@@ -20,6 +20,7 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, looks_like_key, named_key_forms
 from memstrata.read.evidence import match_form
 from memstrata.storage.protocol import ScoredId, Store, Vector
+from memstrata.timezones import local
 from memstrata.types import MemoryItem, MemoryStatus, Scope
 
 log = logging.getLogger(__name__)
@@ -93,8 +94,10 @@ def _key_version(store: Store, scope: Scope, key: str, filters: Filters) -> Memo
     return max(versions, key=lambda m: (m.status == MemoryStatus.ACTIVE, m.valid_from), default=None)
 
 
-def query_time_span(query: SearchQuery) -> TimeSpan | None:
-    return find_time_span(query.text, query.now) if query.understand_time else None
+def query_time_span(query: SearchQuery, zone: tzinfo = UTC) -> TimeSpan | None:
+    """The time the question names, in days of the users' ``zone`` ("yesterday" asked at 07:00 in Beijing is the
+    Beijing day before, not UTC's)."""
+    return find_time_span(query.text, local(query.now, zone)) if query.understand_time else None
 
 
 def meaning_text(text: str, span: TimeSpan | None) -> str:

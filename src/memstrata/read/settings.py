@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, tzinfo
 from typing import Literal
 
 from memstrata.config import GraphSettings, LifecycleSettings, SearchSettings, Settings
@@ -26,6 +27,7 @@ class ReadSettings:
     dense_ceiling: float = _SEARCH.dense_ceiling
     min_relevance: float = _SEARCH.min_relevance
     context_weight: float = _SEARCH.context_weight
+    timezone: tzinfo = UTC  # the users' zone: the days relative time in a question names (config: time.timezone)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ReadSettings:
@@ -44,6 +46,7 @@ class ReadSettings:
             dense_ceiling=search.dense_ceiling,
             min_relevance=search.min_relevance,
             context_weight=search.context_weight,
+            timezone=settings.time.zone(),
         )
 
     def evidence_weights(self) -> EvidenceWeights:

@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from memstrata.config import GraphSettings
@@ -32,6 +32,7 @@ from memstrata.write.extract import CallStats, Extractor
 from memstrata.write.graph_step import plan_graph_step
 from memstrata.write.progress import Progress, ProgressHook, Stage, quiet, safe
 from memstrata.write.reconcile import Reconciler
+from memstrata.write.users_clock import in_utc, on_the_users_clock
 
 EmbedTexts = Callable[[Sequence[str], str | None], Embedded]  # texts, their tenant
 
@@ -55,6 +56,7 @@ class WriteDeps:
     candidates: CandidateRules = field(default_factory=CandidateRules)
     decide: DecideRules = field(default_factory=DecideRules)
     progress: ProgressHook = quiet
+    timezone: tzinfo = UTC  # the users' zone (time.timezone): relative time in a turn names its days
 
 
 def process_jobs(deps: WriteDeps, jobs: Sequence[Job]) -> None:
@@ -90,7 +92,7 @@ class _Run:
         self._load_model()
         self.emit("extract", 0, len(turns))
         began = time.perf_counter()
-        extraction = deps.extractor.extract(turns, stats=self.stats)
+        extraction = in_utc(deps.extractor.extract(on_the_users_clock(turns, deps.timezone), stats=self.stats))
         self.stats.timed("extract", began)
         self.emit("extract", len(turns), len(turns))
         vectors = _TextVectors(deps, long_term_scope(scope).tenant_id)
