@@ -330,6 +330,13 @@ def test_the_users_own_move_answers_before_a_relatives_home_search_after_search(
     assert memory.search("我妹妹住在哪里？", user_id="u")[0].text == "我妹妹住在成都。"
 
 
+def _import_monthly(memory: Memory, histories: dict[str, tuple[str, ...]]) -> None:
+    """Each user's turns imported one a month from January 2025, as old conversations are."""
+    for user, said in histories.items():
+        for month, text in enumerate(said, start=1):
+            memory.add([{"role": "user", "content": text, "timestamp": f"2025-0{month}-01T10:00:00Z"}], user_id=user)
+
+
 def test_a_later_statement_that_ends_or_corrects_an_earlier_one_answers_instead(memory: Memory) -> None:
     """Imported histories, no model: "我已经戒掉咖啡了" trailed "我每天早上喝两杯咖啡" (0.33 to 0.36), "Actually my
     favourite color is green, not blue" the blue one for the Chinese question, and "我和阿杰分手了" shared no word
@@ -344,9 +351,7 @@ def test_a_later_statement_that_ends_or_corrects_an_earlier_one_answers_instead(
         "smoke": ("I'm trying to quit smoking, down to 5 cigarettes a day", "Went hiking with Tom today",
                   "戒烟成功了！I don't smoke anymore"),
     }  # fmt: skip
-    for user, said in histories.items():
-        for month, text in enumerate(said, start=1):
-            memory.add([{"role": "user", "content": text, "timestamp": f"2025-0{month}-01T10:00:00Z"}], user_id=user)
+    _import_monthly(memory, histories)
     for user, question in (("coffee", "我喝咖啡吗？"), ("coffee", "Do I drink coffee?"),
                            ("color", "What is my favourite color?"), ("color", "我最喜欢什么颜色？"),
                            ("work", "Where do I work?"), ("ajie", "我有男朋友吗？"),
@@ -360,6 +365,23 @@ def test_a_later_statement_that_ends_or_corrects_an_earlier_one_answers_instead(
         memory.add([{"role": "user", "content": text, "timestamp": f"2025-0{month}-01T10:00:00Z"}], user_id="chat")
     assert memory.search("Which concert did I go to?", user_id="chat")[0].text.startswith("I went to the Taylor")
     assert memory.search("Do I have a boyfriend?", user_id="chat")[0].text == "My boyfriend Leo plays guitar"
+
+
+def test_a_plan_called_off_and_a_correction_below_the_cutoff_come_before_what_they_undo(memory: Memory) -> None:
+    """ "Planning to go to Japan in April" matched "Did I go to Japan?" on every word (0.58) and "Japan is off" came
+    second (0.26); "Sorry I meant Grace 是 orthodontist 不是 general dentist" (relevance 0.04) was cut, and the
+    dentist she is not answered "我姐姐是做什么的？" alone."""
+    said = {
+        "jake": ("Planning to go to Japan in April for the cherry blossoms!", "Had ramen with Tom tonight",
+                 "Japan is off. Flights got crazy expensive and I couldn't get PTO. Maybe next year."),
+        "linlin": ("我姐姐 Grace 住在 Melbourne，是 dentist，她 birthday 是 12 月 3 号", "今天加班到很晚",
+                   "Sorry I meant Grace 是 orthodontist 不是 general dentist, 她会纠正我哈哈"),
+    }  # fmt: skip
+    _import_monthly(memory, said)
+    assert memory.search("Did I go to Japan?", user_id="jake")[0].text.startswith("Japan is off")
+    assert memory.search("我姐姐是做什么的？", user_id="linlin")[0].text.startswith("Sorry I meant Grace")
+    # A trip called off is no answer to a question it merely shares a word with.
+    assert memory.search("What did I eat with Tom?", user_id="jake")[0].text.startswith("Had ramen")
 
 
 def test_where_the_user_works_is_found_by_a_question_in_the_other_language(memory: Memory) -> None:

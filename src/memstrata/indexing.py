@@ -12,7 +12,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from memstrata.modality import NOT_YET
+from memstrata.modality import said_as_so
 from memstrata.types import MemoryItem
 
 _SPACES = re.compile(r"\s+")
@@ -66,7 +66,8 @@ _CHANGE_ANSWERS = (
     (
         re.compile(
             rf"{_PERSON}{_ADVERBS}\s*(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
-            rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家)",
+            rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家)"
+            r"|\ban?\s+(?:\w+\s+){1,2}?resident\b|\bsettled\s+in(?:to)?\b|安顿(?:好|下来)",
             re.IGNORECASE,
         ),
         "live 住",
@@ -76,7 +77,8 @@ _CHANGE_ANSWERS = (
             r"\b(?:start(?:ed|ing)?\s+(?:a\s+new\s+job|my\s+new\s+job|working\s+(?:at|for))|new\s+job"
             r"|got\s+a\s+job|(?:was|got|been|am|is)\s+hired|switched\s+jobs?|changed\s+jobs?)\b"
             r"|(?-i:\b[Ss]tart(?:ed|ing)\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
-            r"|入职|跳槽|换了?工作|新工作|开始在(?!家)[^，。！？,.!?\s]{1,10}?(?:做|上班|工作|实习)",
+            r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:a|an|the|their|its)\b|\btransferred\s+to\b"
+            r"|入职|跳槽|换了?工作|新工作|调岗|调职|开始在(?!家)[^，。！？,.!?\s]{1,10}?(?:做|上班|工作|实习)",
             re.IGNORECASE,
         ),
         "work job 工作 上班",
@@ -92,7 +94,11 @@ _CHANGE_ANSWERS = (
         "husband wife married 老公 老婆 结婚",
     ),
     (  # a habit given up answers whether the user still has it ("戒烟成功了", "I quit drinking")
-        re.compile(r"\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bdon'?t\s+smoke\s+any\s?more\b|戒烟|不[抽吸]烟了", re.I),
+        re.compile(
+            r"\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bdon'?t\s+smoke\s+any\s?more\b|\bnon-?smoker\b"
+            r"|\bdays?\s+without\s+a\s+cigarette\b|戒烟|不[抽吸]烟了",
+            re.IGNORECASE,
+        ),
         "smoke smoking quit 抽烟 吸烟 戒烟",
     ),
     (
@@ -105,7 +111,8 @@ _CHANGE_ANSWERS = (
 # A piece of a word every statement of change holds: most texts have none, and search reads this of every candidate
 # it ranks, so the full patterns (~120 µs on a long English turn) run only after this check (~2 µs).
 _CHANGE_CUES = (
-    *("mov", "reloc", "start", "job", "hired", "搬", "迁", "入职", "跳槽", "工作", "开始在"),
+    *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled"),
+    *("搬", "迁", "入职", "跳槽", "工作", "开始在", "调岗", "调职", "安顿", "cigarette"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
 )
 
@@ -119,7 +126,7 @@ _STATE_ANSWERS = (
     (
         re.compile(
             r"\bwork(?:s|ed|ing)?\s+(?:at|for)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
-            r"|上班|在(?!家)[^，。！？,.!?\s]{1,10}?(?:工作|做|当|任职|实习)",
+            r"|上班|在(?!家)[^，。！？,.!?\s]{1,10}?(?:工作|做|当|任职|实习|教)",
             re.IGNORECASE,
         ),
         "work job 工作 上班",
@@ -133,7 +140,7 @@ def change_answers(text: str) -> str:
     lowered = text.lower()
     if not any(cue in lowered for cue in _CHANGE_CUES):
         return ""
-    return _unless_not_yet(text, " ".join(words for pattern, words in _CHANGE_ANSWERS if pattern.search(text)))
+    return _answers_said_so(text, _CHANGE_ANSWERS)
 
 
 @lru_cache(maxsize=65_536)
@@ -141,15 +148,14 @@ def answer_words(text: str) -> str:
     """The words of the questions a statement answers beyond its own: those of a change (:func:`change_answers`),
     else those of where someone lives or works (``_STATE_ANSWERS``), or "". A word the statement says already is
     not said again: "我住在北京" said "住" twice, and that outweighed "搬到深圳了" for "我住在哪？"."""
-    words = change_answers(text) or _unless_not_yet(
-        text, " ".join(words for pattern, words in _STATE_ANSWERS if pattern.search(text))
-    )
+    words = change_answers(text) or _answers_said_so(text, _STATE_ANSWERS)
     lowered = text.lower()
     return " ".join(word for word in words.split() if word not in lowered)
 
 
-def _unless_not_yet(text: str, answers: str) -> str:
-    return answers if answers and not NOT_YET.search(text) else ""
+def _answers_said_so(text: str, table: tuple[tuple[re.Pattern[str], str], ...]) -> str:
+    """The words of each pattern that matches in a clause saying it is so, not a maybe or a plan."""
+    return " ".join(words for pattern, words in table if said_as_so(pattern, text))
 
 
 def with_answer_words(text: str) -> str:

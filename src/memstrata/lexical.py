@@ -91,8 +91,9 @@ def keyword_tokens(text: str) -> list[str]:
 # forms read as their base word ("bought" is "buy"); 7: a statement of change indexed with the words of the questions
 # it answers (indexing.change_answers: "moved to" with "live"), and 现在/目前/哪里 are stop words as now/where are;
 # 8: so are the user's own breakup, divorce and a habit given up ("我和阿杰分手了" with "boyfriend 男朋友 …");
-# 9: statements of where someone lives or works with the words asked in both languages (indexing.answer_words)
-SEARCH_TERMS_VERSION = "9"
+# 9: statements of where someone lives or works with the words asked in both languages (indexing.answer_words);
+# 10: a plan in one clause no longer keeps the next clause's change from counting; joining, transfers, settling in
+SEARCH_TERMS_VERSION = "10"
 
 
 @lru_cache(maxsize=65536)

@@ -37,15 +37,50 @@ _GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"
     r"|\b(?:quit|stopped|gave up|given up|no longer|any ?more)\b(?! by)"
 )
 _ENDED = r"分手|离婚|离职|辞职|退休|\b(?:broke up|split up|divorced|resigned|retired)\b"
-ENDS_OR_CORRECTS_WORDS = re.compile(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_CONTRAST}|{_NEGATION}", re.IGNORECASE)
+# A plan called off says what did not happen, often beside what may happen instead ("Japan is off … Maybe next
+# year", "Shanghai trip postponed to next year"): no plan or maybe makes it less so.
+_CALLED_OFF = (
+    r"没去成|没能去|没去了|取消了|泡汤|推迟|延期|改期"
+    r"|\b(?:is off|are off|called off|cancell?ed|postponed|fell through|didn't go|did not go|never went)\b"
+)
+ENDS_OR_CORRECTS_WORDS = re.compile(
+    rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_CALLED_OFF}|{_CONTRAST}|{_NEGATION}", re.IGNORECASE
+)
 _FIRM = re.compile(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}", re.IGNORECASE)
+_CALLED_OFF_WORDS = re.compile(_CALLED_OFF, re.IGNORECASE)
+_CORRECTED_WORDS = re.compile(_CORRECTED, re.IGNORECASE)
 _CONTRASTED = re.compile(_CONTRAST, re.IGNORECASE)
 _NEGATED = re.compile(_NEGATION, re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
+
+
+def clause_at(text: str, position: int) -> str:
+    """The clause of ``text`` holding ``position``: a plan in one clause is not a plan in the next ("跳槽了，去了深圳
+    腾讯，下周搬去深圳南山" changed jobs; only the move is still to come)."""
+    starts = [found.end() for found in _CLAUSE_END.finditer(text, 0, position)]
+    end = _CLAUSE_END.search(text, position)
+    return text[starts[-1] if starts else 0 : end.start() if end else len(text)]
+
+
+def said_as_so(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether ``pattern`` matches in a clause of ``text`` that is not a maybe, a plan or an attempt."""
+    return any(not NOT_YET.search(clause_at(text, found.start())) for found in pattern.finditer(text))
+
+
+def corrects(text: str) -> bool:
+    """Whether ``text`` corrects what was said ("更正一下…", "Sorry I meant…", "其实…不是…")."""
+    return bool(_CORRECTED_WORDS.search(text) or (_CONTRASTED.search(text) and _NEGATED.search(text)))
+
+
+def calls_off(text: str) -> bool:
+    """Whether ``text`` says a plan was called off ("Japan is off", "清迈最后没去成", "postponed to next year")."""
+    return bool(_CALLED_OFF_WORDS.search(text))
 
 
 @lru_cache(maxsize=65_536)  # read of every hit near the top of every search
 def ends_or_corrects(text: str) -> bool:
     """Whether ``text`` ends or corrects an earlier statement (see ``ENDS_OR_CORRECTS_WORDS``); a plan or an
-    attempt does not ("I'm trying to quit smoking", "我打算辞职")."""
-    said = _FIRM.search(text) or (_CONTRASTED.search(text) and _NEGATED.search(text))
-    return bool(said) and not NOT_YET.search(text)
+    attempt does not ("I'm trying to quit smoking", "我打算辞职"), and a plan called off does."""
+    if _CALLED_OFF_WORDS.search(text) or said_as_so(_FIRM, text):
+        return True
+    return bool(_CONTRASTED.search(text) and _NEGATED.search(text)) and not NOT_YET.search(text)

@@ -164,6 +164,13 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("戒烟成功了！I don't smoke anymore", "smoke smoking quit 抽烟 吸烟 戒烟"),
         ("I'm trying to quit smoking", ""),  # an attempt
         ("I quit drinking last month", "drink drinking alcohol quit 喝酒 戒酒"),
+        ("跳槽了，去了深圳腾讯，下周搬去深圳南山", "work job 工作 上班"),  # the move is a plan; the new job is not
+        ("Joined Monzo as a senior risk analyst. Full-time again!", "work job 工作 上班"),
+        ("Joined Sarah for dinner", ""),
+        ("单位调岗了，从南山税务局调到福田区税务局", "work job 工作 上班"),
+        ("Officially an Austin resident now. Rented a place in East Austin", "live 住"),
+        ("已经在深圳南山安顿好了", "live 住"),
+        ("Still counting myself a non-smoker.", "smoke smoking quit 抽烟 吸烟 戒烟"),
     ],
 )
 def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_answers(text: str, answers: str) -> None:

@@ -14,13 +14,14 @@ from collections.abc import Iterable, Sequence
 from memstrata.indexing import change_answers, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
-from memstrata.modality import ENDS_OR_CORRECTS_WORDS, ends_or_corrects
+from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corrects, ends_or_corrects
 from memstrata.read.evidence import memory_terms, query_terms
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.read.own_first import whose
 from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead (read/move_up.py)
+FOLLOWED = 3  # the first hits whose later replacements are looked for below the cutoff
 
 
 def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
@@ -37,11 +38,53 @@ def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = M
         why = reasons(above)
         if why and reasons(hit) == why and _changes_what_it_says(hit.memory, above.memory):
             return True
+        if _calls_off(hit.memory, above.memory):
+            return True
         if not within_reach(hit, above, margin):
             return False
         return (bool(why) and reasons(hit) == why) or _ends_or_corrects(hit.memory, above.memory)
 
     return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
+
+
+def with_what_replaced_them(hits: Sequence[SearchHit], below: Sequence[SearchHit], query_text: str) -> list[SearchHit]:
+    """Each of the first ``FOLLOWED`` hits preceded by the latest statement that ends, corrects or changes it from
+    among the candidates the relevance cutoff dropped: "Sorry I meant Verdigris, not Verdant" shares almost no word
+    with "What was the name of the startup I joined?" (relevance 0.03) and was cut, so the answer the user took
+    back came alone. It takes the score of the hit it replaces, as in :func:`newer_first`."""
+    ordered, spare = list(hits), list(below)
+    asked = _facets(query_terms(query_text))
+    position = 0
+    while position < min(FOLLOWED, len(ordered)) and spare:
+        earlier = ordered[position]
+        later = [hit for hit in spare if _replaces(hit, earlier.memory, asked) and not earlier.breakdown.key_match]
+        if later:
+            chosen = max(later, key=lambda hit: said_at(hit.memory))
+            spare.remove(chosen)
+            ordered.insert(position, chosen.model_copy(update={"score": earlier.score}))
+            position += 1
+        position += 1
+    return ordered
+
+
+def _replaces(later: SearchHit, earlier: MemoryItem, asked: frozenset[str]) -> bool:
+    """Below the cutoff, only what plainly takes the earlier statement back and still has some evidence for the
+    question: a correction of it ("Sorry I meant Verdigris, not Verdant"), or the same person's change of what it
+    answers, where the question asks it ("Officially an Austin resident now" after "I live in Seattle" for "Where do
+    I live now?"; a new job does not replace "我住在北京，在字节做后端" there). A habit resumed or a trip called off
+    that merely shares a word with a hit is left where the cutoff put it."""
+    if said_at(later.memory) <= said_at(earlier) or later.breakdown.relevance <= 0:
+        return False
+    if corrects(later.memory.text):
+        return _ends_or_corrects(later.memory, earlier)
+    changed = _facets(change_answers(later.memory.text).split()) & asked
+    return bool(changed & _facets(memory_terms(_statement(earlier)))) and _changes_what_it_says(later.memory, earlier)
+
+
+def _calls_off(later: MemoryItem, earlier: MemoryItem) -> bool:
+    """A plan called off after it was made ("Japan is off" after "Planning to go to Japan in April"): the plan
+    matches "Did I go to Japan?" on every word (0.58 to 0.26) but did not happen."""
+    return bool(NOT_YET.search(earlier.text)) and calls_off(later.text) and _ends_or_corrects(later, earlier)
 
 
 def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem) -> bool:

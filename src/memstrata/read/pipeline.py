@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.named_keys import asks_for_key
-from memstrata.read.newer import newer_first
+from memstrata.read.newer import newer_first, with_what_replaced_them
 from memstrata.read.own_first import own_before_others
 from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, pool, rescore
 from memstrata.read.retrieve import (
@@ -60,7 +60,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     items = _hydrate(store, query.scope, [c.memory_id for c in chosen], items)
     minimum = minimum_relevance(query, settings)
     about_the_time = asks_about_the_time_alone(query.text, span)
-    rescored = []
+    rescored: list[SearchHit] = []
+    below: list[SearchHit] = []  # under the cutoff: what replaced a hit is looked for here (read/newer.py)
     for candidate in chosen:
         item = items.get(candidate.memory_id)
         if item is None or _not_yet(item, query):
@@ -78,13 +79,14 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             span=span,
             about_the_time=about_the_time,
         )
-        if final.relevance >= minimum:
-            rescored.append(SearchHit(memory=item, score=final.final, breakdown=final))
+        (rescored if final.relevance >= minimum else below).append(
+            SearchHit(memory=item, score=final.final, breakdown=final)
+        )
     rescored.sort(key=lambda hit: hit.score, reverse=True)
     # Of two statements answering alike, the later one (read/newer.py); unless the question names its time:
     # "Where did I live in January?" asks for what held then, not for what replaced it.
     if query.lifecycle and span is None:
-        rescored = newer_first(rescored, topic)
+        rescored = newer_first(with_what_replaced_them(rescored, below, topic), topic)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     return _distinct_texts(hits + rescored)[: query.limit]
 
