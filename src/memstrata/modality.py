@@ -1,6 +1,9 @@
 """Words that make a statement something other than how things are: a hedge ("我可能…", "maybe") or a plan
 ("打算", "going to"). The write path files a plan as a plan and gives a hedged fact less confidence; the graph
-makes no edge of a maybe or a plan ("我可能下个月搬去深圳" is not where the speaker lives)."""
+makes no edge of a maybe or a plan ("我可能下个月搬去深圳" is not where the speaker lives).
+
+Also the words by which a statement ends, corrects or calls off an earlier one (read/newer.py puts it first), and
+the clause a plan counts in: a plan in one clause does not undo the next ("跳槽了，去了深圳腾讯，下周搬去深圳南山")."""
 
 from __future__ import annotations
 

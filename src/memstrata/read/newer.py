@@ -1,10 +1,18 @@
-"""Among hits that answer a question for the same reasons, the later statement first.
+"""Among hits that answer a question for the same reasons, the later statement first; and what ended, corrected or
+called off a statement before the statement.
 
 A user who said "my favourite food is sushi" in 2023 and "my favourite food is ramen" in 2024 means ramen now.
 Both match the question on the same words, so their relevance is a near tie decided by noise, and lifecycle
 decay cannot separate them when both lie long in the past (it is about 0 for each, most of all for imported
 history). So a hit that matches the query on exactly the words a hit above it matches, was said later, and
 scores within ``margin`` of it, moves above it (and takes its score, so scores still fall down the list).
+
+Further:
+- the same person's statement of change answering for the same reasons moves up from anywhere in the window
+  ("搬到深圳南山区了" above "我住在北京朝阳区", which says "住" itself);
+- a later statement that ends or corrects one it shares a subject with moves up from within half its score
+  ("我已经戒掉咖啡了", "Actually … green, not blue"), and one calling off a plan from anywhere ("Japan is off");
+- :func:`with_what_replaced_them` looks below the relevance cutoff for corrections of the first hits.
 """
 
 from __future__ import annotations
@@ -48,16 +56,17 @@ def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = M
 
 
 def with_what_replaced_them(hits: Sequence[SearchHit], below: Sequence[SearchHit], query_text: str) -> list[SearchHit]:
-    """Each of the first ``FOLLOWED`` hits preceded by the latest statement that ends, corrects or changes it from
-    among the candidates the relevance cutoff dropped: "Sorry I meant Verdigris, not Verdant" shares almost no word
-    with "What was the name of the startup I joined?" (relevance 0.03) and was cut, so the answer the user took
-    back came alone. It takes the score of the hit it replaces, as in :func:`newer_first`."""
+    """Each of the first ``FOLLOWED`` hits preceded by the latest statement that corrects or changes it from among
+    the candidates the relevance cutoff dropped: "Sorry I meant Grace 是 orthodontist 不是 general dentist" shares
+    almost no word with "我姐姐是做什么的？" (relevance 0.04) and was cut, so the job the user took back answered
+    alone. It takes the score of the hit it replaces, as in :func:`newer_first`. A key fact is the key's current
+    value and is never replaced."""
     ordered, spare = list(hits), list(below)
     asked = _facets(query_terms(query_text))
     position = 0
     while position < min(FOLLOWED, len(ordered)) and spare:
         earlier = ordered[position]
-        later = [hit for hit in spare if _replaces(hit, earlier.memory, asked) and not earlier.breakdown.key_match]
+        later = [] if earlier.breakdown.key_match else [hit for hit in spare if _replaces(hit, earlier.memory, asked)]
         if later:
             chosen = max(later, key=lambda hit: said_at(hit.memory))
             spare.remove(chosen)
@@ -69,7 +78,7 @@ def with_what_replaced_them(hits: Sequence[SearchHit], below: Sequence[SearchHit
 
 def _replaces(later: SearchHit, earlier: MemoryItem, asked: frozenset[str]) -> bool:
     """Below the cutoff, only what plainly takes the earlier statement back and still has some evidence for the
-    question: a correction of it ("Sorry I meant Verdigris, not Verdant"), or the same person's change of what it
+    question: a correction of it ("Sorry I meant Grace 是 orthodontist…"), or the same person's change of what it
     answers, where the question asks it ("Officially an Austin resident now" after "I live in Seattle" for "Where do
     I live now?"; a new job does not replace "我住在北京，在字节做后端" there). A habit resumed or a trip called off
     that merely shares a word with a hit is left where the cutoff put it."""
