@@ -39,7 +39,7 @@ _GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"
     r"戒[掉了烟酒]|不再|再也不|不[^，。！？,.!?\s]{1,3}了"
     r"|\b(?:quit|stopped|gave up|given up|no longer|any ?more)\b(?! by)"
 )
-_ENDED = r"分手|离婚|离职|辞职|退休|\b(?:broke up|split up|divorced|resigned|retired)\b"
+_ENDED = r"分手|离婚|离职|辞职|退休|去世|过世|离世|\b(?:broke up|split up|divorced|resigned|retired|died|passed away)\b"
 # A plan called off says what did not happen, often beside what may happen instead ("Japan is off … Maybe next
 # year", "Shanghai trip postponed to next year"): no plan or maybe makes it less so.
 _CALLED_OFF = (

@@ -8,6 +8,7 @@ import pytest
 
 from memstrata import Memory, Scope
 from memstrata.indexing import change_answers, index_text, own_index_text
+from memstrata.modality import ends_or_corrects
 from memstrata.read.rank import MemoryText, Ranker, memory_text
 from memstrata.read.retrieve import Retrieved
 from memstrata.read.settings import ReadSettings
@@ -213,3 +214,25 @@ def test_a_reply_states_no_change_of_the_users() -> None:
     told, reply = episode_memories(turns, SCOPE, {}, NOW)
     assert own_index_text(told) == "开始在蔚来做战略了\nwork job 工作 上班"
     assert own_index_text(reply) == "新工作加油！"
+
+
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        ("其实豆豆是柴犬不是柯基，之前说错了", True),
+        ("Sorry, I misspoke earlier: I work at Meta, not Google", True),
+        ("我已经戒掉咖啡了", True),
+        ("我不喝咖啡了，最近改喝茶", True),
+        ("Anna and I broke up last week", True),
+        ("豆豆去世了，儿子哭了好久", True),  # a pet or a relative died: what was said of them is past
+        ("Japan is off. Flights got crazy expensive. Maybe next year.", True),  # called off, whatever may come
+        ("Shanghai trip postponed to next year", True),
+        ("Actually the concert was too loud", False),  # "actually" alone is chatter
+        ("I'm trying to quit smoking", False),  # an attempt
+        ("我打算辞职", False),  # a plan
+        ("I stopped by the store", False),
+        ("我每天早上喝两杯咖啡", False),
+    ],
+)
+def test_what_ends_corrects_or_calls_off_an_earlier_statement(text: str, ends: bool) -> None:
+    assert ends_or_corrects(text) is ends
