@@ -379,6 +379,8 @@ def test_a_plan_called_off_and_a_correction_below_the_cutoff_come_before_what_th
     }  # fmt: skip
     _import_monthly(memory, said)
     assert memory.search("Did I go to Japan?", user_id="jake")[0].text.startswith("Japan is off")
+    # A question naming its time asks what held then; a plan called off never held.
+    assert memory.search("Did I go to Japan in April 2025?", user_id="jake")[0].text.startswith("Japan is off")
     assert memory.search("我姐姐是做什么的？", user_id="linlin")[0].text.startswith("Sorry I meant Grace")
     # A trip called off is no answer to a question it merely shares a word with.
     assert memory.search("What did I eat with Tom?", user_id="jake")[0].text.startswith("Had ramen")

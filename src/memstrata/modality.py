@@ -32,7 +32,10 @@ NOT_YET = re.compile(
 # Meta, not Google"), a habit given up ("我已经戒掉咖啡了", "I don't smoke anymore") and an ending ("我和阿杰分手了",
 # "Anna and I broke up"). "Actually" alone is chatter ("Actually the concert was too loud"): a contrast is a
 # correction only with a negation beside it.
-_CORRECTED = r"更正|纠正|说错|搞错|记错|弄错|口误|\b(?:correction|misspoke|i meant|my mistake|i was wrong)\b"
+_CORRECTED = (  # "不是柯基，是柴犬": not A, B
+    r"更正|纠正|说错|搞错|记错|弄错|打错|搞混|弄混|口误|(?:^|[，。！？,.!?\s])不是[^，。！？,.!?]{1,16}[，,]\s*(?:而|其实|应该)?是"
+    r"|\b(?:correction|misspoke|i meant|my mistake|i was wrong|mixed (?:it|them) up)\b"
+)
 _CONTRAST = r"其实|实际上|\b(?:actually|in fact)\b"
 _NEGATION = r"不是|并非|\b(?:not|isn't|wasn't|aren't)\b"
 _GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"

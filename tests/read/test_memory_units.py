@@ -221,6 +221,8 @@ def test_a_reply_states_no_change_of_the_users() -> None:
     [
         ("其实豆豆是柴犬不是柯基，之前说错了", True),
         ("Sorry, I misspoke earlier: I work at Meta, not Google", True),
+        ("不是柯基，是柴犬，我刚才打错了。", True),  # not A, B
+        ("我不是很想去，是吧", False),
         ("我已经戒掉咖啡了", True),
         ("我不喝咖啡了，最近改喝茶", True),
         ("Anna and I broke up last week", True),

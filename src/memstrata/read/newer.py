@@ -32,10 +32,17 @@ MARGIN = 0.2  # a later statement at most this share below the hit above it answ
 FOLLOWED = 3  # the first hits whose later replacements are looked for below the cutoff
 
 
-def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
+def newer_first(
+    hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN, names_a_time: bool = False
+) -> list[SearchHit]:
+    """``names_a_time``: the question names its time ("Where did I live in January?"), so it asks for what held
+    then and only what says the earlier statement never held moves up: a correction, or a plan called off ("Did I
+    go to Iceland in 2024?" after "Iceland is off")."""
     terms = _facets(query_terms(query_text))
     if not terms:
         return list(hits)
+    if names_a_time:
+        return move_up(hits, _never_held, best=lambda hit: said_at(hit.memory))
 
     def reasons(hit: SearchHit) -> frozenset[str]:
         return terms & _facets(memory_terms(_statement(hit.memory)))
@@ -55,18 +62,32 @@ def newer_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = M
     return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
 
 
-def with_what_replaced_them(hits: Sequence[SearchHit], below: Sequence[SearchHit], query_text: str) -> list[SearchHit]:
+def _never_held(hit: SearchHit, above: SearchHit) -> bool:
+    """``hit`` says what ``above`` says never held: a later correction of it (within reach), or a plan called off."""
+    if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
+        return False
+    corrected = corrects(hit.memory.text) and within_reach(hit, above, MARGIN)
+    return _calls_off(hit.memory, above.memory) or (corrected and _ends_or_corrects(hit.memory, above.memory))
+
+
+def with_what_replaced_them(
+    hits: Sequence[SearchHit], below: Sequence[SearchHit], query_text: str, *, names_a_time: bool = False
+) -> list[SearchHit]:
     """Each of the first ``FOLLOWED`` hits preceded by the latest statement that corrects or changes it from among
     the candidates the relevance cutoff dropped: "Sorry I meant Grace 是 orthodontist 不是 general dentist" shares
     almost no word with "我姐姐是做什么的？" (relevance 0.04) and was cut, so the job the user took back answered
     alone. It takes the score of the hit it replaces, as in :func:`newer_first`. A key fact is the key's current
-    value and is never replaced."""
+    value and is never replaced; for a question that names its time only a correction is looked for."""
     ordered, spare = list(hits), list(below)
     asked = _facets(query_terms(query_text))
     position = 0
     while position < min(FOLLOWED, len(ordered)) and spare:
         earlier = ordered[position]
-        later = [] if earlier.breakdown.key_match else [hit for hit in spare if _replaces(hit, earlier.memory, asked)]
+        later = (
+            []
+            if earlier.breakdown.key_match
+            else [hit for hit in spare if _replaces(hit, earlier.memory, asked, corrections_only=names_a_time)]
+        )
         if later:
             chosen = max(later, key=lambda hit: said_at(hit.memory))
             spare.remove(chosen)
@@ -76,7 +97,7 @@ def with_what_replaced_them(hits: Sequence[SearchHit], below: Sequence[SearchHit
     return ordered
 
 
-def _replaces(later: SearchHit, earlier: MemoryItem, asked: frozenset[str]) -> bool:
+def _replaces(later: SearchHit, earlier: MemoryItem, asked: frozenset[str], *, corrections_only: bool) -> bool:
     """Below the cutoff, only what plainly takes the earlier statement back and still has some evidence for the
     question: a correction of it ("Sorry I meant Grace 是 orthodontist…"), or the same person's change of what it
     answers, where the question asks it ("Officially an Austin resident now" after "I live in Seattle" for "Where do
@@ -86,6 +107,8 @@ def _replaces(later: SearchHit, earlier: MemoryItem, asked: frozenset[str]) -> b
         return False
     if corrects(later.memory.text):
         return _ends_or_corrects(later.memory, earlier)
+    if corrections_only:
+        return False
     changed = _facets(change_answers(later.memory.text).split()) & asked
     return bool(changed & _facets(memory_terms(_statement(earlier)))) and _changes_what_it_says(later.memory, earlier)
 

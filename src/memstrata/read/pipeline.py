@@ -84,9 +84,11 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         )
     rescored.sort(key=lambda hit: hit.score, reverse=True)
     # Of two statements answering alike, the later one (read/newer.py); unless the question names its time:
-    # "Where did I live in January?" asks for what held then, not for what replaced it.
-    if query.lifecycle and span is None:
-        rescored = newer_first(with_what_replaced_them(rescored, below, topic), topic)
+    # "Where did I live in January?" asks for what held then, not for what replaced it (a correction still counts).
+    if query.lifecycle:
+        named = span is not None
+        rescored = with_what_replaced_them(rescored, below, topic, names_a_time=named)
+        rescored = newer_first(rescored, topic, names_a_time=named)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     return _distinct_texts(hits + rescored)[: query.limit]
 
