@@ -67,7 +67,10 @@ _CHANGE_ANSWERS = (
         re.compile(
             rf"{_PERSON}{_ADVERBS}\s*(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
             rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家)"
-            r"|\ban?\s+(?:\w+\s+){1,2}?resident\b|\bsettled\s+in(?:to)?\b|安顿(?:好|下来)",
+            r"|\ban?\s+(?:\w+\s+){1,2}?resident\b|\bsettled\s+in(?:to)?\b|安顿(?:好|下来)"
+            # a new home said without "move": "Finally got the keys to our place", "新家终于装修好了"
+            r"|\bgot\s+(?:the|our|my)\s+keys\b|\bour\s+new\s+(?:place|apartment|flat|house|home)\b"
+            r"|新家|新房子?(?:的)?钥匙|拿到(?:了)?钥匙",
             re.IGNORECASE,
         ),
         "live 住",
@@ -111,8 +114,8 @@ _CHANGE_ANSWERS = (
 # A piece of a word every statement of change holds: most texts have none, and search reads this of every candidate
 # it ranks, so the full patterns (~120 µs on a long English turn) run only after this check (~2 µs).
 _CHANGE_CUES = (
-    *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled"),
-    *("搬", "迁", "入职", "跳槽", "工作", "开始在", "调岗", "调职", "安顿", "cigarette"),
+    *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled", "keys", "our new"),
+    *("搬", "迁", "入职", "跳槽", "工作", "开始在", "调岗", "调职", "安顿", "新家", "钥匙", "cigarette"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
 )
 

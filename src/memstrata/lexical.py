@@ -92,8 +92,9 @@ def keyword_tokens(text: str) -> list[str]:
 # it answers (indexing.change_answers: "moved to" with "live"), and 现在/目前/哪里 are stop words as now/where are;
 # 8: so are the user's own breakup, divorce and a habit given up ("我和阿杰分手了" with "boyfriend 男朋友 …");
 # 9: statements of where someone lives or works with the words asked in both languages (indexing.answer_words);
-# 10: a plan in one clause no longer keeps the next clause's change from counting; joining, transfers, settling in
-SEARCH_TERMS_VERSION = "10"
+# 10: a plan in one clause no longer keeps the next clause's change from counting; joining, transfers, settling in;
+# 11: a new home said without "move" ("got the keys to our place", "新家") is a move
+SEARCH_TERMS_VERSION = "11"
 
 
 @lru_cache(maxsize=65536)

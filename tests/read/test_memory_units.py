@@ -171,6 +171,9 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("单位调岗了，从南山税务局调到福田区税务局", "work job 工作 上班"),
         ("Officially an Austin resident now. Rented a place in East Austin", "live 住"),
         ("已经在深圳南山安顿好了", "live 住"),
+        ("Finally got the keys to our place in Denver!", "live 住"),  # a new home said without "move"
+        ("新家终于装修好了，周末请大家来玩", "live 住"),
+        ("新房子拿到钥匙了，在蛇口", "live 住"),
         ("Still counting myself a non-smoker.", "smoke smoking quit 抽烟 吸烟 戒烟"),
     ],
 )
