@@ -37,6 +37,13 @@ def _judge(answers: dict[tuple[str, str], str]) -> Callable[[dict[str, Any]], Re
     return respond
 
 
+def _told(memory: Memory, server: ScriptedServer, turn: str, *replies: Reply, user: str = "u1") -> None:
+    """The user says ``turn``; the model answers the extraction call(s) with ``replies`` in order."""
+    for reply in replies:
+        server.enqueue(reply)
+    memory.add(turn, user_id=user, infer=True, wait=True)
+
+
 def _live(memory: Memory, user: str = "u1") -> dict[str, str]:
     items = memory.get_all(user_id=user, filters={"exclude_kind": ["episode"], "status": list(MemoryStatus)})
     return {item.text: item.status.value for item in items}
@@ -204,24 +211,21 @@ def test_a_fact_translated_out_of_chinese_is_asked_again_then_waits_for_review(
     """Only Chinese written for an English turn was caught; a turn mostly in Chinese written up in English was
     stored so ("Chinese stays Chinese"). A mixed turn mostly in English may give an English fact."""
     memory = scripted_memory
-    server.enqueue(_facts("User likes hiking and often climbs mountains on weekends"))
-    server.enqueue(_facts("用户喜欢 hiking，周末常去爬山"))
-    memory.add("我喜欢 hiking，周末常去爬山", user_id="u1", infer=True, wait=True)
+    hiking = _facts("User likes hiking and often climbs mountains on weekends"), _facts("用户喜欢 hiking，周末常去爬山")
+    _told(memory, server, "我喜欢 hiking，周末常去爬山", *hiking)
     assert _live(memory) == {"用户喜欢 hiking，周末常去爬山": "active"}
     assert "Facts 1 are not in the language of their turn" in server.requests[1]["messages"][-1]["content"]
 
-    server.enqueue(_facts("User wrote a scraper in Python"))
-    server.enqueue(_facts("User wrote a scraper in Python"))
-    memory.add("用 Python 写了一个 scraper 抓取数据", user_id="u2", infer=True, wait=True)
+    scraper = _facts("User wrote a scraper in Python")
+    _told(memory, server, "用 Python 写了一个 scraper 抓取数据", scraper, scraper, user="u2")
     assert _live(memory, "u2") == {"User wrote a scraper in Python": "pending"}  # kept, for a person to review
 
     calls = len(server.requests)
-    server.enqueue(_facts("User bought a Tesla Model 3 today"))
-    memory.add("我 bought a Tesla Model 3 today", user_id="u3", infer=True, wait=True)
+    _told(memory, server, "我 bought a Tesla Model 3 today", _facts("User bought a Tesla Model 3 today"), user="u3")
     assert _live(memory, "u3") == {"User bought a Tesla Model 3 today": "active"}
     # A mixed turn mostly in Chinese: an English fact restating its English words is no translation.
-    server.enqueue(_facts("User is learning Rust", "用户报了日语班"))
-    memory.add("I started learning Rust. 我还报了一个日语班。", user_id="u4", infer=True, wait=True)
+    rust = _facts("User is learning Rust", "用户报了日语班")
+    _told(memory, server, "I started learning Rust. 我还报了一个日语班。", rust, user="u4")
     assert _live(memory, "u4") == {"User is learning Rust": "active", "用户报了日语班": "active"}
     assert len(server.requests) == calls + 2  # neither asked again
 
@@ -232,14 +236,11 @@ def test_a_fact_whose_name_the_model_changed_is_asked_again_then_waits_for_revie
     """The bundled model wrote "用户的团队上周去世了" (a team died) for "团子上周去世了" (团子, the cat), stored as a
     trusted fact. Asked once to copy the turn's names; a fact that still alters one is kept as pending."""
     memory = scripted_memory
-    server.enqueue(_facts("用户的团队上周去世了"))
-    server.enqueue(_facts("用户的团子上周去世了"))
-    memory.add("团子上周去世了，我很难过", user_id="u1", infer=True, wait=True)
+    _told(memory, server, "团子上周去世了，我很难过", _facts("用户的团队上周去世了"), _facts("用户的团子上周去世了"))
     assert _live(memory) == {"用户的团子上周去世了": "active"}
     assert "Fact 1 writes 团队, which its turn does not say" in server.requests[1]["messages"][-1]["content"]
 
-    server.enqueue(_facts("用户的猫团队很可爱"))
-    server.enqueue(_facts("用户的猫团队很可爱"))
-    memory.add("我的猫团子很可爱", user_id="u2", infer=True, wait=True)
+    renamed = _facts("用户的猫团队很可爱")
+    _told(memory, server, "我的猫团子很可爱", renamed, renamed, user="u2")
     assert _live(memory, "u2") == {"用户的猫团队很可爱": "pending"}
     assert [item.text for item in memory.review_queue(user_id="u2")] == ["用户的猫团队很可爱"]
