@@ -244,3 +244,27 @@ def test_a_fact_whose_name_the_model_changed_is_asked_again_then_waits_for_revie
     _told(memory, server, "我的猫团子很可爱", renamed, renamed, user="u2")
     assert _live(memory, "u2") == {"用户的猫团队很可爱": "pending"}
     assert [item.text for item in memory.review_queue(user_id="u2")] == ["用户的猫团队很可爱"]
+
+
+def test_a_fact_that_drops_its_turns_negation_is_asked_again_then_waits_for_review(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """The bundled model turned "其实我不对花生过敏，是对虾过敏" around into "用户对花生过敏，不对虾过敏", stored as a
+    trusted fact. Asked once to keep the turn's negations; a fact that still drops one is kept as pending. A fact
+    that keeps the negation, or affirms only what the turn affirms, is not asked about."""
+    memory = scripted_memory
+    corrected = "其实我不对花生过敏，是对虾过敏"
+    _told(memory, server, corrected, _facts("用户对花生过敏，不对虾过敏"), _facts("用户不对花生过敏，是对虾过敏"))
+    assert _live(memory) == {"用户不对花生过敏，是对虾过敏": "active"}
+    assert "Fact 1 says 花生 as so, but its turn says not" in server.requests[1]["messages"][-1]["content"]
+
+    flipped = _facts("User's sister is a doctor", "User's sister is a nurse")
+    _told(memory, server, "My sister isn't a doctor, she's a nurse.", flipped, flipped, user="u2")
+    assert _live(memory, "u2") == {"User's sister is a doctor": "pending", "User's sister is a nurse": "active"}
+    assert [item.text for item in memory.review_queue(user_id="u2")] == ["User's sister is a doctor"]
+
+    calls = len(server.requests)
+    _told(memory, server, "我从来没去过日本，明年想去。", _facts("用户从来没去过日本", "用户明年想去日本"), user="u3")
+    _told(memory, server, "I don't eat meat, I'm a vegetarian", _facts("User is a vegetarian"), user="u4")
+    assert len(server.requests) == calls + 2  # neither asked again
+    assert set(_live(memory, "u3").values()) == set(_live(memory, "u4").values()) == {"active"}

@@ -148,10 +148,14 @@ def extraction_prompt(turns: Sequence[Message], *, graph: bool = False) -> list[
 
 
 def correction_note(
-    translated: Sequence[int], redated: Sequence[int] = (), altered: Mapping[int, Sequence[str]] | None = None
+    translated: Sequence[int],
+    redated: Sequence[int] = (),
+    altered: Mapping[int, Sequence[str]] | None = None,
+    denied: Mapping[int, Sequence[str]] | None = None,
 ) -> ChatMessage:
-    """Asked once when facts come back translated, naming a time their turn does not say, or changing a name (a
-    small model's habits: "I moved here last month" written as "用户去年搬到这里", 团子 written as 团队)."""
+    """Asked once when facts come back translated, naming a time their turn does not say, changing a name or
+    dropping a negation (a small model's habits: "I moved here last month" written as "用户去年搬到这里", 团子
+    written as 团队, "其实我不对花生过敏，是对虾过敏" as "用户对花生过敏，不对虾过敏")."""
     asks = []
     if translated:
         asks.append(f"Facts {_numbers(translated)} are not in the language of their turn: write each in the language "
@@ -162,6 +166,9 @@ def correction_note(
     for index, words in sorted((altered or {}).items()):
         asks.append(f"Fact {index + 1} writes {'、'.join(words)}, which its turn does not say: copy every name "
                     "exactly as the turn writes it.")  # fmt: skip
+    for index, words in sorted((denied or {}).items()):
+        asks.append(f"Fact {index + 1} says {'、'.join(words)} as so, but its turn says not: keep every negation "
+                    "of the turn (不, 没, not, never) where the turn puts it.")  # fmt: skip
     return ChatMessage("user", " ".join([*asks, "Answer again with the same facts."]))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -28,10 +28,11 @@ from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.facts import make_fact, time_supported
 from memstrata.write.fidelity import altered_names
+from memstrata.write.polarity import dropped_denials
 from memstrata.write.smalltalk import select_turns
 
-# A fact that still alters a name of its turn after the retry: below the pending gate (0.5), so it waits for
-# review instead of being trusted (write/fidelity.py).
+# A fact that still alters a name of its turn or drops one of its negations after the retry: below the pending
+# gate (0.5), so it waits for review instead of being trusted (write/fidelity.py, write/polarity.py).
 ALTERED_CONFIDENCE = 0.4
 
 
@@ -110,23 +111,23 @@ class LLMExtractor:
         messages = extraction_prompt(turns, graph=graph)
         result = self.model.complete_structured(messages, schema, max_tokens=max_tokens)
         stats.record(result, "extract")
-        translated, redated = _translated(result.data, turns), _redated(result.data, turns)
-        altered = _altered(result.data, turns)
-        if translated or redated or altered:
-            # Small models sometimes translate, change a time ("last month" -> "去年") or a name (团子 -> 团队).
-            # Ask once to restore the turn's words; if the second answer is no better, keep the first: a fact
-            # with a wrong word is still better than a lost one (a time its turn does not say dates nothing:
-            # write/facts.py; a fact still altering a name waits for review as pending: write/fidelity.py).
-            note = correction_note(translated, redated, altered)
+        faults = _faults(result.data, turns)
+        if faults.count:
+            # Small models sometimes translate, change a time ("last month" -> "去年") or a name (团子 -> 团队), or
+            # drop a negation ("不对花生过敏" -> "对花生过敏"). Ask once to restore the turn's words; if the second
+            # answer is no better, keep the first: a fact with a wrong word is still better than a lost one (a time
+            # its turn does not say dates nothing: write/facts.py; a fact still altering a name or dropping a
+            # negation waits for review as pending: write/fidelity.py, write/polarity.py).
+            note = correction_note(faults.translated, faults.redated, faults.altered, faults.denied)
             retry = [*messages, ChatMessage("assistant", result.raw), note]
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
             stats.record(second, "extract")
-            altered_again = _altered(second.data, turns)
-            faults = len(_translated(second.data, turns)) + len(_redated(second.data, turns)) + len(altered_again)
-            if faults < len(translated) + len(redated) + len(altered):
-                result, altered = second, altered_again
-        # A fact still altering a name or still translated is kept, but waits for review (Chinese stays Chinese).
-        facts = _facts(result.data, turns, {*altered, *_translated(result.data, turns)})
+            again = _faults(second.data, turns)
+            if again.count < faults.count:
+                result, faults = second, again
+        # A fact still altering a name, dropping a negation or translated is kept, but waits for review (Chinese
+        # stays Chinese).
+        facts = _facts(result.data, turns, faults.untrusted)
         relations = result.data.relations if isinstance(result.data, FactsAndRelations) else []
         return Extraction(facts, [t for r in relations if (t := _triple(r, turns, self.name)) is not None])
 
@@ -137,8 +138,8 @@ def _source(number: int, turns: Sequence[Message]) -> list[Message]:
 
 
 def _facts(found: FactList, turns: Sequence[Message], altered: set[int]) -> list[NewFact]:
-    """The extracted facts; those at ``altered`` (a name of their turn changed, or translated) are kept but not
-    trusted."""
+    """The extracted facts; those at ``altered`` (a name of their turn changed, a negation dropped, or translated)
+    are kept but not trusted."""
     per_turn = Counter(fact.turn for fact in found.facts)
     facts = []
     for index, extracted in enumerate(found.facts):
@@ -188,19 +189,48 @@ def _mentioning(turns: Sequence[Message], *names: str) -> tuple[str, ...]:
     return tuple(turn.id for turn in naming or users)
 
 
+@dataclass(frozen=True)
+class _Faults:
+    """What a model's facts got wrong about their turns, by fact index."""
+
+    translated: list[int]
+    redated: list[int]
+    altered: dict[int, list[str]]  # a name of the turn changed (write/fidelity.py): the nouns written instead
+    denied: dict[int, list[str]]  # a negation of the turn dropped (write/polarity.py): the words it denied
+
+    @property
+    def count(self) -> int:
+        return len(self.translated) + len(self.redated) + len(self.altered) + len(self.denied)
+
+    @property
+    def untrusted(self) -> set[int]:
+        return {*self.translated, *self.altered, *self.denied}
+
+
+def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
+    return _Faults(
+        _translated(found, turns),
+        _redated(found, turns),
+        _per_fact(found, turns, altered_names),
+        _per_fact(found, turns, dropped_denials),
+    )
+
+
 def _redated(found: FactList, turns: Sequence[Message]) -> list[int]:
     """Indexes of facts naming a time that no time of their source turns overlaps (each read against the turn's
     own timestamp)."""
     return [index for index, fact in enumerate(found.facts) if not time_supported(fact.text, _source(fact.turn, turns))]
 
 
-def _altered(found: FactList, turns: Sequence[Message]) -> dict[int, list[str]]:
-    """Facts naming a noun their turn does not hold in place of one it does (write/fidelity.py): index -> nouns."""
+def _per_fact(
+    found: FactList, turns: Sequence[Message], check: Callable[[str, str], list[str]]
+) -> dict[int, list[str]]:
+    """Facts for which ``check(fact, its turns' text)`` finds words: index -> words."""
     flagged = {}
     for index, fact in enumerate(found.facts):
         source = " ".join(turn.content for turn in _source(fact.turn, turns))
-        if names := altered_names(fact.text, source):
-            flagged[index] = names
+        if words := check(fact.text, source):
+            flagged[index] = words
     return flagged
 
 
