@@ -386,6 +386,16 @@ def test_a_plan_called_off_and_a_correction_below_the_cutoff_come_before_what_th
     assert memory.search("What did I eat with Tom?", user_id="jake")[0].text.startswith("Had ramen")
 
 
+def test_facts_written_of_the_user_answer_for_the_user(memory: Memory) -> None:
+    """Facts the model writes say "User moved to Denver last week", "用户换到字节跳动工作": the move was not read as
+    the user's (only "I"/"我" were), so the fact got no "live" words and the older home answered."""
+    for text, kind, month in (("User lives in Boston", "fact", 1), ("User moved to Denver last week", "event", 7),
+                              ("用户在阿里巴巴做产品经理", "fact", 1), ("用户换到字节跳动工作", "fact", 6)):  # fmt: skip
+        memory.add(text, user_id="facts", kind=kind, event_time=datetime(2025, month, 1, tzinfo=UTC))
+    assert memory.search("Where do I live now?", user_id="facts")[0].text == "User moved to Denver last week"
+    assert memory.search("我在哪家公司工作？", user_id="facts")[0].text == "用户换到字节跳动工作"
+
+
 def test_where_the_user_works_is_found_by_a_question_in_the_other_language(memory: Memory) -> None:
     """ "Where do I work?" shared no word with "我在网易做产品经理", and meaning alone across scripts scored it 0.002:
     nothing was returned. A later move still answers before the home a statement of where one lives names."""

@@ -37,7 +37,7 @@ ASKED_WITH = {
     "address": "live lives 住 住址 地址",
     "city": "城市",
     "work": "job company employer 工作 上班 公司",
-    "employer": "work job company 工作 上班 公司",
+    "employer": "work job 工作 上班",
     "company": "work job employer 工作 上班 公司",
     "job": "work occupation 工作 职业",
     "phone": "number mobile 电话 手机 号码",
@@ -54,13 +54,11 @@ ASKED_WITH = {
 # words and the later one comes first (read/newer.py). A person moves, named or left out as speakers do ("搬到深圳
 # 南山区了", "Just relocated to Portland"); a meeting, a company or a sofa does not ("Team meeting moved to
 # Thursday", "我们公司搬到深圳了", "我把沙发搬到客厅了"); and a plan or a maybe is no change yet (modality.py).
-_PERSON = r"(?:\b(?:i|we|he|she|they|you|my\s+\w+)(?:'ve|\s+have|\s+had)?|^|(?<=[.!?]\s))"
+_PERSON = r"(?:\b(?:i|we|he|she|they|you|user|(?:my|user's)\s+\w+)(?:'ve|\s+have|\s+had)?|^|(?<=[.!?]\s))"
 _ADVERBS = r"(?:\s*\b(?:just|finally|recently|already|also|now)\b)*"
-_PERSON_ZH = (
-    r"(?:我|我们|咱们|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友|^|(?<=[，。！？；,.!?;]))"
-)
+_PERSON_ZH = r"(?:我|我们|咱们|用户|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友|^|(?<=[，。！？；,.!?;]))"
 # The user, said or left out, and no one else before the verb ("我和阿杰分手了", "跟男朋友分手了"; not "他们分手了").
-_OWN_ZH = r"(?:我|我们|^|(?<=[，。！？；,.!?;]))(?:(?![他她])[^，。！？,.!?\s]){0,8}?"
+_OWN_ZH = r"(?:我|我们|用户|^|(?<=[，。！？；,.!?;]))(?:(?![他她])[^，。！？,.!?\s]){0,8}?"
 _NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|把|将"
 _CHANGE_ANSWERS = (
     (
@@ -81,19 +79,19 @@ _CHANGE_ANSWERS = (
             r"|got\s+a\s+job|(?:was|got|been|am|is)\s+hired|switched\s+jobs?|changed\s+jobs?)\b"
             r"|(?-i:\b[Ss]tart(?:ed|ing)\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
             r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:a|an|the|their|its)\b|\btransferred\s+to\b"
-            r"|入职|跳槽|换了?工作|新工作|调岗|调职|开始在(?!家)[^，。！？,.!?\s]{1,10}?(?:做|上班|工作|实习)",
+            r"|入职|跳槽|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|新工作|调岗|调职|开始在(?!家)[^，。！？,.!?\s]{1,10}?(?:做|上班|工作|实习)",
             re.IGNORECASE,
         ),
         "work job 工作 上班",
     ),
     (  # the user's own relationship ended: whether they have a partner ("Anna and I broke up", "我和阿杰分手了")
         re.compile(
-            rf"\b(?:i|we)\b[^.!?]{{0,40}}?\b(?:broke\s+up|split\s+up)\b|{_OWN_ZH}(?:分手|分开了)", re.IGNORECASE
+            rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\b(?:broke\s+up|split\s+up)\b|{_OWN_ZH}(?:分手|分开了)", re.IGNORECASE
         ),
         "boyfriend girlfriend 男朋友 女朋友",
     ),
     (
-        re.compile(rf"\b(?:i|we)\b[^.!?]{{0,40}}?\b(?:got\s+)?divorced\b|{_OWN_ZH}(?:离婚|离了婚)", re.IGNORECASE),
+        re.compile(rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\b(?:got\s+)?divorced\b|{_OWN_ZH}(?:离婚|离了婚)", re.IGNORECASE),
         "husband wife married 老公 老婆 结婚",
     ),
     (  # a habit given up answers whether the user still has it ("戒烟成功了", "I quit drinking")

@@ -93,8 +93,9 @@ def keyword_tokens(text: str) -> list[str]:
 # 8: so are the user's own breakup, divorce and a habit given up ("我和阿杰分手了" with "boyfriend 男朋友 …");
 # 9: statements of where someone lives or works with the words asked in both languages (indexing.answer_words);
 # 10: a plan in one clause no longer keeps the next clause's change from counting; joining, transfers, settling in;
-# 11: a new home said without "move" ("got the keys to our place", "新家") is a move
-SEARCH_TERMS_VERSION = "11"
+# 11: a new home said without "move" ("got the keys to our place", "新家") is a move; 12: facts written of "User" /
+# "用户" read as the user's own, and "换到…工作" is a new job
+SEARCH_TERMS_VERSION = "12"
 
 
 @lru_cache(maxsize=65536)

@@ -165,7 +165,8 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("戒烟成功了！I don't smoke anymore", "smoke smoking quit 抽烟 吸烟 戒烟"),
         ("I'm trying to quit smoking", ""),  # an attempt
         ("I quit drinking last month", "drink drinking alcohol quit 喝酒 戒酒"),
-        ("跳槽了，去了深圳腾讯，下周搬去深圳南山", "work job 工作 上班"),  # the move is a plan; the new job is not
+        # the move is a plan; the new job is not
+        ("跳槽了，去了深圳腾讯，下周搬去深圳南山", "work job 工作 上班"),
         ("Joined Monzo as a senior risk analyst. Full-time again!", "work job 工作 上班"),
         ("Joined Sarah for dinner", ""),
         ("单位调岗了，从南山税务局调到福田区税务局", "work job 工作 上班"),
@@ -173,6 +174,9 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("已经在深圳南山安顿好了", "live 住"),
         ("Finally got the keys to our place in Denver!", "live 住"),  # a new home said without "move"
         ("新家终于装修好了，周末请大家来玩", "live 住"),
+        ("User moved to Denver last week", "live 住"),  # the facts a model writes, of "User" / "用户"
+        ("用户换到字节跳动工作", "work job 工作 上班"),
+        ("User and Anna broke up", "boyfriend girlfriend 男朋友 女朋友"),
         ("新房子拿到钥匙了，在蛇口", "live 住"),
         ("Still counting myself a non-smoker.", "smoke smoking quit 抽烟 吸烟 戒烟"),
     ],
@@ -185,7 +189,8 @@ def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_ans
 @pytest.mark.parametrize(
     ("text", "answers"),
     [
-        ("我在网易做产品经理，做游戏社区", "work job 工作 上班"),  # "Where do I work?" shared no word with it
+        # "Where do I work?" shared no word with it
+        ("我在网易做产品经理，做游戏社区", "work job 工作 上班"),
         ("我妹妹林月在杭州阿里巴巴上班", "work job 工作 上班"),  # whoever works there
         ("I work at Google as a data scientist", "work job 工作 上班"),
         ("I live in Hangzhou.", "live 住"),

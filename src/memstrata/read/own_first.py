@@ -44,11 +44,12 @@ _NAMES_SOMEONE = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+\b|[A-Za-z]+
 _NAMES_ANOTHER = re.compile(rf"\b(?:{_RELATION_EN})\b|{_RELATION_ZH}|\b(?:he|she|they|him|her|them)\b|他|她", re.I)
 # A subject at the start of the statement (after a speaker, "Lin: "): who the statement is about.
 _ABOUT_ANOTHER = re.compile(
-    rf"^(?:(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION_EN})\b|(?:he|she|they|his|her|their)\b|[A-Z][a-z]+'s\b"
-    rf"|(?:我的?|我们的?)?(?:{_RELATION_ZH})|他|她|[A-Za-z]+的)",
+    rf"^(?:(?:my|our|user's)\s+(?:\w+\s+)?(?:{_RELATION_EN})\b|(?:he|she|they|his|her|their)\b"
+    rf"|(?!user's)[A-Z][a-z]+'s\b|(?:我的?|我们的?|用户的?)?(?:{_RELATION_ZH})|他|她|(?!user的)[A-Za-z]+的)",
     re.IGNORECASE,
 )
-_ABOUT_THE_USER = re.compile(r"^(?:i\b|i'm\b|i've\b|i'd\b|my\b|me\b|我(?!们))", re.IGNORECASE)
+# A fact the model wrote is about "User" / "用户" (prompts/extract_facts.py).
+_ABOUT_THE_USER = re.compile(r"^(?:i\b|i'm\b|i've\b|i'd\b|my\b|me\b|user\b|我(?!们)|用户)", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
 
 
