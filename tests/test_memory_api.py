@@ -386,6 +386,37 @@ def test_a_plan_called_off_and_a_correction_below_the_cutoff_come_before_what_th
     assert memory.search("What did I eat with Tom?", user_id="jake")[0].text.startswith("Had ramen")
 
 
+def test_a_relative_asked_about_by_relation_is_found_by_the_name_given_before(memory: Memory) -> None:
+    """ "Correction: Emma isn't a doctor, she's a nurse" shares no word with "What does my sister do?" (relevance
+    0.016, cut), so the outdated "My sister Emma is a doctor" answered alone, in English and in Chinese. The name the
+    user gave their sister is searched beside the question, and the correction comes first."""
+    said = {
+        "ann": ("My sister Emma is a doctor in Chicago.", "I'm vegetarian and I live in Boston.",
+                "Correction: Emma isn't a doctor, she's a nurse."),
+        "yu": ("我妹妹叫小雨，在杭州读书", "周末去爬了香山", "小雨毕业了，去了腾讯做设计"),
+    }  # fmt: skip
+    _import_monthly(memory, said)
+    for question in ("What does my sister do?", "我妹妹是做什么的？"):
+        assert memory.search(question, user_id="ann")[0].text.startswith("Correction: Emma"), question
+    assert any(hit.text.startswith("小雨毕业了") for hit in memory.search("我妹妹在哪工作？", user_id="yu"))
+    # Another user's sister of the same name is never searched for: names come from the user's own memories.
+    memory.add("Emma won the chess tournament", user_id="bob")
+    assert all(hit.memory.scope.user_id == "ann" for hit in memory.search("What does my sister do?", user_id="ann"))
+    assert memory.search("What does my sister do?", user_id="bob") == []
+
+
+def test_a_correction_of_another_fact_of_the_same_person_does_not_answer(memory: Memory) -> None:
+    """With the husband's name searched, "Sorry, correction: Arjun works … in Suzhou" had some relevance for "What's
+    my husband allergic to?" (0.014, against 0.95) and moved above the allergy it does not correct. Where it does
+    answer, it comes first."""
+    said = {"priya": ("My husband Arjun is a software engineer at Microsoft's Shanghai office. He's allergic to "
+                      "peanuts.", "We went hiking on Saturday",
+                      "Sorry, correction: Arjun works at Microsoft, but in Suzhou, not Shanghai.")}  # fmt: skip
+    _import_monthly(memory, said)
+    assert memory.search("What's my husband allergic to?", user_id="priya")[0].text.startswith("My husband Arjun")
+    assert memory.search("Where does my husband work?", user_id="priya")[0].text.startswith("Sorry, correction")
+
+
 def test_facts_written_of_the_user_answer_for_the_user(memory: Memory) -> None:
     """Facts the model writes say "User moved to Denver last week", "用户换到字节跳动工作": the move was not read as
     the user's (only "I"/"我" were), so the fact got no "live" words and the older home answered."""

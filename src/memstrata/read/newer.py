@@ -29,6 +29,7 @@ from memstrata.read.own_first import whose
 from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead (read/move_up.py)
+REPLACING_EVIDENCE = 0.2  # of the corrected hit's relevance, at least, for a correction replacing it from below
 FOLLOWED = 3  # the first hits whose later replacements are looked for below the cutoff
 
 
@@ -81,36 +82,46 @@ def with_what_replaced_them(
     ordered, spare = list(hits), list(below)
     asked = _facets(query_terms(query_text))
     position = 0
-    while position < min(FOLLOWED, len(ordered)) and spare:
+    while position < min(FOLLOWED, len(ordered)):
         earlier = ordered[position]
+        # Below the cutoff, or lower in the list than newer_first reaches: a correction with more evidence than
+        # the cutoff asks must not stay behind what it corrects where one with less moves up.
         later = (
             []
             if earlier.breakdown.key_match
-            else [hit for hit in spare if _replaces(hit, earlier.memory, asked, corrections_only=names_a_time)]
+            else [
+                hit
+                for hit in [*spare, *ordered[position + 1 :]]
+                if _replaces(hit, earlier, asked, corrections_only=names_a_time)
+            ]
         )
         if later:
             chosen = max(later, key=lambda hit: said_at(hit.memory))
-            spare.remove(chosen)
+            (spare if chosen in spare else ordered).remove(chosen)
             ordered.insert(position, chosen.model_copy(update={"score": earlier.score}))
             position += 1
         position += 1
     return ordered
 
 
-def _replaces(later: SearchHit, earlier: MemoryItem, asked: frozenset[str], *, corrections_only: bool) -> bool:
-    """Below the cutoff, only what plainly takes the earlier statement back and still has some evidence for the
-    question: a correction of it ("Sorry I meant Grace 是 orthodontist…"), or the same person's change of what it
-    answers, where the question asks it ("Officially an Austin resident now" after "I live in Seattle" for "Where do
-    I live now?"; a new job does not replace "我住在北京，在字节做后端" there). A habit resumed or a trip called off
-    that merely shares a word with a hit is left where the cutoff put it."""
-    if said_at(later.memory) <= said_at(earlier) or later.breakdown.relevance <= 0:
+def _replaces(later: SearchHit, earlier: SearchHit, asked: frozenset[str], *, corrections_only: bool) -> bool:
+    """From below, only what plainly takes the earlier statement back and still has some evidence for the question:
+    a correction of it with a fifth of its relevance at least ("Sorry I meant Grace 是 orthodontist…"; a correction of
+    another of its facts is no answer: "Sorry, correction: Arjun works at Microsoft, but in Suzhou" has 0.014 for
+    "What's my husband allergic to?", "My husband Arjun … is allergic to peanuts" 0.95), or the same person's change
+    of what it answers, where the question asks it ("Officially an Austin resident now" after "I live in Seattle" for
+    "Where do I live now?"; a new job does not replace "我住在北京，在字节做后端" there). A habit resumed or a trip
+    called off that merely shares a word with a hit is left where it is."""
+    if said_at(later.memory) <= said_at(earlier.memory) or later.breakdown.relevance <= 0:
         return False
     if corrects(later.memory.text):
-        return _ends_or_corrects(later.memory, earlier)
+        enough = later.breakdown.relevance >= REPLACING_EVIDENCE * earlier.breakdown.relevance
+        return enough and _ends_or_corrects(later.memory, earlier.memory)
     if corrections_only:
         return False
     changed = _facets(change_answers(later.memory.text).split()) & asked
-    return bool(changed & _facets(memory_terms(_statement(earlier)))) and _changes_what_it_says(later.memory, earlier)
+    statement = _facets(memory_terms(_statement(earlier.memory)))
+    return bool(changed & statement) and _changes_what_it_says(later.memory, earlier.memory)
 
 
 def _calls_off(later: MemoryItem, earlier: MemoryItem) -> bool:

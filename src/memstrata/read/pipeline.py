@@ -13,7 +13,8 @@ from memstrata.query import SearchQuery
 from memstrata.read.named_keys import asks_for_key
 from memstrata.read.newer import newer_first, with_what_replaced_them
 from memstrata.read.own_first import own_before_others
-from memstrata.read.rank import Ranker, keyword_matches_to_read, memory_text, pool, rescore
+from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, memory_text, pool, rescore
+from memstrata.read.relatives import relatives_asked
 from memstrata.read.retrieve import (
     asks_about_the_time_alone,
     exact_key_hits,
@@ -50,9 +51,16 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     # The time a question names is searched as a range, not as words: "what did I buy this week?" matched "I started
     # the violin last week" (said in March) on "week" and ranked it above the laptop bought this week.
     topic = topic_text(meaning_text(query.text, span), query.scope)
-    retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span, topic)
+    # "What does my sister do?" is also about Emma, if the user named her so (read/relatives.py).
+    relatives = relatives_asked(store, query, topic)
+    searched = relatives.searched(topic) if relatives else topic
+    retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span, searched)
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
-    texts = {memory_id: memory_text(item) for memory_id, item in items.items()}
+
+    def read(item: MemoryItem) -> MemoryText:
+        return relatives.read(memory_text(item)) if relatives else memory_text(item)
+
+    texts = {memory_id: read(item) for memory_id, item in items.items()}
     ranker = Ranker(topic, settings)
     ranked = [c for c in ranker.candidates(retrieved, texts) if c.memory_id not in answered]
     # Lifecycle and the time boost reorder, so a few more candidates than will be returned are read.
@@ -67,7 +75,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         if item is None or _not_yet(item, query):
             continue
         # Keyword matches read before fusion are settled already; the rest are read here once.
-        settled = ranker.settle(candidate, texts.get(candidate.memory_id) or memory_text(item)).breakdown()
+        settled = ranker.settle(candidate, texts.get(candidate.memory_id) or read(item)).breakdown()
         if item.key is not None and asks_for_key(query.text, item.key):
             settled = settled.model_copy(update={"key_named": True})
         final = rescore(

@@ -1,0 +1,129 @@
+"""The names of the relatives a question asks about by relation: "What does my sister do?" also asks about Emma,
+when a memory of the scope says "My sister Emma is a doctor".
+
+People name a relative once and then use the name: "Correction: Emma isn't a doctor, she's a nurse" shares no word
+with the question, and meaning alone ranked it under the cutoff, so the outdated "doctor" answered. Found by a
+keyword search for the relation's words in both languages ("sister 姐姐 妹妹"), the names are searched beside the
+question's own words, and the later correction can answer (read/newer.py). Only family, whom one has few of and
+keeps: a friend, a colleague, a boss or a girlfriend named once may not be the one asked about now ("Who is my
+girlfriend?" after "Anna and I broke up" and a new one).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+import rjieba
+
+from memstrata.lexical import search_terms
+from memstrata.query import SearchQuery
+from memstrata.read.rank import MemoryText
+from memstrata.storage.protocol import Store
+
+# (English words, Chinese words) per relation.
+_RELATIONS = (
+    ("sister", "姐姐|妹妹"),
+    ("brother", "哥哥|弟弟"),
+    ("wife", "太太|妻子|老婆|夫人|媳妇"),
+    ("husband", "丈夫|老公"),
+    ("mother|mom|mum", "母亲|妈妈|老妈"),
+    ("father|dad", "父亲|爸爸|老爸"),
+    ("daughter", "女儿"),
+    ("son", "儿子"),
+    ("grandmother|grandma", "奶奶|外婆|姥姥"),
+    ("grandfather|grandpa", "爷爷|外公|姥爷"),
+)
+_MINE = r"(?:\b(?:my|user's|the user's)\s+)"
+_MINE_ZH = r"(?:我|用户)的?"
+_ASKED = [
+    re.compile(rf"{_MINE}(?:{english})(?:s|['’]s)?\b|{_MINE_ZH}(?:{chinese})", re.IGNORECASE)
+    for english, chinese in _RELATIONS
+]
+_EN_NAME = r"(?-i:(?P<name>[A-Z][a-z]{1,20}))\b"
+_ZH_NAMING = r"(?:叫做|名叫|叫|名字是|名字叫)?"
+_NAMED = [
+    (
+        re.compile(rf"{_MINE}(?:{english})(?:['’]s name is|\s+is\s+(?:called|named)|,)?\s+{_EN_NAME}", re.I),
+        re.compile(rf"{_EN_NAME},?\s+{_MINE}(?:{english})\b", re.I),
+        re.compile(rf"{_MINE_ZH}(?:{chinese})(?P<naming>{_ZH_NAMING})\s*(?P<rest>[\w\u4e00-\u9fff]{{1,8}})"),
+    )
+    for english, chinese in _RELATIONS
+]
+_NOT_NAMES = frozenset({"I", "And", "But", "The", "Is", "Was", "Has", "Had", "He", "She", "They", "We", "It"})
+_SEARCHED = 30  # memories read for names: a few relatives' introductions among what mentions the relation
+
+
+def asked_relations(text: str) -> list[int]:
+    """Indexes (into the relation table) of the relatives ``text`` names by relation to its speaker."""
+    return [index for index, pattern in enumerate(_ASKED) if pattern.search(text)]
+
+
+def names_given(text: str, relations: Iterable[int]) -> list[str]:
+    """The names ``text`` gives relatives of those relations: "My sister Emma", "Emma, my sister", "我妹妹叫小雨",
+    "我妹妹林小雨在腾讯工作"."""
+    names: list[str | None] = []
+    for index in relations:
+        english, named_after, chinese = _NAMED[index]
+        names += [found.group("name") for pattern in (english, named_after) for found in pattern.finditer(text)]
+        names += [_chinese_name(found.group("rest"), bool(found.group("naming"))) for found in chinese.finditer(text)]
+    return [name for name in names if name and name not in _NOT_NAMES]
+
+
+def _chinese_name(rest: str, named_so: bool) -> str | None:
+    """The name right after the relation: any first word after 叫 ("我妹妹叫小美"), else a word the segmenter tags
+    as a person's name, a lone surname joined to it ("林" + "小雨")."""
+    words = rjieba.tag(rest)
+    if not words:
+        return None
+    first, tag = words[0]
+    if re.fullmatch(r"[A-Z][a-z]{1,20}", first):  # "我妹妹Emma在上海"
+        return first
+    if named_so:
+        return first if 1 < len(first) <= 4 else None
+    if tag == "nr" and len(first) >= 2:
+        return first
+    if len(words) > 1 and len(first) == 1 and words[1][1] == "nr":  # 林 + 小雨
+        return first + words[1][0]
+    return None
+
+
+@dataclass(frozen=True)
+class Relatives:
+    """The relatives a question asks about by relation, by the names the scope's memories give them."""
+
+    names: tuple[str, ...]
+    words: str  # the relation's words in both languages: "sister 姐姐 妹妹"
+
+    def searched(self, topic: str) -> str:
+        """What keyword and dense search look for: the question and the names."""
+        return f"{topic} {' '.join(self.names)}"
+
+    def read(self, text: MemoryText) -> MemoryText:
+        """A memory naming one of them also says the relation: "Correction: Emma isn't a doctor" is about the
+        sister, and matches "What does my sister do?" on the same word as "My sister Emma is a doctor" does (so the
+        later one answers: read/newer.py), and "我妹妹是做什么的？" across scripts."""
+        own = text.indexed if text.own_indexed is None else text.own_indexed
+        if not any(_names(name, own) for name in self.names):
+            return text  # a reply carrying the turn that names her is not about her (its own words are not)
+        own_indexed = None if text.own_indexed is None else f"{text.own_indexed}\n{self.words}"
+        return replace(text, indexed=f"{text.indexed}\n{self.words}", own_indexed=own_indexed)
+
+
+def relatives_asked(store: Store, query: SearchQuery, topic: str) -> Relatives | None:
+    """The relatives ``topic`` asks about by relation and the names the scope's memories give them, if any."""
+    relations = asked_relations(topic)
+    if not relations:
+        return None
+    words = " ".join(word for i in relations for part in _RELATIONS[i] for word in part.split("|"))
+    found = store.keyword_search(query.scope, search_terms(words), query.filters, _SEARCHED)
+    items = store.get(query.scope, [hit.memory_id for hit in found])
+    names = tuple(dict.fromkeys(name for item in items for name in names_given(item.text, relations)))
+    return Relatives(names, words) if names else None
+
+
+def _names(name: str, text: str) -> bool:
+    if name.isascii():
+        return re.search(rf"\b{re.escape(name)}\b", text) is not None
+    return name in text

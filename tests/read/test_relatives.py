@@ -1,0 +1,36 @@
+"""Relatives a question asks about by relation, and the names memories give them (read/relatives.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstrata.read.relatives import asked_relations, names_given
+
+SISTER = asked_relations("What does my sister do?")
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("My sister Emma is a doctor in Chicago.", ["Emma"]),
+        ("Emma, my sister, lives in Paris", ["Emma"]),
+        ("My sister's name is Emma", ["Emma"]),
+        ("User's sister Emma is a nurse", ["Emma"]),
+        ("我妹妹叫小雨", ["小雨"]),
+        ("我妹妹林小雨在腾讯工作", ["林小雨"]),  # a lone surname joined to the given name
+        ("用户的妹妹叫小美", ["小美"]),  # any first word after 叫, whatever its tag
+        ("我妹妹Emma在上海", ["Emma"]),
+        ("我妹妹在阿里巴巴上班", []),  # no name: 在 is not one
+        ("My sister and I went hiking", []),
+        ("My brother Tom lives in Paris", []),  # a brother is not the sister asked about
+    ],
+)
+def test_the_names_a_memory_gives_the_relative_asked_about(text: str, names: list[str]) -> None:
+    assert names_given(text, SISTER) == names
+
+
+def test_a_question_asks_about_a_relative_by_relation_in_either_language() -> None:
+    assert asked_relations("我妹妹是做什么的？") == asked_relations("What is my sister's job?") == SISTER != []
+    assert asked_relations("我老婆喜欢什么") == asked_relations("What does my wife like?") != SISTER
+    assert asked_relations("What does Emma do?") == []
+    assert asked_relations("What do my friends like?") == []  # one has many: a name found may be anyone's
