@@ -45,6 +45,15 @@ def test_one_call_gives_facts_and_triples(scripted_memory: Memory, server: Scrip
     assert job.result["graph"]["triples_from_model"] == 2 and job.result["graph"]["relations_added"] == 2
 
 
+def test_we_is_the_user(scripted_memory: Memory, server: ScriptedServer) -> None:
+    """The bundled model wrote ["We", "lives_in", "Denver"] for "We moved to Denver last week": "We" became a
+    person of its own, and the user's home never changed."""
+    server.enqueue(_answer(["User moved to Denver"], [_rel("We", "lives_in", "Denver", object_type="location")]))
+    scripted_memory.add("We moved to Denver last week.", user_id="u1", infer=True, wait=True)
+    edges = {(e.source, e.relation, e.target) for e in scripted_memory.graph.subgraph(user_id="u1").edges()}
+    assert edges == {("user", "lives_in", "Denver")}
+
+
 def test_the_models_ended_flag_closes_the_edge(scripted_memory: Memory, server: ScriptedServer) -> None:
     server.enqueue(_answer(["User works at Initech"], [_rel("I", "works_at", "Initech")]))
     scripted_memory.add("I work at Initech.", user_id="u1", infer=True, wait=True)

@@ -8,9 +8,10 @@ import unicodedata
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
 from memstrata.lexical import has_han
 
-# The node that stands for the user of a scope: "我", "I", "用户" and "the user" all mean it.
+# The node that stands for the user of a scope: "我", "I", "用户" and "the user" all mean it, and so does "we": the
+# model wrote ["We", "lives_in", "Denver"] for "We moved to Denver last week", and "We" became a person of its own.
 USER_NAME = "user"
-USER_ALIASES = ("我", "用户", "本人", "i", "me", "myself", "the user")
+USER_ALIASES = ("我", "用户", "本人", "i", "me", "myself", "the user", "we", "us", "我们", "咱们")
 
 _SPACE_OR_PUNCT = re.compile(r"[\s\-_·.,'\"“”‘’()（）]+")
 
