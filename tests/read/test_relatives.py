@@ -7,6 +7,8 @@ import pytest
 from memstrata.read.relatives import asked_relations, names_given
 
 SISTER = asked_relations("What does my sister do?")
+WIFE = asked_relations("我老婆在哪里教书？")
+CAT = asked_relations("我的猫是公的还是母的？")
 
 
 @pytest.mark.parametrize(
@@ -27,6 +29,19 @@ SISTER = asked_relations("What does my sister do?")
 )
 def test_the_names_a_memory_gives_the_relative_asked_about(text: str, names: list[str]) -> None:
     assert names_given(text, SISTER) == names
+
+
+@pytest.mark.parametrize(
+    ("text", "relations", "names"),
+    [
+        ("我在成都一家银行做风控，老婆叫王芳，是中学语文老师。", WIFE, ["王芳"]),  # named a little later
+        ("Adopted a male cat from SPCA，叫 Mochi，是只 tabby。", CAT, ["Mochi"]),
+        ("My cat Luna is sick", CAT, ["Luna"]),
+        ("妈妈叫我回家", asked_relations("我妈妈"), []),  # 叫 as "told": no name
+    ],
+)
+def test_names_given_a_little_later_and_to_pets(text: str, relations: list[int], names: list[str]) -> None:
+    assert names_given(text, relations) == names
 
 
 def test_a_question_asks_about_a_relative_by_relation_in_either_language() -> None:

@@ -4,9 +4,9 @@ when a memory of the scope says "My sister Emma is a doctor".
 People name a relative once and then use the name: "Correction: Emma isn't a doctor, she's a nurse" shares no word
 with the question, and meaning alone ranked it under the cutoff, so the outdated "doctor" answered. Found by a
 keyword search for the relation's words in both languages ("sister 姐姐 妹妹"), the names are searched beside the
-question's own words, and the later correction can answer (read/newer.py). Only family, whom one has few of and
-keeps: a friend, a colleague, a boss or a girlfriend named once may not be the one asked about now ("Who is my
-girlfriend?" after "Anna and I broke up" and a new one).
+question's own words, and the later correction can answer (read/newer.py). Only family and pets, whom one has few
+of and keeps: a friend, a colleague, a boss or a girlfriend named once may not be the one asked about now ("Who is
+my girlfriend?" after "Anna and I broke up" and a new one).
 """
 
 from __future__ import annotations
@@ -34,9 +34,11 @@ _RELATIONS = (
     ("son", "儿子"),
     ("grandmother|grandma", "奶奶|外婆|姥姥"),
     ("grandfather|grandpa", "爷爷|外公|姥爷"),
+    ("cat|kitten", "猫|猫咪"),  # a pet is named once and then called by its name too ("Mochi 其实是 female")
+    ("dog|puppy", "狗|狗狗"),
 )
-_MINE = r"(?:\b(?:my|user's|the user's)\s+)"
-_MINE_ZH = r"(?:我|用户)的?"
+_MINE = r"(?:\b(?:my|our|user's|the user's)\s+)"
+_MINE_ZH = r"(?:我|我家|我们家|用户)的?"
 _ASKED = [
     re.compile(rf"{_MINE}(?:{english})(?:s|['’]s)?\b|{_MINE_ZH}(?:{chinese})", re.IGNORECASE)
     for english, chinese in _RELATIONS
@@ -48,6 +50,12 @@ _NAMED = [
         re.compile(rf"{_MINE}(?:{english})(?:['’]s name is|\s+is\s+(?:called|named)|,)?\s+{_EN_NAME}", re.I),
         re.compile(rf"{_EN_NAME},?\s+{_MINE}(?:{english})\b", re.I),
         re.compile(rf"{_MINE_ZH}(?:{chinese})(?P<naming>{_ZH_NAMING})\s*(?P<rest>[\w\u4e00-\u9fff]{{1,8}})"),
+        # named a little later: "Adopted a male cat from SPCA，叫 Mochi", "a greyhound puppy named Biscuit"
+        re.compile(
+            rf"(?:\b(?:{english})\b|{chinese})[^.!?。！？]{{0,20}}?(?P<naming>named|名叫|叫)\s*"
+            r"(?P<rest>[\w\u4e00-\u9fff]{1,8})",
+            re.I,
+        ),
     )
     for english, chinese in _RELATIONS
 ]
@@ -65,10 +73,14 @@ def names_given(text: str, relations: Iterable[int]) -> list[str]:
     "我妹妹林小雨在腾讯工作"."""
     names: list[str | None] = []
     for index in relations:
-        english, named_after, chinese = _NAMED[index]
+        english, named_after, *chinese_or_later = _NAMED[index]
         names += [found.group("name") for pattern in (english, named_after) for found in pattern.finditer(text)]
-        names += [_chinese_name(found.group("rest"), bool(found.group("naming"))) for found in chinese.finditer(text)]
-    return [name for name in names if name and name not in _NOT_NAMES]
+        names += [
+            _chinese_name(found.group("rest"), bool(found.group("naming")))
+            for pattern in chinese_or_later
+            for found in pattern.finditer(text)
+        ]
+    return list(dict.fromkeys(name for name in names if name and name not in _NOT_NAMES))
 
 
 def _chinese_name(rest: str, named_so: bool) -> str | None:
