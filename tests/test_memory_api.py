@@ -420,8 +420,9 @@ def test_a_correction_of_another_fact_of_the_same_person_does_not_answer(memory:
 def test_facts_written_of_the_user_answer_for_the_user(memory: Memory) -> None:
     """Facts the model writes say "User moved to Denver last week", "用户换到字节跳动工作": the move was not read as
     the user's (only "I"/"我" were), so the fact got no "live" words and the older home answered."""
-    for text, kind, month in (("User lives in Boston", "fact", 1), ("User moved to Denver last week", "event", 7),
-                              ("用户在阿里巴巴做产品经理", "fact", 1), ("用户换到字节跳动工作", "fact", 6)):  # fmt: skip
+    said = (("User lives in Boston", "fact", 1), ("User moved to Denver last week", "event", 7),
+            ("用户在阿里巴巴做产品经理", "fact", 1), ("用户换到字节跳动工作", "fact", 6))  # fmt: skip
+    for text, kind, month in said:
         memory.add(text, user_id="facts", kind=kind, event_time=datetime(2025, month, 1, tzinfo=UTC))
     assert memory.search("Where do I live now?", user_id="facts")[0].text == "User moved to Denver last week"
     assert memory.search("我在哪家公司工作？", user_id="facts")[0].text == "用户换到字节跳动工作"

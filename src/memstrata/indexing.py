@@ -56,7 +56,10 @@ ASKED_WITH = {
 # Thursday", "我们公司搬到深圳了", "我把沙发搬到客厅了"); and a plan or a maybe is no change yet (modality.py).
 _PERSON = r"(?:\b(?:i|we|he|she|they|you|user|(?:my|user's)\s+\w+)(?:'ve|\s+have|\s+had)?|^|(?<=[.!?]\s))"
 _ADVERBS = r"(?:\s*\b(?:just|finally|recently|already|also|now)\b)*"
-_PERSON_ZH = r"(?:我|我们|咱们|用户|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友|^|(?<=[，。！？；,.!?;]))"
+_PERSON_ZH = (
+    r"(?:我|我们|咱们|用户|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友"
+    r"|^|(?<=[，。！？；,.!?;]))"
+)
 # The user, said or left out, and no one else before the verb ("我和阿杰分手了", "跟男朋友分手了"; not "他们分手了").
 _OWN_ZH = r"(?:我|我们|用户|^|(?<=[，。！？；,.!?;]))(?:(?![他她])[^，。！？,.!?\s]){0,8}?"
 _NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|把|将"
