@@ -417,6 +417,24 @@ def test_a_correction_of_another_fact_of_the_same_person_does_not_answer(memory:
     assert memory.search("Where does my husband work?", user_id="priya")[0].text.startswith("Sorry, correction")
 
 
+def test_a_new_partner_or_a_job_left_answers_instead_of_what_it_ended(memory: Memory) -> None:
+    """ "认识了一个新男朋友，叫周航，是一名儿科医生" ranked third for "我男朋友是做什么的？" (0.30), under the old
+    boyfriend's job and the breakup (0.52): a new partner was no change, so the later statement did not answer."""
+    said = {
+        "xiao": ("今天情人节，男朋友陈浩送了我一束花，他是做建筑设计的。", "我跟陈浩分手了，在一起三年，还是性格不合。",
+                 "周末去西湖边跑步", "认识了一个新男朋友，叫周航，是一名儿科医生。"),
+        "sam": ("My girlfriend Anna is a lawyer in Boston", "Anna and I broke up last week",
+                "Met someone! Her name is Sofia, she's a vet."),
+        "zm": ("我在成都一家银行做风控，老婆叫王芳。", "周末带孩子去了熊猫基地",
+               "我辞职了，准备和朋友开一家金融科技公司。"),
+    }  # fmt: skip
+    _import_monthly(memory, said)
+    assert memory.search("我男朋友是做什么的？", user_id="xiao")[0].text.startswith("认识了一个新男朋友")
+    for question in ("我现在做什么工作？", "Where do I work now?"):  # a job left: the bank no longer answers
+        assert memory.search(question, user_id="zm")[0].text.startswith("我辞职了"), question
+    assert memory.search("What does my girlfriend do?", user_id="sam")[0].text.startswith("Met someone!")
+
+
 def test_facts_written_of_the_user_answer_for_the_user(memory: Memory) -> None:
     """Facts the model writes say "User moved to Denver last week", "用户换到字节跳动工作": the move was not read as
     the user's (only "I"/"我" were), so the fact got no "live" words and the older home answered."""

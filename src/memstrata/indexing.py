@@ -82,7 +82,12 @@ _CHANGE_ANSWERS = (
             r"|got\s+a\s+job|(?:was|got|been|am|is)\s+hired|switched\s+jobs?|changed\s+jobs?)\b"
             r"|(?-i:\b[Ss]tart(?:ed|ing)\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
             r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:a|an|the|their|its)\b|\btransferred\s+to\b"
-            r"|入职|跳槽|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|新工作|调岗|调职|开始在(?!家)[^，。！？,.!?\s]{1,10}?(?:做|上班|工作|实习)",
+            r"|入职|跳槽|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|新工作|调岗|调职"
+            r"|开始在(?!家)[^，。！？,.!?\s]{1,10}?(?:做|上班|工作|实习)"
+            # a job left or a business of one's own: the old employer no longer answers "我现在做什么工作？"
+            r"|(?<![没未不])(?:辞职了|离职了|被裁了?)|创业了|开了一家[^，。！？,.!?\s]{0,10}?公司"
+            r"|\b(?:quit|left)\s+(?:my|the|his|her)\s+job\b|\bresigned\b|\b(?:was|got|been)\s+laid\s+off\b"
+            r"|\bstarted\s+(?:my|our|his|her)\s+own\s+(?:company|business|startup)\b",
             re.IGNORECASE,
         ),
         "work job 工作 上班",
@@ -95,6 +100,22 @@ _CHANGE_ANSWERS = (
     ),
     (
         re.compile(rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\b(?:got\s+)?divorced\b|{_OWN_ZH}(?:离婚|离了婚)", re.IGNORECASE),
+        "husband wife married 老公 老婆 结婚",
+    ),
+    (  # the user's own new partner: who they are with now ("认识了一个新男朋友，叫周航", "Met someone! Sofia")
+        re.compile(
+            rf"{_OWN_ZH}(?:新(?:男|女)朋友|交了(?:一?个)?(?:男|女)朋友|脱单)"
+            r"|\bnew\s+(?:boyfriend|girlfriend)\b|\bmet\s+someone\b|\bgot\s+a\s+(?:boyfriend|girlfriend)\b"
+            r"|\b(?:i|we|user)\b[^.!?]{0,20}?\bstarted\s+(?:dating|seeing)\b",
+            re.IGNORECASE,
+        ),
+        "boyfriend girlfriend 男朋友 女朋友",
+    ),
+    (  # the user's own wedding or engagement: whom they are with
+        re.compile(
+            rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\bgot\s+(?:married|engaged)\b|{_OWN_ZH}(?:结婚了|领证了|订婚了)",
+            re.IGNORECASE,
+        ),
         "husband wife married 老公 老婆 结婚",
     ),
     (  # a habit given up answers whether the user still has it ("戒烟成功了", "I quit drinking")
@@ -118,6 +139,9 @@ _CHANGE_CUES = (
     *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled", "keys", "our new"),
     *("搬", "迁", "入职", "跳槽", "工作", "开始在", "调岗", "调职", "安顿", "新家", "钥匙", "cigarette"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
+    *("新男朋", "新女朋", "交了", "脱单", "new boy", "new girl", "met someone", "got a", "dating", "seeing"),
+    *("married", "engaged", "结婚", "领证", "订婚"),
+    *("辞职", "离职", "被裁", "创业", "开了一家", "quit", "left", "resigned", "laid off", "own "),
 )
 
 
@@ -129,7 +153,7 @@ _STATE_ANSWERS = (
     (re.compile(r"\blive[sd]?\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居", re.IGNORECASE), "live 住"),
     (
         re.compile(
-            r"\bwork(?:s|ed|ing)?\s+(?:at|for)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
+            r"\bwork(?:s|ed|ing)?\s+(?:at|for|as)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
             r"|上班|在(?!家)[^，。！？,.!?\s]{1,10}?(?:工作|做|当|任职|实习|教)",
             re.IGNORECASE,
         ),

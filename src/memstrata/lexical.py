@@ -94,8 +94,9 @@ def keyword_tokens(text: str) -> list[str]:
 # 9: statements of where someone lives or works with the words asked in both languages (indexing.answer_words);
 # 10: a plan in one clause no longer keeps the next clause's change from counting; joining, transfers, settling in;
 # 11: a new home said without "move" ("got the keys to our place", "新家") is a move; 12: facts written of "User" /
-# "用户" read as the user's own, and "换到…工作" is a new job
-SEARCH_TERMS_VERSION = "12"
+# "用户" read as the user's own, and "换到…工作" is a new job; 13: a new partner or a wedding of the user's own is a
+# change, and so is a job left or a business of one's own; "I work as a nurse" says where one works
+SEARCH_TERMS_VERSION = "13"
 
 
 @lru_cache(maxsize=65536)

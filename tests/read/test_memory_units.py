@@ -179,6 +179,17 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("User and Anna broke up", "boyfriend girlfriend 男朋友 女朋友"),
         ("新房子拿到钥匙了，在蛇口", "live 住"),
         ("Still counting myself a non-smoker.", "smoke smoking quit 抽烟 吸烟 戒烟"),
+        ("认识了一个新男朋友，叫周航，是一名儿科医生。", "boyfriend girlfriend 男朋友 女朋友"),  # a new partner
+        ("Met someone! Her name is Sofia", "boyfriend girlfriend 男朋友 女朋友"),
+        ("他交了个女朋友", ""),  # someone else's
+        ("我们领证了", "husband wife married 老公 老婆 结婚"),
+        ("We got married in June!", "husband wife married 老公 老婆 结婚"),
+        ("我哥下个月结婚", ""),
+        ("我辞职了，准备开一家金融科技公司", "work job 工作 上班"),  # a job left: the old one no longer answers
+        ("I quit my job last month", "work job 工作 上班"),
+        ("我打算辞职", ""),
+        ("公司 layoff 了一批人，还好我没被裁。", ""),  # not laid off
+        ("I left the party early", ""),
     ],
 )
 def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_answers(text: str, answers: str) -> None:
@@ -193,6 +204,7 @@ def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_ans
         ("我在网易做产品经理，做游戏社区", "work job 工作 上班"),
         ("我妹妹林月在杭州阿里巴巴上班", "work job 工作 上班"),  # whoever works there
         ("I work at Google as a data scientist", "work job 工作 上班"),
+        ("I now work as a school nurse", "work job 工作 上班"),
         ("I live in Hangzhou.", "live 住"),
         ("我住在北京朝阳区", "live 住"),
         ("My sister lives in Boston", "live 住"),
