@@ -263,6 +263,17 @@ def test_a_fact_that_drops_its_turns_negation_is_asked_again_then_waits_for_revi
     assert _live(memory, "u2") == {"User's sister is a doctor": "pending", "User's sister is a nurse": "active"}
     assert [item.text for item in memory.review_queue(user_id="u2")] == ["User's sister is a doctor"]
 
+    # Untrusted, it replaces nothing: given the replaced memory's confidence it went in as active and superseded
+    # the allergy it had turned around.
+    memory.add("用户对花生过敏", user_id="u5", kind="fact")
+    server.answer_with(_judge({("用户对花生过敏，不对虾过敏", "用户对花生过敏"): "conflict"}))
+    turned = _facts("用户对花生过敏，不对虾过敏")
+    _told(memory, server, "其实我不对花生过敏，是对虾过敏", turned, turned, user="u5")
+    assert _live(memory, "u5") == {"用户对花生过敏": "active", "用户对花生过敏，不对虾过敏": "pending"}
+    (waiting,) = memory.review_queue(user_id="u5")
+    (allergy,) = memory.get_all(user_id="u5", filters={"status": ["active"], "exclude_kind": ["episode"]})
+    assert waiting.metadata["would_replace"] == [allergy.id]
+
     calls = len(server.requests)
     _told(memory, server, "我从来没去过日本，明年想去。", _facts("用户从来没去过日本", "用户明年想去日本"), user="u3")
     _told(memory, server, "I don't eat meat, I'm a vegetarian", _facts("User is a vegetarian"), user="u4")

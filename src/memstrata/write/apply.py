@@ -9,8 +9,9 @@ stopped holding it as current) is the processing time. So ``as_of`` over an impo
 - An UPDATE never overwrites: the old memory is closed (superseded) and the new version points back at it.
 - Conflicts resolve by valid time: a fact older than the memory it would replace (an old chat imported after
   a newer one) is stored as a closed historical version and the current memory stays.
-- Facts below the confidence gate go in as pending; a pending memory said again gains confidence and is
-  promoted once it clears the gate.
+- Facts below the confidence gate go in as pending and replace nothing (metadata ``would_replace`` names what
+  they contradict, for the reviewer); a pending memory said again gains confidence and is promoted once it clears
+  the gate.
 - Every fact's history event names the turns it came from and any model proposal the engine refused.
 """
 
@@ -128,14 +129,22 @@ class Planner:
             history_event(item, action, at=self.now, actor=self.actor, reason=reason, details=extra, old_text=old_text)
         )
 
-    def _add(self, decision: Add) -> None:
-        item = self._memory_for(decision.fact, {})
+    def _add(self, decision: Add, *, would_replace: Sequence[str] = ()) -> None:
+        extra: JsonDict = {"would_replace": list(would_replace)} if would_replace else {}
+        item = self._memory_for(decision.fact, extra)
         self.inserts[item.id] = item
-        self._record(item, HistoryAction.ADD, decision.fact, "extracted", rejected=_rejections(decision.rejected))
-        self.summary.append({"action": "ADD", "id": item.id, "text": item.text, "status": item.status.value})
+        reason = "extracted; waits for review, replacing nothing" if would_replace else "extracted"
+        self._record(item, HistoryAction.ADD, decision.fact, reason, rejected=_rejections(decision.rejected), **extra)
+        self.summary.append({"action": "ADD", "id": item.id, "text": item.text, "status": item.status.value, **extra})
 
     def _update(self, decision: Update) -> None:
         fact = decision.fact
+        if fact.confidence < self.gate.pending_below:
+            # A fact the engine does not trust (a name altered, a negation dropped: write/extract.py) never replaces
+            # a memory: given the replaced one's confidence it went in as active, and "用户对花生过敏，不对虾过敏"
+            # superseded the allergy it had turned around. It waits for review beside it.
+            self._add(Add(fact, decision.rejected), would_replace=[target.id for target in decision.targets])
+            return
         moment = valid_from(fact, self.now)
         live = [target for target in decision.targets if self.is_live(target.id)]
         replaced = [target for target in live if not known_before(fact, target, self.now)]
