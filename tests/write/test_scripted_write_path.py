@@ -273,6 +273,10 @@ def test_a_fact_that_drops_its_turns_negation_is_asked_again_then_waits_for_revi
     (waiting,) = memory.review_queue(user_id="u5")
     (allergy,) = memory.get_all(user_id="u5", filters={"status": ["active"], "exclude_kind": ["episode"]})
     assert waiting.metadata["would_replace"] == [allergy.id]
+    # A person who confirms it lets it replace what it contradicted, as the UPDATE would have.
+    memory.confirm(waiting.id, user_id="u5")
+    assert _live(memory, "u5") == {"用户对花生过敏": "superseded", "用户对花生过敏，不对虾过敏": "active"}
+    assert [event.action for event in memory.history(waiting.id, user_id="u5")][-2:] == ["CONFIRM", "UPDATE"]
 
     calls = len(server.requests)
     _told(memory, server, "我从来没去过日本，明年想去。", _facts("用户从来没去过日本", "用户明年想去日本"), user="u3")

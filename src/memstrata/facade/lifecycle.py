@@ -14,7 +14,7 @@ from memstrata.facade.sessions import SessionsAPI
 from memstrata.indexing import content_hash, index_text
 from memstrata.lifecycle.consolidate import clusters, merge_batch
 from memstrata.lifecycle.maintain import MaintenanceReport, run_maintenance
-from memstrata.lifecycle.status import forgotten_batch, status_batch
+from memstrata.lifecycle.status import confirmed_batch, forgotten_batch, status_batch
 from memstrata.query import Filters, ListQuery, SearchQuery
 from memstrata.types import HistoryAction, MemoryItem, MemoryKind, MemoryStatus, Scope
 from memstrata.validation import check_count, clean_id, clean_label, clean_text, parse_model
@@ -49,8 +49,14 @@ class LifecycleAPI:
         return self._core.store.list_memories(query)
 
     def confirm(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
-        return self._move(memory_id, scope, MemoryStatus.PENDING, MemoryStatus.ACTIVE, HistoryAction.CONFIRM,
-                          actor, "confirmed by a person")  # fmt: skip
+        """A pending memory made active; what it contradicted when it was extracted (``would_replace``) and is
+        still active is superseded by it, in the same write."""
+        item = self._in_status(memory_id, scope, MemoryStatus.PENDING)
+        wanted = [str(old) for old in item.metadata.get("would_replace") or []]
+        replaced = [old for old in self._core.store.get(item.scope, wanted) if old.status == MemoryStatus.ACTIVE]
+        by = clean_label(actor, field="actor", max_chars=200) or "api"
+        self._core.store.write(confirmed_batch(item, replaced, at=self._core.clock(), actor=by))
+        return self._core.store.get(item.scope, [item.id])[0]
 
     def reject(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
         return self._move(memory_id, scope, MemoryStatus.PENDING, MemoryStatus.DELETED, HistoryAction.DELETE,
@@ -75,13 +81,16 @@ class LifecycleAPI:
         actor: str,
         reason: str,
     ) -> MemoryItem:
-        scope = self._binding.scope(scope_args)
-        item = self.one(memory_id, scope)
-        if item.status != expected:  # the request is fine; the memory's state does not allow it (HTTP 409)
-            raise ConflictError(f"memory {item.id} is {item.status.value}, not {expected.value}; nothing changed")
+        item = self._in_status(memory_id, scope_args, expected)
         self.set_status([item], status, action, actor=clean_label(actor, field="actor", max_chars=200) or "api",
                         reason=reason)  # fmt: skip
         return self._core.store.get(item.scope, [item.id])[0]
+
+    def _in_status(self, memory_id: str, scope_args: ScopeArgs, expected: MemoryStatus) -> MemoryItem:
+        item = self.one(memory_id, self._binding.scope(scope_args))
+        if item.status != expected:  # the request is fine; the memory's state does not allow it (HTTP 409)
+            raise ConflictError(f"memory {item.id} is {item.status.value}, not {expected.value}; nothing changed")
+        return item
 
     def one(self, memory_id: str, scope: Scope) -> MemoryItem:
         found = self._core.store.get(scope, [clean_id(memory_id)])

@@ -41,3 +41,17 @@ def status_batch(
         status_changes=[StatusChange(item.id, item.scope, status, at, close_validity=close) for item in items],
         history=[history_event(item, action, at=at, actor=actor, reason=reason) for item in items],
     )
+
+
+def confirmed_batch(item: MemoryItem, replaced: Sequence[MemoryItem], *, at: datetime, actor: str) -> WriteBatch:
+    """A pending memory confirmed by a person, and the active memories it contradicted when it was extracted
+    (write/apply.py held it back from replacing them: metadata ``would_replace``) superseded by it from the time it
+    holds, as an UPDATE would have done."""
+    confirmed = status_batch([item], MemoryStatus.ACTIVE, HistoryAction.CONFIRM, at=at, actor=actor,
+                             reason="confirmed by a person")  # fmt: skip
+    changes = [StatusChange(old.id, old.scope, MemoryStatus.SUPERSEDED, at,
+                            valid_to=max(item.valid_from, old.valid_from)) for old in replaced]  # fmt: skip
+    history = [history_event(item, HistoryAction.UPDATE, at=at, actor=actor, old_text=old.text,
+                             reason=f"confirmed by a person; replaces {old.id}", details={"supersedes": old.id})
+               for old in replaced]  # fmt: skip
+    return WriteBatch(status_changes=[*confirmed.status_changes, *changes], history=[*confirmed.history, *history])
