@@ -37,7 +37,7 @@ ASKED_WITH = {
     "address": "live lives 住 住址 地址",
     "city": "城市",
     "work": "job company employer 工作 上班 公司",
-    "employer": "work job 工作 上班",
+    "employer": "work job company 工作 上班 公司",
     "company": "work job employer 工作 上班 公司",
     "job": "work occupation 工作 职业",
     "phone": "number mobile 电话 手机 号码",

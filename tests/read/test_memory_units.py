@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memstrata import Memory, Scope
-from memstrata.indexing import change_answers, index_text, own_index_text
+from memstrata.indexing import change_answers, index_text, key_words, own_index_text
 from memstrata.modality import ends_or_corrects
 from memstrata.read.rank import MemoryText, Ranker, memory_text
 from memstrata.read.retrieve import Retrieved
@@ -258,3 +258,9 @@ def test_a_reply_states_no_change_of_the_users() -> None:
 )
 def test_what_ends_corrects_or_calls_off_an_earlier_statement(text: str, ends: bool) -> None:
     assert ends_or_corrects(text) is ends
+
+
+def test_a_key_is_indexed_with_the_words_its_questions_ask_in_both_languages() -> None:
+    assert key_words("lin:hr:employer", owner="lin").split() == ["hr", "employer", "work", "job", "company", "工作",
+                                                                 "上班", "公司"]  # fmt: skip
+    assert key_words("home:city").split() == ["home", "city", "live", "lives", "住", "住在", "家", "城市"]

@@ -30,7 +30,7 @@ from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead (read/move_up.py)
 REPLACING_EVIDENCE = 0.2  # of the corrected hit's relevance, at least, for a correction replacing it from below
-FOLLOWED = 3  # the first hits whose later replacements are looked for below the cutoff
+FOLLOWED = 3  # the first hits whose later replacements are looked for lower in the list and below the cutoff
 
 
 def newer_first(
