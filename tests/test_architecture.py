@@ -4,6 +4,8 @@ import cycle between packages. Imports under ``if TYPE_CHECKING:`` are annotatio
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,3 +116,18 @@ def test_no_import_cycle_between_packages() -> None:
         if node not in index:
             visit(node)
     assert not cycles, cycles
+
+
+def test_start_up_leaves_the_facade_and_the_segmenter_until_they_are_used() -> None:
+    """``memstrata --help``, a usage error and the document converter's child process import the package: the
+    facade (~0.4 s), rjieba's dictionary (~0.1 s) and their regexes are loaded by the command that needs them."""
+    code = (
+        "import sys, memstrata, memstrata.cli.app, memstrata.knowledge.sandbox\n"
+        "late = ('memstrata.memory', 'memstrata.read.pipeline', 'rjieba')\n"
+        "print(sorted(name for name in late if name in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
+    used = subprocess.run([sys.executable, "-c", "from memstrata import Memory; print(Memory.__module__)"],
+                          capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert used.strip() == "memstrata.memory"

@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.logging import RichHandler
@@ -17,9 +17,11 @@ from memstrata.cli.render import err_console, escape
 from memstrata.config import Settings, load_settings
 from memstrata.errors import InvalidInputError
 from memstrata.facade.scoping import ScopeArgs
-from memstrata.memory import Memory
 from memstrata.query import validate_kind
 from memstrata.types import MemoryKind
+
+if TYPE_CHECKING:
+    from memstrata.memory import Memory  # imported when a command opens it: --help and usage errors stay quick
 
 UserOpt = Annotated[str | None, typer.Option("--user", "-u", help="user_id scope")]
 AgentOpt = Annotated[str | None, typer.Option("--agent", "-a", help="agent_id scope")]
@@ -47,6 +49,8 @@ class CliState:
 
     def memory(self) -> Memory:
         if self._memory is None:
+            from memstrata.memory import Memory
+
             self._memory = Memory.from_config(self.settings())
         return self._memory
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import BaseModel
@@ -20,10 +20,12 @@ from rich.text import Text
 
 from memstrata.cli.context import cli_state
 from memstrata.cli.render import Table, console, err_console, print_json
-from memstrata.memory import Memory
 from memstrata.providers.llm import ChatMessage, ChatModel
 from memstrata.providers.protocol import embedding_identity
 from memstrata.storage.factory import is_postgres_url
+
+if TYPE_CHECKING:
+    from memstrata.memory import Memory
 
 
 class _Pong(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.text import Text
@@ -12,8 +12,10 @@ from rich.text import Text
 from memstrata.cli.context import AgentOpt, IdArg, SessionOpt, UserOpt, cli_state, scope_args
 from memstrata.cli.render import Table, console, history_table, print_json
 from memstrata.graph.subgraph import Edge, Subgraph
-from memstrata.graph.view import ExportFormat
 from memstrata.records.graph import Entity
+
+if TYPE_CHECKING:
+    from memstrata.graph.view import ExportFormat
 
 app = typer.Typer(help="Graph memory: entities and relations with temporal validity.", no_args_is_help=True)
 
@@ -139,7 +141,7 @@ def export(
     """The scope's graph as JSON, GraphML (Gephi, yEd, networkx) or a Mermaid flowchart."""
     state = cli_state(ctx)
     text = state.memory().graph.export(
-        cast(ExportFormat, fmt),  # export() refuses anything but json, graphml and mermaid
+        cast("ExportFormat", fmt),  # export() refuses anything but json, graphml and mermaid
         include_closed=not current_only,
         **scope_args(user, agent, session),
     )
