@@ -391,3 +391,27 @@ def test_consolidation_never_moves_a_memory_into_another_scope(clocked_memory: C
     assert set(live) == {(None, "Allergic to shellfish"), ("travel-bot", "allergic to shellfish")}
     kept = live[(None, "Allergic to shellfish")]
     assert kept.metadata["source"] == "doctor" and kept.metadata["checked"] is True  # the merged one's fields too
+
+
+def test_a_plan_answers_for_the_time_it_names(clocked_memory: Callable[..., Memory], clock: ManualClock) -> None:
+    """A turn's own time is when it was said: "Where am I going next week?" found nothing at all, though the user had
+    said "我下周去东京出差" that day (the question's time matched no turn, its rest "where am I going" too little).
+    A turn that names a time now belongs to that time, read from the day it was said, also when asked afterwards."""
+    memory = clocked_memory()
+    said = [(0, "我下周去东京出差"), (0, "I'm flying to Paris next month for a conference"), (0, "明天要去看牙医"),
+            (3, "今天天气不错"), (30, "I bought a new laptop yesterday")]  # fmt: skip
+    memory.add(
+        [{"role": "user", "content": text, "timestamp": clock.now - timedelta(days=days)} for days, text in said],
+        user_id="u1",
+    )
+    asked = {"Where am I going next week?": said[0][1], "我下周去哪里？": said[0][1], "我下个月去哪？": said[1][1],
+             "Where am I going next month?": said[1][1], "What am I doing tomorrow?": said[2][1],
+             "我明天要干嘛？": said[2][1]}  # fmt: skip
+    for question, answer in asked.items():
+        hits = memory.search(question, user_id="u1")
+        assert hits and hits[0].text == answer, (question, [(h.text, h.score) for h in hits])
+        assert hits[0].breakdown.time_boost > 1
+    clock.advance(days=14)  # the trip's week is over: asked about the past, the plan still answers
+    for question in ("上周我去哪里出差了？", "What did I do last week?"):
+        hits = memory.search(question, user_id="u1")
+        assert hits and hits[0].text == said[0][1], (question, [(h.text, h.score) for h in hits])

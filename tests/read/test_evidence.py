@@ -135,6 +135,9 @@ def test_rrf_is_kept_for_fusion_rrf() -> None:
         ("2024年我做了什么", True),
         ("What happened last week?", True),
         ("上周我去哪里出差了？", False),
+        ("我下周去哪里？", True),
+        ("What are my plans for next week?", True),
+        ("我明天要干嘛？", True),
         ("What paper did I read last week?", False),
     ],
 )

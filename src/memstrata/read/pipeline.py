@@ -21,6 +21,7 @@ from memstrata.read.retrieve import (
     meaning_text,
     query_time_span,
     retrieve,
+    said_or_meant_in,
     topic_text,
 )
 from memstrata.read.settings import ReadSettings
@@ -84,7 +85,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             now=query.now,
             use_lifecycle=query.lifecycle,
             settings=settings.lifecycle,
-            span=span,
+            in_time=None if span is None else said_or_meant_in(item, span, settings.timezone),
             about_the_time=about_the_time,
         )
         (rescored if final.relevance >= minimum else below).append(

@@ -19,7 +19,6 @@ from memstrata.config import LifecycleSettings
 from memstrata.graph.retrieve import GraphHit
 from memstrata.indexing import index_text, indexed_context, own_index_text, statement_text
 from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier
-from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.read.evidence import (
     cross_script,
     dense_evidence,
@@ -272,16 +271,17 @@ def rescore(
     now: datetime,
     use_lifecycle: bool,
     settings: LifecycleSettings,
-    span: TimeSpan | None,
+    in_time: bool | None,
     about_the_time: bool = False,
 ) -> ScoreBreakdown:
-    """A time range the query names raises relevance inside it (read/fuse.py; ``about_the_time``: the query asks
+    """A time range the query names raises relevance inside it (read/fuse.py; ``in_time``: the memory belongs to the
+    range, None: the query names none; ``about_the_time``: the query asks
     about nothing else); lifecycle then takes at most ``settings.weight`` of the score (lifecycle/decay.py), so
     it reorders only close calls."""
     relevance, fused, boost = breakdown.relevance, breakdown.fused, 1.0
     if breakdown.key_named:
         relevance, fused = for_named_key(relevance), for_named_key(fused)
-    if span is not None and item.event_time is not None and span.start <= item.event_time < span.end:
+    if in_time:
         relevance = in_time_range(relevance, settings.time_boost, about_the_time=about_the_time)
         fused = in_time_range(fused, settings.time_boost, about_the_time=about_the_time)
         boost = 1.0 + settings.time_boost  # inside the range: the configured boost applied

@@ -9,13 +9,14 @@ import logging
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
+from functools import lru_cache
 
 from memstrata.config import GraphSettings
 from memstrata.errors import ProviderError
 from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.han import HAN_RUN
 from memstrata.lexical import keyword_tokens, search_terms
-from memstrata.lifecycle.timeparse import TimeSpan, find_time_span
+from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, overlaps
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, looks_like_key, named_key_forms
 from memstrata.read.evidence import match_form
@@ -110,9 +111,14 @@ def meaning_text(text: str, span: TimeSpan | None) -> str:
     return rest if any(character.isalnum() for character in rest) else text
 
 
-# Words that ask what went on, not about what: "what did I do / what happened / 我在忙什么 in 2024?" asks about the
-# time alone (match forms, see read/evidence.py).
-_ABOUT_ANYTHING = frozenset({"do", "happen", "go", "busi", "做", "干", "发生", "忙", "经历", "那时", "那会"})
+# Words that ask what went on, not about what: "what did I do / what happened / 我在忙什么 in 2024?", "what are my
+# plans / 我下周去哪 / 明天干嘛?" ask about the time alone (match forms, see read/evidence.py).
+_ABOUT_ANYTHING = frozenset(
+    {
+        *("do", "happen", "go", "busi", "plan"),
+        *("做", "干", "干嘛", "去", "发生", "忙", "经历", "安排", "计划", "那时", "那会"),
+    }
+)
 
 
 def asks_about_the_time_alone(text: str, span: TimeSpan | None) -> bool:
@@ -120,6 +126,27 @@ def asks_about_the_time_alone(text: str, span: TimeSpan | None) -> bool:
     if span is None:
         return False
     return all(match_form(token) in _ABOUT_ANYTHING for token in keyword_tokens(text.replace(span.expression, " ")))
+
+
+def said_or_meant_in(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
+    """Whether a memory belongs to the time a question names: it happened then (``event_time``), or it is a turn or
+    an undated fact that names that time itself. "我下周去东京出差" said on 4 December is about the week of 7
+    December: "Where am I going next week?" asked that day, and "上周我去哪里出差了？" asked a fortnight later, are
+    answered by it; before, both found nothing, since the turn's own time is the day it was said. A fact with an
+    ``event_time`` has its named time resolved already (write/facts.py): read again from there, "next week" would
+    be a week later still."""
+    if item.event_time is not None and span.start <= item.event_time < span.end:
+        return True
+    said = item.event_time if item.kind == "episode" else None if item.event_time is not None else item.created_at
+    if said is None:
+        return False
+    named = _time_named(item.text, local(said, zone))
+    return named is not None and overlaps(named, span)
+
+
+@lru_cache(maxsize=65_536)
+def _time_named(text: str, said: datetime) -> TimeSpan | None:
+    return find_time_span(text, said)
 
 
 def _embed_query(embedder: Embedder, text: str) -> Vector | None:
