@@ -415,3 +415,23 @@ def test_a_plan_answers_for_the_time_it_names(clocked_memory: Callable[..., Memo
     for question in ("上周我去哪里出差了？", "What did I do last week?"):
         hits = memory.search(question, user_id="u1")
         assert hits and hits[0].text == said[0][1], (question, [(h.text, h.score) for h in hits])
+
+
+def test_a_move_after_the_named_year_does_not_answer_for_it(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """ "Where did I live in 2024?" answered "I moved to Berlin last month" (said in January 2026) above the home of
+    that year: the move answers the question's words best, but it came after the year the question names."""
+    memory = clocked_memory()
+    said = [(1000, "我住在北京朝阳区，离公司很近"), (30, "I moved to Berlin last month"),
+            (70, "We went to Japan last month, Kyoto was amazing")]  # fmt: skip
+    memory.add(
+        [{"role": "user", "content": text, "timestamp": clock.now - timedelta(days=days)} for days, text in said],
+        user_id="u1",
+    )
+    asked = {"Where did I live in 2024?": said[0][1], "2024年我住在哪？": said[0][1],
+             "Where did I live in December 2025?": said[1][1], "Where do I live now?": said[1][1],
+             "Where did I travel in November 2025?": said[2][1]}  # fmt: skip
+    for question, answer in asked.items():
+        hits = memory.search(question, user_id="u1")
+        assert hits and hits[0].text == answer, (question, [(h.text, h.score) for h in hits])

@@ -138,6 +138,8 @@ def test_rrf_is_kept_for_fusion_rrf() -> None:
         ("我下周去哪里？", True),
         ("What are my plans for next week?", True),
         ("我明天要干嘛？", True),
+        ("Where did I travel in July 2025?", True),
+        ("2025年7月我去哪玩了？", True),
         ("What paper did I read last week?", False),
     ],
 )

@@ -17,6 +17,7 @@ from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, mem
 from memstrata.read.relatives import relatives_asked
 from memstrata.read.retrieve import (
     asks_about_the_time_alone,
+    changed_after,
     exact_key_hits,
     meaning_text,
     query_time_span,
@@ -87,6 +88,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             settings=settings.lifecycle,
             in_time=None if span is None else said_or_meant_in(item, span, settings.timezone),
             about_the_time=about_the_time,
+            changed_after=span is not None and changed_after(item, span, settings.timezone),
         )
         (rescored if final.relevance >= minimum else below).append(
             SearchHit(memory=item, score=final.final, breakdown=final)

@@ -273,11 +273,13 @@ def rescore(
     settings: LifecycleSettings,
     in_time: bool | None,
     about_the_time: bool = False,
+    changed_after: bool = False,
 ) -> ScoreBreakdown:
     """A time range the query names raises relevance inside it (read/fuse.py; ``in_time``: the memory belongs to the
-    range, None: the query names none; ``about_the_time``: the query asks
-    about nothing else); lifecycle then takes at most ``settings.weight`` of the score (lifecycle/decay.py), so
-    it reorders only close calls."""
+    range, None: the query names none; ``about_the_time``: the query asks about nothing else) and lowers it outside,
+    for a question about the time alone or a change that came after the range (``changed_after``: not what held
+    then); lifecycle then takes at most ``settings.weight`` of the score (lifecycle/decay.py), so it reorders only
+    close calls."""
     relevance, fused, boost = breakdown.relevance, breakdown.fused, 1.0
     if breakdown.key_named:
         relevance, fused = for_named_key(relevance), for_named_key(fused)
@@ -285,7 +287,7 @@ def rescore(
         relevance = in_time_range(relevance, settings.time_boost, about_the_time=about_the_time)
         fused = in_time_range(fused, settings.time_boost, about_the_time=about_the_time)
         boost = 1.0 + settings.time_boost  # inside the range: the configured boost applied
-    elif about_the_time:
+    elif about_the_time or changed_after:
         relevance = outside_the_time(relevance, settings.time_boost)
         fused = outside_the_time(fused, settings.time_boost)
     factors = lifecycle_factors(item, now, settings) if use_lifecycle else None

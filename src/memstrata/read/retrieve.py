@@ -15,6 +15,7 @@ from memstrata.config import GraphSettings
 from memstrata.errors import ProviderError
 from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.han import HAN_RUN
+from memstrata.indexing import change_answers
 from memstrata.lexical import keyword_tokens, search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, overlaps
 from memstrata.providers.protocol import Embedder
@@ -112,11 +113,12 @@ def meaning_text(text: str, span: TimeSpan | None) -> str:
 
 
 # Words that ask what went on, not about what: "what did I do / what happened / 我在忙什么 in 2024?", "what are my
-# plans / 我下周去哪 / 明天干嘛?" ask about the time alone (match forms, see read/evidence.py).
+# plans / 我下周去哪 / 明天干嘛?", "where did I travel / 去哪玩了 in July?" ask about the time alone (match forms, see
+# read/evidence.py).
 _ABOUT_ANYTHING = frozenset(
     {
-        *("do", "happen", "go", "busi", "plan"),
-        *("做", "干", "干嘛", "去", "发生", "忙", "经历", "安排", "计划", "那时", "那会"),
+        *("do", "happen", "go", "busi", "plan", "travel", "trip"),
+        *("做", "干", "干嘛", "去", "玩", "旅游", "旅行", "发生", "忙", "经历", "安排", "计划", "那时", "那会"),
     }
 )
 
@@ -132,16 +134,30 @@ def said_or_meant_in(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
     """Whether a memory belongs to the time a question names: it happened then (``event_time``), or it is a turn or
     an undated fact that names that time itself. "我下周去东京出差" said on 4 December is about the week of 7
     December: "Where am I going next week?" asked that day, and "上周我去哪里出差了？" asked a fortnight later, are
-    answered by it; before, both found nothing, since the turn's own time is the day it was said. A fact with an
-    ``event_time`` has its named time resolved already (write/facts.py): read again from there, "next week" would
-    be a week later still."""
+    answered by it; before, both found nothing, since the turn's own time is the day it was said."""
     if item.event_time is not None and span.start <= item.event_time < span.end:
         return True
-    said = item.event_time if item.kind == "episode" else None if item.event_time is not None else item.created_at
-    if said is None:
-        return False
-    named = _time_named(item.text, local(said, zone))
+    named = _time_it_names(item, zone)
     return named is not None and overlaps(named, span)
+
+
+def changed_after(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
+    """Whether a memory states a change (indexing.change_answers: a move, a new job) that came after the range a
+    question names: "I moved to Berlin in December", said in January 2026, tells where the user lived from then, not
+    in 2024, and answered "Where did I live in 2024?" above the home of that year."""
+    if not change_answers(item.text):
+        return False
+    said, named = item.event_time or item.created_at, _time_it_names(item, zone)
+    if named is not None and named.start > said:
+        return False  # a change said as done is not in its future: "in December" said in January was last December
+    return (named.start if named is not None else said) >= span.end
+
+
+def _time_it_names(item: MemoryItem, zone: tzinfo) -> TimeSpan | None:
+    """The time a turn or an undated fact names, read from when it was said. A fact with an ``event_time`` has its
+    named time resolved already (write/facts.py): read again from there, "next week" would be a week later still."""
+    said = item.event_time if item.kind == "episode" else None if item.event_time is not None else item.created_at
+    return None if said is None else _time_named(item.text, local(said, zone))
 
 
 @lru_cache(maxsize=65_536)
