@@ -55,10 +55,15 @@ def said_at(item: MemoryItem) -> datetime:
     return item.created_at
 
 
-def lifecycle_factors(item: MemoryItem, now: datetime, settings: LifecycleSettings) -> LifecycleFactors:
+def lifecycle_factors(
+    item: MemoryItem, now: datetime, settings: LifecycleSettings, *, ageless: bool = False
+) -> LifecycleFactors:
+    """``ageless``: the question names a time, so what it asks is what held then, and age says nothing of that (age
+    and recency made "I drink green tea" of this month answer "What did I drink last year?" above the coffee of last
+    year, whose relevance was higher); use and confidence still count."""
     said = said_at(item)
-    decay = age_decay(_days(now, said), settings.half_life(item.kind))
-    fresh = recency(_days(now, item.last_accessed_at or said), settings)
+    decay = 1.0 if ageless else age_decay(_days(now, said), settings.half_life(item.kind))
+    fresh = 1.0 if ageless else recency(_days(now, item.last_accessed_at or said), settings)
     boost = reinforcement(item.access_count, settings)
     confidence = min(1.0, max(0.0, item.confidence))
     return LifecycleFactors(

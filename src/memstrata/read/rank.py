@@ -290,7 +290,7 @@ def rescore(
     elif about_the_time or changed_after:
         relevance = outside_the_time(relevance, settings.time_boost)
         fused = outside_the_time(fused, settings.time_boost)
-    factors = lifecycle_factors(item, now, settings) if use_lifecycle else None
+    factors = lifecycle_factors(item, now, settings, ageless=in_time is not None) if use_lifecycle else None
     multiplier = lifecycle_multiplier(factors, settings) if factors else 1.0
     return breakdown.model_copy(
         update={
