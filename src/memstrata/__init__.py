@@ -8,6 +8,7 @@ document converter's child process and a script importing one submodule do not n
 from __future__ import annotations
 
 from importlib import import_module
+from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -100,6 +101,8 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     module = _MODULE_OF.get(name)
     if module is None:
+        if not name.startswith("_") and find_spec(f"memstrata.{name}") is not None:
+            return import_module(f"memstrata.{name}")  # ``memstrata.config`` after ``import memstrata``, as before
         raise AttributeError(f"module 'memstrata' has no attribute {name!r}")
     value = getattr(import_module(module), name)
     globals()[name] = value  # later lookups skip this function
