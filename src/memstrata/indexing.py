@@ -12,7 +12,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from memstrata.modality import said_as_so
+from memstrata.modality import HEDGED, NOT_YET, clause_at, said_as_so
 from memstrata.types import MemoryItem
 
 _SPACES = re.compile(r"\s+")
@@ -25,6 +25,16 @@ def index_text(item: MemoryItem) -> str:
     own = own_index_text(item)
     context = indexed_context(item)
     return f"{own}\n{context}" if context else own
+
+
+def keyword_text(item: MemoryItem) -> str:
+    """What the keyword index holds of a memory: :func:`index_text` and, for the user's own plan of change, the words
+    of what it will answer once done (:func:`planned_change_answers`), so that "我现在住哪？" finds
+    "我下个月要搬到上海了" at all. Ranking counts those words only once the plan's time has come
+    (read/due_plans.py); the embedded text stays :func:`index_text`."""
+    planned = planned_change_answers(item.text) if states_for_the_user(item) else ""
+    text = index_text(item)
+    return f"{text}\n{planned}" if planned else text
 
 
 _KEY_SEPARATORS = re.compile(r"[:_.\-]+")
@@ -169,6 +179,29 @@ def change_answers(text: str) -> str:
     if not any(cue in lowered for cue in _CHANGE_CUES):
         return ""
     return _answers_said_so(text, _CHANGE_ANSWERS)
+
+
+# A move still to come, which _CHANGE_ANSWERS's "moved to" does not say: "I'm moving to Berlin in March".
+_PLANNED_MOVE = re.compile(r"\b(?:moving|move|relocating|relocate)\s+(?:back\s+)?(?:to|into)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65_536)
+def planned_change_answers(text: str) -> str:
+    """The words of the questions a plan of change will answer once done ("我下个月要搬到上海了", "I'm moving to
+    Berlin in March": where the user lives), or "". A maybe is no plan ("We might move to Austin"), and what the text
+    says as done has its words in :func:`change_answers` already."""
+    lowered = text.lower()
+    if not any(cue in lowered for cue in _CHANGE_CUES):
+        return ""
+    planned = []
+    for pattern, words in ((_PLANNED_MOVE, "live 住"), *_CHANGE_ANSWERS):
+        for found in pattern.finditer(text):
+            clause = clause_at(text, found.start())
+            if not HEDGED.search(clause) and (pattern is _PLANNED_MOVE or NOT_YET.search(clause)):
+                planned.append(words)
+                break
+    done = change_answers(text).split()
+    return " ".join(word for word in dict.fromkeys(" ".join(planned).split()) if word not in done)
 
 
 @lru_cache(maxsize=65_536)

@@ -102,8 +102,9 @@ def keyword_tokens(text: str) -> list[str]:
 # 10: a plan in one clause no longer keeps the next clause's change from counting; joining, transfers, settling in;
 # 11: a new home said without "move" ("got the keys to our place", "新家") is a move; 12: facts written of "User" /
 # "用户" read as the user's own, and "换到…工作" is a new job; 13: a new partner or a wedding of the user's own is a
-# change, and so is a job left or a business of one's own; "I work as a nurse" says where one works
-SEARCH_TERMS_VERSION = "13"
+# change, and so is a job left or a business of one's own; "I work as a nurse" says where one works; 14: the user's
+# own plan of change is indexed with the words of what it will answer once done (indexing.keyword_text)
+SEARCH_TERMS_VERSION = "14"
 
 
 @lru_cache(maxsize=65536)

@@ -456,3 +456,23 @@ def test_age_does_not_decide_a_question_that_names_a_past_time(
     for number, (old, new, asked) in enumerate(pairs):
         hits = memory.search(asked, user_id=f"u{number}")
         assert [hit.text for hit in hits][:2] == [old, new], (asked, [(h.text, h.score) for h in hits])
+
+
+def test_a_plan_whose_time_has_come_answers_beside_the_old_state(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """ "我下个月要搬到上海了" was never found by "我现在住哪？", not even months after the move it planned: a plan is
+    not indexed as what it will answer. Now it is found once its month has begun, and counts for nothing before."""
+    memory = clocked_memory()
+    said = [(400, "我住在北京朝阳区，离公司很近"), (1, "我下个月要搬到上海了，新工作在浦东"), (1, "今天收拾了行李")]
+    memory.add(
+        [{"role": "user", "content": text, "timestamp": clock.now - timedelta(days=days)} for days, text in said],
+        user_id="u1",
+    )
+    for question in ("我现在住哪？", "Where do I live now?"):
+        before = {hit.text: hit.breakdown.relevance for hit in memory.search(question, user_id="u1", threshold=0)}
+        assert next(iter(before)) == said[0][1] and before.get(said[1][1], 0.0) < 0.1, (question, before)
+    clock.advance(days=40)  # said on 1 March: April has begun
+    for question in ("我现在住哪？", "Where do I live now?"):
+        hits = memory.search(question, user_id="u1")
+        assert said[1][1] in [hit.text for hit in hits[:2]], (question, [(h.text, h.score) for h in hits])

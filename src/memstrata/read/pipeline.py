@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
+from memstrata.read.due_plans import read_as_done
 from memstrata.read.named_keys import asks_for_key
 from memstrata.read.newer import newer_first, with_what_replaced_them
 from memstrata.read.own_first import own_before_others
@@ -60,7 +61,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
 
     def read(item: MemoryItem) -> MemoryText:
-        return relatives.read(memory_text(item)) if relatives else memory_text(item)
+        text = read_as_done(memory_text(item), item, query.now, settings.timezone)  # read/due_plans.py
+        return relatives.read(text) if relatives else text
 
     texts = {memory_id: read(item) for memory_id, item in items.items()}
     ranker = Ranker(topic, settings)

@@ -137,7 +137,7 @@ def said_or_meant_in(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
     answered by it; before, both found nothing, since the turn's own time is the day it was said."""
     if item.event_time is not None and span.start <= item.event_time < span.end:
         return True
-    named = _time_it_names(item, zone)
+    named = time_it_names(item, zone)
     return named is not None and overlaps(named, span)
 
 
@@ -147,13 +147,13 @@ def changed_after(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
     in 2024, and answered "Where did I live in 2024?" above the home of that year."""
     if not change_answers(item.text):
         return False
-    said, named = item.event_time or item.created_at, _time_it_names(item, zone)
+    said, named = item.event_time or item.created_at, time_it_names(item, zone)
     if named is not None and named.start > said:
         return False  # a change said as done is not in its future: "in December" said in January was last December
     return (named.start if named is not None else said) >= span.end
 
 
-def _time_it_names(item: MemoryItem, zone: tzinfo) -> TimeSpan | None:
+def time_it_names(item: MemoryItem, zone: tzinfo) -> TimeSpan | None:
     """The time a turn or an undated fact names, read from when it was said. A fact with an ``event_time`` has its
     named time resolved already (write/facts.py): read again from there, "next week" would be a week later still."""
     said = item.event_time if item.kind == "episode" else None if item.event_time is not None else item.created_at

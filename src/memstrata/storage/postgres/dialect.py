@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import numpy as np
 from psycopg.types.json import Jsonb
 
-from memstrata.indexing import index_text
+from memstrata.indexing import keyword_text
 from memstrata.lexical import SEARCH_TERMS_VERSION, fts_terms, index_document
 from memstrata.query import Filters
 from memstrata.storage.postgres.connection import (
@@ -160,7 +160,7 @@ class PostgresDialect:
         return np.asarray(value, dtype=np.float32)
 
     def memory_extra_params(self, item: MemoryItem) -> tuple[Any, ...]:
-        return (tsvector_literal(index_document(index_text(item))),)
+        return (tsvector_literal(index_document(keyword_text(item))),)
 
     # --- SQL pieces --------------------------------------------------------------------------
     def in_(self, column: str, values: Sequence[Any], *, negate: bool = False) -> tuple[str, list[Any]]:

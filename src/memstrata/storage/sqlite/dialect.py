@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from memstrata.errors import StoreError
-from memstrata.indexing import index_text
+from memstrata.indexing import keyword_text
 from memstrata.lexical import SEARCH_TERMS_VERSION, index_document
 from memstrata.query import Filters
 from memstrata.storage import vector_blobs
@@ -212,7 +212,7 @@ class SQLiteDialect:
         tx.executemany("DELETE FROM memory_fts WHERE rowid = (SELECT seq FROM memories WHERE id = ?)",
                        [(item.id,) for item in items])  # fmt: skip
         tx.executemany("INSERT INTO memory_fts (rowid, tokens) SELECT seq, ? FROM memories WHERE id = ?",
-                       [(index_document(index_text(item)), item.id) for item in items])  # fmt: skip
+                       [(index_document(keyword_text(item)), item.id) for item in items])  # fmt: skip
 
     def reindex_keywords(self, tx: Tx, items: Sequence[MemoryItem]) -> None:
         self.index_memories(tx, items)  # the FTS5 row only: rev stays, so no vector index re-reads these rows

@@ -1,0 +1,30 @@
+"""A plan of change whose time has come reads as the change it planned.
+
+"我下个月要搬到上海了" said in June 2024 is where the user lives from July: asked in 2026 "我现在住哪？", the plan
+shared no word with the question and only the old home answered. The keyword index holds a plan with the words of
+what it will answer once done (indexing.keyword_text), so it is found; ranking reads those words only once the time
+the plan names has begun, so before then it counts for nothing more than its own words. It replaces nothing
+(read/newer.py counts only changes said as done): a plan may not have happened, and a later "没搬成" calls it off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, tzinfo
+
+from memstrata.indexing import planned_change_answers, states_for_the_user
+from memstrata.read.rank import MemoryText
+from memstrata.read.retrieve import time_it_names
+from memstrata.types import MemoryItem
+
+
+def read_as_done(text: MemoryText, item: MemoryItem, now: datetime, zone: tzinfo) -> MemoryText:
+    """``text`` with the words of what the memory planned, once the time it names has begun by ``now``."""
+    words = planned_change_answers(item.text) if states_for_the_user(item) else ""
+    if not words:
+        return text
+    named = time_it_names(item, zone)
+    if named is None or named.start > now:
+        return text
+    own_indexed = None if text.own_indexed is None else f"{text.own_indexed}\n{words}"
+    return replace(text, indexed=f"{text.indexed}\n{words}", own=f"{text.own}\n{words}", own_indexed=own_indexed)
