@@ -143,8 +143,8 @@ def said_or_meant_in(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
 
 def changed_after(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
     """Whether a memory states a change (indexing.change_answers: a move, a new job) that came after the range a
-    question names: "I moved to Berlin in December", said in January 2026, tells where the user lived from then, not
-    in 2024, and answered "Where did I live in 2024?" above the home of that year."""
+    question names: "I moved to Berlin last month", said in January 2026, tells where the user lived from December,
+    not in 2024, and answered "Where did I live in 2024?" above the home of that year."""
     if not change_answers(item.text):
         return False
     said, named = item.event_time or item.created_at, time_it_names(item, zone)
