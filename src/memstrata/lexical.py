@@ -78,9 +78,30 @@ def folded(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+# A name whose capitals join words: "iPhone", "MacBook", "AirPods", "WeChat", "PlayStation".
+_JOINED = re.compile(r"(?<![A-Za-z])(?:[a-z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)+(?![A-Za-z])")  # also beside Chinese
+_JOINED_PART = re.compile(r"[A-Z]?[a-z]+")
+
+
+def _joined_words(text: str) -> dict[str, list[str]]:
+    """Each name of joined words in ``text`` (lower case) with the words it joins, three letters or more and not stop
+    words: "What phone do I use?" shares no word with "I use an iPhone" unless "iphone" also says "phone"."""
+    if not any(character.isupper() for character in text):
+        return {}
+    joined = {}
+    for found in _JOINED.finditer(unicodedata.normalize("NFKC", text)):
+        parts = [part.lower() for part in _JOINED_PART.findall(found.group())]
+        kept = [part for part in parts if len(part) > 2 and part not in STOP_WORDS]
+        if kept:
+            joined[found.group().lower()] = kept
+    return joined
+
+
 def keyword_tokens(text: str) -> list[str]:
-    """Tokens for keyword search, in text order, stop words removed, duplicates kept."""
+    """Tokens for keyword search, in text order, stop words removed, duplicates kept; a name of joined words is
+    followed by the words it joins ("iphone phone")."""
     tokens: list[str] = []
+    joined = _joined_words(text)
     for match in _TOKEN.finditer(folded(text)):
         piece = match.group()
         if _HAN_RUN.fullmatch(piece):
@@ -90,6 +111,7 @@ def keyword_tokens(text: str) -> list[str]:
                 tokens.append(f"emoji{ord(piece):x}")
         elif (word := _CLITIC.sub("", piece)) not in STOP_WORDS:
             tokens.append(IRREGULAR_FORMS.get(word, word))
+            tokens.extend(joined.get(word, ()))
     return tokens
 
 
@@ -103,8 +125,9 @@ def keyword_tokens(text: str) -> list[str]:
 # 11: a new home said without "move" ("got the keys to our place", "新家") is a move; 12: facts written of "User" /
 # "用户" read as the user's own, and "换到…工作" is a new job; 13: a new partner or a wedding of the user's own is a
 # change, and so is a job left or a business of one's own; "I work as a nurse" says where one works; 14: the user's
-# own plan of change is indexed with the words of what it will answer once done (indexing.keyword_text)
-SEARCH_TERMS_VERSION = "14"
+# own plan of change is indexed with the words of what it will answer once done (indexing.keyword_text); 15: a name
+# of joined words is followed by the words it joins ("iPhone": "iphone phone")
+SEARCH_TERMS_VERSION = "15"
 
 
 @lru_cache(maxsize=65536)

@@ -78,6 +78,20 @@ def test_an_irregular_form_finds_its_base_word(store: Store) -> None:
     assert found(store, "what did my child eat?") == [pizza.id]
 
 
+def test_a_name_of_joined_words_is_found_by_each_word(store: Store) -> None:
+    """ "Which phone do I use?" shared no keyword with "I use an iPhone", and the Pixel phone it had replaced answered
+    on "phone"; "iphone" now also says "phone", "AirPods" "air pods", beside Chinese too."""
+    assert search_terms("I use an iPhone") == ["use", "iphone", "phone"]
+    assert keyword_tokens("新买了AirPods耳机") == ["新买", "airpods", "air", "pods", "耳机"]
+    assert keyword_tokens("WeChat me at McDonald's") == ["wechat", "chat", "mcdonald", "donald"]
+    assert keyword_tokens("ALL CAPS and lower case") == keyword_tokens("all caps and lower case")
+    iphone = put(store, "I use an iPhone.")
+    pods = put(store, "新买了AirPods耳机")
+    put(store, "I called my mother")
+    assert found(store, "Which phone do I use?") == [iphone.id]
+    assert found(store, "my pods") == [pods.id]
+
+
 def test_emoji_are_terms_and_an_emoji_query_finds_its_memory(store: Store) -> None:
     assert keyword_tokens("I love 🍕 and ☕, 👍🏽") == ["love", "emoji1f355", "emoji2615", "emoji1f44d"]
     pizza, strawberry = put(store, "I love 🍕 on Fridays"), put(store, "我最喜欢的水果是🍓")
