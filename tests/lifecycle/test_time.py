@@ -476,3 +476,18 @@ def test_a_plan_whose_time_has_come_answers_beside_the_old_state(
     for question in ("我现在住哪？", "Where do I live now?"):
         hits = memory.search(question, user_id="u1")
         assert said[1][1] in [hit.text for hit in hits[:2]], (question, [(h.text, h.score) for h in hits])
+
+
+def test_a_plan_the_model_dated_answers_once_its_date_has_come(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """An extracted plan carries the time it names as its event_time (write/facts.py) and names no time of its own
+    words any more ("用户计划搬到上海"): it was indexed with what it will answer but never read as done."""
+    memory = clocked_memory()
+    memory.add("我住在北京朝阳区，离公司很近", user_id="u1", event_time=clock.now - timedelta(days=400))
+    memory.add("用户计划搬到上海", user_id="u1", event_time=clock.now + timedelta(days=20))
+    before = {hit.text: hit.breakdown.relevance for hit in memory.search("我现在住哪？", user_id="u1", threshold=0)}
+    assert before.get("用户计划搬到上海", 0.0) < 0.1, before
+    clock.advance(days=30)
+    hits = memory.search("我现在住哪？", user_id="u1")
+    assert "用户计划搬到上海" in [hit.text for hit in hits[:2]], [(h.text, h.score) for h in hits]

@@ -24,7 +24,9 @@ def read_as_done(text: MemoryText, item: MemoryItem, now: datetime, zone: tzinfo
     if not words:
         return text
     named = time_it_names(item, zone)
-    if named is None or named.start > now:
+    # a fact the model dated holds its named time as event_time already (write/facts.py); a turn's is when it was said
+    begins = named.start if named is not None else None if item.kind == "episode" else item.event_time
+    if begins is None or begins > now:
         return text
     own_indexed = None if text.own_indexed is None else f"{text.own_indexed}\n{words}"
     return replace(text, indexed=f"{text.indexed}\n{words}", own=f"{text.own}\n{words}", own_indexed=own_indexed)
