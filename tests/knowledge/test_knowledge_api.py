@@ -113,9 +113,8 @@ def site() -> Iterator[str]:
         "/big.txt": ("text/plain", b"x" * (2 * 1024 * 1024)),
     }  # fmt: skip
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-    )  # a quick shutdown
+    # serve_forever notices shutdown() between polls: 10 ms, not its default half second per test
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
