@@ -85,6 +85,60 @@ def test_years_and_named_months(said: str, start: str | None, end: str | None) -
     assert found == (start, end)
 
 
+@pytest.mark.parametrize(
+    ("said", "start"),
+    [
+        ("I went to Japan in October", "2025-10-01"),  # said in January: the October just past, not nine months ahead
+        ("我十月份去了日本", "2025-10-01"),
+        ("我十月去过日本", "2025-10-01"),
+        ("What did I do in October?", "2025-10-01"),
+        ("We visited Kyoto on October 3rd", "2025-10-03"),
+        ("我10月3日见了小王", "2025-10-03"),
+        ("I'm going to Japan in October", "2026-10-01"),  # a plan: this year's
+        ("我十月份要去日本", "2026-10-01"),
+        ("我十月去日本玩", "2026-10-01"),  # no tense: this year's, as before
+        ("I went there in October and will go again in May", "2026-10-01"),  # both tenses: this year's
+        ("October 3rd, 2024 I met Anna", "2024-10-03"),  # a year named: that year
+    ],
+)
+def test_a_month_without_its_year_takes_the_year_its_tense_points_to(said: str, start: str) -> None:
+    span = find_time_span(said, datetime(2026, 1, 15, 10, tzinfo=UTC))
+    assert span is not None and span.start.date().isoformat() == start
+
+
+@pytest.mark.parametrize(
+    ("said", "start"),
+    [
+        ("I'll visit Kyoto in March", "2027-03-01"),
+        ("我三月份要去京都", "2027-03-01"),
+        ("I visited Kyoto in March", "2026-03-01"),
+    ],
+)
+def test_a_planned_month_already_past_this_year_is_next_years(said: str, start: str) -> None:
+    span = find_time_span(said, datetime(2026, 11, 15, 10, tzinfo=UTC))
+    assert span is not None and span.start.date().isoformat() == start
+
+
+def test_imported_turns_answer_for_the_month_they_name(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """ "I went to Japan in October", said in January 2026, was read as October 2026, a trip nine months ahead:
+    "Where did I travel in October 2025?" could not find it, the question itself read "in October" as the coming one."""
+    memory = clocked_memory()  # asked on 2 March 2026
+    said = [(50, "I went to Japan in October, Kyoto was stunning"), (45, "我七月份去了成都，吃了很多火锅"),
+            (200, "I'm planning a trip to Iceland next year"),
+            (150, "We spent a week in Lisbon in August")]  # fmt: skip
+    memory.add(
+        [{"role": "user", "content": text, "timestamp": clock.now - timedelta(days=days)} for days, text in said],
+        user_id="u1",
+    )
+    asked = {"Where did I travel in October 2025?": said[0][1], "Where did I go in October?": said[0][1],
+             "2025年7月我去哪玩了？": said[1][1], "我七月份去哪玩了？": said[1][1]}  # fmt: skip
+    for question, answer in asked.items():
+        hits = memory.search(question, user_id="u1")
+        assert hits and hits[0].text == answer, (question, [(h.text, h.score) for h in hits])
+
+
 def test_a_year_in_the_question_finds_that_years_turns(clocked_memory: Callable[..., Memory]) -> None:
     memory = clocked_memory()
     turns = [

@@ -6,7 +6,8 @@ timezone. Used twice: an extracted fact gets an event time from its source turn'
 query like "what did I do last week?" becomes a time range for retrieval.
 
 Convention: weeks start on Monday, and "last <weekday>" means that weekday of the previous calendar
-week, the same as 上周X — so "last Friday" and "上周五" always name the same day.
+week, the same as 上周X — so "last Friday" and "上周五" always name the same day. A month or day without its year
+("in October", "3月5日") is this year's unless the tense of its clause points to the year before or after.
 """
 
 from __future__ import annotations
@@ -92,6 +93,57 @@ def _named_month(ref: datetime, month: int, direction: int) -> tuple[datetime, d
     if direction > 0:
         return _month(ref.year if month > ref.month else ref.year + 1, month, ref)
     return _month(ref.year, month, ref)
+
+
+_CLAUSE_END = re.compile(r"[.!?;。！？；\n]")
+# Tense cues of the clause around a month or day named without its year. Kept narrow on purpose: a cue that is not
+# there leaves this year's reading, which is what every such date meant before.
+_FUTURE_CUE = re.compile(
+    r"\b(?:will|shall|going\s+to|gonna|plan(?:s|ned|ning)?|intend(?:s|ed)?|hope\s+to|want\s+to|would\s+like|"
+    r"upcoming|booked|scheduled|reserved|registered|signed\s+up|looking\s+forward)\b|'ll\b"
+    r"|(?<![重主需只不])要|(?<![开机社大约])会(?!议)|将|打算|计划|准备|想去|预订|订了|报名|即将",
+    re.I,
+)
+_PAST_CUE = re.compile(
+    r"\b(?:was|were|did|had|went|got|came|left|spent|took|bought|made|met|saw|gave|began|flew|drove|ran|ate|wrote)\b"
+    r"|[去来到吃见做住玩学看用买试听读写回]过|(?<![为除算])了(?!解)",
+    re.I,
+)
+# "I visited", "we finally moved": a regular past after its subject (not "I need", "they exceed")
+_PAST_ED = re.compile(
+    r"\b(?:i|we|he|she|they)\s+(?:(?:just|also|really|finally|already|then|first)\s+)?(\w{2,}ed)\b", re.I
+)
+_NOT_PAST_ED = frozenset({"need", "feed", "speed", "embed", "exceed", "proceed", "succeed", "shed", "bleed", "breed"})
+
+
+def _clause(m: re.Match[str]) -> str:
+    text = m.string
+    start = max((end.end() for end in _CLAUSE_END.finditer(text, 0, m.start())), default=0)
+    stop = _CLAUSE_END.search(text, m.end())
+    return text[start : stop.start() if stop else len(text)]
+
+
+def _tense(clause: str) -> int:
+    """-1 past, 1 future, 0 neither or both."""
+    past = bool(_PAST_CUE.search(clause)) or any(word.lower() not in _NOT_PAST_ED for word in _PAST_ED.findall(clause))
+    future = bool(_FUTURE_CUE.search(clause))
+    return 0 if past == future else -1 if past else 1
+
+
+def _yearless(
+    m: re.Match[str], ref: datetime, span_in: Callable[[int], tuple[datetime, datetime]]
+) -> tuple[datetime, datetime]:
+    """A month or day named without its year ("in March", "3月5日"): this year's, unless the tense of its clause puts
+    it in another. "I went to Japan in October" said in January 2026 is October 2025, not a trip nine months
+    ahead; "I'll visit Kyoto in March" said in November is next March. A clause with no tense cue, or with both,
+    keeps this year's."""
+    span = span_in(ref.year)
+    tense = _tense(_clause(m))
+    if tense < 0 and span[0] > ref:
+        return span_in(ref.year - 1)
+    if tense > 0 and span[1] <= ref:
+        return span_in(ref.year + 1)
+    return span
 
 
 # Seasons as the months that start them (meteorological, northern hemisphere); winter runs into the next year.
@@ -244,16 +296,25 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     ),
     (
         re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"),
-        lambda m, r: _day(r.replace(month=cn_number(m[1]), day=cn_number(m[2]))),
+        lambda m, r: _yearless(
+            m, r, lambda year: _day(r.replace(year=year, month=cn_number(m[1]), day=cn_number(m[2])))
+        ),
     ),
     (
         re.compile(rf"\b({_EN_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
-        lambda m, r: _day(r.replace(year=int(m[3] or r.year), month=_month_number(m[1]), day=int(m[2]))),
+        lambda m, r: (
+            _day(r.replace(year=int(m[3]), month=_month_number(m[1]), day=int(m[2])))
+            if m[3]
+            else _yearless(m, r, lambda year: _day(r.replace(year=year, month=_month_number(m[1]), day=int(m[2]))))
+        ),
     ),
-    (re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月份?"), lambda m, r: _month(r.year, cn_number(m[1]), r)),
+    (
+        re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月份?"),
+        lambda m, r: _yearless(m, r, lambda year: _month(year, cn_number(m[1]), r)),
+    ),
     (
         re.compile(rf"\bin\s+({_EN_MONTH})\b", re.I),
-        lambda m, r: _month(r.year, _month_number(m[1]), r),
+        lambda m, r: _yearless(m, r, lambda year: _month(year, _month_number(m[1]), r)),
     ),
 ]
 
