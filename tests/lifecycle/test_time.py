@@ -139,6 +139,22 @@ def test_imported_turns_answer_for_the_month_they_name(
         assert hits and hits[0].text == answer, (question, [(h.text, h.score) for h in hits])
 
 
+def test_a_turn_naming_a_whole_year_does_not_answer_for_one_month(clocked_memory: Callable[..., Memory]) -> None:
+    """ "今年春节我要回成都老家过年" names all of 2025 (the festival's date is not read) and answered "What happened
+    in April 2025?" as fully as the job change said that April."""
+    memory = clocked_memory()
+    said = [("2025-01-20T10:00:00+00:00", "今年春节我要回成都老家过年"),
+            ("2025-04-08T10:00:00+00:00", "I switched jobs: now I'm a data engineer at Stripe"),
+            ("2025-04-20T10:00:00+00:00", "我们领养了一只小猫"),
+            ("2025-06-30T10:00:00+00:00", "Summer plans: Italy!")]  # fmt: skip
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in said], user_id="u1")
+    for question in ("What happened in April 2025?", "2025年4月发生了什么？"):
+        found = [hit.text for hit in memory.search(question, user_id="u1")]
+        assert set(found[:2]) == {said[1][1], said[2][1]} and said[0][1] not in found, (question, found)
+    found = [hit.text for hit in memory.search("What did I do in 2025?", user_id="u1")]
+    assert said[0][1] in found  # the year itself it still answers for
+
+
 def test_a_year_in_the_question_finds_that_years_turns(clocked_memory: Callable[..., Memory]) -> None:
     memory = clocked_memory()
     turns = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
 
 from memstrata.config import GraphSettings
@@ -138,7 +138,14 @@ def said_or_meant_in(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
     if item.event_time is not None and span.start <= item.event_time < span.end:
         return True
     named = time_it_names(item, zone)
-    return named is not None and overlaps(named, span)
+    return named is not None and overlaps(named, span) and not _coarser(named, span)
+
+
+def _coarser(named: TimeSpan, asked: TimeSpan) -> bool:
+    """A time much longer than the one asked about says nothing about it: "今年春节我要回老家过年" names all of
+    2025 (the festival's date is not read) and answered "What happened in April 2025?" beside the job change of that
+    April. A season still answers for one of its months, a week for one of its days."""
+    return named.end - named.start > 3 * (asked.end - asked.start) + timedelta(days=1)
 
 
 def changed_after(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
