@@ -182,7 +182,9 @@ class SQLStore:
     def find_by_hash(
         self, scope: Scope, content_hash: str, statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,)
     ) -> list[MemoryItem]:
-        where = scope_where(self.dialect, scope)
+        # by_key: planned on the hash index, not the scope's (SQLite's planner, without statistics, preferred the
+        # scope index and scanned the whole scope for every text add() checked: quadratic in a large import)
+        where = scope_where(self.dialect, scope, by_key=True)
         status, params = self.dialect.in_("m.status", [MemoryStatus(s).value for s in statuses])
         return self._memories(
             f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.content_hash = ? AND {status} "

@@ -143,10 +143,11 @@ def _check_distinct(d: Dialect, tx: Tx, items: Sequence[MemoryItem]) -> None:
         return
     d.lock_claims(tx)
     for item in items:
+        where = scope_where(d, item.scope, by_key=True, exact=True)  # on the hash index: see Store.find_by_hash
         held = tx.execute(
-            "SELECT id FROM memories WHERE content_hash = ? AND kind = ? AND status = ? AND tenant_id = ? "
-            "AND user_id = ? AND agent_id = ? AND session_id = ? LIMIT 1",
-            (content_hash(item.text), item.kind, MemoryStatus.ACTIVE.value, *rows.scope_columns(item.scope)),
+            f"SELECT m.id FROM memories m WHERE m.content_hash = ? AND m.kind = ? AND m.status = ? AND {where.sql()} "
+            "LIMIT 1",
+            (content_hash(item.text), item.kind, MemoryStatus.ACTIVE.value, *where.params),
         ).fetchone()
         if held is not None:
             raise ConcurrentWriteError(f"memory {held[0]} holds the same text in scope {item.scope.label()}; "
