@@ -52,6 +52,7 @@ SHIPPED = {
         "1ca718c88ead7ebf",
         "55be8ff3de197087",
         "0e7fe8839e8f259d",
+        "ad8911e49a010f71",
     ],
     "postgres": [
         "09ced248cd443cc1",
@@ -63,6 +64,7 @@ SHIPPED = {
         "13dc4d17ba7eceb5",
         "55be8ff3de197087",
         "0e7fe8839e8f259d",
+        "e3b0c44298fc1c14",
     ],
 }
 

@@ -116,7 +116,8 @@ def migrate(conn: psycopg.Connection[Any], dialect: Dialect) -> int:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
 
             def run(_: Tx, script: str) -> None:
-                conn.execute(script.encode())  # whole, in one simple-protocol call that may hold several statements
+                if script.strip():  # a step may hold nothing for PostgreSQL (SQLite's own indexes, step 10)
+                    conn.execute(script.encode())  # whole, in one simple-protocol call that may hold several statements
 
             return upgrade(dialect, Session(conn), LEDGER, MIGRATIONS, run)
     except pgerrors.InsufficientPrivilege as exc:

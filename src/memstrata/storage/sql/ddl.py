@@ -320,6 +320,9 @@ UPDATE memory_vectors SET text_hash = NULL
 DELETE FROM embedding_cache;
 """
 
+# Nothing shared: SQLite's own indexes that PostgreSQL has had since step 1 (see the SQLite OWN[10]).
+_010_LOOKUP_INDEXES = ""
+
 SHARED = {
     1: _001_INITIAL,
     2: _002_JOBS,
@@ -330,6 +333,7 @@ SHARED = {
     7: _007_KNOWLEDGE_SOURCES,
     8: _008_EVENT_TIME,
     9: _009_TENANT_CACHE,
+    10: _010_LOOKUP_INDEXES,
 }
 WORDS = (
     "pk",

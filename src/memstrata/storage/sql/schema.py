@@ -28,6 +28,7 @@ STEPS = {
     7: "knowledge sources: one row per ingested document version, with its stable Markdown",
     8: "event-time index: a scope's memories by event time, for time-range searches",
     9: "embedding cache per tenant: plain text hashes of named tenants dropped",
+    10: "lookup indexes: a memory's history through the versions it replaced; key slots by memory",
 }
 LATEST_VERSION = max(STEPS)
 

@@ -55,6 +55,13 @@ CREATE INDEX vector_removals_rev ON vector_removals (rev);
 -- Names this database, so a vector index persisted beside a copy of another one is never used for it.
 INSERT INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16)))) ON CONFLICT (key) DO NOTHING;
 """,
+    10: """
+-- history() follows a memory through the versions it replaced (details.supersedes), and an update or delete
+-- frees the memory's key slot: without these, each scanned the whole history or kv_facts table (one history
+-- row per write: a million-memory store read a million rows to show one memory's history).
+CREATE INDEX history_supersedes ON history (json_extract(details, '$.supersedes'));
+CREATE INDEX kv_facts_memory ON kv_facts (memory_id);
+""",
 }
 
 MIGRATIONS = numbered(ddl.render(WORDS, OWN))
