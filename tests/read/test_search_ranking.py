@@ -31,6 +31,19 @@ def test_a_clearly_better_match_wins_by_a_clear_margin(memory: Memory) -> None:
     assert all(hit.score <= hits[0].score for hit in hits)
 
 
+def test_a_paraphrase_in_the_querys_language_is_not_outweighed_by_another_script(memory: Memory) -> None:
+    """No memory holds a word of "Do I have a dog?": the English dog memory (closest in meaning) counted 0.4 of its
+    dense evidence for the missing words, the Chinese cat 0.85 (its words could not have matched), so the cat
+    answered first. With no keyword match anywhere, every memory stands on its meaning alone."""
+    memory.add(["我养了一只橘猫，叫团子", "Just adopted a beagle puppy named Max!", "今年春节我要回成都老家过年"],
+               user_id="u1")  # fmt: skip
+    hits = memory.search("Do I have a dog?", user_id="u1")
+    assert hits[0].text == "Just adopted a beagle puppy named Max!", [(h.text, h.score) for h in hits]
+    assert not hits[0].breakdown.cross_script  # the flag still says what the scripts are
+    assert memory.search("Who won the football game?", user_id="u1") == []  # unrelated: still nothing
+    assert memory.search("What is the boiling point of mercury?", user_id="u1") == []
+
+
 def test_unrelated_queries_and_empty_scopes_return_nothing(memory: Memory) -> None:
     assert memory.search("What is my cat's name?", user_id="nobody") == []
     memory.add(FOUR, user_id="u1")

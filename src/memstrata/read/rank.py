@@ -195,6 +195,12 @@ class Ranker:
         self.weights = settings.evidence_weights()
         self.term_weights: dict[str, float] = {}
         self.best_keyword = 0.0
+        # No memory in reach holds any of the query's words ("Do I have a dog?" and "Just adopted a beagle puppy"):
+        # then missing keyword evidence says nothing of any one memory, as across scripts, and each stands on its
+        # meaning alone. Before, such a memory in the query's language counted 0.4 of its dense evidence against
+        # 0.85 for one in another script: a Chinese cat (cosine 0.30) answered "Do I have a dog?" above the dog
+        # (0.33).
+        self.words_unmatched = False
 
     def candidates(self, retrieved: Retrieved, texts: Mapping[str, MemoryText]) -> list[Candidate]:
         """Every candidate, best first by the configured fusion. ``texts`` holds the keyword matches
@@ -205,6 +211,7 @@ class Ranker:
         population = max(len(retrieved.dense), len(retrieved.keyword))
         self.term_weights = term_weights(self.terms, found, population)
         self.best_keyword = retrieved.keyword[0].score if retrieved.keyword else 0.0
+        self.words_unmatched = self.query_has_words and not retrieved.keyword
         context_weight = self.settings.context_weight
         coverages = {memory_id: texts[memory_id].coverage(self.term_weights, context_weight) for memory_id in read}
         unread_coverage = min(coverages.values(), default=0.0)
@@ -237,7 +244,9 @@ class Ranker:
         if candidate.settled():
             return candidate
         if text is None:
-            candidate.relevance = candidate.fused = _relevance(candidate, self.settings, self.weights, cross=False)
+            candidate.relevance = candidate.fused = _relevance(
+                candidate, self.settings, self.weights, cross=self.words_unmatched
+            )
             return candidate
         if not candidate.keyword_exact:
             coverage = text.coverage(self.term_weights, self.settings.context_weight)
@@ -245,7 +254,8 @@ class Ranker:
         candidate.cross_script = cross_script(self.scripts, text.own)
         if not (self.query_has_words and has_words(text.own)):
             candidate.dense_match = candidate.known_similarity = None  # no meaning to compare (has_words)
-        candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=candidate.cross_script)
+        alone = candidate.cross_script or self.words_unmatched
+        candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=alone)
         if is_small_talk(text.own) and not self.query_is_small_talk:
             # "记下了。" / "Thanks!" after a fact: its words and meaning are the earlier turn's (indexed with it),
             # which is a hit of its own; the acknowledgement answers nothing and only takes a place in the list
