@@ -1,11 +1,14 @@
-"""A fact affirming what its turn denies (write/polarity.py): caught where the model drops the negation, and left
-alone where a fact rewords, narrows or continues the turn."""
+"""A fact turning its turn's polarity (write/polarity.py): affirming what the turn denies, or denying what the turn
+says holds now, is caught; a fact rewording, narrowing, continuing or stating the end of what the turn says is left
+alone."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from memstrata.write.polarity import dropped_denials
+from memstrata.write.polarity import denied_now, dropped_denials
 
 DROPPED = [
     # the bundled model's own mistake: a correction turned around
@@ -39,11 +42,36 @@ KEPT = [
 ]
 
 
-@pytest.mark.parametrize(("turn", "fact", "words"), DROPPED)
-def test_a_fact_affirming_what_its_turn_denies_is_caught(turn: str, fact: str, words: list[str]) -> None:
-    assert dropped_denials(fact, turn) == words
+REVERSED = [
+    # the bundled model's own mistake: a new allergy stored as its opposite
+    ("Actually I'm not allergic to penicillin anymore, the doctor retested me. 我现在对头孢过敏",
+     "用户实际上不再对头孢过敏", ["头孢", "过敏"]),
+    ("I now really like tea", "User does not like tea", ["like", "tea"]),
+    ("我现在很喜欢喝茶", "用户不再喜欢茶", ["喜欢", "茶"]),
+]  # fmt: skip
+
+STATED_ENDINGS = [
+    ("我以前对花生过敏，现在对虾过敏", "用户不再对花生过敏"),  # 过敏 is said of the past too
+    ("I now live in Shanghai, I used to live in Beijing", "User no longer lives in Beijing"),
+    ("I moved to Denver from Boston", "User no longer lives in Boston"),  # nothing said of now
+    ("I don't drink coffee anymore, now I only drink tea", "User no longer drinks coffee"),
+    ("我现在喝茶，不喝咖啡了", "用户现在不喝咖啡"),
+    ("I left Google, now I work at Stripe", "User no longer works at Google"),
+    ("我现在在Stripe工作", "用户不再在谷歌工作"),  # one shared word says too little
+]
 
 
-@pytest.mark.parametrize(("turn", "fact"), KEPT)
-def test_a_fact_rewording_or_continuing_its_turn_is_left_alone(turn: str, fact: str) -> None:
-    assert dropped_denials(fact, turn) == []
+Check = Callable[[str, str], list[str]]
+CAUGHT = [(dropped_denials, *case) for case in DROPPED] + [(denied_now, *case) for case in REVERSED]
+LEFT = [(dropped_denials, *case) for case in KEPT] + [(denied_now, *case) for case in STATED_ENDINGS]
+
+
+@pytest.mark.parametrize(("check", "turn", "fact", "words"), CAUGHT)
+def test_a_fact_turning_its_turns_polarity_is_caught(check: Check, turn: str, fact: str, words: list[str]) -> None:
+    """dropped_denials: the fact affirms what the turn denies; denied_now: it denies what the turn says holds now."""
+    assert check(fact, turn) == words
+
+
+@pytest.mark.parametrize(("check", "turn", "fact"), LEFT)
+def test_a_fact_rewording_continuing_or_ending_its_turn_is_left_alone(check: Check, turn: str, fact: str) -> None:
+    assert check(fact, turn) == []

@@ -278,6 +278,15 @@ def test_a_fact_that_drops_its_turns_negation_is_asked_again_then_waits_for_revi
     assert _live(memory, "u5") == {"用户对花生过敏": "superseded", "用户对花生过敏，不对虾过敏": "active"}
     assert [event.action for event in memory.history(waiting.id, user_id="u5")][-2:] == ["CONFIRM", "UPDATE"]
 
+    # The mirror mistake: what the turn says holds now, stored as not so. Asked again; kept as pending if repeated.
+    changed = "Actually I'm not allergic to penicillin anymore, the doctor retested me. 我现在对头孢过敏"
+    _told(memory, server, changed, _facts("用户实际上不再对头孢过敏"), _facts("用户现在对头孢过敏"), user="u6")
+    assert _live(memory, "u6") == {"用户现在对头孢过敏": "active"}
+    asked = [str(r["messages"][-1]["content"]) for r in server.requests if "as not so" in str(r["messages"][-1])]
+    assert len(asked) == 1 and "Fact 1 says 头孢、过敏 as not so, but its turn says it is so now" in asked[0]
+    _told(memory, server, changed, _facts("用户实际上不再对头孢过敏"), _facts("用户实际上不再对头孢过敏"), user="u7")
+    assert _live(memory, "u7") == {"用户实际上不再对头孢过敏": "pending"}
+
     calls = len(server.requests)
     _told(memory, server, "我从来没去过日本，明年想去。", _facts("用户从来没去过日本", "用户明年想去日本"), user="u3")
     _told(memory, server, "I don't eat meat, I'm a vegetarian", _facts("User is a vegetarian"), user="u4")

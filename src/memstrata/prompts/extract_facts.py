@@ -152,10 +152,12 @@ def correction_note(
     redated: Sequence[int] = (),
     altered: Mapping[int, Sequence[str]] | None = None,
     denied: Mapping[int, Sequence[str]] | None = None,
+    reversed_now: Mapping[int, Sequence[str]] | None = None,
 ) -> ChatMessage:
     """Asked once when facts come back translated, naming a time their turn does not say, changing a name or
-    dropping a negation (a small model's habits: "I moved here last month" written as "用户去年搬到这里", 团子
-    written as 团队, "其实我不对花生过敏，是对虾过敏" as "用户对花生过敏，不对虾过敏")."""
+    dropping a negation or adding one to what holds now (a small model's habits: "I moved here last month" written
+    as "用户去年搬到这里", 团子 written as 团队, "其实我不对花生过敏，是对虾过敏" as "用户对花生过敏，不对虾过敏",
+    "我现在对头孢过敏" as "用户不再对头孢过敏")."""
     asks = []
     if translated:
         asks.append(f"Facts {_numbers(translated)} are not in the language of their turn: write each in the language "
@@ -169,6 +171,9 @@ def correction_note(
     for index, words in sorted((denied or {}).items()):
         asks.append(f"Fact {index + 1} says {'、'.join(words)} as so, but its turn says not: keep every negation "
                     "of the turn (不, 没, not, never) where the turn puts it.")  # fmt: skip
+    for index, words in sorted((reversed_now or {}).items()):
+        asks.append(f"Fact {index + 1} says {'、'.join(words)} as not so, but its turn says it is so now: write what "
+                    "the turn says holds now as it says it, without a negation.")  # fmt: skip
     return ChatMessage("user", " ".join([*asks, "Answer again with the same facts."]))
 
 

@@ -28,7 +28,7 @@ from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.facts import make_fact, time_supported
 from memstrata.write.fidelity import altered_names
-from memstrata.write.polarity import dropped_denials
+from memstrata.write.polarity import denied_now, dropped_denials
 from memstrata.write.smalltalk import select_turns
 
 # A fact that still alters a name of its turn or drops one of its negations after the retry: below the pending
@@ -118,7 +118,7 @@ class LLMExtractor:
             # answer is no better, keep the first: a fact with a wrong word is still better than a lost one (a time
             # its turn does not say dates nothing: write/facts.py; a fact still altering a name or dropping a
             # negation waits for review as pending: write/fidelity.py, write/polarity.py).
-            note = correction_note(faults.translated, faults.redated, faults.altered, faults.denied)
+            note = correction_note(faults.translated, faults.redated, faults.altered, faults.denied, faults.reversed)
             retry = [*messages, ChatMessage("assistant", result.raw), note]
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
             stats.record(second, "extract")
@@ -197,14 +197,15 @@ class _Faults:
     redated: list[int]
     altered: dict[int, list[str]]  # a name of the turn changed (write/fidelity.py): the nouns written instead
     denied: dict[int, list[str]]  # a negation of the turn dropped (write/polarity.py): the words it denied
+    reversed: dict[int, list[str]]  # what the turn says holds now, denied (polarity.denied_now): those words
 
     @property
     def count(self) -> int:
-        return len(self.translated) + len(self.redated) + len(self.altered) + len(self.denied)
+        return len(self.translated) + len(self.redated) + len(self.altered) + len(self.denied) + len(self.reversed)
 
     @property
     def untrusted(self) -> set[int]:
-        return {*self.translated, *self.altered, *self.denied}
+        return {*self.translated, *self.altered, *self.denied, *self.reversed}
 
 
 def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
@@ -213,6 +214,7 @@ def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
         _redated(found, turns),
         _per_fact(found, turns, altered_names),
         _per_fact(found, turns, dropped_denials),
+        _per_fact(found, turns, denied_now),
     )
 
 

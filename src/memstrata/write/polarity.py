@@ -12,8 +12,10 @@ Kept narrow on purpose, since a false alarm costs a model call and can hold back
   eat meat", "用户可能对花生过敏", "用户明年想去日本" say no more than the turn did);
 - a fact's clause that says every word of an affirmed clause of the turn may take up the denied word elliptically
   ("我以前不喜欢吃辣，现在很喜欢" -> "用户现在很喜欢吃辣"; "I don't speak Japanese yet but I'm learning it").
-A fact denying what the turn affirms is not checked: it is how a move or an ending is paraphrased ("I moved to
-Denver from Boston" -> "User no longer lives in Boston").
+A fact denying what the turn affirms is how a move or an ending is paraphrased ("I moved to Denver from Boston" ->
+"User no longer lives in Boston"), so it is checked only against what the turn says holds *now*
+(:func:`denied_now`): given "I'm not allergic to penicillin anymore. 我现在对头孢过敏", the same model wrote
+"用户实际上不再对头孢过敏", the new allergy stored as its opposite.
 """
 
 from __future__ import annotations
@@ -37,6 +39,14 @@ _NOT_AFFIRMED = re.compile(
     rf"{_DENIAL.pattern}|戒|以前|曾经|原来|之前|离开|不再|{HEDGE}|{PLAN}"
     r"|\b(?:quit|quits|stopped|stops|gave up|given up|used to|formerly|former|previously|anymore|any more|ex)\b",
     re.IGNORECASE,
+)
+# A fact's clause that says something no longer holds, or not at all.
+_DENYING = re.compile(
+    rf"{_DENIAL.pattern}|不再|戒|\b(?:no longer|anymore|any more|quit|quits|stopped|gave up|given up)\b", re.IGNORECASE
+)
+# A turn's clause that says what holds now.
+_NOW = re.compile(
+    r"现在|目前|如今|眼下|\b(?:now|currently|these days|nowadays|at the moment|at present)\b", re.IGNORECASE
 )
 _A_NOT_A = re.compile(r"(.)[不没]\1")  # 是不是, 有没有: a question, not a negation
 _CLAUSE = re.compile(r"[，。！？；：,.!?;:\n]|\b(?:but|and|while|whereas)\b|但是?|可是|而是|而且|并且", re.IGNORECASE)
@@ -108,6 +118,32 @@ def dropped_denials(fact: str, source: str) -> list[str]:
         if any(_restates(said_here, plain) for plain in plain_clauses):
             continue  # the turn's own affirmed clause, said in full: "现在很喜欢" -> "用户现在很喜欢吃辣"
         found |= {term for term in said_here.terms - _FRAMING if term in denied and term not in elsewhere}
+    return sorted(found)
+
+
+def denied_now(fact: str, source: str) -> list[str]:
+    """Words a denying clause of ``fact`` says that its ``source`` turn says only where it affirms what holds now:
+    头孢 in "用户实际上不再对头孢过敏" of "I'm not allergic to penicillin anymore. 我现在对头孢过敏". A word the turn
+    also says elsewhere is not counted ("我以前对花生过敏，现在对虾过敏" -> "用户不再对花生过敏": 过敏 is said of
+    the past too), nor is anything when the turn says nothing of now."""
+    if not _NOW.search(source):
+        return []
+    now: list[str] = []
+    other: list[str] = []
+    for clause in _clauses(source):
+        (now if _NOW.search(clause) and not _DENIAL.search(clause) else other).append(clause)
+    if not now:
+        return []
+    affirmed, elsewhere = _Said(now), _Said(other)
+    found: set[str] = set()
+    for clause in _clauses(fact):
+        if not _DENYING.search(clause):
+            continue
+        said = {term for term in _Said([clause]).terms - _FRAMING if term in affirmed or term in elsewhere}
+        # What the clause denies is what now holds only if every word of it the turn says is said of now, and at
+        # least two ("User no longer works at Google" shares only "work" with "I now work at Stripe").
+        if len(said) >= 2 and not any(term in elsewhere for term in said):
+            found |= said
     return sorted(found)
 
 
