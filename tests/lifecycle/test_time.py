@@ -155,6 +155,26 @@ def test_a_turn_naming_a_whole_year_does_not_answer_for_one_month(clocked_memory
     assert said[0][1] in found  # the year itself it still answers for
 
 
+def test_a_change_in_effect_for_most_of_the_named_time_answers_for_it(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """ "Where did I work in December 2024?" answered "I work at ByteDance" (said in 2023) above "Just started my new
+    job at Alibaba last week!" (said that November): both match on "work", the older one on more words. What held
+    then is the change, once it took effect before most of the time asked about; before the change, the old state."""
+    memory = clocked_memory()
+    said = [("2023-05-01T10:00:00+00:00", "我住在北京朝阳区，离公司很近"),
+            ("2025-03-02T10:00:00+00:00", "我去年七月搬到上海了，现在住在浦东"),
+            ("2023-06-01T10:00:00+00:00", "I work at ByteDance as a backend engineer"),
+            ("2024-11-20T10:00:00+00:00", "Just started my new job at Alibaba last week!")]  # fmt: skip
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in said], user_id="u1")
+    asked = {"Where did I work in December 2024?": said[3][1], "2024年12月我在哪工作？": said[3][1],
+             "Where did I live in September 2024?": said[1][1], "2024年8月我住在哪？": said[1][1],
+             "Where did I work in March 2024?": said[2][1], "2024年3月我住在哪？": said[0][1]}  # fmt: skip
+    for question, answer in asked.items():
+        hits = memory.search(question, user_id="u1")
+        assert hits and hits[0].text == answer, (question, [(h.text, h.score) for h in hits])
+
+
 def test_a_year_in_the_question_finds_that_years_turns(clocked_memory: Callable[..., Memory]) -> None:
     memory = clocked_memory()
     turns = [

@@ -18,14 +18,17 @@ Further:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import tzinfo
 
 from memstrata.indexing import change_answers, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
+from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corrects, ends_or_corrects
 from memstrata.read.evidence import memory_terms, query_terms
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.read.own_first import whose
+from memstrata.read.retrieve import time_it_names
 from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead (read/move_up.py)
@@ -59,6 +62,29 @@ def newer_first(
         if not within_reach(hit, above, margin):
             return False
         return (bool(why) and reasons(hit) == why) or _ends_or_corrects(hit.memory, above.memory)
+
+    return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
+
+
+def changed_by_then(hits: Sequence[SearchHit], query_text: str, span: TimeSpan, zone: tzinfo) -> list[SearchHit]:
+    """For a question that names its time: the user's statement of change that had taken effect for most of that
+    time answers above the earlier state it changed, for the same reasons. "我住在北京朝阳区" (said in 2023) led
+    "2024年7月我住在哪？" above "我下个月要搬到上海了" (said in June 2024) on the literal "住". A change taking effect
+    late in the time leaves the earlier state first: in most of it, that state still held ("Where did I live in
+    2024?" with the move in July)."""
+    terms = _facets(query_terms(query_text))
+    if not terms:
+        return list(hits)
+    middle = span.start + (span.end - span.start) / 2
+
+    def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
+        if above.breakdown.key_match or not _changes_what_it_says(hit.memory, above.memory):
+            return False
+        named = time_it_names(hit.memory, zone)
+        took_effect = named.start if named is not None else said_at(hit.memory)
+        why = terms & _facets(memory_terms(_statement(above.memory)))
+        same_reasons = bool(why) and terms & _facets(memory_terms(_statement(hit.memory))) == why
+        return same_reasons and said_at(above.memory) < took_effect <= middle
 
     return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
 

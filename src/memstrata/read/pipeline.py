@@ -12,7 +12,7 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.due_plans import read_as_done
 from memstrata.read.named_keys import asks_for_key
-from memstrata.read.newer import newer_first, with_what_replaced_them
+from memstrata.read.newer import changed_by_then, newer_first, with_what_replaced_them
 from memstrata.read.own_first import own_before_others
 from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, memory_text, pool, rescore
 from memstrata.read.relatives import relatives_asked
@@ -102,6 +102,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         named = span is not None
         rescored = with_what_replaced_them(rescored, below, topic, names_a_time=named)
         rescored = newer_first(rescored, topic, names_a_time=named)
+        if span is not None:  # what held for most of the time asked about
+            rescored = changed_by_then(rescored, topic, span, settings.timezone)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     return _distinct_texts(hits + rescored)[: query.limit]
 
