@@ -41,6 +41,17 @@ def _update_first_existing(request: dict[str, Any]) -> Reply:
     return completion({"answer": "conflict"})
 
 
+def _said(memory: Memory, said: list[tuple[str, str]]) -> None:
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in said], user_id="u1")
+
+
+def _answered_first(memory: Memory, asked: dict[str, str]) -> None:
+    """Each question's first hit is its answer."""
+    for question, answer in asked.items():
+        hits = memory.search(question, user_id="u1")
+        assert hits and hits[0].text == answer, (question, [(h.text, h.score) for h in hits])
+
+
 def test_last_friday_and_shang_zhou_wu_are_the_same_day() -> None:
     for day in range(7):
         reference = START + timedelta(days=day, hours=5)
@@ -134,9 +145,7 @@ def test_imported_turns_answer_for_the_month_they_name(
     )
     asked = {"Where did I travel in October 2025?": said[0][1], "Where did I go in October?": said[0][1],
              "2025年7月我去哪玩了？": said[1][1], "我七月份去哪玩了？": said[1][1]}  # fmt: skip
-    for question, answer in asked.items():
-        hits = memory.search(question, user_id="u1")
-        assert hits and hits[0].text == answer, (question, [(h.text, h.score) for h in hits])
+    _answered_first(memory, asked)
 
 
 def test_a_turn_naming_a_whole_year_does_not_answer_for_one_month(clocked_memory: Callable[..., Memory]) -> None:
@@ -166,13 +175,11 @@ def test_a_change_in_effect_for_most_of_the_named_time_answers_for_it(
             ("2025-03-02T10:00:00+00:00", "我去年七月搬到上海了，现在住在浦东"),
             ("2023-06-01T10:00:00+00:00", "I work at ByteDance as a backend engineer"),
             ("2024-11-20T10:00:00+00:00", "Just started my new job at Alibaba last week!")]  # fmt: skip
-    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in said], user_id="u1")
+    _said(memory, said)
     asked = {"Where did I work in December 2024?": said[3][1], "2024年12月我在哪工作？": said[3][1],
              "Where did I live in September 2024?": said[1][1], "2024年8月我住在哪？": said[1][1],
              "Where did I work in March 2024?": said[2][1], "2024年3月我住在哪？": said[0][1]}  # fmt: skip
-    for question, answer in asked.items():
-        hits = memory.search(question, user_id="u1")
-        assert hits and hits[0].text == answer, (question, [(h.text, h.score) for h in hits])
+    _answered_first(memory, asked)
 
 
 def test_a_year_in_the_question_finds_that_years_turns(clocked_memory: Callable[..., Memory]) -> None:
@@ -522,9 +529,7 @@ def test_a_move_after_the_named_year_does_not_answer_for_it(
     asked = {"Where did I live in 2024?": said[0][1], "2024年我住在哪？": said[0][1],
              "Where did I live in December 2025?": said[1][1], "Where do I live now?": said[1][1],
              "Where did I travel in November 2025?": said[2][1]}  # fmt: skip
-    for question, answer in asked.items():
-        hits = memory.search(question, user_id="u1")
-        assert hits and hits[0].text == answer, (question, [(h.text, h.score) for h in hits])
+    _answered_first(memory, asked)
 
 
 def test_age_does_not_decide_a_question_that_names_a_past_time(
