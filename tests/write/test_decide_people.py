@@ -22,6 +22,11 @@ from memstrata.write.decisions import Candidate, NewFact, Update
         ("Lin works at ByteDance", "User's sister works at Alibaba", False),  # the sister may be Lin
         ("The office moved to Pudong", "User works in Jing'an", False),  # no subject: could be anyone's
         ("User's sister is named Lin", "User likes cats", False),  # naming a relative is the user's own fact
+        # the bundled model closed the user's new job with the doctor's retest (医生 and 护士 share the work topic)
+        ("用户的医生重新测试了他", "用户下个月要去华山医院当护士长", True),
+        ("User's doctor retested him", "User works as a nurse at Ruijin Hospital", True),
+        ("用户是医生", "用户是护士", False),  # the user's own job
+        ("用户的老师叫王芳", "用户喜欢数学", False),  # naming them is the user's own fact
     ],
 )
 def test_a_fact_about_someone_else_is_told_apart(new: str, old: str, different: bool) -> None:

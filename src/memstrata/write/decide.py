@@ -58,6 +58,12 @@ _RELATIONS = {
     "colleague": "colleague", "coworker": "colleague", "朋友": "friend", "friend": "friend", "经理": "boss",
     "老板": "boss", "领导": "boss", "上司": "boss", "manager": "boss", "boss": "boss", "室友": "roommate",
     "roommate": "roommate", "男朋友": "partner", "女朋友": "partner", "boyfriend": "partner", "girlfriend": "partner",
+    # People who serve the user: "用户的医生重新测试了他" is about the doctor, and its "医生" once tied it to the
+    # user's new job as a nurse (the work topic), which the bundled model then called contradicted and closed.
+    "医生": "doctor", "大夫": "doctor", "doctor": "doctor", "牙医": "dentist", "dentist": "dentist",
+    "老师": "teacher", "teacher": "teacher", "教练": "coach", "coach": "coach", "律师": "lawyer", "lawyer": "lawyer",
+    "邻居": "neighbor", "neighbor": "neighbor", "neighbour": "neighbor", "房东": "landlord", "landlord": "landlord",
+    "同学": "classmate", "classmate": "classmate",
 }  # fmt: skip
 _ZH_OWNER = re.compile(r"^用户(?:的)?(" + "|".join(k for k in _RELATIONS if not k.isascii()) + ")")
 _EN_OWNER = re.compile(r"^(?:the )?user's (?:\w+ )?(" + "|".join(k for k in _RELATIONS if k.isascii()) + ")s?\\b", re.I)
