@@ -52,7 +52,7 @@ SHIPPED = {
         "1ca718c88ead7ebf",
         "55be8ff3de197087",
         "0e7fe8839e8f259d",
-        "ad8911e49a010f71",
+        "74f183d4e62e8ee7",
     ],
     "postgres": [
         "09ced248cd443cc1",

@@ -59,8 +59,8 @@ INSERT INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16)))) ON
 -- history() follows a memory through the versions it replaced (details.supersedes), and an update or delete
 -- frees the memory's key slot: without these, each scanned the whole history or kv_facts table (one history
 -- row per write: a million-memory store read a million rows to show one memory's history).
-CREATE INDEX history_supersedes ON history (json_extract(details, '$.supersedes'));
-CREATE INDEX kv_facts_memory ON kv_facts (memory_id);
+CREATE INDEX IF NOT EXISTS history_supersedes ON history (json_extract(details, '$.supersedes'));
+CREATE INDEX IF NOT EXISTS kv_facts_memory ON kv_facts (memory_id);
 """,
 }
 
