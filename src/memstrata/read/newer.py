@@ -68,10 +68,11 @@ def newer_first(
 
 def changed_by_then(hits: Sequence[SearchHit], query_text: str, span: TimeSpan, zone: tzinfo) -> list[SearchHit]:
     """For a question that names its time: the user's statement of change that had taken effect for most of that
-    time answers above the earlier state it changed, for the same reasons. "我住在北京朝阳区" (said in 2023) led
-    "2024年7月我住在哪？" above "我下个月要搬到上海了" (said in June 2024) on the literal "住". A change taking effect
-    late in the time leaves the earlier state first: in most of it, that state still held ("Where did I live in
-    2024?" with the move in July)."""
+    time answers above the earlier state it changed, for the same reasons. "I work at ByteDance" (said in 2023) led
+    "Where did I work in December 2024?" above "Just started my new job at Alibaba last week!" (said that
+    November) on more of its words. A change taking effect late in the time leaves the earlier state first: in most
+    of it, that state still held ("Where did I live in 2024?" with a move in July). Only changes said as done count;
+    a plan replaces nothing (read/due_plans.py)."""
     terms = _facets(query_terms(query_text))
     if not terms:
         return list(hits)
