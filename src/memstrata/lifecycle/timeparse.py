@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from memstrata.modality import PLAN
+
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _EN_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -97,11 +99,12 @@ def _named_month(ref: datetime, month: int, direction: int) -> tuple[datetime, d
 
 _CLAUSE_END = re.compile(r"[.!?;。！？；\n]")
 # Tense cues of the clause around a month or day named without its year. Kept narrow on purpose: a cue that is not
-# there leaves this year's reading, which is what every such date meant before.
+# there leaves this year's reading, which is what every such date meant before. The future: the write path's plan
+# words (modality.PLAN), and what else says a thing is still to come (bookings, 要 / 会 / 将 as auxiliaries).
 _FUTURE_CUE = re.compile(
-    r"\b(?:will|shall|going\s+to|gonna|plan(?:s|ned|ning)?|intend(?:s|ed)?|hope\s+to|want\s+to|would\s+like|"
-    r"upcoming|booked|scheduled|reserved|registered|signed\s+up|looking\s+forward)\b|'ll\b"
-    r"|(?<![重主需只不])要|(?<![开机社大约])会(?!议)|将|打算|计划|准备|想去|预订|订了|报名|即将",
+    rf"{PLAN}|\b(?:shall|going\s+to|gonna|planned|intended|hope\s+to|want\s+to|would\s+like|booked|scheduled|"
+    r"reserved|registered|signed\s+up|looking\s+forward)\b|'ll\b"
+    r"|(?<![重主需只不])要|(?<![开机社大约])会(?!议)|将|预订|订了|报名",
     re.I,
 )
 _PAST_CUE = re.compile(
