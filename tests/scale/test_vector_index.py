@@ -222,3 +222,36 @@ def test_a_cached_filter_mask_follows_every_change_of_the_rows() -> None:
     index.upsert([IndexRow(3, "", "sam", "", "", "active", "fact", vectors[3])])  # moved to another user
     index.upsert([IndexRow(4, "", "lin", "", "", "active", "fact", vectors[4])])
     assert seqs() == {0, 4}
+
+
+def test_more_users_than_a_narrow_code_holds_still_filter_exactly() -> None:
+    """Scope codes start as int16; the 32,768th distinct user widens them, and every user's rows stay theirs,
+    in the vector index and in a table restored from an older file's int64 seqs and int32 codes."""
+    from memstrata.storage.row_table import ATTRS, RowTable
+    from memstrata.storage.vector_index import IndexFilter, IndexRow, VectorIndex
+
+    users = 40_000
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((users, 8)).astype(np.float32)
+    index = VectorIndex(8)
+    index.upsert(IndexRow(seq, "", f"user-{seq}", "", "", "active", "fact", vectors[seq]) for seq in range(users))
+
+    def only(user: int, table: RowTable) -> list[int]:
+        where = IndexFilter(tenant_id="", user_id=f"user-{user}", agent_id=None, session_id=None,
+                            statuses=["active"], kinds=None)  # fmt: skip
+        return [int(table.seqs[p]) for p in np.flatnonzero(table.mask(where, table.size))]
+
+    table = index._table
+    assert table.attrs.dtype == np.int32
+    for user in (0, 32_766, 32_767, 32_768, users - 1):
+        assert only(user, table) == [user]
+        assert [seq for seq, _ in index.search(vectors[user], IndexFilter(
+            tenant_id="", user_id=f"user-{user}", agent_id=None, session_id=None, statuses=["active"], kinds=None,
+        ), 10, ann_min_rows=10**6)] == [user]  # fmt: skip
+    seqs, attrs, codes = table.snapshot()
+    restored = RowTable.restore(seqs.astype(np.int64), attrs.astype(np.int32), codes)
+    assert restored.attrs.dtype == np.int32 and restored.seqs.dtype == np.int32
+    assert only(users - 1, restored) == [users - 1]
+    narrow = RowTable.restore(np.arange(3, dtype=np.int64), np.zeros((3, len(ATTRS)), dtype=np.int32),
+                              {name: [""] for name in ATTRS})  # fmt: skip
+    assert narrow.attrs.dtype == np.int16

@@ -26,15 +26,17 @@ import numpy as np
 import numpy.typing as npt
 
 from memstrata.lexical import TermSplitter
-from memstrata.storage.vector_index import ATTRS, REMOVED, Codes, FilterMasks, IndexFilter, SeqMap
+from memstrata.storage.row_table import IndexFilter, RowTable
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 # (positions, term counts): a count fits 16 bits (a memory's text is at most limits.max_text_chars long), and
 # these arrays are most of the copy's memory (12.7M entries, 76 MB at 1M short memories; 102 MB as float32)
 Postings = tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]
 Postings64 = tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]  # (positions, BM25 part of the term)
-_STATUS = ATTRS.index("status")
-_SCORED_ENTRIES = 8_000_000  # cached BM25 parts (8-12 bytes each) before the cache starts over
+# cached BM25 parts (8-12 bytes each) before the cache starts over: a few queries' terms. It saves computing a
+# repeated term again (~1 ms for a term in 100k rows); at 8M entries it held 34 MB after 50 queries at 1M rows
+# for no gain in their latency (each asks other terms)
+_SCORED_ENTRIES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -49,20 +51,15 @@ class KeywordIndex:
         self._splitter = splitter
         self._terms: dict[str, int] = {}
         self._postings: list[list[Postings]] = []  # per term: chunks of postings
-        self._codes = {name: Codes() for name in ATTRS}
-        self._seqs = np.zeros(1024, dtype=np.int64)
-        # Per row, in the narrowest exact types (4 bytes less each than 64 bits, 12 MB at 1M rows): terms per
-        # row (0: retired; float32 holds integers exactly up to 2**24), the CRC-32 of its document (same text,
-        # same postings), and by seq the row's position.
+        self._table = RowTable()  # seqs, scope codes and positions by seq
+        # Per row, in the narrowest exact types (4 bytes less each than 64 bits, 8 MB at 1M rows): terms per
+        # row (0: retired; float32 holds integers exactly up to 2**24) and the CRC-32 of its document (same
+        # text, same postings).
         self._lengths = np.zeros(1024, dtype=np.float32)
         self._digests = np.zeros(1024, dtype=np.uint32)
-        self._attrs = np.zeros((1024, len(ATTRS)), dtype=np.int32)
-        self._pos_by_seq: SeqMap = np.full(1024, -1, dtype=np.int32)
-        self._size = 0
         self._rows = 0  # live rows: FTS5's row count
         self._total = 0.0  # terms over live rows: FTS5's token count
         self._version = 0  # bumped after every change: keys the caches below
-        self._masks = FilterMasks()
         self._scored: dict[int, Postings64] = {}  # per term: (live positions, BM25 part) as of _scored_version
         self._scored_version = -1
         self._totals = np.zeros(0, dtype=np.float64)  # see _zeroed_totals
@@ -72,30 +69,19 @@ class KeywordIndex:
         return self._rows
 
     # --- changes ---------------------------------------------------------------------------------
-    def _position(self, seq: int) -> int:
-        return int(self._pos_by_seq[seq]) if 0 <= seq < self._pos_by_seq.size else -1
-
     def _grow(self, size: int) -> None:
-        if size > self._seqs.size:
-            capacity = max(size, 2 * self._seqs.size)
-            self._seqs = np.resize(self._seqs, capacity)
+        self._table.reserve(size)
+        if size > self._lengths.size:
+            capacity = max(size, 2 * self._lengths.size)
             self._lengths = np.resize(self._lengths, capacity)
             self._digests = np.resize(self._digests, capacity)
-            self._attrs = np.resize(self._attrs, (capacity, len(ATTRS)))
-
-    def _map(self, seq: int, position: int) -> None:
-        if seq >= self._pos_by_seq.size:
-            grown = np.full(max(seq + 1, 2 * self._pos_by_seq.size), -1, dtype=np.int32)
-            grown[: self._pos_by_seq.size] = self._pos_by_seq
-            self._pos_by_seq = grown
-        self._pos_by_seq[seq] = position
 
     def remove(self, seqs: Iterable[int]) -> None:
         for seq in seqs:
-            position = self._position(seq)
+            position = self._table.position(seq)
             if position >= 0:
                 self._retire(position)
-                self._pos_by_seq[seq] = -1
+                self._table.unmap(seq)
         self._version += 1
 
     def _retire(self, position: int) -> None:
@@ -103,7 +89,7 @@ class KeywordIndex:
             self._rows -= 1
             self._total -= float(self._lengths[position])
             self._lengths[position] = 0.0
-            self._attrs[position, _STATUS] = REMOVED  # never passes a filter again
+            self._table.retire(position)
 
     def upsert(self, rows: Iterable[KeywordRow]) -> None:
         """New rows, rows whose document changed (retired, then added again), and rows whose scope, status or
@@ -115,28 +101,29 @@ class KeywordIndex:
 
     def _upsert(self, rows: Iterable[KeywordRow]) -> None:
         added: dict[int, tuple[list[int], list[int]]] = {}
+        fresh_seqs: list[int] = []  # rows appended to the table in one block at the end
+        fresh_codes: list[list[int]] = []
         for row in rows:
-            codes = [self._codes[name].code(value) for name, value in zip(ATTRS, row.attrs, strict=True)]
+            codes = self._table.encode(row.attrs)
             digest = zlib.crc32(row.document.encode("utf-8"))
-            position = self._position(row.seq)
+            position = self._table.position(row.seq)
             if position >= 0 and self._lengths[position] > 0 and self._digests[position] == digest:
-                self._attrs[position] = codes
+                self._table.set_codes(position, codes)
                 continue
             if position >= 0:
                 self._retire(position)
             terms = [term for token_terms in self._splitter.terms(row.document.split()) for term in token_terms]
             if not terms:
                 if position >= 0:
-                    self._pos_by_seq[row.seq] = -1
+                    self._table.unmap(row.seq)
                 continue
-            position = self._size
+            position = self._table.size + len(fresh_seqs)
             self._grow(position + 1)
-            self._size += 1
-            self._seqs[position], self._digests[position], self._attrs[position] = row.seq, digest, codes
-            self._lengths[position] = len(terms)
+            self._digests[position], self._lengths[position] = digest, len(terms)
+            fresh_seqs.append(row.seq)
+            fresh_codes.append(codes)
             self._rows += 1
             self._total += len(terms)
-            self._map(row.seq, position)
             for term, count in Counter(terms).items():
                 term_id = self._terms.setdefault(term, len(self._terms))
                 positions, counts = added.setdefault(term_id, ([], []))
@@ -149,6 +136,13 @@ class KeywordIndex:
             chunks.append((np.asarray(positions, dtype=np.int32), np.minimum(counts, 65535).astype(np.uint16)))
             if len(chunks) > 8:  # many small batches: one array again
                 self._postings[term_id] = [_merged(chunks)]
+        if fresh_seqs:
+            self._table.append(fresh_seqs, fresh_codes)
+
+    def compact(self) -> None:
+        """Each term's postings as one array: a first build appends them batch by batch, and merging them
+        later, one term per search, leaves the process's heap holding the freed chunks (~20 MB at 1M rows)."""
+        self._postings = [[_merged(chunks)] if len(chunks) > 1 else chunks for chunks in self._postings]
 
     # --- search ----------------------------------------------------------------------------------
     def phrases(self, tokens: Sequence[str]) -> list[int] | None:
@@ -167,8 +161,8 @@ class KeywordIndex:
         reentrant: the keeper searches under its lock."""
         if not term_ids or self._rows == 0 or limit <= 0:
             return []
-        size = self._size
-        mask = self._masks.mask(self._version, self._attrs[:size], self._codes, where, self._pos_by_seq)
+        size = self._table.size
+        mask = self._table.mask(where, size)
         totals = self._zeroed_totals(size)
         touched: list[npt.NDArray[np.int32]] = []
         try:
@@ -199,7 +193,7 @@ class KeywordIndex:
             floor = np.partition(values, values.size - entries)[values.size - entries]
             candidates = candidates[values >= floor]
         matched = np.unique(candidates)
-        scores, seqs = totals[matched], self._seqs[matched]
+        scores, seqs = totals[matched], self._table.seqs[matched]
         if matched.size > limit:  # the best ``limit``, rows tied at the cut taken in seq order like the rest
             cut = -np.partition(-scores, limit - 1)[limit - 1]
             above, tied = np.flatnonzero(scores > cut), np.flatnonzero(scores == cut)

@@ -101,7 +101,9 @@ class SQLiteDialect:
         try:
             return self._readers.get_nowait()
         except queue.Empty:
-            conn = connect(self.path, busy_timeout_s=self._timeout, file_mode=self._file_mode, cache_mib=16)
+            # 8 MiB: a search reads a few pages per hit; the OS keeps the file's pages anyway, and at 1M memories
+            # each reader's cache filled (16 MiB) to no gain in latency (bench/scale.py's 1M store, 50 queries)
+            conn = connect(self.path, busy_timeout_s=self._timeout, file_mode=self._file_mode, cache_mib=8)
             with self._readers_lock:
                 self._all_readers.append(conn)
             return conn

@@ -122,6 +122,7 @@ class KeywordKeeper:
                 meta = dict(tx.execute("SELECT key, value FROM meta").fetchall())
                 index = KeywordIndex(self._splitter)
                 _apply_changes(tx, index, -1, cancelled=lambda: self._closed)
+                index.compact()
                 return index, int(meta["rev"]), tuple(str(meta.get(key, "")) for key in _ORIGIN_KEYS)
 
             index, rev, built_for = self._read(load)
