@@ -26,6 +26,7 @@ BASE = {
     "han",
     "smalltalk",
     "modality",
+    "categories",
 }
 ENGINE = {"write", "read", "lifecycle", "graph", "process", "vault", "knowledge", "prompts"}
 INTERFACES = {"api", "mcp_server", "cli", "service", "web", "__main__"}

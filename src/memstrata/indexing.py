@@ -12,6 +12,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from memstrata.categories import category_words
+from memstrata.lexical import keyword_tokens
 from memstrata.modality import HEDGED, NOT_YET, clause_at, said_as_so
 from memstrata.types import MemoryItem
 
@@ -28,13 +30,15 @@ def index_text(item: MemoryItem) -> str:
 
 
 def keyword_text(item: MemoryItem) -> str:
-    """What the keyword index holds of a memory: :func:`index_text` and, for the user's own plan of change, the words
+    """What the keyword index holds of a memory: :func:`index_text`, the words of the categories it names
+    (:func:`category_text`) and, for the user's own plan of change, the words
     of what it will answer once done (:func:`planned_change_answers`), so that "我现在住哪？" finds
     "我下个月要搬到上海了" at all. Ranking counts those words only once the plan's time has come
     (read/due_plans.py); the embedded text stays :func:`index_text`."""
     planned = planned_change_answers(item.text) if states_for_the_user(item) else ""
+    extra = " ".join(words for words in (category_text(item), planned) if words)
     text = index_text(item)
-    return f"{text}\n{planned}" if planned else text
+    return f"{text}\n{extra}" if extra else text
 
 
 _KEY_SEPARATORS = re.compile(r"[:_.\-]+")
@@ -212,6 +216,20 @@ def answer_words(text: str) -> str:
     words = change_answers(text) or _answers_said_so(text, _STATE_ANSWERS)
     lowered = text.lower()
     return " ".join(word for word in words.split() if word not in lowered)
+
+
+def category_text(item: MemoryItem) -> str:
+    """The words of the categories the user's own statement names an instance of
+    (:func:`memstrata.categories.category_words`: "Just adopted a beagle puppy" -> "pet pets 宠物"), less those it says
+    already, or "". Keyword search and ranking read them; the embedded text leaves them out: the same words on two
+    memories ("I have a dog", "I have a cat") would bring their vectors together, and near-duplicates are found by
+    their vectors."""
+    if not states_for_the_user(item):
+        return ""
+    # a word among the statement's own keywords is not said twice; one glued into a longer word is ("用户车是特斯拉":
+    # jieba reads "车是", so "我开什么车？" matched no word of it)
+    said = set(keyword_tokens(item.text))
+    return " ".join(word for word in category_words(item.text).split() if word not in said)
 
 
 def _answers_said_so(text: str, table: tuple[tuple[re.Pattern[str], str], ...]) -> str:

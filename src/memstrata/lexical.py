@@ -126,8 +126,9 @@ def keyword_tokens(text: str) -> list[str]:
 # "用户" read as the user's own, and "换到…工作" is a new job; 13: a new partner or a wedding of the user's own is a
 # change, and so is a job left or a business of one's own; "I work as a nurse" says where one works; 14: the user's
 # own plan of change is indexed with the words of what it will answer once done (indexing.keyword_text); 15: a name
-# of joined words is followed by the words it joins ("iPhone": "iphone phone")
-SEARCH_TERMS_VERSION = "15"
+# of joined words is followed by the words it joins ("iPhone": "iphone phone"); 16: a statement naming an instance of
+# a category is followed by the category's words ("beagle puppy": "pet pets 宠物", memstrata.categories)
+SEARCH_TERMS_VERSION = "16"
 
 
 @lru_cache(maxsize=65536)

@@ -30,7 +30,8 @@ MEMORIES = [
 ]
 # (question, what the answer memory contains, how many hits are read)
 BURIED = [
-    ("哎呀工作好忙，天天加班，累死了。对了，孩子学琴的老师姓什么来着？", "钢琴老师", 1),
+    # asked with 孩子, fast search finds it too since 女儿 is indexed with the words of its category (categories.py)
+    ("哎呀工作好忙，天天加班，累死了。对了，闺女学琴的老师姓什么来着？", "钢琴老师", 1),
     ("ugh, such a long week at work, so tired and busy. anyway, remind me who coaches my kid at the pool?", "Marco", 3),
 ]
 

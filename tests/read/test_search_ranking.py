@@ -25,8 +25,8 @@ def test_a_clearly_better_match_wins_by_a_clear_margin(memory: Memory) -> None:
     hits = memory.search("What sport do I play on weekends?", user_id="u1")
     assert hits[0].text == "我周末喜欢打羽毛球"
     assert "I am allergic to peanuts" not in [hit.text for hit in hits]  # cosine ~0.1: below the cutoff
-    top = hits[0].breakdown
-    assert top.cross_script and top.keyword_match is None and top.dense_match is not None
+    top = hits[0].breakdown  # its words and meaning: "sport" is among the category words indexed beside it
+    assert not top.cross_script and top.keyword_match and top.dense_match is not None
     assert 0.0 < top.relevance <= 1.0 and hits[0].score == top.final
     assert all(hit.score <= hits[0].score for hit in hits)
 

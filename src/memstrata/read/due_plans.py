@@ -29,4 +29,6 @@ def read_as_done(text: MemoryText, item: MemoryItem, now: datetime, zone: tzinfo
     if begins is None or begins > now:
         return text
     own_indexed = None if text.own_indexed is None else f"{text.own_indexed}\n{words}"
-    return replace(text, indexed=f"{text.indexed}\n{words}", own=f"{text.own}\n{words}", own_indexed=own_indexed)
+    said = text.own if text.said is None else text.said  # what the memory itself says, without the words added
+    return replace(text, indexed=f"{text.indexed}\n{words}", own=f"{text.own}\n{words}", own_indexed=own_indexed,
+                   said=said)  # fmt: skip

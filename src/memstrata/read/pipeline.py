@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memstrata.categories import plain_question
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.due_plans import read_as_done
@@ -53,7 +54,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     span = query_time_span(query, settings.timezone)
     # The time a question names is searched as a range, not as words: "what did I buy this week?" matched "I started
     # the violin last week" (said in March) on "week" and ranked it above the laptop bought this week.
-    topic = topic_text(meaning_text(query.text, span), query.scope)
+    topic = topic_text(meaning_text(plain_question(query.text), span), query.scope)
     # "What does my sister do?" is also about Emma, if the user named her so (read/relatives.py).
     relatives = relatives_asked(store, query, topic)
     searched = relatives.searched(topic) if relatives else topic

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from memstrata.config import LifecycleSettings
 from memstrata.graph.retrieve import GraphHit
-from memstrata.indexing import index_text, indexed_context, own_index_text, statement_text
+from memstrata.indexing import category_text, index_text, indexed_context, own_index_text, statement_text
 from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier
 from memstrata.read.evidence import (
     cross_script,
@@ -54,6 +54,7 @@ class MemoryText:
     indexed: str
     own: str
     own_indexed: str | None = None  # ``indexed`` without the preceding turns (None: it has none)
+    said: str | None = None  # ``own`` without the words of the questions it answers (None: the same)
 
     def coverage(self, weights: Mapping[str, float], context_weight: float) -> float:
         """Keyword coverage of the indexed text, where words only the preceding turns hold count
@@ -72,7 +73,13 @@ def memory_text(item: MemoryItem) -> MemoryText:
     # part of what it says ("live 住" of "搬到深圳南山区了": an English question matches it on words, not only across
     # scripts on meaning).
     own = own_index_text(item) if item.key else statement_text(item)
-    return MemoryText(index_text(item), own, own_indexed=own_index_text(item) if has_context else None)
+    indexed, own_indexed = index_text(item), own_index_text(item) if has_context else None
+    categories = category_text(item)  # keyword words only: see indexing.category_text
+    if categories:
+        indexed, own = f"{indexed}\n{categories}", f"{own}\n{categories}"
+        own_indexed = None if own_indexed is None else f"{own_indexed}\n{categories}"
+    said = None if item.key or own == item.text else item.text
+    return MemoryText(indexed, own, own_indexed=own_indexed, said=said)
 
 
 @dataclass(slots=True)
@@ -239,6 +246,17 @@ class Ranker:
     def _keyword(self, candidate: Candidate, coverage: float) -> float:
         return keyword_evidence(coverage, candidate.keyword_score or 0.0, self.best_keyword, candidate.dense_match)
 
+    def _cross_script(self, text: MemoryText) -> bool:
+        """Whether the memory's words could not have matched the query's: it shares no script with the query, or
+        shares one only through the question words indexed beside it (a category's or a state's, in both
+        languages, see indexing.answer_words) and none of those matched. A Chinese memory followed by "pet pets
+        宠物" stands on its meaning alone for an English question that asks in other words."""
+        if cross_script(self.scripts, text.own):
+            return True
+        if text.said is None or not cross_script(self.scripts, text.said):
+            return False
+        return keyword_coverage(self.term_weights, memory_terms(text.own)) == 0.0
+
     def settle(self, candidate: Candidate, text: MemoryText | None) -> Candidate:
         """The candidate's relevance once its text is known (``text=None``: not yet known)."""
         if candidate.settled():
@@ -251,7 +269,7 @@ class Ranker:
         if not candidate.keyword_exact:
             coverage = text.coverage(self.term_weights, self.settings.context_weight)
             candidate.keyword_match, candidate.keyword_exact = self._keyword(candidate, coverage), True
-        candidate.cross_script = cross_script(self.scripts, text.own)
+        candidate.cross_script = self._cross_script(text)
         if not (self.query_has_words and has_words(text.own)):
             candidate.dense_match = candidate.known_similarity = None  # no meaning to compare (has_words)
         alone = candidate.cross_script or self.words_unmatched

@@ -1,0 +1,141 @@
+"""The kind of thing a statement names, in the words a question asks for that kind: "Just adopted a beagle puppy"
+answers "What pets do I have?", "用户车是特斯拉Model 3" answers "What car do I drive?" / "我开什么车？",
+"我是一名小学老师" answers "What do I do for a living?". The statement names an instance (a breed, a brand, a job
+title) and the question the category, so they share no word, and the bundled embedder put them far apart (beagle
+puppy / pets: relevance 0.10; Tesla / car: nothing returned at all). Indexed beside the statement, the category's
+words in both languages let either language's question find it (see :func:`memstrata.indexing.answer_words`).
+
+Each table lists instances specific enough to name their category (a breed, a car brand, a diagnosis); words with
+other common senses are left out or fenced ("hot dog", 热狗, 熊猫, 大众点评). The words added name the category
+("pets", "diet"), not what one does with it ("eat", "music"): those are in every long conversation a query may be.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+
+def _english(words: str) -> str:
+    """Whole English words (space-separated regexes) as one alternative."""
+    return r"\b(?:" + "|".join(words.split()) + r")\b"
+
+
+_CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (  # pets
+        re.compile(
+            r"(?<!hot\s)"
+            + _english(
+                r"dogs? pupp(?:y|ies) cats? kittens? kitty hamsters? rabbits? bunn(?:y|ies) parrots? budgies? goldfish"
+                r" turtles? tortoises? guinea\s+pigs? ferrets? geckos? beagles? poodles? labradors? retrievers?"
+                r" corgis? husk(?:y|ies) bulldogs? terriers? shibas? dachshunds? chihuahuas? pugs? schnauzers?"
+                r" spaniels? collies?"
+            )
+            + r"|(?<![热])狗(?![仔血])|(?<![熊])猫(?![眼头])|仓鼠|兔子|鹦鹉|金鱼|乌龟|金毛|柯基|哈士奇|泰迪|柴犬|布偶猫"
+            r"|英短|橘猫|拉布拉多|边牧|萨摩耶|博美|比熊|雪纳瑞|龙猫",
+            re.IGNORECASE,
+        ),
+        "pet pets 宠物",
+    ),
+    (  # cars: a brand or model, unless it is where someone works ("I work at Tesla", "开始在蔚来做战略了")
+        re.compile(
+            r"(?<!\bat\s)(?<!\bfor\s)(?<!\bjoined\s)(?<!在)(?<!加入)(?<!入职)"
+            + _english(
+                r"tesla model\s+[3ysx] bmw audi toyota honda mercedes benz volkswagen vw porsche nissan hyundai kia"
+                r" subaru mazda volvo lexus jeep chevrolet chevy byd prius camry civic corolla"
+            )
+            + r"|(?<!在)(?<!加入)(?<!入职)(?:特斯拉|宝马|奥迪|丰田|本田|奔驰|大众汽车|比亚迪|理想汽车|蔚来|小鹏"
+            r"|保时捷|日产|吉利|凯美瑞|卡罗拉|雅阁|思域)"
+            + r"|"
+            + _english(r"cars? sedan suv hatchback minivan pickup\s+truck")
+            + r"|轿车|电动车|新能源车|越野车|新车|买车|开车|提车|车牌|[一两]辆",
+            re.IGNORECASE,
+        ),
+        "car drive 车 汽车 开车",
+    ),
+    (  # health conditions
+        re.compile(
+            _english(
+                r"diabet(?:es|ic) hypertension high\s+blood\s+pressure asthma arthritis migraines? depression cancer"
+                r" insomnia eczema adhd high\s+cholesterol celiac gout thyroid heart\s+disease allerg(?:y|ies|ic)"
+            )
+            + r"|糖尿病|高血压|哮喘|关节炎|偏头痛|抑郁症|癌|失眠|湿疹|过敏|高血脂|痛风|甲状腺|心脏病|胃病|鼻炎|颈椎病",
+            re.IGNORECASE,
+        ),
+        "health condition illness 健康 病",
+    ),
+    (  # children
+        re.compile(_english("sons? daughters?") + r"|儿子|女儿|闺女", re.IGNORECASE),
+        "kids children child 孩子 小孩",
+    ),
+    (  # what someone does for a living, whoever it is ("I'm a nurse", "我妈是医生")
+        re.compile(
+            r"\b(?:i'?m|i\s+am|is|was|works?\s+as|worked\s+as)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?"
+            + _english(
+                r"nurse teacher engineer doctor physician developer programmer designer lawyer accountant manager"
+                r" architect chef pharmacist dentist professor scientist researcher analyst consultant writer"
+                r" journalist photographer student salesperson driver police\s+officer firefighter electrician plumber"
+            )
+            # a title right after 是 with one character between is a name: 是李老师 (Teacher Li), 是王医生
+            + r"|(?:是|当|做)(?:一名|一个|一位|个)?(?:[^，。！？,.!?\s]{2,6}?)?"
+            r"(?:护士|老师|教师|工程师|医生|程序员|设计师|律师|会计|经理|建筑师|厨师|药剂师|牙医|教授|研究员|分析师"
+            r"|顾问|作家|记者|摄影师|学生|公务员|销售|司机|警察|消防员|电工)",
+            re.IGNORECASE,
+        ),
+        "work job occupation 工作 职业",
+    ),
+    (  # sports
+        re.compile(
+            _english(
+                r"badminton tennis basketball football soccer swimming jogging yoga golf volleyball table\s+tennis"
+                r" ping\s+pong hiking cycling skiing climbing baseball boxing marathons?"
+            )
+            + r"|羽毛球|网球|篮球|足球|游泳|跑步|瑜伽|高尔夫|排球|乒乓球|徒步|骑行|滑雪|攀岩|健身|拳击|马拉松",
+            re.IGNORECASE,
+        ),
+        "sport sports exercise hobby hobbies 运动 爱好",
+    ),
+    (  # musical instruments
+        re.compile(
+            _english(r"piano guitar violin cello drums flute saxophone ukulele")
+            + r"|钢琴|吉他|小提琴|大提琴|架子鼓|长笛|萨克斯|尤克里里|古筝|二胡",
+            re.IGNORECASE,
+        ),
+        "instrument instruments hobby hobbies 乐器 爱好",
+    ),
+    (  # other pastimes
+        re.compile(
+            _english(r"painting photography knitting chess gardening fishing") + r"|画画|摄影|书法|钓鱼|下棋|围棋",
+            re.IGNORECASE,
+        ),
+        "hobby hobbies 爱好",
+    ),
+    (  # what someone eats or does not
+        re.compile(
+            _english(
+                r"vegetarian vegan gluten lactose halal kosher shellfish (?:can'?t|cannot|don'?t|doesn'?t|never)\s+eat"
+            )
+            + r"|素食|吃素|不吃|不能吃|忌口|清真",
+            re.IGNORECASE,
+        ),
+        "diet dietary 饮食 忌口",
+    ),
+)
+
+
+@lru_cache(maxsize=65_536)
+def category_words(text: str) -> str:
+    """The words of each category ``text`` names an instance of, or ""."""
+    return " ".join(words for pattern, words in _CATEGORIES if pattern.search(text))
+
+
+# Idioms whose words mean something else alone: "What do I do for a living?" asks about work, and its "living"
+# (match form "live") found where the user lives instead.
+_IDIOMS = ((re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE), "for work, my job"),)
+
+
+def plain_question(text: str) -> str:
+    """``text`` with its idioms said plainly (``_IDIOMS``)."""
+    for pattern, plain in _IDIOMS:
+        text = pattern.sub(plain, text)
+    return text
