@@ -224,12 +224,18 @@ def category_text(item: MemoryItem) -> str:
     already, or "". Keyword search and ranking read them; the embedded text leaves them out: the same words on two
     memories ("I have a dog", "I have a cat") would bring their vectors together, and near-duplicates are found by
     their vectors."""
-    if not states_for_the_user(item):
+    return _unsaid_category_words(item.text) if states_for_the_user(item) else ""
+
+
+@lru_cache(maxsize=65_536)
+def _unsaid_category_words(text: str) -> str:
+    words = category_words(text)
+    if not words:
         return ""
     # a word among the statement's own keywords is not said twice; one glued into a longer word is ("用户车是特斯拉":
     # jieba reads "车是", so "我开什么车？" matched no word of it)
-    said = set(keyword_tokens(item.text))
-    return " ".join(word for word in category_words(item.text).split() if word not in said)
+    said = set(keyword_tokens(text))
+    return " ".join(word for word in words.split() if word not in said)
 
 
 def _answers_said_so(text: str, table: tuple[tuple[re.Pattern[str], str], ...]) -> str:
