@@ -110,6 +110,14 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "hobby hobbies 爱好",
     ),
+    (  # where someone comes from
+        re.compile(
+            r"\bgrew\s+up\s+in\b|\bhometown\b|\b(?:i'?m|i\s+am|we'?re)\s+(?:originally\s+)?from\b"
+            r"|\bborn\s+(?:and\s+raised\s+)?in\b|老家|家乡|出生在|出生于|在[^，。！？,.!?\s]{1,8}?长大",
+            re.IGNORECASE,
+        ),
+        "hometown grow grew up from born 老家 家乡",
+    ),
     (  # what someone eats or does not
         re.compile(
             _english(

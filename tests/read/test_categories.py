@@ -17,6 +17,7 @@ STATEMENTS = [
     "我住在杭州西湖区",
     "I had a hot dog for lunch",
     "我女儿在上初中",
+    "我老家在四川绵阳",
 ]
 
 
@@ -29,6 +30,7 @@ STATEMENTS = [
         ("我开什么车？", "用户车是特斯拉Model 3"),  # jieba reads "车是" as one word
         ("What do I do for a living?", "我是一名小学老师"),  # "living" matched "live": where the user lives first
         ("Do I have kids?", "我女儿在上初中"),
+        ("Where did I grow up?", "我老家在四川绵阳"),  # fourth, at relevance 0.11, under two ages
     ],
 )
 def test_a_question_for_a_category_finds_a_statement_naming_one_of_its_kind(
