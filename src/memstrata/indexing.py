@@ -31,10 +31,9 @@ def index_text(item: MemoryItem) -> str:
 
 def keyword_text(item: MemoryItem) -> str:
     """What the keyword index holds of a memory: :func:`index_text`, the words of the categories it names
-    (:func:`category_text`) and, for the user's own plan of change, the words
-    of what it will answer once done (:func:`planned_change_answers`), so that "我现在住哪？" finds
-    "我下个月要搬到上海了" at all. Ranking counts those words only once the plan's time has come
-    (read/due_plans.py); the embedded text stays :func:`index_text`."""
+    (:func:`category_text`) and, for the user's own plan of change, the words of what it will answer once done
+    (:func:`planned_change_answers`), so that "我现在住哪？" finds "我下个月要搬到上海了" at all. Ranking counts a
+    plan's words only once its time has come (read/due_plans.py); the embedded text stays :func:`index_text`."""
     planned = planned_change_answers(item.text) if states_for_the_user(item) else ""
     extra = " ".join(words for words in (category_text(item), planned) if words)
     text = index_text(item)
