@@ -58,13 +58,24 @@ _CORRECTED_WORDS = re.compile(_CORRECTED, re.IGNORECASE)
 _CONTRASTED = re.compile(_CONTRAST, re.IGNORECASE)
 _NEGATED = re.compile(_NEGATION, re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
+_SENTENCE_END = re.compile(r"[。！？；.!?;\n]")
 
 
 def clause_at(text: str, position: int) -> str:
     """The clause of ``text`` holding ``position``: a plan in one clause is not a plan in the next ("跳槽了，去了深圳
     腾讯，下周搬去深圳南山" changed jobs; only the move is still to come)."""
-    starts = [found.end() for found in _CLAUSE_END.finditer(text, 0, position)]
-    end = _CLAUSE_END.search(text, position)
+    return _piece_at(text, position, _CLAUSE_END)
+
+
+def sentence_at(text: str, position: int) -> str:
+    """The sentence of ``text`` holding ``position``, its commas included ("10月的时候，我去了日本": the tense of a
+    time named in one comma clause is often said in the next)."""
+    return _piece_at(text, position, _SENTENCE_END)
+
+
+def _piece_at(text: str, position: int, ends: re.Pattern[str]) -> str:
+    starts = [found.end() for found in ends.finditer(text, 0, position)]
+    end = ends.search(text, position)
     return text[starts[-1] if starts else 0 : end.start() if end else len(text)]
 
 

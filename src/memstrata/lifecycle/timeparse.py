@@ -7,7 +7,7 @@ query like "what did I do last week?" becomes a time range for retrieval.
 
 Convention: weeks start on Monday, and "last <weekday>" means that weekday of the previous calendar
 week, the same as 上周X — so "last Friday" and "上周五" always name the same day. A month or day without its year
-("in October", "3月5日") is this year's unless the tense of its clause points to the year before or after.
+("in October", "3月5日") is this year's unless the tense of its sentence points to the year before or after.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from memstrata.modality import PLAN
+from memstrata.modality import PLAN, sentence_at
 
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _EN_NUMBERS = {
@@ -97,8 +97,7 @@ def _named_month(ref: datetime, month: int, direction: int) -> tuple[datetime, d
     return _month(ref.year, month, ref)
 
 
-_CLAUSE_END = re.compile(r"[.!?;。！？；\n]")
-# Tense cues of the clause around a month or day named without its year. Kept narrow on purpose: a cue that is not
+# Tense cues of the sentence around a month or day named without its year. Kept narrow on purpose: a cue that is not
 # there leaves this year's reading, which is what every such date meant before. The future: the write path's plan
 # words (modality.PLAN), and what else says a thing is still to come (bookings, 要 / 会 / 将 as auxiliaries).
 _FUTURE_CUE = re.compile(
@@ -119,13 +118,6 @@ _PAST_ED = re.compile(
 _NOT_PAST_ED = frozenset({"need", "feed", "speed", "embed", "exceed", "proceed", "succeed", "shed", "bleed", "breed"})
 
 
-def _clause(m: re.Match[str]) -> str:
-    text = m.string
-    start = max((end.end() for end in _CLAUSE_END.finditer(text, 0, m.start())), default=0)
-    stop = _CLAUSE_END.search(text, m.end())
-    return text[start : stop.start() if stop else len(text)]
-
-
 def _tense(clause: str) -> int:
     """-1 past, 1 future, 0 neither or both."""
     past = bool(_PAST_CUE.search(clause)) or any(word.lower() not in _NOT_PAST_ED for word in _PAST_ED.findall(clause))
@@ -136,12 +128,12 @@ def _tense(clause: str) -> int:
 def _yearless(
     m: re.Match[str], ref: datetime, span_in: Callable[[int], tuple[datetime, datetime]]
 ) -> tuple[datetime, datetime]:
-    """A month or day named without its year ("in March", "3月5日"): this year's, unless the tense of its clause puts
+    """A month or day named without its year ("in March", "3月5日"): this year's, unless the tense of its sentence puts
     it in another. "I went to Japan in October" said in January 2026 is October 2025, not a trip nine months
-    ahead; "I'll visit Kyoto in March" said in November is next March. A clause with no tense cue, or with both,
+    ahead; "I'll visit Kyoto in March" said in November is next March. A sentence with no tense cue, or with both,
     keeps this year's."""
     span = span_in(ref.year)
-    tense = _tense(_clause(m))
+    tense = _tense(sentence_at(m.string, m.start()))
     if tense < 0 and span[0] > ref:
         return span_in(ref.year - 1)
     if tense > 0 and span[1] <= ref:
