@@ -183,3 +183,23 @@ def test_a_store_that_grows_past_the_threshold_gets_the_copy(tmp_path: Path, mon
         assert store._keywords.stats()["rows"] == 60
     finally:
         store.close()
+
+
+def test_compacting_the_copy_merges_each_terms_postings_and_keeps_every_answer() -> None:
+    """A first build appends postings batch by batch; compact() leaves one array per term (what a search would
+    otherwise merge one term at a time, leaving the freed chunks in the heap), with the same answers."""
+    from memstrata.lexical import TermSplitter
+    from memstrata.storage.keyword_index import KeywordIndex, KeywordRow
+
+    rng = random.Random(7)
+    index = KeywordIndex(TermSplitter())
+    for batch in range(6):
+        index.upsert(KeywordRow(seq, ("", "lin", "", "", "active", "fact"), " ".join(search_terms(sentence(rng))))
+                     for seq in range(batch * 50, batch * 50 + 50))  # fmt: skip
+    lin = IndexFilter(tenant_id="", user_id="lin", agent_id=None, session_id=None, statuses=["active"], kinds=None)
+    asked = [ids for query in QUERIES if (ids := index.phrases(search_terms(query)))]
+    before = [index.search(ids, lin, 10) for ids in asked]
+    assert any(before) and any(len(chunks) > 1 for chunks in index._postings)
+    index.compact()
+    assert all(len(chunks) == 1 for chunks in index._postings)
+    assert [index.search(ids, lin, 10) for ids in asked] == before
