@@ -100,9 +100,11 @@ def test_the_index_is_persisted_reopened_and_refused_when_stale(tmp_path: Path) 
     assert reopened.vector_index_stats()["rows"] == 300
     reopened.close()
 
-    # A damaged file is refused (its checksum), and the index is rebuilt from the database.
-    rows = index_files.directory_for(path) / state["files"]["rows"]["name"]
-    rows.write_bytes(bytes(rows.stat().st_size))
+    # A damaged file is refused (its checksum), and the index is rebuilt from the database. The graph file is
+    # the one that holds the rows here: the graph covers all of them.
+    assert state["files"]["rows"]["bytes"] == 0
+    graph = index_files.directory_for(path) / state["files"]["graph"]["name"]
+    graph.write_bytes(bytes(graph.stat().st_size))
     reopened = SQLiteStore(path, ann_min_rows=0)
     assert top(reopened, vectors[3]) == expected
     reopened.close()
@@ -255,3 +257,43 @@ def test_more_users_than_a_narrow_code_holds_still_filter_exactly() -> None:
     narrow = RowTable.restore(np.arange(3, dtype=np.int64), np.zeros((3, len(ATTRS)), dtype=np.int32),
                               {name: [""] for name in ATTRS})  # fmt: skip
     assert narrow.attrs.dtype == np.int16
+
+
+def test_a_saved_index_keeps_one_copy_of_each_row_and_reopens_to_the_same_rows(tmp_path: Path) -> None:
+    """The graph file holds the int8 rows it was built from, in the order its threads inserted them; the rows
+    file holds only rows changed since the build and rows added after it. Reopened, every position reads its
+    own current row and searches rank as before the save."""
+    from memstrata.storage.ann import AnnGraph
+    from memstrata.storage.index_files import Origin
+    from memstrata.storage.vector_index import IndexFilter, IndexRow, VectorIndex
+
+    dims, built, rng = 32, 3_000, np.random.default_rng(11)
+    vectors = rng.standard_normal((built + 200, dims)).astype(np.float32)
+    index = VectorIndex(dims)
+    index.upsert(IndexRow(seq, "", "u", "", "", "active", "fact", vectors[seq]) for seq in range(built))
+    rows, size, tick = index.graph_input()
+    graph = AnnGraph.build(rows, size, threads=lambda: 2)
+    assert graph is not None
+    index.adopt(graph, started_at=tick)
+    changed = [5, 1_234, 2_999]
+    for seq in changed:  # a new vector for a row in the graph: the graph keeps the old one
+        vectors[seq] = rng.standard_normal(dims).astype(np.float32)
+        index.upsert([IndexRow(seq, "", "u", "", "", "active", "fact", vectors[seq])])
+    index.upsert(IndexRow(seq, "", "u", "", "", "active", "fact", vectors[seq]) for seq in range(built, built + 200))
+    folder = tmp_path / "index"
+    index_files.save(folder, index.snapshot(), Origin("store", "test:32", "0", rev=1), file_mode=None)
+
+    state = index_files.read_state(folder)
+    assert state is not None and state["format"] == 2
+    assert state["files"]["rows"]["bytes"] == (len(changed) + 200) * dims  # not the 3,000 rows the graph holds
+    loaded = index_files.load(folder, Origin("store", "test:32", "0", rev=1))
+    assert loaded is not None
+    reopened = loaded[0]
+    assert reopened.rows.slots is not None and not np.array_equal(reopened.rows.slots, np.arange(built))
+    everything = np.arange(built + 200, dtype=np.int64)
+    assert np.array_equal(reopened.rows.gather(everything), index.rows.gather(everything))
+    where = IndexFilter(tenant_id="", user_id="u", agent_id=None, session_id=None, statuses=["active"], kinds=None)
+    for seq in [*changed, 0, 777, built + 50]:
+        found = reopened.search(vectors[seq], where, 5, ann_min_rows=0)
+        assert found[0][0] == seq
+        assert found == index.search(vectors[seq], where, 5, ann_min_rows=0)

@@ -6,7 +6,10 @@ the best candidates with the float vectors it keeps (float16 in SQLite: cosines 
 
 The rows live in two parts: a ``base`` loaded from the persisted index (memory-mapped copy-on-write, so
 opening a million rows reads nothing until a search touches them) and a growable in-memory ``tail`` for
-rows added since. Scans use usearch's SIMD kernels on int8 directly (numpy would upcast to float32).
+rows added since. The base is either a file of rows in position order or the copy of the rows inside a
+saved HNSW graph, which keeps them in its own order (``slots`` maps a position to its row there): the
+graph needs them anyway, and a second copy on disk would cost 512 bytes a row. Scans use usearch's SIMD
+kernels on int8 directly (numpy would upcast to float32).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy.typing as npt
 
 Int8Rows = npt.NDArray[np.int8]
 Positions = npt.NDArray[np.int64]
+_SAVE_CHUNK = 65_536  # rows gathered per write: 32 MiB at 512 dims
 
 
 def quantize(vectors: npt.NDArray[np.float32]) -> Int8Rows:
@@ -41,9 +45,10 @@ def exact_top(rows: Int8Rows, query: Int8Rows, count: int) -> tuple[Positions, n
 
 
 class CompactRows:
-    def __init__(self, dims: int, base: Int8Rows | None = None) -> None:
+    def __init__(self, dims: int, base: Int8Rows | None = None, slots: npt.NDArray[np.int32] | None = None) -> None:
         self.dims = dims
         self.base: Int8Rows = base if base is not None else np.zeros((0, dims), dtype=np.int8)
+        self.slots = slots  # position -> row of ``base``; None: the same
         self._tail: Int8Rows = np.zeros((0, dims), dtype=np.int8)
         self._tail_size = 0
 
@@ -74,7 +79,7 @@ class CompactRows:
 
     def set(self, position: int, row: Int8Rows) -> None:
         if position < self.base.shape[0]:
-            self.base[position] = row[0]
+            self.base[position if self.slots is None else self.slots[position]] = row[0]
         else:
             self._tail[position - self.base.shape[0]] = row[0]
 
@@ -83,12 +88,20 @@ class CompactRows:
         split = int(np.searchsorted(positions, self.base.shape[0]))
         low, high = positions[:split], positions[split:] - self.base.shape[0]
         if high.size == 0:
-            return self.base if low.size == self.base.shape[0] else self.base[low]
+            return self._from_base(low)
         if low.size == 0:
             return self.tail if high.size == self._tail_size else self._tail[high]
-        return np.concatenate([self.base[low], self._tail[high]])
+        return np.concatenate([self._from_base(low), self._tail[high]])
 
-    def save(self, path: Path) -> None:
+    def _from_base(self, positions: Positions) -> Int8Rows:
+        if self.slots is not None:
+            return self.base[self.slots[positions]]
+        return self.base if positions.size == self.base.shape[0] else self.base[positions]
+
+    def save(self, path: Path, positions: Positions | None = None) -> None:
+        """Write the rows at ``positions`` (ascending; default all of them) one after another."""
+        if positions is None:
+            positions = np.arange(len(self), dtype=np.int64)
         with path.open("wb") as out:
-            for part in (self.base, self.tail):
-                out.write(np.ascontiguousarray(part).tobytes())
+            for start in range(0, positions.size, _SAVE_CHUNK):
+                out.write(np.ascontiguousarray(self.gather(positions[start : start + _SAVE_CHUNK])).tobytes())

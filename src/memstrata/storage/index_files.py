@@ -1,10 +1,11 @@
 """The vector index persisted beside the store (``<db>.vectors/``), so a new process opens it instead of
 rebuilding it from every BLOB in the database (21 s at a million rows).
 
-A save writes one *generation* of files (int8 rows, the arrays of seqs, codes and changed positions, the
-HNSW graph), flushes them to disk, and only then replaces ``state.json`` atomically to point at them. A
-process killed mid-save leaves the previous generation in force and some orphan files, removed by the
-next save. ``state.json`` records what the files were built from (store id, embedding model, the delete
+A save writes one *generation* of files (the HNSW graph, which holds the int8 rows it was built from; the
+int8 rows it lacks or holds in an older version; the arrays of seqs, codes and changed positions, and where
+each row lies inside the graph file), flushes them to disk, and only then replaces ``state.json`` atomically
+to point at them. A process killed mid-save leaves the previous generation in force and some orphan files,
+removed by the next save. ``state.json`` records what the files were built from (store id, embedding model, the delete
 epoch, the change counter ``rev``), their sizes and checksums; the loader refuses files that do not match
 (a checksum covers the small files whole and the large ones in 64 evenly spread 64 KiB blocks plus their
 size, so opening a million rows stays well under a second). A refused or missing index is rebuilt from
@@ -22,13 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from memstrata.storage.ann import AnnGraph
-from memstrata.storage.compact_rows import CompactRows
+from memstrata.storage.ann import AnnGraph, saved_rows
+from memstrata.storage.compact_rows import CompactRows, Positions
 from memstrata.storage.vector_index import Snapshot, VectorIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 1
+FORMAT = 2  # 2: the graph file holds the rows it covers, the rows file only the others
+_READABLE = (1, 2)  # 1: the rows file holds every row
 STATE = "state.json"
 _BLOCK = 64 * 1024
 _BLOCKS = 64
@@ -85,12 +88,20 @@ def save(folder: Path, snap: Snapshot, origin: Origin, *, file_mode: int | None)
     previous = read_state(folder)
     generation = int(previous["generation"]) + 1 if previous else 1
     names = {"rows": f"rows-{generation}.i8", "arrays": f"arrays-{generation}.npz"}
-    snap.rows.save(folder / names["rows"])
-    np.savez(folder / names["arrays"], seqs=snap.seqs, attrs=snap.attrs,
-             dirty=np.asarray(sorted(snap.dirty), dtype=np.int64))  # fmt: skip
+    dirty = np.asarray(sorted(snap.dirty), dtype=np.int64)
+    slots = None
     if snap.graph is not None:
         names["graph"] = f"graph-{generation}.usearch"
         snap.graph.save(folder / names["graph"])
+        slots = snap.graph.saved_slots(folder / names["graph"])
+    if slots is None:
+        snap.rows.save(folder / names["rows"], np.arange(snap.size, dtype=np.int64))
+        arrays: dict[str, Any] = {}
+    else:  # the graph's copy serves its rows; this file holds those changed since it was built, then the newer
+        snap.rows.save(folder / names["rows"], np.concatenate([dirty, np.arange(slots.size, snap.size)]))
+        arrays = {"slots": slots}
+    arrays.update(seqs=snap.seqs, attrs=snap.attrs, dirty=dirty)
+    np.savez(folder / names["arrays"], **arrays)
     files = {}
     for role, name in names.items():
         path = folder / name
@@ -124,7 +135,7 @@ def read_state(folder: Path) -> dict[str, Any] | None:
         state = json.loads((folder / STATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return state if isinstance(state, dict) and state.get("format") == FORMAT else None
+    return state if isinstance(state, dict) and state.get("format") in _READABLE else None
 
 
 def load(folder: Path, expected: Origin) -> tuple[VectorIndex, int] | None:
@@ -150,8 +161,12 @@ def load(folder: Path, expected: Origin) -> tuple[VectorIndex, int] | None:
         dims, rows = int(state["dims"]), int(state["rows"])
         with np.load(folder / files["arrays"]["name"]) as arrays:
             seqs, attrs, dirty = arrays["seqs"], arrays["attrs"], arrays["dirty"]
-        index = VectorIndex.restore(dims, seqs, attrs, state["codes"],
-                                    CompactRows.open(folder / files["rows"]["name"], rows, dims))  # fmt: skip
+            slots = arrays.get("slots")
+        if slots is None:
+            compact = CompactRows.open(folder / files["rows"]["name"], rows, dims)
+        else:
+            compact = _rows_beside_graph(folder, files, slots, dirty, rows, dims)
+        index = VectorIndex.restore(dims, seqs, attrs, state["codes"], compact)
         if "graph" in files:
             graph = AnnGraph.view(folder / files["graph"]["name"], int(state["graph_rows"]), dims)
             index.adopt(graph, started_at=index.tick)
@@ -160,6 +175,20 @@ def load(folder: Path, expected: Origin) -> tuple[VectorIndex, int] | None:
     except (OSError, KeyError, ValueError) as exc:
         log.warning("could not open the vector index in %s (%s); rebuilding", folder, exc)
         return None
+
+
+def _rows_beside_graph(folder: Path, files: dict[str, Any], slots: npt.NDArray[np.int32], dirty: Positions,
+                       rows: int, dims: int) -> CompactRows:  # fmt: skip
+    """The rows of a format-2 index: the graph's own, then the changed and newer rows of the rows file."""
+    base = saved_rows(folder / files["graph"]["name"], int(slots.size), dims)
+    extra = np.fromfile(folder / files["rows"]["name"], dtype=np.int8).reshape(-1, dims)
+    if slots.size + extra.shape[0] - dirty.size != rows:
+        raise ValueError(f"its files hold {slots.size + extra.shape[0] - dirty.size} rows, expected {rows}")
+    compact = CompactRows(dims, base, slots)
+    for position, row in zip(dirty, extra[: dirty.size], strict=True):
+        compact.set(int(position), row[None])
+    compact.append(extra[dirty.size :])
+    return compact
 
 
 def discard(folder: Path) -> None:
