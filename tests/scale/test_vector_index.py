@@ -297,3 +297,31 @@ def test_a_saved_index_keeps_one_copy_of_each_row_and_reopens_to_the_same_rows(t
         found = reopened.search(vectors[seq], where, 5, ann_min_rows=0)
         assert found[0][0] == seq
         assert found == index.search(vectors[seq], where, 5, ann_min_rows=0)
+
+
+def test_a_graph_file_of_another_layout_is_not_read_for_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should a usearch release write its files another way, the rows inside cannot be found; the save then
+    keeps every row in the rows file, as format 1 did, and the index reopens to the same rows."""
+    from memstrata.storage import ann
+    from memstrata.storage.index_files import Origin
+    from memstrata.storage.vector_index import IndexRow, VectorIndex
+
+    def unknown_layout(path: Path, size: int, dims: int) -> np.ndarray:
+        raise ValueError("its nodes do not end where the file does")
+
+    monkeypatch.setattr(ann, "saved_keys", unknown_layout)
+    vectors = np.random.default_rng(12).standard_normal((500, 16)).astype(np.float32)
+    index = VectorIndex(16)
+    index.upsert(IndexRow(seq, "", "u", "", "", "active", "fact", vectors[seq]) for seq in range(500))
+    rows, size, tick = index.graph_input()
+    graph = ann.AnnGraph.build(rows, size, threads=lambda: 2)
+    assert graph is not None
+    index.adopt(graph, started_at=tick)
+    folder = tmp_path / "index"
+    index_files.save(folder, index.snapshot(), Origin("store", "test:16", "0", rev=1), file_mode=None)
+    state = index_files.read_state(folder)
+    assert state is not None and state["files"]["rows"]["bytes"] == 500 * 16
+    loaded = index_files.load(folder, Origin("store", "test:16", "0", rev=1))
+    assert loaded is not None and loaded[0].rows.slots is None
+    everything = np.arange(500, dtype=np.int64)
+    assert np.array_equal(loaded[0].rows.gather(everything), index.rows.gather(everything))
