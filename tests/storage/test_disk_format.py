@@ -1,5 +1,5 @@
 """What a SQLite store keeps on disk (issue 20: bytes per memory): memory vectors as tagged float16, stores
-written before that (float32 BLOBs) still read and searched, and a WAL that shrinks back after a big batch."""
+written before that (float32 BLOBs) still read and searched, and a WAL emptied after a big batch."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 from memstrata.query import Filters
 from memstrata.storage import vector_blobs
 from memstrata.storage.protocol import WriteBatch
-from memstrata.storage.sqlite.connection import WAL_SIZE_LIMIT
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.types import MemoryItem, Scope, new_id, utcnow
 
@@ -78,16 +77,45 @@ def test_components_float16_cannot_hold_stay_float32() -> None:
     assert np.allclose(vector_blobs.decode(vector_blobs.encode(small)), small, atol=1e-4)
 
 
-def test_the_wal_shrinks_back_after_a_large_transaction(tmp_path: Path) -> None:
+def test_the_wal_is_emptied_right_after_a_large_transaction(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "m.db")
     chunk = b"x" * 100_000
     store.dialect.transaction(lambda tx: tx.executemany(  # ~40 MB in one transaction: a WAL well past the limit
         "INSERT INTO meta (key, value) VALUES (?, ?)", [(f"big{i}", chunk) for i in range(400)]
     ))  # fmt: skip
     wal = tmp_path / "m.db-wal"
-    assert wal.stat().st_size > 2 * WAL_SIZE_LIMIT
-    store.dialect.transaction(lambda tx: tx.execute("DELETE FROM meta WHERE key LIKE 'big%'"))
-    store.dialect.read(lambda tx: tx.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall())
-    add(store, unit_vectors(1))  # the next write resets the WAL and truncates it to the limit
-    assert wal.stat().st_size <= WAL_SIZE_LIMIT
+    assert wal.stat().st_size == 0  # not left at 40 MB until some later write
+    assert store.dialect.read(lambda tx: tx.execute("SELECT count(*) FROM meta WHERE key LIKE 'big%'").fetchone()) == (
+        400,
+    )
+    store.close()
+
+
+def test_a_wal_grown_past_the_shrink_size_is_emptied_after_the_commit_without_waiting_for_readers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import's WAL is emptied as soon as no reader holds an older snapshot; while one does, the commit
+    returns without waiting (the checkpoint gives up) and a later commit empties it."""
+    import sqlite3
+    import time
+
+    from memstrata.storage.sqlite import connection
+
+    monkeypatch.setattr(connection, "WAL_SHRINK_AT", 256 * 1024)
+    path, wal = tmp_path / "m.db", tmp_path / "m.db-wal"
+    store = SQLiteStore(path, busy_timeout_s=30)
+    ids = add(store, unit_vectors(2_000))  # ~0.5 MB of rows
+    assert wal.stat().st_size == 0
+    reader = sqlite3.connect(path)
+    reader.execute("BEGIN")
+    assert reader.execute("SELECT count(*) FROM memories").fetchone() == (2_000,)  # holds this snapshot
+    began = time.monotonic()
+    add(store, unit_vectors(2_000, seed=8), "more")
+    assert time.monotonic() - began < 10  # not the 30 s busy timeout
+    assert wal.stat().st_size > 256 * 1024
+    reader.execute("COMMIT")
+    reader.close()
+    add(store, unit_vectors(1, seed=9), "last")
+    assert wal.stat().st_size == 0
+    assert store.vector_search(SCOPE, unit_vectors(2_000)[5], Filters(), 1)[0].memory_id == ids[5]
     store.close()

@@ -28,7 +28,7 @@ from memstrata.storage.protocol import ScoredId, Vector
 from memstrata.storage.sql.dialect import Tx, duplicate_error
 from memstrata.storage.sql.schema import upgrade
 from memstrata.storage.sql.where import Where, memory_where, scope_where
-from memstrata.storage.sqlite.connection import connect, retry_locked
+from memstrata.storage.sqlite.connection import connect, retry_locked, shrink_wal
 from memstrata.storage.sqlite.keywords import KeywordKeeper
 from memstrata.storage.sqlite.prefilter import PrefilterCache
 from memstrata.storage.sqlite.schema_migrations import LEDGER, MIGRATIONS, run_script
@@ -143,7 +143,6 @@ class SQLiteDialect:
             try:
                 result = action(self._conn)
                 self._conn.execute("COMMIT")
-                return result
             except sqlite3.IntegrityError as exc:
                 self._conn.execute("ROLLBACK")
                 table = re.search(r"UNIQUE constraint failed: (\w+)\.id$", str(exc))
@@ -151,6 +150,8 @@ class SQLiteDialect:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+            shrink_wal(self._conn, self.path, busy_timeout_s=self._timeout)
+            return result
 
     def close(self) -> None:
         self.vectors.close()
