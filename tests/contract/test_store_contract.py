@@ -16,7 +16,16 @@ from memstrata.indexing import content_hash
 from memstrata.lexical import keyword_tokens
 from memstrata.query import Filters, ListQuery, TimeRange
 from memstrata.storage.protocol import StatusChange, Store, WriteBatch
-from memstrata.types import HistoryAction, HistoryEvent, MemoryItem, MemoryStatus, Message, Scope, new_id
+from memstrata.types import (
+    HistoryAction,
+    HistoryEvent,
+    MemoryItem,
+    MemoryStatus,
+    Message,
+    Provenance,
+    Scope,
+    new_id,
+)
 
 T0 = datetime(2025, 1, 1, 9, 0, tzinfo=UTC)
 ALICE = Scope(user_id="alice")
@@ -71,6 +80,15 @@ def test_records_round_trip_exactly(store: Store) -> None:
     [back] = store.get(original.scope, [original.id])
     assert back == original
     assert back.created_at.tzinfo is not None and back.created_at.utcoffset() == timedelta(0)
+    # Provenances are stored without their defaults; each part still comes back, and so does the default one.
+    sourced = [
+        item("from turns", provenance=Provenance(source="messages", message_ids=("m1", "m2"))),
+        item("from a page", provenance=Provenance(source="document", document="d1", span=(3, 40))),
+        item("an import", provenance=Provenance(source="import")),
+    ]
+    put(store, *sourced)
+    assert store.get(ALICE, [i.id for i in sourced]) == sourced
+    assert original.provenance == Provenance()
 
 
 def test_writes_are_all_or_nothing(store: Store) -> None:

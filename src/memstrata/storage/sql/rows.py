@@ -83,11 +83,13 @@ def _required(d: Dialect, value: Any) -> datetime:
 
 
 def memory_params(d: Dialect, item: MemoryItem) -> tuple[Any, ...]:
+    # A provenance is stored without its defaults: an API add's is "{}", not 68 bytes of nulls and empty lists.
+    provenance = item.provenance.model_dump(mode="json", exclude_defaults=True)
     return (
         item.id, *scope_columns(item.scope), item.kind, item.text, item.key, d.json(item.metadata),
         item.confidence, item.status.value, d.ts(item.event_time), d.ts(item.created_at), d.ts(item.updated_at),
         d.ts(item.valid_from), d.ts(item.valid_to), d.ts(item.recorded_to), d.ts(item.last_accessed_at),
-        item.access_count, d.json(item.provenance.model_dump(mode="json")), item.embedding_id, content_hash(item.text),
+        item.access_count, d.json(provenance), item.embedding_id, content_hash(item.text),
     )  # fmt: skip
 
 
