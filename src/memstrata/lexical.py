@@ -97,9 +97,14 @@ def _joined_words(text: str) -> dict[str, list[str]]:
     return joined
 
 
+# Letters joined by hyphens: a word spelled with and without them ("check-up" / "checkups", "T-shirt" / "tshirt",
+# "co-worker" / "coworker"). Numbers and dates keep theirs ("2022-03").
+_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+
+
 def keyword_tokens(text: str) -> list[str]:
     """Tokens for keyword search, in text order, stop words removed, duplicates kept; a name of joined words is
-    followed by the words it joins ("iphone phone")."""
+    followed by the words it joins ("iphone phone"), a hyphenated word by its letters joined ("check-up checkup")."""
     tokens: list[str] = []
     joined = _joined_words(text)
     for match in _TOKEN.finditer(folded(text)):
@@ -112,6 +117,8 @@ def keyword_tokens(text: str) -> list[str]:
         elif (word := _CLITIC.sub("", piece)) not in STOP_WORDS:
             tokens.append(IRREGULAR_FORMS.get(word, word))
             tokens.extend(joined.get(word, ()))
+            if _HYPHENATED.fullmatch(word):  # "check-up" is also "checkup", as "checkups" and "e-mail"/"email" are
+                tokens.append(word.replace("-", ""))
     return tokens
 
 
@@ -127,8 +134,9 @@ def keyword_tokens(text: str) -> list[str]:
 # change, and so is a job left or a business of one's own; "I work as a nurse" says where one works; 14: the user's
 # own plan of change is indexed with the words of what it will answer once done (indexing.keyword_text); 15: a name
 # of joined words is followed by the words it joins ("iPhone": "iphone phone"); 16: a statement naming an instance of
-# a category is followed by the category's words ("beagle puppy": "pet pets 宠物", memstrata.categories)
-SEARCH_TERMS_VERSION = "16"
+# a category is followed by the category's words ("beagle puppy": "pet pets 宠物", memstrata.categories); 17: a
+# hyphenated word is followed by its letters joined ("check-up checkup")
+SEARCH_TERMS_VERSION = "17"
 
 
 @lru_cache(maxsize=65536)

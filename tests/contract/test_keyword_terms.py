@@ -92,6 +92,19 @@ def test_a_name_of_joined_words_is_found_by_each_word(store: Store) -> None:
     assert found(store, "my pods") == [pods.id]
 
 
+def test_a_hyphenated_word_is_found_without_its_hyphens(store: Store) -> None:
+    """ "How often do I get checkups?" shared no keyword with "Had a check-up with my doctor": the hyphenated word was
+    one term, searched as the phrase "check up". Its letters joined are a term too; numbers keep their hyphens."""
+    assert keyword_tokens("a check-up, an e-mail, my T-shirt") == ["check-up", "checkup", "e-mail", "email", "t-shirt",
+                                                                 "tshirt"]  # fmt: skip
+    assert keyword_tokens("the 2022-03 report") == ["2022-03", "report"]
+    checkup = put(store, "Had a check-up with my doctor last week")
+    mail = put(store, "I sent the landlord an email about the heater")
+    put(store, "I check the weather every morning")
+    assert found(store, "How often do I get checkups?") == [checkup.id]
+    assert found(store, "Which e-mail did I send?") == [mail.id]
+
+
 def test_emoji_are_terms_and_an_emoji_query_finds_its_memory(store: Store) -> None:
     assert keyword_tokens("I love 🍕 and ☕, 👍🏽") == ["love", "emoji1f355", "emoji2615", "emoji1f44d"]
     pizza, strawberry = put(store, "I love 🍕 on Fridays"), put(store, "我最喜欢的水果是🍓")
