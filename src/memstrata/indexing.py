@@ -292,6 +292,20 @@ def indexed_context(item: MemoryItem) -> str | None:
     return context if isinstance(context, str) and context else None
 
 
+_ASKS = re.compile(r"[?？]|[吗呢][。！!～~…\s]*$")
+
+
+def replies(item: MemoryItem) -> bool:
+    """Whether an episode follows a question another speaker asked in the turn just before it (its last context
+    line, ``name: text``): then it most likely answers it, in words of its own ("Three times a week")."""
+    context = indexed_context(item)
+    if context is None:
+        return False
+    speaker, _, asked = context.rsplit("\n", 1)[-1].partition(": ")
+    own = item.metadata.get("speaker") or item.metadata.get("role")
+    return bool(_ASKS.search(asked)) and (not own or speaker != own)
+
+
 _INVISIBLE = re.compile(r"[\u200b-\u200d\u2060\ufeff]")  # zero-width spaces and joiners, word joiner, BOM
 
 

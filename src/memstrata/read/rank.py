@@ -17,7 +17,7 @@ from datetime import datetime
 
 from memstrata.config import LifecycleSettings
 from memstrata.graph.retrieve import GraphHit
-from memstrata.indexing import category_text, index_text, indexed_context, own_index_text, statement_text
+from memstrata.indexing import category_text, index_text, indexed_context, own_index_text, replies, statement_text
 from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier
 from memstrata.read.evidence import (
     cross_script,
@@ -55,11 +55,15 @@ class MemoryText:
     own: str
     own_indexed: str | None = None  # ``indexed`` without the preceding turns (None: it has none)
     said: str | None = None  # ``own`` without the words of the questions it answers (None: the same)
+    replies: bool = False  # a turn answering the question another speaker asked in the turn before it
 
-    def coverage(self, weights: Mapping[str, float], context_weight: float) -> float:
+    def coverage(self, weights: Mapping[str, float], context_weight: float, reply_weight: float) -> float:
         """Keyword coverage of the indexed text, where words only the preceding turns hold count
-        ``context_weight`` as much as the memory's own."""
+        ``context_weight`` as much as the memory's own, or ``reply_weight`` for a reply to a question:
+        "Three times a week" says what "How often do you all work out?" asked, in none of its words."""
         full = keyword_coverage(weights, memory_terms(self.indexed))
+        if self.replies:
+            context_weight = max(context_weight, reply_weight)
         if self.own_indexed is None or context_weight >= 1.0:
             return full
         own = keyword_coverage(weights, memory_terms(self.own_indexed))
@@ -79,7 +83,7 @@ def memory_text(item: MemoryItem) -> MemoryText:
         indexed, own = f"{indexed}\n{categories}", f"{own}\n{categories}"
         own_indexed = None if own_indexed is None else f"{own_indexed}\n{categories}"
     said = None if item.key or own == item.text else item.text
-    return MemoryText(indexed, own, own_indexed=own_indexed, said=said)
+    return MemoryText(indexed, own, own_indexed=own_indexed, said=said, replies=has_context and replies(item))
 
 
 @dataclass(slots=True)
@@ -219,8 +223,7 @@ class Ranker:
         self.term_weights = term_weights(self.terms, found, population)
         self.best_keyword = retrieved.keyword[0].score if retrieved.keyword else 0.0
         self.words_unmatched = self.query_has_words and not retrieved.keyword
-        context_weight = self.settings.context_weight
-        coverages = {memory_id: texts[memory_id].coverage(self.term_weights, context_weight) for memory_id in read}
+        coverages = {memory_id: self._coverage(texts[memory_id]) for memory_id in read}
         unread_coverage = min(coverages.values(), default=0.0)
         bound = retrieved.dense_bound()
         settings = self.settings
@@ -257,6 +260,9 @@ class Ranker:
             return False
         return keyword_coverage(self.term_weights, memory_terms(text.own)) == 0.0
 
+    def _coverage(self, text: MemoryText) -> float:
+        return text.coverage(self.term_weights, self.settings.context_weight, self.settings.reply_context_weight)
+
     def settle(self, candidate: Candidate, text: MemoryText | None) -> Candidate:
         """The candidate's relevance once its text is known (``text=None``: not yet known)."""
         if candidate.settled():
@@ -267,7 +273,7 @@ class Ranker:
             )
             return candidate
         if not candidate.keyword_exact:
-            coverage = text.coverage(self.term_weights, self.settings.context_weight)
+            coverage = self._coverage(text)
             candidate.keyword_match, candidate.keyword_exact = self._keyword(candidate, coverage), True
         candidate.cross_script = self._cross_script(text)
         if not (self.query_has_words and has_words(text.own)):

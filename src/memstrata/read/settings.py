@@ -27,6 +27,7 @@ class ReadSettings:
     dense_ceiling: float = _SEARCH.dense_ceiling
     min_relevance: float = _SEARCH.min_relevance
     context_weight: float = _SEARCH.context_weight
+    reply_context_weight: float = _SEARCH.reply_context_weight
     timezone: tzinfo = UTC  # the users' zone: the days relative time in a question names (config: time.timezone)
 
     @classmethod
@@ -46,6 +47,7 @@ class ReadSettings:
             dense_ceiling=search.dense_ceiling,
             min_relevance=search.min_relevance,
             context_weight=search.context_weight,
+            reply_context_weight=search.reply_context_weight,
             timezone=settings.time.zone(),
         )
 
