@@ -182,6 +182,39 @@ def test_a_change_in_effect_for_most_of_the_named_time_answers_for_it(
     _answered_first(memory, asked)
 
 
+@pytest.mark.parametrize(
+    ("said", "start", "end"),
+    [
+        # Each was its first day alone: "between August 11 and August 15 2023" asked about August 11 only.
+        ("Where was John between August 11 and August 15 2023?", "2023-08-11", "2023-08-16"),
+        ("What happened from May 2 to May 9, 2023?", "2023-05-02", "2023-05-10"),  # was May 2 of 2026
+        ("from May 2, 2023 to May 9", "2023-05-02", "2023-05-10"),
+        ("I was in Paris from December 28 to January 3, 2024", "2023-12-28", "2024-01-04"),
+        ("从3月3日到3月5日我在哪里？", "2026-03-03", "2026-03-06"),
+        ("去年3月到5月我在上海", "2025-03-01", "2025-06-01"),
+        ("I went to Japan in May and in June", "2026-05-01", "2026-06-01"),  # two times, not a range
+        ("I will go to school today to learn", "2026-12-02", "2026-12-03"),
+    ],
+)
+def test_two_times_joined_as_a_range_are_one_span(said: str, start: str, end: str) -> None:
+    span = find_time_span(said, datetime(2026, 12, 2, 15, tzinfo=UTC))
+    assert span is not None and (span.start.date().isoformat(), span.end.date().isoformat()) == (start, end)
+
+
+def test_a_range_in_the_question_finds_the_turns_of_every_day_in_it(clocked_memory: Callable[..., Memory]) -> None:
+    memory = clocked_memory()
+    turns = [
+        ("2023-08-09T10:00:00+00:00", "Practice was long today, coach made us run sprints"),
+        ("2023-08-12T10:00:00+00:00", "I'm in Chicago this week, the locals are really friendly"),
+        ("2023-08-14T10:00:00+00:00", "Went to the Art Institute, saw so many paintings"),
+        ("2023-08-20T10:00:00+00:00", "Back home and met my teammates again"),
+    ]
+    for when, text in turns:
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="john", session_id=when[:10])
+    hits = memory.search("What did I do between August 11 and August 15 2023?", user_id="john", limit=2)
+    assert {hit.text for hit in hits} == {turns[1][1], turns[2][1]}
+
+
 def test_a_year_in_the_question_finds_that_years_turns(clocked_memory: Callable[..., Memory]) -> None:
     memory = clocked_memory()
     turns = [

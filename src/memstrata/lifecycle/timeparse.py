@@ -337,7 +337,11 @@ def overlaps(a: TimeSpan, b: TimeSpan) -> bool:
 
 
 def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
-    """The first time expression in ``text``, resolved against ``reference``; None if there is none."""
+    """The first time expression in ``text``, resolved against ``reference``; None if there is none. Two joined as a
+    range ("between August 11 and August 15 2023", "from May 2 to May 9, 2023", "从3月3日到3月5日") are one span,
+    from the first one's start to the second one's end."""
+    if _RANGE_HINT.search(text) and (ranged := _range(text, reference)) is not None:
+        return ranged
     for pattern, handler in _RULES:
         match = pattern.search(text)
         if match is None:
@@ -348,3 +352,53 @@ def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
             continue  # "2月30日", or a day after 9999-12-31: not a date, keep looking
         return TimeSpan(start, end, match.group())
     return None
+
+
+_RANGE_HINT = re.compile(r"\b(?:between|to|until|till|through|thru)\b|[到至~～–—]|\s-\s", re.I)
+# What joins the two ends of a range; "and" only after "between" ("in May and in June" names two times, not one).
+_RANGE_JOIN = re.compile(r"\s*(?:(and)|to|until|till|through|thru|[-–—~～到至])\s*", re.I)
+_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)|[前去今明]年")
+
+
+def _range(text: str, reference: datetime) -> TimeSpan | None:
+    """Two time expressions joined as a range, the end's year lent to a start that names none ("August 11 and
+    August 15 2023") and the other way round."""
+    longest: dict[int, tuple[int, TimeSpan]] = {}  # where an expression starts -> the longest one starting there
+    for pattern, handler in _RULES:
+        for match in pattern.finditer(text):
+            try:
+                start, end = handler(match, reference)
+            except (ValueError, KeyError, StopIteration, OverflowError):
+                continue
+            if match.end() > longest.get(match.start(), (-1, None))[0]:
+                longest[match.start()] = (match.end(), TimeSpan(start, end, match.group()))
+    for first_at, (first_end, first) in sorted(longest.items()):
+        join = _RANGE_JOIN.match(text, first_end)
+        if join is None or join.end() not in longest or join.end() == first_end:
+            continue
+        if join[1] and not text[:first_at].rstrip().lower().endswith("between"):
+            continue
+        last_end, last = longest[join.end()]
+        first, last = _share_year(first, last)
+        if last.end > first.start:
+            return TimeSpan(first.start, max(first.end, last.end), text[first_at:last_end])
+    return None
+
+
+def _share_year(first: TimeSpan, last: TimeSpan) -> tuple[TimeSpan, TimeSpan]:
+    """The year one end of a range names, given to the other end where it names none."""
+    if _YEAR.search(last.expression) and not _YEAR.search(first.expression):
+        moved = _in_year(first, last.start.year)
+        return (_in_year(first, last.start.year - 1) if moved.start > last.start else moved), last
+    if _YEAR.search(first.expression) and not _YEAR.search(last.expression):
+        moved = _in_year(last, first.start.year)
+        return first, (_in_year(last, first.start.year + 1) if moved.start < first.start else moved)
+    return first, last
+
+
+def _in_year(span: TimeSpan, year: int) -> TimeSpan:
+    try:
+        start = span.start.replace(year=year)
+    except ValueError:  # 29 February in a year that has none
+        return span
+    return TimeSpan(start, start + (span.end - span.start), span.expression)
