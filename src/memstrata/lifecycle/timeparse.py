@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -319,17 +319,20 @@ def _month_number(name: str) -> int:
     return next(i for i, month in enumerate(_EN_MONTHS, start=1) if month.startswith(name[:3]))
 
 
-def find_time_spans(text: str, reference: datetime) -> list[TimeSpan]:
-    """Every period any rule reads in ``text`` (overlapping readings included: "去年三月" is also "去年")."""
-    found = []
+def _readings(text: str, reference: datetime) -> Iterator[tuple[re.Match[str], TimeSpan]]:
+    """Every period any rule reads in ``text``, rule by rule, with where it was read."""
     for pattern, handler in _RULES:
         for match in pattern.finditer(text):
             try:
                 start, end = handler(match, reference)
             except (ValueError, KeyError, StopIteration, OverflowError):
                 continue
-            found.append(TimeSpan(start, end, match.group()))
-    return found
+            yield match, TimeSpan(start, end, match.group())
+
+
+def find_time_spans(text: str, reference: datetime) -> list[TimeSpan]:
+    """Every period any rule reads in ``text`` (overlapping readings included: "去年三月" is also "去年")."""
+    return [span for _, span in _readings(text, reference)]
 
 
 def overlaps(a: TimeSpan, b: TimeSpan) -> bool:
@@ -364,14 +367,9 @@ def _range(text: str, reference: datetime) -> TimeSpan | None:
     """Two time expressions joined as a range, the end's year lent to a start that names none ("August 11 and
     August 15 2023") and the other way round."""
     longest: dict[int, tuple[int, TimeSpan]] = {}  # where an expression starts -> the longest one starting there
-    for pattern, handler in _RULES:
-        for match in pattern.finditer(text):
-            try:
-                start, end = handler(match, reference)
-            except (ValueError, KeyError, StopIteration, OverflowError):
-                continue
-            if match.end() > longest.get(match.start(), (-1, None))[0]:
-                longest[match.start()] = (match.end(), TimeSpan(start, end, match.group()))
+    for match, span in _readings(text, reference):
+        if match.end() > longest.get(match.start(), (-1, None))[0]:
+            longest[match.start()] = (match.end(), span)
     for first_at, (first_end, first) in sorted(longest.items()):
         join = _RANGE_JOIN.match(text, first_end)
         if join is None or join.end() not in longest or join.end() == first_end:
