@@ -88,6 +88,11 @@ def test_last_friday_and_shang_zhou_wu_are_the_same_day() -> None:
         ("这个周末去哪", "2026-12-05", "2026-12-07"),
         ("next weekend", "2026-12-12", "2026-12-14"),
         ("我周末喜欢打羽毛球", None, None),  # a habit, not a time
+        ("What did Gina find on 1 February, 2023?", "2023-02-01", "2023-02-02"),  # the day first: was none
+        ("on 2 Dec 2022", "2022-12-02", "2022-12-03"),  # was all of December ("Dec 2022")
+        ("We met on the 3rd of June", "2026-06-03", "2026-06-04"),
+        ("I think 5 may be enough", None, None),  # "may" after a number is a date in capitals only
+        ("I have 2 dec of them", None, None),
     ],
 )
 def test_years_and_named_months(said: str, start: str | None, end: str | None) -> None:

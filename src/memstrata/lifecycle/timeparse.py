@@ -29,6 +29,10 @@ _EN_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturda
 _CN_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _EN_MONTHS = [m.lower() for m in calendar.month_name[1:]]
 _EN_MONTH = "|".join(_EN_MONTHS + [m[:3] for m in _EN_MONTHS])
+# After a number, "may" and short names are dates only in capitals: "5 may be enough", "I have 2 dec..."
+_DAY_FIRST_MONTH = "|".join(
+    [m for m in _EN_MONTHS if m != "may"] + ["(?-i:May|Sept|" + "|".join(m[:3].title() for m in _EN_MONTHS) + ")"]
+)
 
 
 @dataclass(frozen=True)
@@ -190,6 +194,14 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     (
         re.compile(r"(?<!\d)(\d{4})\s*年\s*([一二三四五六七八九十\d]{1,3})\s*月"),
         lambda m, r: _month(int(m[1]), cn_number(m[2]), r),
+    ),
+    (  # the day first: "on 1 February, 2023", "the 3rd of June", "12 Sept 2021" (before "Sept 2021", a month)
+        re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_DAY_FIRST_MONTH})\b(?:,?\s+(\d{{4}}))?", re.I),
+        lambda m, r: (
+            _day(r.replace(year=int(m[3]), month=_month_number(m[2]), day=int(m[1])))
+            if m[3]
+            else _yearless(m, r, lambda year: _day(r.replace(year=year, month=_month_number(m[2]), day=int(m[1]))))
+        ),
     ),
     (
         re.compile(rf"\b({_EN_MONTH})\s+(\d{{4}})\b", re.I),
