@@ -325,3 +325,7 @@ def test_a_graph_file_of_another_layout_is_not_read_for_rows(tmp_path: Path, mon
     assert loaded is not None and loaded[0].rows.slots is None
     everything = np.arange(500, dtype=np.int64)
     assert np.array_equal(loaded[0].rows.gather(everything), index.rows.gather(everything))
+    # Files written before format 2 have this layout too, and still open (a million rows need no rebuild).
+    (folder / "state.json").write_text(json.dumps({**state, "format": 1}))
+    older = index_files.load(folder, Origin("store", "test:16", "0", rev=1))
+    assert older is not None and np.array_equal(older[0].rows.gather(everything), index.rows.gather(everything))
