@@ -355,8 +355,6 @@ def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
     """The first time expression in ``text``, resolved against ``reference``; None if there is none. Two joined as a
     range ("between August 11 and August 15 2023", "from May 2 to May 9, 2023", "从3月3日到3月5日") are one span,
     from the first one's start to the second one's end."""
-    if _RANGE_HINT.search(text) and (ranged := _range(text, reference)) is not None:
-        return ranged
     for pattern, handler in _RULES:
         match = pattern.search(text)
         if match is None:
@@ -365,7 +363,9 @@ def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
             start, end = handler(match, reference)
         except (ValueError, KeyError, StopIteration, OverflowError):
             continue  # "2月30日", or a day after 9999-12-31: not a date, keep looking
-        return TimeSpan(start, end, match.group())
+        # Every rule is read again only for a text that names a time and may join two ("to" is in most sentences).
+        ranged = _range(text, reference) if _RANGE_HINT.search(text) else None
+        return ranged or TimeSpan(start, end, match.group())
     return None
 
 

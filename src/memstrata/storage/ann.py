@@ -85,7 +85,7 @@ class AnnGraph:
             held = np.asarray(self._index.get(keys[sample].astype(np.uint64)), dtype=np.int8)
             if not np.array_equal(held.reshape(sample.size, -1), rows[sample]):
                 raise ValueError("its rows differ from the graph's")
-        except (ValueError, TypeError, OSError) as exc:
+        except (ValueError, TypeError, IndexError, OSError) as exc:
             log.info("the rows inside %s cannot be read in place (%s); saving a copy", path, exc)
             return None
         slots = np.empty(self.size, dtype=np.int32)
