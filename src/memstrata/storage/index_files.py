@@ -5,11 +5,11 @@ A save writes one *generation* of files (the HNSW graph, which holds the int8 ro
 int8 rows it lacks or holds in an older version; the arrays of seqs, codes and changed positions, and where
 each row lies inside the graph file), flushes them to disk, and only then replaces ``state.json`` atomically
 to point at them. A process killed mid-save leaves the previous generation in force and some orphan files,
-removed by the next save. ``state.json`` records what the files were built from (store id, embedding model, the delete
-epoch, the change counter ``rev``), their sizes and checksums; the loader refuses files that do not match
-(a checksum covers the small files whole and the large ones in 64 evenly spread 64 KiB blocks plus their
-size, so opening a million rows stays well under a second). A refused or missing index is rebuilt from
-the store: the files are a cache, never the source of truth.
+removed by the next save. ``state.json`` records what the files were built from (store id, embedding model,
+the delete epoch, the change counter ``rev``), their sizes and checksums; the loader refuses files that do
+not match (a checksum covers the small files whole and the large ones in 64 evenly spread 64 KiB blocks
+plus their size, so opening a million rows stays well under a second). A refused or missing index is
+rebuilt from the store: the files are a cache, never the source of truth.
 """
 
 from __future__ import annotations
