@@ -45,12 +45,14 @@ def exact_top(rows: Int8Rows, query: Int8Rows, count: int) -> tuple[Positions, n
 
 
 class CompactRows:
-    def __init__(self, dims: int, base: Int8Rows | None = None, slots: npt.NDArray[np.int32] | None = None) -> None:
+    def __init__(self, dims: int, base: Int8Rows | None = None, slots: npt.NDArray[np.int32] | None = None,
+                 tail: Int8Rows | None = None) -> None:  # fmt: skip
         self.dims = dims
         self.base: Int8Rows = base if base is not None else np.zeros((0, dims), dtype=np.int8)
         self.slots = slots  # position -> row of ``base``; None: the same
-        self._tail: Int8Rows = np.zeros((0, dims), dtype=np.int8)
-        self._tail_size = 0
+        # The tail may start as persisted rows too (memory-mapped); the first append copies it into memory.
+        self._tail: Int8Rows = tail if tail is not None else np.zeros((0, dims), dtype=np.int8)
+        self._tail_size = int(self._tail.shape[0])
 
     @classmethod
     def open(cls, path: Path, rows: int, dims: int) -> CompactRows:

@@ -181,13 +181,12 @@ def _rows_beside_graph(folder: Path, files: dict[str, Any], slots: npt.NDArray[n
                        rows: int, dims: int) -> CompactRows:  # fmt: skip
     """The rows of a format-2 index: the graph's own, then the changed and newer rows of the rows file."""
     base = saved_rows(folder / files["graph"]["name"], int(slots.size), dims)
-    extra = np.fromfile(folder / files["rows"]["name"], dtype=np.int8).reshape(-1, dims)
+    extra = CompactRows.open(folder / files["rows"]["name"], int(files["rows"]["bytes"]) // dims, dims).base
     if slots.size + extra.shape[0] - dirty.size != rows:
         raise ValueError(f"its files hold {slots.size + extra.shape[0] - dirty.size} rows, expected {rows}")
-    compact = CompactRows(dims, base, slots)
+    compact = CompactRows(dims, base, slots, tail=extra[dirty.size :])  # memory-mapped, as the base
     for position, row in zip(dirty, extra[: dirty.size], strict=True):
         compact.set(int(position), row[None])
-    compact.append(extra[dirty.size :])
     return compact
 
 
