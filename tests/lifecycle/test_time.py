@@ -199,6 +199,12 @@ def test_a_change_in_effect_for_most_of_the_named_time_answers_for_it(
         ("去年3月到5月我在上海", "2025-03-01", "2025-06-01"),
         ("I went to Japan in May and in June", "2026-05-01", "2026-06-01"),  # two times, not a range
         ("I will go to school today to learn", "2026-12-02", "2026-12-03"),
+        # Days of one month, the second end a bare day: each was its first day alone.
+        ("I was in Rome May 2-9, 2023", "2023-05-02", "2023-05-10"),
+        ("2-9 May 2023", "2023-05-02", "2023-05-10"),
+        ("3月3日至5日我在上海", "2026-03-03", "2026-03-06"),
+        ("2023年3月3日到5日", "2023-03-03", "2023-03-06"),
+        ("9-2 May 2023", "2023-05-02", "2023-05-03"),  # no range runs backwards: the day that reads
     ],
 )
 def test_two_times_joined_as_a_range_are_one_span(said: str, start: str, end: str) -> None:

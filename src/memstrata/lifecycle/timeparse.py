@@ -78,6 +78,24 @@ def _weekend(ref: datetime, offset_weeks: int) -> tuple[datetime, datetime]:
     return saturday, saturday + timedelta(days=2)
 
 
+def _days(year: int, month: int, first: int, last: int, ref: datetime) -> tuple[datetime, datetime]:
+    """Days ``first`` to ``last`` of a month, both included ("May 2-9")."""
+    if last < first:
+        raise ValueError(f"day {last} before day {first}")
+    start, _ = _day(ref.replace(year=year, month=month, day=first))
+    _, end = _day(ref.replace(year=year, month=month, day=last))
+    return start, end
+
+
+def _days_in(m: re.Match[str], ref: datetime, month: int, first: str, last: str, year: str | None) -> tuple[
+    datetime, datetime
+]:  # fmt: skip
+    def in_year(y: int) -> tuple[datetime, datetime]:
+        return _days(y, month, cn_number(first), cn_number(last), ref)
+
+    return in_year(int(year)) if year else _yearless(m, ref, in_year)
+
+
 def _month(year: int, month: int, ref: datetime) -> tuple[datetime, datetime]:
     year += (month - 1) // 12
     month = (month - 1) % 12 + 1
@@ -187,13 +205,36 @@ _RELATIVE_WORD = {"last": -1, "previous": -1, "this": 0, "next": 1, "上": -1, "
 Handler = Callable[[re.Match[str], datetime], tuple[datetime, datetime]]
 
 _RULES: list[tuple[re.Pattern[str], Handler]] = [
-    (  # absolute dates first: "2023-05-01", "2023/5/1", "2023年5月1日"
+    (  # days of one month in Chinese: "3月3日至5日", "2023年3月3日到5日" (before "2023年3月3日", one day)
+        re.compile(
+            r"(?:(?<!\d)((?:19|20)\d\d)\s*年\s*)?([一二三四五六七八九十\d]{1,3})\s*月\s*([一二三四五六七八九十\d]{1,3})\s*[日号]?"
+            r"\s*[-–—~～到至]\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"
+        ),
+        lambda m, r: _days_in(m, r, cn_number(m[2]), m[3], m[4], m[1]),
+    ),
+    (  # absolute dates: "2023-05-01", "2023/5/1", "2023年5月1日"
         re.compile(r"(?<!\d)(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})\s*(?:[-/.]|月)\s*(\d{1,2})(?!\d)"),
         lambda m, r: _day(r.replace(year=int(m[1]), month=int(m[2]), day=int(m[3]))),
     ),
     (
         re.compile(r"(?<!\d)(\d{4})\s*年\s*([一二三四五六七八九十\d]{1,3})\s*月"),
         lambda m, r: _month(int(m[1]), cn_number(m[2]), r),
+    ),
+    (  # days of one month: "May 2-9, 2023", "May 2 to 9", "2-9 May" (before "May 2" and "9 May", one day)
+        re.compile(
+            rf"\b({_EN_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|—|to|until|through|thru)\s*(\d{{1,2}})"
+            rf"(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?",
+            re.I,
+        ),
+        lambda m, r: _days_in(m, r, _month_number(m[1]), m[2], m[3], m[4]),
+    ),
+    (
+        re.compile(
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|—|to)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+            rf"({_DAY_FIRST_MONTH})\b(?:,?\s+(\d{{4}}))?",
+            re.I,
+        ),
+        lambda m, r: _days_in(m, r, _month_number(m[3]), m[1], m[2], m[4]),
     ),
     (  # the day first: "on 1 February, 2023", "the 3rd of June", "12 Sept 2021" (before "Sept 2021", a month)
         re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_DAY_FIRST_MONTH})\b(?:,?\s+(\d{{4}}))?", re.I),
