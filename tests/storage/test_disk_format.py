@@ -49,6 +49,17 @@ def test_vectors_are_stored_as_float16_and_score_within_float16_precision(tmp_pa
     store.close()
 
 
+def test_a_provenance_is_stored_without_its_defaults(tmp_path: Path) -> None:
+    """An API add's provenance is "{}" on disk, not 68 bytes of nulls and empty lists, and reads back whole."""
+    store = SQLiteStore(tmp_path / "m.db")
+    [memory_id] = add(store, unit_vectors(1))
+    stored = store.dialect.read(lambda tx: tx.execute("SELECT provenance FROM memories").fetchall())
+    assert stored == [("{}",)]
+    [item] = store.get(SCOPE, [memory_id])
+    assert item.provenance.source == "api" and item.provenance.message_ids == ()
+    store.close()
+
+
 def test_float32_rows_of_an_older_store_are_read_beside_new_float16_ones(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "m.db")
     old_vectors, new_vectors = unit_vectors(20, seed=1), unit_vectors(20, seed=2)
