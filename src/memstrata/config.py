@@ -131,6 +131,13 @@ class SearchSettings(Section):
     min_relevance: float = Field(
         default=0.1, ge=0, le=1, description="hits below this relevance are dropped; threshold= overrides per call"
     )
+    conversation_cutoff: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="for a conversation as the query (20 or more distinct words), hits down to this share of the "
+        "best hit's relevance are kept under min_relevance; min_relevance still decides whether any hit is returned",
+    )
     rrf_k: int = Field(default=20, ge=1, description="rank offset for fusion=rrf")
     context_weight: float = Field(
         default=0.3,

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from memstrata import InvalidInputError, Memory, Scope
-from memstrata.config import LifecycleSettings
+from memstrata.config import LifecycleSettings, load_settings
+from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.own_first import asks_about_the_user, own_before_others, subject
 from memstrata.read.pipeline import search
@@ -260,3 +261,47 @@ def test_a_clearly_better_match_about_someone_else_keeps_its_place() -> None:
              hit("开始在蔚来做战略了", 0.45, "user")]  # fmt: skip
     assert [h.memory.text for h in own_before_others(turns, "Where do I work now?")][:2] == [
         "开始在蔚来做战略了", "我哥哥换工作了，去了 Ubisoft"]  # fmt: skip
+
+
+LIFE = [
+    "[home / nostalgic] Grandma taught me to make dumplings every Spring Festival when I was a kid",
+    "[work / stressed] My manager moved the product launch two weeks earlier and I worked every weekend",
+    "[health / worried] Sprained my ankle playing basketball and could not walk for a month",
+    "[family / warm] My sister had a baby girl last spring and I became an aunt",
+    "我周末喜欢打羽毛球",
+]
+KNEE = (
+    "Ugh, my knee has been hurting since the game on Saturday. I keep going back to the court even though the doctor "
+    "told me to rest. I guess I'm just restless and hate sitting at home. What do you think, should I take a break "
+    "from playing for a few weeks or just wear a brace?"
+)
+TELESCOPE = (
+    "Did you read that article about the James Webb telescope finding carbon dioxide on an exoplanet? Astronomers "
+    "think the atmosphere might be analysed for biosignatures within a decade, though the spectra are noisy and the "
+    "models uncertain. Quantum detectors and cryogenic mirrors make it possible, apparently."
+)
+
+
+def test_a_conversation_as_the_query_keeps_related_memories_below_the_best(store: Store, embedder: Embedder) -> None:
+    """A conversation spreads its evidence thin, so related memories score far under a question's answer. The
+    bar decides whether anything is related; below the best hit, a conversation keeps what is related to it
+    (a fifth of the best hit's relevance by default). A strict bar makes the difference visible."""
+    memory = Memory(store, embedder, settings=load_settings({"store": {"path": store.location},
+                                                             "search": {"min_relevance": 0.25}}))  # fmt: skip
+    try:
+        memory.add(LIFE, user_id="u1")
+        hits = memory.search(KNEE, user_id="u1")
+        assert hits[0].text.startswith("[health / worried] Sprained my ankle")
+        best = hits[0].breakdown.relevance
+        assert best >= 0.25
+        kept = [hit for hit in hits if hit.breakdown.relevance < 0.25]
+        assert "我周末喜欢打羽毛球" in [hit.text for hit in kept]  # the user's own sport, under the bar
+        assert all(hit.breakdown.relevance >= 0.2 * best for hit in hits)
+        assert memory.search(TELESCOPE, user_id="u1") == []  # an unrelated conversation: still nothing
+        # threshold= on the call is the bar, for a conversation too
+        assert all(hit.breakdown.relevance >= 0.25 for hit in memory.search(KNEE, user_id="u1", threshold=0.25))
+        # a question is held to the bar whatever its best hit scores
+        question = memory.search("What sport do I play, and did I get hurt?", user_id="u1")
+        assert all(hit.breakdown.relevance >= 0.25 for hit in question)
+    finally:
+        memory.close()

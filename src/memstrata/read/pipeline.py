@@ -44,6 +44,21 @@ def minimum_relevance(query: SearchQuery, settings: ReadSettings) -> float:
     return settings.min_relevance if query.threshold is None else query.threshold
 
 
+def cutoff(query: SearchQuery, settings: ReadSettings, ranker: Ranker, best: float) -> float:
+    """The relevance a hit needs (:func:`minimum_relevance`), lower below the best hit of a conversation.
+
+    A whole conversation as the query ("remember anything about this?") spreads its evidence thin: a memory
+    matches a few of its many words, and its meaning is one part of the conversation's, so related memories
+    score 0.06-0.1 where a question's answer scores 0.3-0.9 (MADial: the cutoff dropped 6 zh and 11 en
+    relevant hits of the top 10, bench/results/2026-12-05-quality-conversation-cutoff.md). The configured bar
+    still decides whether the store holds anything relevant; when the best hit clears it, hits down to
+    ``search.conversation_cutoff`` of its relevance stay. ``threshold=`` on the call is always the bar."""
+    minimum = minimum_relevance(query, settings)
+    if query.threshold is not None or not ranker.conversation or best < minimum:
+        return minimum
+    return min(minimum, settings.conversation_cutoff * best)
+
+
 def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> list[SearchHit]:
     hits: list[SearchHit] = []
     key_items = exact_key_hits(store, query)
@@ -71,10 +86,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     # Lifecycle and the time boost reorder, so a few more candidates than will be returned are read.
     chosen = pool(ranked, max(query.limit * 3, 30), max(query.limit, 10))
     items = _hydrate(store, query.scope, [c.memory_id for c in chosen], items)
-    minimum = minimum_relevance(query, settings)
     about_the_time = asks_about_the_time_alone(query.text, span)
-    rescored: list[SearchHit] = []
-    below: list[SearchHit] = []  # under the cutoff: what replaced a hit is looked for here (read/newer.py)
+    scored: list[SearchHit] = []
     for candidate in chosen:
         item = items.get(candidate.memory_id)
         if item is None or _not_yet(item, query):
@@ -93,9 +106,10 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             about_the_time=about_the_time,
             changed_after=span is not None and changed_after(item, span, settings.timezone),
         )
-        (rescored if final.relevance >= minimum else below).append(
-            SearchHit(memory=item, score=final.final, breakdown=final)
-        )
+        scored.append(SearchHit(memory=item, score=final.final, breakdown=final))
+    minimum = cutoff(query, settings, ranker, max((hit.breakdown.relevance for hit in scored), default=0.0))
+    rescored = [hit for hit in scored if hit.breakdown.relevance >= minimum]
+    below = [hit for hit in scored if hit.breakdown.relevance < minimum]  # what replaced a hit is looked for here
     rescored.sort(key=lambda hit: hit.score, reverse=True)
     # Of two statements answering alike, the later one (read/newer.py); unless the question names its time:
     # "Where did I live in January?" asks for what held then, not for what replaced it (a correction still counts).

@@ -26,6 +26,7 @@ class ReadSettings:
     dense_alone_floor: float = _SEARCH.dense_alone_floor
     dense_ceiling: float = _SEARCH.dense_ceiling
     min_relevance: float = _SEARCH.min_relevance
+    conversation_cutoff: float = _SEARCH.conversation_cutoff
     context_weight: float = _SEARCH.context_weight
     reply_context_weight: float = _SEARCH.reply_context_weight
     timezone: tzinfo = UTC  # the users' zone: the days relative time in a question names (config: time.timezone)
@@ -46,6 +47,7 @@ class ReadSettings:
             dense_alone_floor=search.dense_alone_floor,
             dense_ceiling=search.dense_ceiling,
             min_relevance=search.min_relevance,
+            conversation_cutoff=search.conversation_cutoff,
             context_weight=search.context_weight,
             reply_context_weight=search.reply_context_weight,
             timezone=settings.time.zone(),
