@@ -163,18 +163,21 @@ class KeywordIndex:
             return []
         size = self._table.size
         mask = self._table.mask(where, size)
+        everyone = bool(mask.all())  # one scope holds the store: no row to mask out
         totals = self._zeroed_totals(size)
-        touched: list[npt.NDArray[np.int32]] = []
+        matched: list[npt.NDArray[np.int32]] = []  # each row once: where its total was still 0
         try:
             for term_id in term_ids:  # each query token is a phrase of its own, as in the FTS5 MATCH
                 positions, scores = self._scores(term_id)
-                keep = mask[positions]
-                positions = positions[keep]
-                touched.append(positions)
-                totals[positions] += scores[keep]  # phrase by phrase, as FTS5 sums them (a term's positions are unique)
-            return self._best(totals, np.concatenate(touched), limit * len(term_ids), limit)
+                if not everyone:
+                    keep = mask[positions]
+                    positions, scores = positions[keep], scores[keep]
+                before = totals[positions]
+                matched.append(positions[before == 0.0])  # every BM25 part is > 0
+                totals[positions] = before + scores  # phrase by phrase, as FTS5 sums them (positions are unique)
+            return self._best(totals, np.concatenate(matched), limit)
         finally:
-            for positions in touched:  # zero again for the next search
+            for positions in matched:  # zero again for the next search
                 totals[positions] = 0.0
 
     def _zeroed_totals(self, size: int) -> npt.NDArray[np.float64]:
@@ -184,23 +187,17 @@ class KeywordIndex:
             self._totals = np.zeros(max(size, 2 * self._totals.size), dtype=np.float64)
         return self._totals[:size]
 
-    def _best(self, totals: npt.NDArray[np.float64], candidates: npt.NDArray[np.int32], entries: int,
-              limit: int) -> list[tuple[int, float]]:  # fmt: skip
-        if candidates.size > entries:
-            # A row appears once per query term at most, so the best limit x terms entries hold the best
-            # ``limit`` rows; every entry tied with the last of them is kept for the tie order below.
-            values = totals[candidates]
-            floor = np.partition(values, values.size - entries)[values.size - entries]
-            candidates = candidates[values >= floor]
-        matched = np.unique(candidates)
-        scores, seqs = totals[matched], self._table.seqs[matched]
-        if matched.size > limit:  # the best ``limit``, rows tied at the cut taken in seq order like the rest
-            cut = -np.partition(-scores, limit - 1)[limit - 1]
-            above, tied = np.flatnonzero(scores > cut), np.flatnonzero(scores == cut)
-            tied = tied[np.argsort(seqs[tied], kind="stable")[: limit - above.size]]
-            best = np.concatenate([above, tied])
-            seqs, scores = seqs[best], scores[best]
-        order = np.lexsort((seqs, -scores))  # equal scores in seq order, as FTS5 returns them
+    def _best(self, totals: npt.NDArray[np.float64], rows: npt.NDArray[np.int32], limit: int
+              ) -> list[tuple[int, float]]:  # fmt: skip
+        """The best ``limit`` of ``rows`` (each once), equal scores in seq order as FTS5 returns them."""
+        if rows.size > limit:  # rows tied at the cut are taken in seq order like the rest
+            values = totals[rows]
+            cut = np.partition(values, values.size - limit)[values.size - limit]
+            above, tied = rows[values > cut], rows[values == cut]
+            tied = tied[np.argsort(self._table.seqs[tied], kind="stable")[: limit - above.size]]
+            rows = np.concatenate([above, tied])
+        scores, seqs = totals[rows], self._table.seqs[rows]
+        order = np.lexsort((seqs, -scores))
         return [(int(seqs[i]), float(scores[i])) for i in order]
 
     def _scores(self, term_id: int) -> Postings64:
