@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memstrata import Memory
 from memstrata.read.relatives import asked_relations, names_given
 
 SISTER = asked_relations("What does my sister do?")
@@ -20,6 +21,7 @@ CAT = asked_relations("我的猫是公的还是母的？")
         ("User's sister Emma is a nurse", ["Emma"]),
         ("我妹妹叫小雨", ["小雨"]),
         ("我妹妹林小雨在腾讯工作", ["林小雨"]),  # a lone surname joined to the given name
+        ("我妹妹叫林小雨", ["林小雨"]),  # ... after 叫 too (it named her 林)
         ("用户的妹妹叫小美", ["小美"]),  # any first word after 叫, whatever its tag
         ("我妹妹Emma在上海", ["Emma"]),
         ("我妹妹在阿里巴巴上班", []),  # no name: 在 is not one
@@ -49,3 +51,12 @@ def test_a_question_asks_about_a_relative_by_relation_in_either_language() -> No
     assert asked_relations("我老婆喜欢什么") == asked_relations("What does my wife like?") != SISTER
     assert asked_relations("What does Emma do?") == []
     assert asked_relations("What do my friends like?") == []  # one has many: a name found may be anyone's
+
+
+def test_a_wife_named_in_chinese_answers_an_english_question_above_the_mothers_name(memory: Memory) -> None:
+    """ "What's my wife's name?" ranked "My mom's name is Helen" first (it shares "name"): 林小雨 was not read as
+    the wife's name after 叫, so the memory was not searched by it nor read as saying "wife"."""
+    memory.add(["我老婆叫林小雨", "My mom's name is Helen", "我妈妈叫王芳", "My sister Emma is a doctor"], user_id="u1")
+    for question in ("What's my wife's name?", "Who is my wife?", "我妻子叫什么名字？", "我老婆叫什么？"):
+        assert memory.search(question, user_id="u1")[0].text == "我老婆叫林小雨", question
+    assert memory.search("What is my mother's name?", user_id="u1")[0].text == "My mom's name is Helen"

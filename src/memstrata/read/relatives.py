@@ -92,13 +92,11 @@ def _chinese_name(rest: str, named_so: bool) -> str | None:
     first, tag = words[0]
     if re.fullmatch(r"[A-Z][a-z]{1,20}", first):  # "我妹妹Emma在上海"
         return first
+    if len(words) > 1 and len(first) == 1 and words[1][1] == "nr":  # 林 + 小雨, after 叫 too ("我老婆叫林小雨")
+        return first + words[1][0]
     if named_so:
         return first if 1 < len(first) <= 4 else None
-    if tag == "nr" and len(first) >= 2:
-        return first
-    if len(words) > 1 and len(first) == 1 and words[1][1] == "nr":  # 林 + 小雨
-        return first + words[1][0]
-    return None
+    return first if tag == "nr" and len(first) >= 2 else None
 
 
 @dataclass(frozen=True)
