@@ -11,12 +11,14 @@ import pytest
 from memstrata import Memory
 from memstrata.config import load_settings
 from memstrata.errors import ConflictError, InvalidInputError
-from memstrata.lifecycle.timeparse import find_time_span
+from memstrata.lifecycle.timeparse import find_time_span, recent_span
 from memstrata.providers.openai_chat import OpenAICompatibleChat
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.query import SearchQuery
+from memstrata.read.retrieve import query_time_span
 from memstrata.storage.protocol import Store
 from memstrata.testing import ManualClock
-from memstrata.types import MemoryStatus
+from memstrata.types import MemoryStatus, Scope
 from memstrata.write.extract import LLMExtractor
 from memstrata.write.reconcile import LLMReconciler
 from support.scripted_llm import Reply, ScriptedServer, completion
@@ -630,3 +632,50 @@ def test_a_plan_the_model_dated_answers_once_its_date_has_come(
     clock.advance(days=30)
     hits = memory.search("我现在住哪？", user_id="u1")
     assert "用户计划搬到上海" in [hit.text for hit in hits[:2]], [(h.text, h.score) for h in hits]
+
+
+def test_recently_in_a_question_is_the_last_month() -> None:
+    now = datetime(2026, 3, 15, 14, 0, tzinfo=UTC)
+    questions = ("What have I been doing recently?", "我最近在忙什么？", "What am I reading lately?", "这阵子在学什么")
+    for question in questions:
+        span = recent_span(question, now)
+        assert span is not None and span.vague, question
+        assert (span.start, span.end) == (datetime(2026, 2, 14, tzinfo=UTC), datetime(2026, 3, 16, tzinfo=UTC))
+    assert recent_span("What did I do last week?", now) is None
+    assert find_time_span("我最近在忙什么？", now) is None  # a statement's "最近" dates nothing: its timestamp does
+
+
+def test_a_question_about_recently_lists_the_last_month_and_an_old_history_answers_as_before(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """ "What have I been doing recently?" returned nothing (no memory holds a word of it), and "recently" named no
+    time. Now it is the last month: what was said in it answers, newest first among close calls. A history imported
+    from long ago has nothing of the last month: there the question is answered as if it named no time."""
+    memory = clocked_memory()
+    said = [(200, "I'm learning to play the guitar"), (150, "Started reading Dune"),
+            (5, "I've been training for a half marathon"), (3, "最近在学做川菜"),
+            (2, "I'm busy with a data migration project at work")]  # fmt: skip
+    memory.add([{"role": "user", "content": text, "timestamp": clock.now - timedelta(days=days)}
+                for days, text in said], user_id="u1")  # fmt: skip
+    recent = {text for days, text in said if days <= 30}
+    for question in ("What have I been doing recently?", "我最近在忙什么？"):
+        hits = memory.search(question, user_id="u1")
+        assert {hit.text for hit in hits[:3]} == recent, (question, [(h.text, h.score) for h in hits])
+        assert all(hit.breakdown.time_rank is not None for hit in hits[:3])
+    old = clock.now - timedelta(days=900)
+    history = ["I adopted a cat named Miso", "I moved to Lisbon for work"]
+    memory.add([{"role": "user", "content": text, "timestamp": old} for text in history], user_id="old")
+    hits = memory.search("What pet did I adopt recently?", user_id="old")
+    assert hits and hits[0].text == "I adopted a cat named Miso"
+    assert hits[0].breakdown.time_rank is None and hits[0].breakdown.time_boost == 1.0
+
+
+def test_a_conversation_saying_recently_names_no_time() -> None:
+    conversation = SearchQuery(
+        text="最近工作好累啊，老板天天催进度，周末也要加班，我朋友劝我换个工作，可是我又担心找不到更好的，"
+        "你说我是不是应该先休息一段时间再说？家里人也很担心我的身体，让我多运动多睡觉。",
+        scope=Scope(user_id="u1"),
+        now=datetime(2026, 3, 15, tzinfo=UTC),
+    )
+    assert query_time_span(conversation) is None
+    assert query_time_span(conversation.model_copy(update={"text": "我最近在忙什么？"})) is not None

@@ -40,6 +40,7 @@ class TimeSpan:
     start: datetime
     end: datetime
     expression: str
+    vague: bool = False  # "recently": a stretch of time by convention (:func:`recent_span`), not one named
 
 
 def cn_number(text: str) -> int:
@@ -408,6 +409,21 @@ def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
         ranged = _range(text, reference) if _RANGE_HINT.search(text) else None
         return ranged or TimeSpan(start, end, match.group())
     return None
+
+
+RECENT_DAYS = 30  # what "recently" / "最近" covers in a question: the last month, today included
+_RECENT = re.compile(
+    r"\b(?:recently|lately|these\s+days|of\s+late)\b|最近|近来|近期|这阵子|这段时间|这些天|这几天", re.IGNORECASE
+)
+
+
+def recent_span(text: str, reference: datetime, days: int = RECENT_DAYS) -> TimeSpan | None:
+    """ "What have I been doing recently?" / "我最近在忙什么？": the last ``days`` days up to the reference day, or
+    None. For questions only: in a statement "最近" is the time it was said, which its timestamp already gives."""
+    found = _RECENT.search(text)
+    if found is None:
+        return None
+    return TimeSpan(_day(reference, 1 - days)[0], _day(reference)[1], found.group(), vague=True)
 
 
 _RANGE_HINT = re.compile(r"\b(?:between|to|until|till|through|thru)\b|[到至~～–—]|\s-\s", re.I)

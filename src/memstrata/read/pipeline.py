@@ -23,6 +23,7 @@ from memstrata.read.retrieve import (
     exact_key_hits,
     meaning_text,
     query_time_span,
+    recent_after_all,
     retrieve,
     said_or_meant_in,
     topic_text,
@@ -74,6 +75,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     relatives = relatives_asked(store, query, topic)
     searched = relatives.searched(topic) if relatives else topic
     retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span, searched)
+    span = recent_after_all(span, retrieved)
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
 
     def read(item: MemoryItem) -> MemoryText:
@@ -105,6 +107,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             in_time=None if span is None else said_or_meant_in(item, span, settings.timezone),
             about_the_time=about_the_time,
             changed_after=span is not None and changed_after(item, span, settings.timezone),
+            recently=span is not None and span.vague,
         )
         scored.append(SearchHit(memory=item, score=final.final, breakdown=final))
     minimum = cutoff(query, settings, ranker, max((hit.breakdown.relevance for hit in scored), default=0.0))

@@ -310,12 +310,13 @@ def rescore(
     in_time: bool | None,
     about_the_time: bool = False,
     changed_after: bool = False,
+    recently: bool = False,
 ) -> ScoreBreakdown:
     """A time range the query names raises relevance inside it (read/fuse.py; ``in_time``: the memory belongs to the
     range, None: the query names none; ``about_the_time``: the query asks about nothing else) and lowers it outside,
     for a question about the time alone or a change that came after the range (``changed_after``: not what held
     then); lifecycle then takes at most ``settings.weight`` of the score (lifecycle/decay.py), so it reorders only
-    close calls."""
+    close calls. A named time makes age no matter, except "recently" (``recently``), which asks for the newer."""
     relevance, fused, boost = breakdown.relevance, breakdown.fused, 1.0
     if breakdown.key_named:
         relevance, fused = for_named_key(relevance), for_named_key(fused)
@@ -326,7 +327,8 @@ def rescore(
     elif about_the_time or changed_after:
         relevance = outside_the_time(relevance, settings.time_boost)
         fused = outside_the_time(fused, settings.time_boost)
-    factors = lifecycle_factors(item, now, settings, ageless=in_time is not None) if use_lifecycle else None
+    ageless = in_time is not None and not recently
+    factors = lifecycle_factors(item, now, settings, ageless=ageless) if use_lifecycle else None
     multiplier = lifecycle_multiplier(factors, settings) if factors else 1.0
     return breakdown.model_copy(
         update={

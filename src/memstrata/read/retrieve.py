@@ -17,10 +17,10 @@ from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.han import HAN_RUN
 from memstrata.indexing import change_answers
 from memstrata.lexical import keyword_tokens, search_terms
-from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, overlaps
+from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, overlaps, recent_span
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, looks_like_key, named_key_forms
-from memstrata.read.evidence import match_form
+from memstrata.read.evidence import LONG_QUERY_TERMS, match_form, query_terms
 from memstrata.storage.protocol import ScoredId, Store, Vector
 from memstrata.timezones import local
 from memstrata.types import MemoryItem, MemoryStatus, Scope
@@ -98,15 +98,29 @@ def _key_version(store: Store, scope: Scope, key: str, filters: Filters) -> Memo
 
 def query_time_span(query: SearchQuery, zone: tzinfo = UTC) -> TimeSpan | None:
     """The time the question names, in days of the users' ``zone`` ("yesterday" asked at 07:00 in Beijing is the
-    Beijing day before, not UTC's)."""
-    return find_time_span(query.text, local(query.now, zone)) if query.understand_time else None
+    Beijing day before, not UTC's); else, for a question that asks what went on "recently" / "最近", the last month
+    (a vague span: it holds only if the scope has memories of that time, see :func:`recent_after_all`). A whole
+    conversation as the query says "最近" in passing, so it names no time by it."""
+    if not query.understand_time:
+        return None
+    now = local(query.now, zone)
+    named = find_time_span(query.text, now)
+    if named is not None or len(query_terms(query.text)) >= LONG_QUERY_TERMS:
+        return named
+    return recent_span(query.text, now)
+
+
+def recent_after_all(span: TimeSpan | None, retrieved: Retrieved) -> TimeSpan | None:
+    """``span``, unless it is "recently" and no memory of the scope falls in it: a history imported from long ago has
+    nothing of the last month, and there the question asks about the latest of what it holds, as before."""
+    return None if span is not None and span.vague and not retrieved.in_time_range else span
 
 
 def meaning_text(text: str, span: TimeSpan | None) -> str:
     """The question without the time it names, for the embedder: the time range is searched as a range (a list of
     its own and a boost), while in the embedded text "in 2025" pulled the question's vector away from its topic
     ("Where did I live in 2025?" found its answer at cosine 0.17, "... last year?" at 0.30)."""
-    if span is None:
+    if span is None or span.vague:  # "recently" stays: where it names no memory's time it is the question as asked
         return text
     rest = " ".join(text.replace(span.expression, " ").split())
     return rest if any(character.isalnum() for character in rest) else text
