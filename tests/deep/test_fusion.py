@@ -50,3 +50,15 @@ def test_rewrites_agreeing_with_each_other_do_not_lift_a_look_alike_over_the_que
     ranked = pool.ranked(0.1)
     assert [hit.text for hit in ranked] == [answer.text, look_alike.text]
     assert ranked[1].breakdown.relevance == pytest.approx(0.55 * WEIGHTS["multi_query"])
+
+
+def test_a_conversation_keeps_what_its_search_kept_below_the_best_hit() -> None:
+    """Fast search keeps hits of a conversation down to a fifth of its best one's relevance (read/pipeline.py); the
+    deep pool dropped every one under the bar again, so deep returned fewer memories than fast for the same text."""
+    best, related = _hit("Sprained my ankle playing basketball", 0.3), _hit("我周末喜欢打羽毛球", 0.08)
+    faint = _hit("Had noodles for lunch", 0.05)
+    pool = Pool()
+    pool.add([best, related, faint], WEIGHTS["original"], anchor=True)
+    assert [hit.text for hit in pool.ranked(0.1)] == [best.text]  # a question: the bar alone
+    assert [hit.text for hit in pool.ranked(0.1, 0.2)] == [best.text, related.text]  # 0.08 >= 0.2 x 0.3; 0.05 is not
+    assert pool.ranked(0.4, 0.2) == []  # the bar still decides whether anything answers

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memstrata.deep.trace import Origin
+from memstrata.read.fuse import relevance_floor
 from memstrata.types import SearchHit
 
 AGREEMENT = 0.5  # share of the runner-up's relevance that counts toward the missing relevance
@@ -83,13 +84,16 @@ class Pool:
             if hit.breakdown.relevance > entry.best.breakdown.relevance:
                 entry.best = hit
 
-    def ranked(self, minimum: float) -> list[SearchHit]:
-        """Every memory whose fused relevance clears ``minimum``, best first; the hit's breakdown carries the
-        fused relevance, and its score that times the memory's lifecycle factor."""
+    def ranked(self, minimum: float, below_best: float | None = None) -> list[SearchHit]:
+        """Every memory whose fused relevance clears ``minimum`` (or, for a conversation as the query, ``below_best``
+        of the best one's: :func:`memstrata.read.fuse.relevance_floor`), best first; the hit's breakdown carries
+        the fused relevance, and its score that times the memory's lifecycle factor."""
+        relevances = {memory_id: entry.fused() for memory_id, entry in self.found.items()}
+        floor = relevance_floor(minimum, max(relevances.values(), default=0.0), below_best)
         fused = []
-        for entry in self.found.values():
-            relevance = entry.fused()
-            if relevance < minimum:
+        for memory_id, entry in self.found.items():
+            relevance = relevances[memory_id]
+            if relevance < floor:
                 continue
             factor = entry.best.breakdown.lifecycle_factor
             breakdown = entry.best.breakdown.model_copy(update={"fused": relevance, "relevance": relevance,

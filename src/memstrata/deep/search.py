@@ -49,6 +49,7 @@ class DeepDeps:
     settings: DeepSettings
     rerank: RerankSettings
     minimum: float  # the relevance cutoff of the call (threshold= or search.min_relevance)
+    below_best: float | None = None  # for a conversation as the query: see read.pipeline.below_best
     zone: tzinfo = UTC  # the users' timezone (time.timezone): the days relative time names
 
 
@@ -89,7 +90,7 @@ class _Run:
         return runs
 
     def top(self) -> list[SearchHit]:
-        return self.pool.ranked(self.deps.minimum)[: self.query.limit]
+        return self.pool.ranked(self.deps.minimum, self.deps.below_best)[: self.query.limit]
 
 
 def deep_search(query: SearchQuery, deps: DeepDeps, *, max_rounds: int) -> DeepResult:
@@ -139,7 +140,7 @@ def deep_search(query: SearchQuery, deps: DeepDeps, *, max_rounds: int) -> DeepR
             break
         probe: Origin = "evaluator" if verdict.source == "model" else "keywords"
         planned, before = [(verdict.next_query, probe)], set(ids)
-    hits = run.pool.ranked(deps.minimum)
+    hits = run.pool.ranked(deps.minimum, deps.below_best)
     if deps.reranker is not None:
         hits, step = rerank_hits(hits, understanding.question, deps.reranker, top_n=deps.rerank.top_n,
                                  weight=deps.rerank.weight, round_number=len(ledger.rounds))  # fmt: skip

@@ -25,9 +25,10 @@ from memstrata.facade.core import MemoryCore
 from memstrata.indexing import normalised
 from memstrata.providers.rerank_factory import build_reranker
 from memstrata.query import Filters, ListQuery, SearchQuery, keys_named_in
+from memstrata.read.evidence import is_conversation
 from memstrata.read.expand import best_source_turns, source_turns
 from memstrata.read.named_keys import names_key
-from memstrata.read.pipeline import minimum_relevance
+from memstrata.read.pipeline import below_best, minimum_relevance
 from memstrata.read.retrieve import value_now
 from memstrata.records.process import SUMMARY_KIND, TASK_KIND
 from memstrata.timezones import local
@@ -67,6 +68,7 @@ def deep_result(core: MemoryCore, query: SearchQuery, audience: Audience) -> Dee
         settings=core.settings.deep,
         rerank=core.settings.rerank,
         minimum=minimum_relevance(query, core.read_settings),
+        below_best=below_best(query, core.read_settings, is_conversation(query.text)),
         zone=core.read_settings.timezone,
     )
     return deep_search(query, deps, max_rounds=max_rounds(core, audience))

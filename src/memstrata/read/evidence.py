@@ -96,6 +96,13 @@ def term_weights(terms: Sequence[str], matched: Sequence[frozenset[str]], popula
 
 
 LONG_QUERY_TERMS = 20  # from this many distinct terms on, a query is a conversation, not a question
+
+
+def is_conversation(text: str) -> bool:
+    """A whole conversation as the query (``LONG_QUERY_TERMS`` distinct terms or more), not a question."""
+    return len(query_terms(text)) >= LONG_QUERY_TERMS
+
+
 AGREEMENT_FLOOR = 0.3  # share of keyword evidence kept when the dense evidence is 0
 AGREEMENT_AT = 0.25  # dense evidence from which keyword evidence counts fully
 

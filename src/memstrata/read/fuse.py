@@ -107,3 +107,9 @@ def for_named_key(relevance: float) -> float:
     "what is my dog's name?", gains little). Before, chatter sharing its words ("I live for the weekend haha",
     0.81) and log lines all mentioning its topic ranked above it."""
     return in_time_range(relevance, NAMED_KEY_BOOST)
+
+
+def relevance_floor(minimum: float, best: float, share: float | None) -> float:
+    """The relevance a hit needs: ``minimum``, which also decides whether the best hit answers at all; once it does,
+    ``share`` of the best hit's relevance where a share applies (:func:`memstrata.read.pipeline.below_best`)."""
+    return minimum if share is None or best < minimum else min(minimum, share * best)

@@ -12,6 +12,7 @@ from memstrata.categories import plain_question
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.due_plans import read_as_done
+from memstrata.read.fuse import relevance_floor
 from memstrata.read.named_keys import asks_for_key
 from memstrata.read.newer import changed_by_then, newer_first, with_what_replaced_them
 from memstrata.read.own_first import own_before_others
@@ -32,7 +33,7 @@ from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
 
-__all__ = ["ReadSettings", "minimum_relevance", "search"]
+__all__ = ["ReadSettings", "below_best", "minimum_relevance", "search"]
 
 
 def _hydrate(store: Store, scope: Scope, ids: Sequence[str], known: dict[str, MemoryItem]) -> dict[str, MemoryItem]:
@@ -45,19 +46,13 @@ def minimum_relevance(query: SearchQuery, settings: ReadSettings) -> float:
     return settings.min_relevance if query.threshold is None else query.threshold
 
 
-def cutoff(query: SearchQuery, settings: ReadSettings, ranker: Ranker, best: float) -> float:
-    """The relevance a hit needs (:func:`minimum_relevance`), lower below the best hit of a conversation.
-
-    A whole conversation as the query ("remember anything about this?") spreads its evidence thin: a memory
-    matches a few of its many words, and its meaning is one part of the conversation's, so related memories
-    score 0.06-0.1 where a question's answer scores 0.3-0.9 (MADial: the cutoff dropped 6 zh and 11 en
-    relevant hits of the top 10, bench/results/2026-12-05-quality-conversation-cutoff.md). The configured bar
-    still decides whether the store holds anything relevant; when the best hit clears it, hits down to
-    ``search.conversation_cutoff`` of its relevance stay. ``threshold=`` on the call is always the bar."""
-    minimum = minimum_relevance(query, settings)
-    if query.threshold is not None or not ranker.conversation or best < minimum:
-        return minimum
-    return min(minimum, settings.conversation_cutoff * best)
+def below_best(query: SearchQuery, settings: ReadSettings, conversation: bool) -> float | None:
+    """For a whole conversation as the query, the share of the best hit's relevance that keeps a hit under the bar
+    (``search.conversation_cutoff``), else None. A conversation spreads its evidence thin: a memory matches a few of
+    its many words, and its meaning is one part of the conversation's, so related memories score 0.06-0.1 where a
+    question's answer scores 0.3-0.9 (MADial: the bar dropped 6 zh and 11 en relevant hits of the top 10,
+    bench/results/2026-12-05-quality-conversation-cutoff.md). ``threshold=`` on the call is always the bar."""
+    return settings.conversation_cutoff if conversation and query.threshold is None else None
 
 
 def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> list[SearchHit]:
@@ -110,7 +105,9 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             recently=span is not None and span.vague,
         )
         scored.append(SearchHit(memory=item, score=final.final, breakdown=final))
-    minimum = cutoff(query, settings, ranker, max((hit.breakdown.relevance for hit in scored), default=0.0))
+    best = max((hit.breakdown.relevance for hit in scored), default=0.0)
+    share = below_best(query, settings, ranker.conversation)
+    minimum = relevance_floor(minimum_relevance(query, settings), best, share)
     rescored = [hit for hit in scored if hit.breakdown.relevance >= minimum]
     below = [hit for hit in scored if hit.breakdown.relevance < minimum]  # what replaced a hit is looked for here
     rescored.sort(key=lambda hit: hit.score, reverse=True)

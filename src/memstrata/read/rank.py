@@ -20,10 +20,10 @@ from memstrata.graph.retrieve import GraphHit
 from memstrata.indexing import category_text, index_text, indexed_context, own_index_text, replies, statement_text
 from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier
 from memstrata.read.evidence import (
-    LONG_QUERY_TERMS,
     cross_script,
     dense_evidence,
     has_words,
+    is_conversation,
     keyword_coverage,
     keyword_evidence,
     memory_terms,
@@ -200,7 +200,7 @@ class Ranker:
 
     def __init__(self, query_text: str, settings: ReadSettings) -> None:
         self.terms = query_terms(query_text)
-        self.conversation = len(self.terms) >= LONG_QUERY_TERMS  # a conversation as the query, not a question
+        self.conversation = is_conversation(query_text)
         self.scripts = scripts(query_text)
         self.query_has_words = has_words(query_text)
         self.query_is_small_talk = is_small_talk(query_text)

@@ -20,7 +20,7 @@ from memstrata.lexical import keyword_tokens, search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, overlaps, recent_span
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, looks_like_key, named_key_forms
-from memstrata.read.evidence import LONG_QUERY_TERMS, match_form, query_terms
+from memstrata.read.evidence import is_conversation, match_form
 from memstrata.storage.protocol import ScoredId, Store, Vector
 from memstrata.timezones import local
 from memstrata.types import MemoryItem, MemoryStatus, Scope
@@ -105,7 +105,7 @@ def query_time_span(query: SearchQuery, zone: tzinfo = UTC) -> TimeSpan | None:
         return None
     now = local(query.now, zone)
     named = find_time_span(query.text, now)
-    if named is not None or len(query_terms(query.text)) >= LONG_QUERY_TERMS:
+    if named is not None or is_conversation(query.text):
         return named
     return recent_span(query.text, now)
 
