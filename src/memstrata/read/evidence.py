@@ -78,8 +78,9 @@ def memory_terms(text: str) -> frozenset[str]:
     return frozenset(match_forms(keyword_tokens(text)))
 
 
+@lru_cache(maxsize=1024)
 def query_terms(text: str) -> tuple[str, ...]:
-    """The query's distinct match forms, in order."""
+    """The query's distinct match forms, in order (cached: one search reads them for ranking, time and deep)."""
     return tuple(dict.fromkeys(match_forms(keyword_tokens(text))))
 
 
