@@ -37,8 +37,9 @@ def test_my_sister_and_my_wife_are_reached_through_the_users_own_edges(rules_mem
                     if hit.text == "林小雨在字节跳动工作")  # fmt: skip
     assert employer.breakdown.graph_relation == "林小雨 works_at 字节跳动"
     assert texts(rules_memory, "我老婆喜欢什么花？", limit=1) == ["李娜喜欢郁金香"]
-    # Without the graph list the wife's flowers fall out ("我的老婆是李娜" names her with 是, which the relatives
-    # step of the read path does not read as naming); the sister, named with 叫, is also found through that step.
+    # Without the graph list the wife's flowers are not the first answer: the relatives step of the read path finds
+    # them by her name, but "我的老婆是李娜" holds more of the question's words; the graph's edge puts them first.
+    # The sister's employer is found through that step too.
     assert "李娜喜欢郁金香" not in texts(rules_memory, "我老婆喜欢什么花？", limit=1, graph=False)
     assert "林小雨在字节跳动工作" in texts(rules_memory, "我妹妹在哪家公司上班？", limit=2, graph=False)
 

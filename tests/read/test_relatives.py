@@ -40,6 +40,8 @@ def test_the_names_a_memory_gives_the_relative_asked_about(text: str, names: lis
         ("Adopted a male cat from SPCA，叫 Mochi，是只 tabby。", CAT, ["Mochi"]),
         ("My cat Luna is sick", CAT, ["Luna"]),
         ("妈妈叫我回家", asked_relations("我妈妈"), []),  # 叫 as "told": no name
+        ("我的老婆是李娜", WIFE, ["李娜"]),  # after 是, a word tagged as a person's name
+        ("我老婆是中学老师", WIFE, []),  # ... and nothing else: 是 names no one by itself
     ],
 )
 def test_names_given_a_little_later_and_to_pets(text: str, relations: list[int], names: list[str]) -> None:

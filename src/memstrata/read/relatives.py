@@ -49,7 +49,8 @@ _NAMED = [
     (
         re.compile(rf"{_MINE}(?:{english})(?:['’]s name is|\s+is\s+(?:called|named)|,)?\s+{_EN_NAME}", re.I),
         re.compile(rf"{_EN_NAME},?\s+{_MINE}(?:{english})\b", re.I),
-        re.compile(rf"{_MINE_ZH}(?:{chinese})(?P<naming>{_ZH_NAMING})\s*(?P<rest>[\w\u4e00-\u9fff]{{1,8}})"),
+        # 是 names no one by itself ("我老婆是老师"): after it only a word tagged as a person's name counts ("是李娜")
+        re.compile(rf"{_MINE_ZH}(?:{chinese})是?(?P<naming>{_ZH_NAMING})\s*(?P<rest>[\w\u4e00-\u9fff]{{1,8}})"),
         # named a little later: "Adopted a male cat from SPCA，叫 Mochi", "a greyhound puppy named Biscuit"
         re.compile(
             rf"(?:\b(?:{english})\b|{chinese})[^.!?。！？]{{0,20}}?(?P<naming>named|名叫|叫)\s*"
