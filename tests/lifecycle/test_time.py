@@ -679,3 +679,54 @@ def test_a_conversation_saying_recently_names_no_time() -> None:
     )
     assert query_time_span(conversation) is None
     assert query_time_span(conversation.model_copy(update={"text": "我最近在忙什么？"})) is not None
+
+
+@pytest.mark.parametrize(
+    ("said", "asked_on", "start"),
+    [
+        ("What are my plans for the weekend?", "2026-03-06", "2026-03-07"),  # a Friday: the weekend ahead
+        ("What are my plans for the weekend?", "2026-03-09", "2026-03-14"),  # a Monday: the next one
+        ("What did I do over the weekend?", "2026-03-09", "2026-03-07"),  # a Monday: the one just gone
+        ("What did I do over the weekend?", "2026-03-06", "2026-02-28"),  # a Friday: the one before this week
+        ("We went hiking on the weekend", "2026-03-08", "2026-03-07"),  # a Sunday: the one under way
+        ("I'll visit my parents over the weekend", "2026-03-04", "2026-03-07"),
+        ("I like hiking on the weekend", "2026-03-06", None),  # no tense: a habit, no time
+        ("What do I do on the weekend?", "2026-03-06", None),
+    ],
+)
+def test_the_weekend_is_placed_by_the_tense_of_its_sentence(said: str, asked_on: str, start: str | None) -> None:
+    span = find_time_span(said, datetime.fromisoformat(asked_on).replace(hour=15, tzinfo=UTC))
+    assert (span and span.start.date().isoformat()) == start
+    assert span is None or span.end - span.start == timedelta(days=2)
+
+
+@pytest.mark.parametrize(
+    ("said", "start"),
+    [  # said on Wednesday 4 March 2026
+        ("Going to visit my parents in Ohio on Saturday", "2026-03-07"),
+        ("I'll call her on Wednesday", "2026-03-11"),  # today's weekday, to come: next week's
+        ("I saw Anna on Monday", "2026-03-02"),
+        ("We met on Wednesday", "2026-02-25"),
+        ("I play tennis on Saturdays", None),  # a habit
+        ("The gym is closed on Sunday", None),  # no tense: no time
+    ],
+)
+def test_a_weekday_alone_is_placed_by_the_tense_of_its_sentence(said: str, start: str | None) -> None:
+    span = find_time_span(said, datetime(2026, 3, 4, 15, tzinfo=UTC))
+    assert (span and span.start.date().isoformat()) == start
+
+
+def test_plans_for_the_weekend_asked_on_a_friday_find_the_plan_not_last_weekends_outing(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """ "What are my plans for the weekend?" named no time: "I went to the beach on the weekend", said last Monday,
+    shares "weekend" with it and answered above the plan for the coming one."""
+    memory = clocked_memory()
+    clock.advance(days=4)  # Friday 6 March 2026
+    said = [(clock.now - timedelta(days=4), "I went to the beach on the weekend, the water was freezing"),
+            (clock.now - timedelta(days=2), "Going to visit my parents in Ohio on Saturday")]  # fmt: skip
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in said], user_id="u1")
+    hits = memory.search("What are my plans for the weekend?", user_id="u1")
+    assert hits[0].text == said[1][1], [(h.text, h.score) for h in hits]
+    hits = memory.search("What did I do on the weekend?", user_id="u1")
+    assert hits[0].text == said[0][1], [(h.text, h.score) for h in hits]

@@ -79,6 +79,28 @@ def _weekend(ref: datetime, offset_weeks: int) -> tuple[datetime, datetime]:
     return saturday, saturday + timedelta(days=2)
 
 
+def _the_weekend(ref: datetime, tense: int) -> tuple[datetime, datetime]:
+    """ "the weekend" by the tense of its sentence: to come ("What are my plans for the weekend?" on a Friday), the
+    weekend ahead, or the one under way; past ("What did I do over the weekend?" on a Monday), the one just gone,
+    or the one under way. Without a tense it is a habit, no time: ValueError (the rule is passed over)."""
+    if tense == 0:
+        raise ValueError("no tense: a habit")
+    saturday, end = _weekend(ref, 0)
+    if tense > 0:
+        return (saturday, end) if end > ref else _weekend(ref, 1)
+    return (saturday, end) if saturday <= ref else _weekend(ref, -1)
+
+
+def _bare_weekday(ref: datetime, weekday: int, tense: int) -> tuple[datetime, datetime]:
+    """ "on Saturday" by the tense of its sentence: to come ("Going to visit my parents on Saturday"), the next one
+    after today; past ("I saw her on Tuesday"), the last one before today. Without a tense, no time (ValueError)."""
+    if tense == 0:
+        raise ValueError("no tense: a habit")
+    if tense > 0:
+        return _day(ref, (weekday - ref.weekday()) % 7 or 7)
+    return _day(ref, -((ref.weekday() - weekday) % 7 or 7))
+
+
 def _days(year: int, month: int, first: int, last: int, ref: datetime) -> tuple[datetime, datetime]:
     """Days ``first`` to ``last`` of a month, both included ("May 2-9")."""
     if last < first:
@@ -275,12 +297,18 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         re.compile(rf"\b(last|previous|this|next)\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
         lambda m, r: _weekday(r, _RELATIVE_WORD[m[1].lower()], _EN_WEEKDAYS.index(m[2].lower())),
     ),
+    (  # "on Saturday" alone: placed by its sentence's tense, like "the weekend"; "on Saturdays" is a habit
+        re.compile(rf"\bon\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
+        lambda m, r: _bare_weekday(r, _EN_WEEKDAYS.index(m[1].lower()), _tense(sentence_at(m.string, m.start()))),
+    ),
     # A weekend before its week: "上周末" read as "上周" left "末" in the question and searched all of last week.
     (re.compile(r"(上|这|本|下)(?:个)?(?:周末|礼拜天?末)"), lambda m, r: _weekend(r, _RELATIVE_WORD[m[1]])),
     (
         re.compile(r"\b(last|previous|this|next)\s+weekend\b", re.I),
         lambda m, r: _weekend(r, _RELATIVE_WORD[m[1].lower()]),
     ),
+    # "the weekend" alone is a habit ("I hike on the weekend") unless its sentence's tense places it (below)
+    (re.compile(r"\bthe\s+weekend\b", re.I), lambda m, r: _the_weekend(r, _tense(sentence_at(m.string, m.start())))),
     (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: _week(r, _RELATIVE_WORD[m[1]])),
     (re.compile(r"\b(last|previous|this|next)\s+week\b", re.I), lambda m, r: _week(r, _RELATIVE_WORD[m[1].lower()])),
     (  # seasons named with their year: "去年夏天", "2025年夏天", "summer 2025", "the summer of last year"
