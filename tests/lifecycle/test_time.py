@@ -692,6 +692,8 @@ def test_a_conversation_saying_recently_names_no_time() -> None:
         ("I'll visit my parents over the weekend", "2026-03-04", "2026-03-07"),
         ("I like hiking on the weekend", "2026-03-06", None),  # no tense: a habit, no time
         ("What do I do on the weekend?", "2026-03-06", None),
+        ("What am I doing over the weekend?", "2026-03-06", "2026-03-07"),  # an arrangement: the weekend ahead
+        ("What is the morning like on the weekend?", "2026-03-06", None),  # "is the morning": no progressive
     ],
 )
 def test_the_weekend_is_placed_by_the_tense_of_its_sentence(said: str, asked_on: str, start: str | None) -> None:
@@ -709,6 +711,7 @@ def test_the_weekend_is_placed_by_the_tense_of_its_sentence(said: str, asked_on:
         ("We met on Wednesday", "2026-02-25"),
         ("I play tennis on Saturdays", None),  # a habit
         ("The gym is closed on Sunday", None),  # no tense: no time
+        ("I'm flying home on Saturday", "2026-03-07"),  # the present progressive of an arrangement
     ],
 )
 def test_a_weekday_alone_is_placed_by_the_tense_of_its_sentence(said: str, start: str | None) -> None:

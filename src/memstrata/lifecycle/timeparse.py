@@ -170,6 +170,22 @@ def _tense(clause: str) -> int:
     return 0 if past == future else -1 if past else 1
 
 
+# "What am I doing on Saturday?", "I'm flying home over the weekend": the present progressive of an arrangement
+_PROGRESSIVE = re.compile(r"\b(?:am|are|is|i'm|we're|you're|he's|she's|they're)\s+(?:\w+\s+)?(\w{2,}ing)\b", re.I)
+_NOT_PROGRESSIVE = frozenset(
+    {"morning", "evening", "thing", "something", "nothing", "anything", "everything", "wedding", "meeting", "building",
+     "spring", "king", "ring", "string", "wing"}
+)  # fmt: skip
+
+
+def _arranged(clause: str) -> int:
+    """:func:`_tense`, with the present progressive as the future: beside a day of the week or the weekend it is an
+    arrangement to come ("What am I doing on Saturday?"), not a habit ("What do I do on Saturdays?")."""
+    tense = _tense(clause)
+    progressive = any(word.lower() not in _NOT_PROGRESSIVE for word in _PROGRESSIVE.findall(clause))
+    return 1 if tense == 0 and progressive else tense
+
+
 def _yearless(
     m: re.Match[str], ref: datetime, span_in: Callable[[int], tuple[datetime, datetime]]
 ) -> tuple[datetime, datetime]:
@@ -299,7 +315,7 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     ),
     (  # "on Saturday" alone: placed by its sentence's tense, like "the weekend"; "on Saturdays" is a habit
         re.compile(rf"\bon\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
-        lambda m, r: _bare_weekday(r, _EN_WEEKDAYS.index(m[1].lower()), _tense(sentence_at(m.string, m.start()))),
+        lambda m, r: _bare_weekday(r, _EN_WEEKDAYS.index(m[1].lower()), _arranged(sentence_at(m.string, m.start()))),
     ),
     # A weekend before its week: "上周末" read as "上周" left "末" in the question and searched all of last week.
     (re.compile(r"(上|这|本|下)(?:个)?(?:周末|礼拜天?末)"), lambda m, r: _weekend(r, _RELATIVE_WORD[m[1]])),
@@ -308,7 +324,7 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         lambda m, r: _weekend(r, _RELATIVE_WORD[m[1].lower()]),
     ),
     # "the weekend" alone is a habit ("I hike on the weekend") unless its sentence's tense places it (below)
-    (re.compile(r"\bthe\s+weekend\b", re.I), lambda m, r: _the_weekend(r, _tense(sentence_at(m.string, m.start())))),
+    (re.compile(r"\bthe\s+weekend\b", re.I), lambda m, r: _the_weekend(r, _arranged(sentence_at(m.string, m.start())))),
     (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: _week(r, _RELATIVE_WORD[m[1]])),
     (re.compile(r"\b(last|previous|this|next)\s+week\b", re.I), lambda m, r: _week(r, _RELATIVE_WORD[m[1].lower()])),
     (  # seasons named with their year: "去年夏天", "2025年夏天", "summer 2025", "the summer of last year"
