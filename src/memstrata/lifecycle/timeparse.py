@@ -323,7 +323,7 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         re.compile(r"\b(last|previous|this|next)\s+weekend\b", re.I),
         lambda m, r: _weekend(r, _RELATIVE_WORD[m[1].lower()]),
     ),
-    # "the weekend" alone is a habit ("I hike on the weekend") unless its sentence's tense places it (below)
+    # "the weekend" alone is a habit ("I hike on the weekend") unless its sentence's tense places it (_the_weekend)
     (re.compile(r"\bthe\s+weekend\b", re.I), lambda m, r: _the_weekend(r, _arranged(sentence_at(m.string, m.start())))),
     (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: _week(r, _RELATIVE_WORD[m[1]])),
     (re.compile(r"\b(last|previous|this|next)\s+week\b", re.I), lambda m, r: _week(r, _RELATIVE_WORD[m[1].lower()])),
