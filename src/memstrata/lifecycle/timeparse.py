@@ -16,9 +16,11 @@ import calendar
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from memstrata.modality import PLAN, sentence_at
+from memstrata.lifecycle import calendar_spans as cal
+from memstrata.lifecycle.tense import arranged, sentence_tense
+from memstrata.modality import sentence_at
 
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _EN_NUMBERS = {
@@ -57,133 +59,13 @@ def _en_number(text: str) -> int:
     return int(text) if text.isdigit() else _EN_NUMBERS[text]
 
 
-def _day(ref: datetime, offset_days: int = 0) -> tuple[datetime, datetime]:
-    start = ref.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=offset_days)
-    return start, start + timedelta(days=1)
-
-
-def _week(ref: datetime, offset_weeks: int) -> tuple[datetime, datetime]:
-    monday, _ = _day(ref, -ref.weekday() + 7 * offset_weeks)
-    return monday, monday + timedelta(days=7)
-
-
-def _weekday(ref: datetime, offset_weeks: int, weekday: int) -> tuple[datetime, datetime]:
-    monday, _ = _week(ref, offset_weeks)
-    return _day(monday, weekday)
-
-
-def _weekend(ref: datetime, offset_weeks: int) -> tuple[datetime, datetime]:
-    """Saturday and Sunday of the week ``offset_weeks`` from this one ("last weekend" on a Thursday: the one just
-    past; on a Sunday: the one before today's)."""
-    saturday, _ = _weekday(ref, offset_weeks, 5)
-    return saturday, saturday + timedelta(days=2)
-
-
-def _the_weekend(ref: datetime, tense: int) -> tuple[datetime, datetime]:
-    """ "the weekend" by the tense of its sentence: to come ("What are my plans for the weekend?" on a Friday), the
-    weekend ahead, or the one under way; past ("What did I do over the weekend?" on a Monday), the one just gone,
-    or the one under way. Without a tense it is a habit, no time: ValueError (the rule is passed over)."""
-    if tense == 0:
-        raise ValueError("no tense: a habit")
-    saturday, end = _weekend(ref, 0)
-    if tense > 0:
-        return (saturday, end) if end > ref else _weekend(ref, 1)
-    return (saturday, end) if saturday <= ref else _weekend(ref, -1)
-
-
-def _bare_weekday(ref: datetime, weekday: int, tense: int) -> tuple[datetime, datetime]:
-    """ "on Saturday" by the tense of its sentence: to come ("Going to visit my parents on Saturday"), the next one
-    after today; past ("I saw her on Tuesday"), the last one before today. Without a tense, no time (ValueError)."""
-    if tense == 0:
-        raise ValueError("no tense: a habit")
-    if tense > 0:
-        return _day(ref, (weekday - ref.weekday()) % 7 or 7)
-    return _day(ref, -((ref.weekday() - weekday) % 7 or 7))
-
-
-def _days(year: int, month: int, first: int, last: int, ref: datetime) -> tuple[datetime, datetime]:
-    """Days ``first`` to ``last`` of a month, both included ("May 2-9")."""
-    if last < first:
-        raise ValueError(f"day {last} before day {first}")
-    start, _ = _day(ref.replace(year=year, month=month, day=first))
-    _, end = _day(ref.replace(year=year, month=month, day=last))
-    return start, end
-
-
 def _days_in(m: re.Match[str], ref: datetime, month: int, first: str, last: str, year: str | None) -> tuple[
     datetime, datetime
 ]:  # fmt: skip
     def in_year(y: int) -> tuple[datetime, datetime]:
-        return _days(y, month, cn_number(first), cn_number(last), ref)
+        return cal.days_span(y, month, cn_number(first), cn_number(last), ref)
 
     return in_year(int(year)) if year else _yearless(m, ref, in_year)
-
-
-def _month(year: int, month: int, ref: datetime) -> tuple[datetime, datetime]:
-    year += (month - 1) // 12
-    month = (month - 1) % 12 + 1
-    start = ref.replace(year=year, month=month, day=1, hour=0, minute=0, second=0, microsecond=0)
-    following = start.replace(year=year + month // 12, month=month % 12 + 1)
-    return start, following
-
-
-def _year(year: int, ref: datetime) -> tuple[datetime, datetime]:
-    start = ref.replace(year=year, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
-    return start, start.replace(year=year + 1)
-
-
-def _named_month(ref: datetime, month: int, direction: int) -> tuple[datetime, datetime]:
-    """ "last March" said in December 2026 is March 2026 (the latest one before this month), "next March" the first
-    one after it, "this March" this year's."""
-    if direction < 0:
-        return _month(ref.year if month < ref.month else ref.year - 1, month, ref)
-    if direction > 0:
-        return _month(ref.year if month > ref.month else ref.year + 1, month, ref)
-    return _month(ref.year, month, ref)
-
-
-# Tense cues of the sentence around a month or day named without its year. Kept narrow on purpose: a cue that is not
-# there leaves this year's reading, which is what every such date meant before. The future: the write path's plan
-# words (modality.PLAN), and what else says a thing is still to come (bookings, 要 / 会 / 将 as auxiliaries).
-_FUTURE_CUE = re.compile(
-    rf"{PLAN}|\b(?:shall|going\s+to|gonna|planned|intended|hope\s+to|want\s+to|would\s+like|booked|scheduled|"
-    r"reserved|registered|signed\s+up|looking\s+forward)\b|'ll\b"
-    r"|(?<![重主需只不])要|(?<![开机社大约])会(?!议)|将|预订|订了|报名",
-    re.I,
-)
-_PAST_CUE = re.compile(
-    r"\b(?:was|were|did|had|went|got|came|left|spent|took|bought|made|met|saw|gave|began|flew|drove|ran|ate|wrote)\b"
-    r"|[去来到吃见做住玩学看用买试听读写回]过|(?<![为除算])了(?!解)",
-    re.I,
-)
-# "I visited", "we finally moved": a regular past after its subject (not "I need", "they exceed")
-_PAST_ED = re.compile(
-    r"\b(?:i|we|he|she|they)\s+(?:(?:just|also|really|finally|already|then|first)\s+)?(\w{2,}ed)\b", re.I
-)
-_NOT_PAST_ED = frozenset({"need", "feed", "speed", "embed", "exceed", "proceed", "succeed", "shed", "bleed", "breed"})
-
-
-def _tense(clause: str) -> int:
-    """-1 past, 1 future, 0 neither or both."""
-    past = bool(_PAST_CUE.search(clause)) or any(word.lower() not in _NOT_PAST_ED for word in _PAST_ED.findall(clause))
-    future = bool(_FUTURE_CUE.search(clause))
-    return 0 if past == future else -1 if past else 1
-
-
-# "What am I doing on Saturday?", "I'm flying home over the weekend": the present progressive of an arrangement
-_PROGRESSIVE = re.compile(r"\b(?:am|are|is|i'm|we're|you're|he's|she's|they're)\s+(?:\w+\s+)?(\w{2,}ing)\b", re.I)
-_NOT_PROGRESSIVE = frozenset(
-    {"morning", "evening", "thing", "something", "nothing", "anything", "everything", "wedding", "meeting", "building",
-     "spring", "king", "ring", "string", "wing"}
-)  # fmt: skip
-
-
-def _arranged(clause: str) -> int:
-    """:func:`_tense`, with the present progressive as the future: beside a day of the week or the weekend it is an
-    arrangement to come ("What am I doing on Saturday?"), not a habit ("What do I do on Saturdays?")."""
-    tense = _tense(clause)
-    progressive = any(word.lower() not in _NOT_PROGRESSIVE for word in _PROGRESSIVE.findall(clause))
-    return 1 if tense == 0 and progressive else tense
 
 
 def _yearless(
@@ -194,7 +76,7 @@ def _yearless(
     ahead; "I'll visit Kyoto in March" said in November is next March. A sentence with no tense cue, or with both,
     keeps this year's."""
     span = span_in(ref.year)
-    tense = _tense(sentence_at(m.string, m.start()))
+    tense = sentence_tense(sentence_at(m.string, m.start()))
     if tense < 0 and span[0] > ref:
         return span_in(ref.year - 1)
     if tense > 0 and span[1] <= ref:
@@ -206,37 +88,6 @@ def _yearless(
 _SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12, "春": 3, "夏": 6, "秋": 9, "冬": 12}
 _EN_SEASON = "spring|summer|fall|autumn|winter"
 _CN_YEAR = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
-
-
-def _season(year: int, first_month: int, ref: datetime) -> tuple[datetime, datetime]:
-    start, _ = _month(year, first_month, ref)
-    _, end = _month(year, first_month + 2, ref)
-    return start, end
-
-
-def _named_season(ref: datetime, first_month: int, direction: int) -> tuple[datetime, datetime]:
-    """ "last summer" said in December 2026 is summer 2026 (the latest one over by now; said in July, 2025's),
-    "next summer" the first one not begun yet, "this summer" the one under way or this year's."""
-    year = ref.year
-    if direction < 0:
-        while _season(year, first_month, ref)[1] > ref:
-            year -= 1
-    elif direction > 0:
-        while _season(year, first_month, ref)[0] <= ref:
-            year += 1
-    elif first_month == 12 and ref.month < 3:
-        year -= 1  # "this winter" said in January: the one that began in December
-    return _season(year, first_month, ref)
-
-
-def _ago(ref: datetime, amount: int, unit: str) -> tuple[datetime, datetime]:
-    if unit in ("day", "天"):
-        return _day(ref, -amount)
-    if unit in ("week", "周", "星期", "个星期"):
-        return _week(ref, -amount)
-    if unit in ("month", "个月", "月"):
-        return _month(ref.year, ref.month - amount, ref)
-    return _year(ref.year - amount, ref)
 
 
 _RELATIVE_WORD = {"last": -1, "previous": -1, "this": 0, "next": 1, "上": -1, "这": 0, "本": 0, "下": 1, "": 0}
@@ -253,11 +104,11 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     ),
     (  # absolute dates: "2023-05-01", "2023/5/1", "2023年5月1日"
         re.compile(r"(?<!\d)(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})\s*(?:[-/.]|月)\s*(\d{1,2})(?!\d)"),
-        lambda m, r: _day(r.replace(year=int(m[1]), month=int(m[2]), day=int(m[3]))),
+        lambda m, r: cal.day_span(r.replace(year=int(m[1]), month=int(m[2]), day=int(m[3]))),
     ),
     (
         re.compile(r"(?<!\d)(\d{4})\s*年\s*([一二三四五六七八九十\d]{1,3})\s*月"),
-        lambda m, r: _month(int(m[1]), cn_number(m[2]), r),
+        lambda m, r: cal.month_span(int(m[1]), cn_number(m[2]), r),
     ),
     (  # days of one month: "May 2-9, 2023", "May 2 to 9", "2-9 May" (before "May 2" and "9 May", one day)
         re.compile(
@@ -278,24 +129,26 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     (  # the day first: "on 1 February, 2023", "the 3rd of June", "12 Sept 2021" (before "Sept 2021", a month)
         re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_DAY_FIRST_MONTH})\b(?:,?\s+(\d{{4}}))?", re.I),
         lambda m, r: (
-            _day(r.replace(year=int(m[3]), month=_month_number(m[2]), day=int(m[1])))
+            cal.day_span(r.replace(year=int(m[3]), month=_month_number(m[2]), day=int(m[1])))
             if m[3]
-            else _yearless(m, r, lambda year: _day(r.replace(year=year, month=_month_number(m[2]), day=int(m[1]))))
+            else _yearless(
+                m, r, lambda year: cal.day_span(r.replace(year=year, month=_month_number(m[2]), day=int(m[1])))
+            )
         ),
     ),
     (
         re.compile(rf"\b({_EN_MONTH})\s+(\d{{4}})\b", re.I),
-        lambda m, r: _month(int(m[2]), _month_number(m[1]), r),
+        lambda m, r: cal.month_span(int(m[2]), _month_number(m[1]), r),
     ),
-    (re.compile(r"大前天"), lambda m, r: _day(r, -3)),
-    (re.compile(r"前天|the day before yesterday", re.I), lambda m, r: _day(r, -2)),
-    (re.compile(r"后天|the day after tomorrow", re.I), lambda m, r: _day(r, 2)),
-    (re.compile(r"昨天|昨日|昨晚|\byesterday\b|\blast night\b", re.I), lambda m, r: _day(r, -1)),
-    (re.compile(r"今天|今日|今晚|\btoday\b|\btonight\b", re.I), lambda m, r: _day(r)),
-    (re.compile(r"明天|明日|\btomorrow\b", re.I), lambda m, r: _day(r, 1)),
+    (re.compile(r"大前天"), lambda m, r: cal.day_span(r, -3)),
+    (re.compile(r"前天|the day before yesterday", re.I), lambda m, r: cal.day_span(r, -2)),
+    (re.compile(r"后天|the day after tomorrow", re.I), lambda m, r: cal.day_span(r, 2)),
+    (re.compile(r"昨天|昨日|昨晚|\byesterday\b|\blast night\b", re.I), lambda m, r: cal.day_span(r, -1)),
+    (re.compile(r"今天|今日|今晚|\btoday\b|\btonight\b", re.I), lambda m, r: cal.day_span(r)),
+    (re.compile(r"明天|明日|\btomorrow\b", re.I), lambda m, r: cal.day_span(r, 1)),
     (
         re.compile(r"([一二两三四五六七八九十\d]+)\s*(天|个星期|星期|周|个月|年)(?:以)?前"),
-        lambda m, r: _ago(r, cn_number(m[1]), m[2]),
+        lambda m, r: cal.ago(r, cn_number(m[1]), m[2]),
     ),
     (
         re.compile(
@@ -303,111 +156,119 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
             r"(day|week|month|year)s?\s+ago\b",
             re.I,
         ),
-        lambda m, r: _ago(r, _en_number(m[1].lower()), m[2].lower()),
+        lambda m, r: cal.ago(r, _en_number(m[1].lower()), m[2].lower()),
     ),
     (
         re.compile(r"(上|这|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
-        lambda m, r: _weekday(r, _RELATIVE_WORD[m[1] or ""], _CN_WEEKDAYS[m[2]]),
+        lambda m, r: cal.weekday_span(r, _RELATIVE_WORD[m[1] or ""], _CN_WEEKDAYS[m[2]]),
     ),
     (
         re.compile(rf"\b(last|previous|this|next)\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
-        lambda m, r: _weekday(r, _RELATIVE_WORD[m[1].lower()], _EN_WEEKDAYS.index(m[2].lower())),
+        lambda m, r: cal.weekday_span(r, _RELATIVE_WORD[m[1].lower()], _EN_WEEKDAYS.index(m[2].lower())),
     ),
     (  # "on Saturday" alone: placed by its sentence's tense, like "the weekend"; "on Saturdays" is a habit
         re.compile(rf"\bon\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
-        lambda m, r: _bare_weekday(r, _EN_WEEKDAYS.index(m[1].lower()), _arranged(sentence_at(m.string, m.start()))),
+        lambda m, r: cal.bare_weekday(r, _EN_WEEKDAYS.index(m[1].lower()), arranged(sentence_at(m.string, m.start()))),
     ),
     # A weekend before its week: "上周末" read as "上周" left "末" in the question and searched all of last week.
-    (re.compile(r"(上|这|本|下)(?:个)?(?:周末|礼拜天?末)"), lambda m, r: _weekend(r, _RELATIVE_WORD[m[1]])),
+    (re.compile(r"(上|这|本|下)(?:个)?(?:周末|礼拜天?末)"), lambda m, r: cal.weekend_span(r, _RELATIVE_WORD[m[1]])),
     (
         re.compile(r"\b(last|previous|this|next)\s+weekend\b", re.I),
-        lambda m, r: _weekend(r, _RELATIVE_WORD[m[1].lower()]),
+        lambda m, r: cal.weekend_span(r, _RELATIVE_WORD[m[1].lower()]),
     ),
     # "the weekend" alone is a habit ("I hike on the weekend") unless its sentence's tense places it (_the_weekend)
-    (re.compile(r"\bthe\s+weekend\b", re.I), lambda m, r: _the_weekend(r, _arranged(sentence_at(m.string, m.start())))),
-    (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: _week(r, _RELATIVE_WORD[m[1]])),
-    (re.compile(r"\b(last|previous|this|next)\s+week\b", re.I), lambda m, r: _week(r, _RELATIVE_WORD[m[1].lower()])),
+    (
+        re.compile(r"\bthe\s+weekend\b", re.I),
+        lambda m, r: cal.the_weekend(r, arranged(sentence_at(m.string, m.start()))),
+    ),
+    (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: cal.week_span(r, _RELATIVE_WORD[m[1]])),
+    (
+        re.compile(r"\b(last|previous|this|next)\s+week\b", re.I),
+        lambda m, r: cal.week_span(r, _RELATIVE_WORD[m[1].lower()]),
+    ),
     (  # seasons named with their year: "去年夏天", "2025年夏天", "summer 2025", "the summer of last year"
         re.compile(r"(前年|去年|今年|明年)\s*的?([春夏秋冬])(?:天|季)"),
-        lambda m, r: _season(r.year + _CN_YEAR[m[1]], _SEASONS[m[2]], r),
+        lambda m, r: cal.season_span(r.year + _CN_YEAR[m[1]], _SEASONS[m[2]], r),
     ),
     (
         re.compile(r"(?<!\d)((?:19|20)\d\d)\s*年\s*的?([春夏秋冬])(?:天|季)"),
-        lambda m, r: _season(int(m[1]), _SEASONS[m[2]], r),
+        lambda m, r: cal.season_span(int(m[1]), _SEASONS[m[2]], r),
     ),
     (
         re.compile(rf"\b({_EN_SEASON})\s+(?:of\s+)?((?:19|20)\d\d)\b", re.I),
-        lambda m, r: _season(int(m[2]), _SEASONS[m[1].lower()], r),
+        lambda m, r: cal.season_span(int(m[2]), _SEASONS[m[1].lower()], r),
     ),
     (
         re.compile(rf"\b({_EN_SEASON})\s+(?:of\s+)?(last|this|next)\s+year\b", re.I),
-        lambda m, r: _season(r.year + _RELATIVE_WORD[m[2].lower()], _SEASONS[m[1].lower()], r),
+        lambda m, r: cal.season_span(r.year + _RELATIVE_WORD[m[2].lower()], _SEASONS[m[1].lower()], r),
     ),
     (  # "last summer", "这个夏天", "上个冬天": the latest one over, the one under way, the next one
         re.compile(rf"\b(last|this|next)\s+({_EN_SEASON})\b", re.I),
-        lambda m, r: _named_season(r, _SEASONS[m[2].lower()], _RELATIVE_WORD[m[1].lower()]),
+        lambda m, r: cal.named_season(r, _SEASONS[m[2].lower()], _RELATIVE_WORD[m[1].lower()]),
     ),
     (
         re.compile(r"(上|这|下)个?([春夏秋冬])(?:天|季)"),
-        lambda m, r: _named_season(r, _SEASONS[m[2]], _RELATIVE_WORD[m[1]]),
+        lambda m, r: cal.named_season(r, _SEASONS[m[2]], _RELATIVE_WORD[m[1]]),
     ),
     (
         re.compile(r"(去年|今年|明年|前年)\s*([一二三四五六七八九十\d]{1,3})\s*月"),
-        lambda m, r: _month(r.year + _CN_YEAR[m[1]], cn_number(m[2]), r),
+        lambda m, r: cal.month_span(r.year + _CN_YEAR[m[1]], cn_number(m[2]), r),
     ),
     (
         re.compile(r"(上|这|本|下)个?月"),
-        lambda m, r: _month(r.year, r.month + _RELATIVE_WORD[m[1]], r),
+        lambda m, r: cal.month_span(r.year, r.month + _RELATIVE_WORD[m[1]], r),
     ),
     (
         re.compile(r"\b(last|previous|this|next)\s+month\b", re.I),
-        lambda m, r: _month(r.year, r.month + _RELATIVE_WORD[m[1].lower()], r),
+        lambda m, r: cal.month_span(r.year, r.month + _RELATIVE_WORD[m[1].lower()], r),
     ),
     (  # "March last year", "in March of next year": that year's month (before "last year" takes the year)
         re.compile(rf"\b({_EN_MONTH})\s+(?:of\s+)?(last|this|next)\s+year\b", re.I),
-        lambda m, r: _month(r.year + _RELATIVE_WORD[m[2].lower()], _month_number(m[1]), r),
+        lambda m, r: cal.month_span(r.year + _RELATIVE_WORD[m[2].lower()], _month_number(m[1]), r),
     ),
     (  # "last March": the latest March before this month; "next March": the first after it
         re.compile(rf"\b(last|this|next)\s+({_EN_MONTH})\b", re.I),
-        lambda m, r: _named_month(r, _month_number(m[2]), _RELATIVE_WORD[m[1].lower()]),
+        lambda m, r: cal.named_month(r, _month_number(m[2]), _RELATIVE_WORD[m[1].lower()]),
     ),
     (
         re.compile(r"(前年|去年|今年|明年)"),
-        lambda m, r: _year(r.year + _CN_YEAR[m[1]], r),
+        lambda m, r: cal.year_span(r.year + _CN_YEAR[m[1]], r),
     ),
     (
         re.compile(r"\b(last|this|next)\s+year\b", re.I),
-        lambda m, r: _year(r.year + _RELATIVE_WORD[m[1].lower()], r),
+        lambda m, r: cal.year_span(r.year + _RELATIVE_WORD[m[1].lower()], r),
     ),
     (  # a year alone: "2024年" (not "2024年3月", matched above), "in 2024", "during 2025"
         re.compile(r"(?<!\d)((?:19|20)\d\d)\s*年(?!\s*[一二三四五六七八九十\d])"),
-        lambda m, r: _year(int(m[1]), r),
+        lambda m, r: cal.year_span(int(m[1]), r),
     ),
     (
         re.compile(r"\b(?:in|during|throughout|of)\s+(?:the\s+year\s+)?((?:19|20)\d\d)\b(?![-/.:]\d)", re.I),
-        lambda m, r: _year(int(m[1]), r),
+        lambda m, r: cal.year_span(int(m[1]), r),
     ),
     (
         re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"),
         lambda m, r: _yearless(
-            m, r, lambda year: _day(r.replace(year=year, month=cn_number(m[1]), day=cn_number(m[2])))
+            m, r, lambda year: cal.day_span(r.replace(year=year, month=cn_number(m[1]), day=cn_number(m[2])))
         ),
     ),
     (
         re.compile(rf"\b({_EN_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
         lambda m, r: (
-            _day(r.replace(year=int(m[3]), month=_month_number(m[1]), day=int(m[2])))
+            cal.day_span(r.replace(year=int(m[3]), month=_month_number(m[1]), day=int(m[2])))
             if m[3]
-            else _yearless(m, r, lambda year: _day(r.replace(year=year, month=_month_number(m[1]), day=int(m[2]))))
+            else _yearless(
+                m, r, lambda year: cal.day_span(r.replace(year=year, month=_month_number(m[1]), day=int(m[2])))
+            )
         ),
     ),
     (
         re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月份?"),
-        lambda m, r: _yearless(m, r, lambda year: _month(year, cn_number(m[1]), r)),
+        lambda m, r: _yearless(m, r, lambda year: cal.month_span(year, cn_number(m[1]), r)),
     ),
     (
         re.compile(rf"\bin\s+({_EN_MONTH})\b", re.I),
-        lambda m, r: _yearless(m, r, lambda year: _month(year, _month_number(m[1]), r)),
+        lambda m, r: _yearless(m, r, lambda year: cal.month_span(year, _month_number(m[1]), r)),
     ),
 ]
 
@@ -467,7 +328,7 @@ def recent_span(text: str, reference: datetime, days: int = RECENT_DAYS) -> Time
     found = _RECENT.search(text)
     if found is None:
         return None
-    return TimeSpan(_day(reference, 1 - days)[0], _day(reference)[1], found.group(), vague=True)
+    return TimeSpan(cal.day_span(reference, 1 - days)[0], cal.day_span(reference)[1], found.group(), vague=True)
 
 
 _RANGE_HINT = re.compile(r"\b(?:between|to|until|till|through|thru)\b|[到至~～–—]|\s-\s", re.I)
