@@ -84,6 +84,7 @@ def said_as_so(pattern: re.Pattern[str], text: str) -> bool:
     return any(not NOT_YET.search(clause_at(text, found.start())) for found in pattern.finditer(text))
 
 
+@lru_cache(maxsize=65_536)  # asked of each hit near the top for each one above it
 def corrects(text: str) -> bool:
     """Whether ``text`` corrects what was said ("更正一下…", "Sorry I meant…", "其实…不是…")."""
     return bool(_CORRECTED_WORDS.search(text) or (_CONTRASTED.search(text) and _NEGATED.search(text)))

@@ -88,6 +88,16 @@ def test_components_float16_cannot_hold_stay_float32() -> None:
     assert np.allclose(vector_blobs.decode(vector_blobs.encode(small)), small, atol=1e-4)
 
 
+def test_many_blobs_decode_as_one_matrix_of_what_each_decodes_to() -> None:
+    rng = np.random.default_rng(3)
+    halves = [vector_blobs.encode(row) for row in rng.normal(0, 0.05, (5, DIMS)).astype(np.float32)]
+    wide = np.ascontiguousarray(rng.normal(0, 1, DIMS), dtype="<f4").tobytes()  # an untagged float32 row
+    for blobs in (halves, [*halves[:2], wide, memoryview(halves[2])]):
+        matrix = vector_blobs.decode_rows(blobs)
+        assert matrix.dtype == np.float32
+        assert np.array_equal(matrix, np.stack([vector_blobs.decode(blob) for blob in blobs]))
+
+
 def test_the_wal_is_emptied_right_after_a_large_transaction(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "m.db")
     chunk = b"x" * 100_000

@@ -17,8 +17,9 @@ Further:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from datetime import tzinfo
+from functools import lru_cache
 
 from memstrata.indexing import change_answers, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
@@ -146,7 +147,7 @@ def _replaces(later: SearchHit, earlier: SearchHit, asked: frozenset[str], *, co
         return enough and _ends_or_corrects(later.memory, earlier.memory)
     if corrections_only:
         return False
-    changed = _facets(change_answers(later.memory.text).split()) & asked
+    changed = _facets(tuple(change_answers(later.memory.text).split())) & asked
     statement = _facets(memory_terms(_statement(earlier.memory)))
     return bool(changed & statement) and _changes_what_it_says(later.memory, earlier.memory)
 
@@ -188,7 +189,8 @@ def _statement(item: MemoryItem) -> str:
     return item.text if item.key else own_index_text(item)
 
 
-def _facets(terms: Iterable[str]) -> frozenset[str]:
+@lru_cache(maxsize=32_768)  # a window compares each memory with many others: its facets are made once
+def _facets(terms: Collection[str]) -> frozenset[str]:
     """Terms to compare two statements' reasons by: a Chinese word as its characters, since segmentation cuts the
     same words apart differently ("我超爱吃辣" holds "吃", "我不吃辣了" holds "不吃": "我能吃辣吗？" matched them for
     different reasons, and the older statement stayed first)."""

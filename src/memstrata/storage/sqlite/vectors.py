@@ -169,7 +169,7 @@ def exact_scores(found: list[tuple[int, str, bytes]], vector: Vector) -> list[tu
     """(seq, id, vector BLOB) rows -> (id, cosine similarity with ``vector``), best first."""
     if not found:
         return []
-    matrix = np.stack([vector_blobs.decode(blob) for _, _, blob in found])
+    matrix = vector_blobs.decode_rows([blob for _, _, blob in found])
     query = np.asarray(vector, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
     scores = (matrix @ query) / np.maximum(norms, 1e-12)
