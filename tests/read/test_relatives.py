@@ -26,6 +26,11 @@ CAT = asked_relations("我的猫是公的还是母的？")
         ("我妹妹Emma在上海", ["Emma"]),
         ("我妹妹在阿里巴巴上班", []),  # no name: 在 is not one
         ("My sister and I went hiking", []),
+        ("My sister is Emma.", ["Emma"]),  # "is" names her where the name ends the clause
+        ("my sister is Emma and she lives in Paris", ["Emma"]),
+        ("My sister is Emma's best friend", []),
+        ("My sister is American, she works in Boston", []),  # a nationality is no name
+        ("My sister is Catholic", []),
         ("My brother Tom lives in Paris", []),  # a brother is not the sister asked about
     ],
 )
@@ -62,3 +67,15 @@ def test_a_wife_named_in_chinese_answers_an_english_question_above_the_mothers_n
     for question in ("What's my wife's name?", "Who is my wife?", "我妻子叫什么名字？", "我老婆叫什么？"):
         assert memory.search(question, user_id="u1")[0].text == "我老婆叫林小雨", question
     assert memory.search("What is my mother's name?", user_id="u1")[0].text == "My mom's name is Helen"
+
+
+def test_a_wife_named_with_is_is_searched_by_her_name(memory: Memory) -> None:
+    """ "My wife is Anna." named no one (only "my wife Anna", "… is called/named Anna"): for "What does my wife do
+    for work?" Anna's job, which says "Anna" and not "wife", came last of five, under the user's own job."""
+    job = "Anna works as a pediatric nurse at St. Mary's"
+    memory.add(
+        ["My wife is Anna.", job, "My boss likes golf", "My mom is a retired teacher", "I work at Google"],
+        user_id="u1",
+    )
+    for question in ("What does my wife do for work?", "What is my wife's job?", "我老婆是做什么工作的？"):
+        assert job in [hit.text for hit in memory.search(question, user_id="u1")[:2]], question

@@ -48,6 +48,9 @@ _ZH_NAMING = r"(?:叫做|名叫|叫|名字是|名字叫)?"
 _NAMED = [
     (
         re.compile(rf"{_MINE}(?:{english})(?:['’]s name is|\s+is\s+(?:called|named)|,)?\s+{_EN_NAME}", re.I),
+        # "My wife is Anna." names her where the name ends the clause ("My wife is Anna and …" too), not "My wife is
+        # Anna's friend"; a nationality or faith is no name (``_NOT_NAMES``)
+        re.compile(rf"{_MINE}(?:{english})\s+is\s+{_EN_NAME}(?=\s*(?:[.,!?;:)]|$)|\s+and\b)", re.I),
         re.compile(rf"{_EN_NAME},?\s+{_MINE}(?:{english})\b", re.I),
         # 是 names no one by itself ("我老婆是老师"): after it only a word tagged as a person's name counts ("是李娜")
         re.compile(rf"{_MINE_ZH}(?:{chinese})是?(?P<naming>{_ZH_NAMING})\s*(?P<rest>[\w\u4e00-\u9fff]{{1,8}})"),
@@ -60,7 +63,13 @@ _NAMED = [
     )
     for english, chinese in _RELATIONS
 ]
-_NOT_NAMES = frozenset({"I", "And", "But", "The", "Is", "Was", "Has", "Had", "He", "She", "They", "We", "It"})
+_NOT_NAMES = frozenset(
+    {"I", "And", "But", "The", "Is", "Was", "Has", "Had", "He", "She", "They", "We", "It"}
+    | {"Chinese", "American", "British", "English", "French", "German", "Japanese", "Korean", "Indian", "Canadian"}
+    | {"Australian", "Italian", "Spanish", "Mexican", "Russian", "Brazilian", "Irish", "Dutch", "Swedish", "Thai"}
+    | {"Vietnamese", "Filipino", "Asian", "European", "African", "Christian", "Catholic", "Muslim", "Jewish"}
+    | {"Buddhist", "Hindu", "Vegan", "Vegetarian", "Pregnant", "Retired", "Fine", "Okay", "OK", "Home", "Here"}
+)
 _SEARCHED = 30  # memories read for names: a few relatives' introductions among what mentions the relation
 
 
@@ -70,12 +79,14 @@ def asked_relations(text: str) -> list[int]:
 
 
 def names_given(text: str, relations: Iterable[int]) -> list[str]:
-    """The names ``text`` gives relatives of those relations: "My sister Emma", "Emma, my sister", "我妹妹叫小雨",
-    "我妹妹林小雨在腾讯工作"."""
+    """The names ``text`` gives relatives of those relations: "My sister Emma", "My sister is Emma.", "Emma, my
+    sister", "我妹妹叫小雨", "我妹妹林小雨在腾讯工作"."""
     names: list[str | None] = []
     for index in relations:
-        english, named_after, *chinese_or_later = _NAMED[index]
-        names += [found.group("name") for pattern in (english, named_after) for found in pattern.finditer(text)]
+        english, plainly, named_after, *chinese_or_later = _NAMED[index]
+        names += [
+            found.group("name") for pattern in (english, plainly, named_after) for found in pattern.finditer(text)
+        ]
         names += [
             _chinese_name(found.group("rest"), bool(found.group("naming")))
             for pattern in chinese_or_later
