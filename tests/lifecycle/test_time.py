@@ -155,6 +155,21 @@ def test_imported_turns_answer_for_the_month_they_name(
     _answered_first(memory, asked)
 
 
+def test_a_time_the_scope_has_nothing_of_is_searched_by_its_words_too(clocked_memory: Callable[..., Memory]) -> None:
+    """A history imported from 2022, asked in March 2026 "What activity did I start one year ago?": nothing was said
+    in 2025, and the question was searched without its time words, so "Starting tomorrow I will go to the gym and
+    start exercising" ranked above the turn that says them."""
+    memory = clocked_memory()
+    said = [("2022-06-01T10:00:00+00:00", "I started lifting weights one year ago, it helps a lot with stress"),
+            ("2022-05-02T10:00:00+00:00", "I started pottery classes on Sundays, so much fun"),
+            ("2022-04-11T10:00:00+00:00", "That's such a rewarding activity, keep going and have fun!"),
+            ("2022-03-20T10:00:00+00:00", "Starting tomorrow I will go to the gym and start exercising"),
+            ("2022-07-09T10:00:00+00:00", "我一年前开始学游泳，现在每周游三次")]  # fmt: skip
+    _said(memory, said)
+    asked = {"What activity did I start one year ago?": said[0][1], "我一年前开始了什么运动？": said[4][1]}
+    _answered_first(memory, asked)
+
+
 def test_a_turn_naming_a_whole_year_does_not_answer_for_one_month(clocked_memory: Callable[..., Memory]) -> None:
     """ "今年春节我要回成都老家过年" names all of 2025 (the festival's date is not read) and answered "What happened
     in April 2025?" as fully as the job change said that April."""

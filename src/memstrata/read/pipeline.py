@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memstrata.categories import plain_question
+from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.due_plans import read_as_done
@@ -17,8 +18,9 @@ from memstrata.read.named_keys import asks_for_key
 from memstrata.read.newer import changed_by_then, newer_first, with_what_replaced_them
 from memstrata.read.own_first import own_before_others
 from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, memory_text, pool, rescore
-from memstrata.read.relatives import relatives_asked
+from memstrata.read.relatives import Relatives, relatives_asked
 from memstrata.read.retrieve import (
+    Retrieved,
     asks_about_the_time_alone,
     changed_after,
     exact_key_hits,
@@ -27,6 +29,7 @@ from memstrata.read.retrieve import (
     recent_after_all,
     retrieve,
     said_or_meant_in,
+    timeless,
     topic_text,
 )
 from memstrata.read.settings import ReadSettings
@@ -55,6 +58,25 @@ def below_best(query: SearchQuery, settings: ReadSettings, conversation: bool) -
     return settings.conversation_cutoff if conversation and query.threshold is None else None
 
 
+def _retrieve(
+    store: Store,
+    embedder: Embedder,
+    query: SearchQuery,
+    settings: ReadSettings,
+    span: TimeSpan | None,
+    unsaid: TimeSpan | None,
+) -> tuple[str, Relatives | None, Retrieved]:
+    """The question's topic (without the words of the time ``unsaid``), the relatives it asks about, and the
+    candidate lists."""
+    # The time a question names is searched as a range, not as words: "what did I buy this week?" matched "I started
+    # the violin last week" (said in March) on "week" and ranked it above the laptop bought this week.
+    topic = topic_text(meaning_text(plain_question(query.text), unsaid), query.scope)
+    # "What does my sister do?" is also about Emma, if the user named her so (read/relatives.py).
+    relatives = relatives_asked(store, query, topic)
+    searched = relatives.searched(topic) if relatives else topic
+    return topic, relatives, retrieve(store, embedder, query, settings.candidates, settings.graph, span, searched)
+
+
 def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> list[SearchHit]:
     hits: list[SearchHit] = []
     key_items = exact_key_hits(store, query)
@@ -63,13 +85,14 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         hits.append(SearchHit(memory=key_item, score=1.0, breakdown=breakdown))
     answered = {item.id for item in key_items}
     span = query_time_span(query, settings.timezone)
-    # The time a question names is searched as a range, not as words: "what did I buy this week?" matched "I started
-    # the violin last week" (said in March) on "week" and ranked it above the laptop bought this week.
-    topic = topic_text(meaning_text(plain_question(query.text), span), query.scope)
-    # "What does my sister do?" is also about Emma, if the user named her so (read/relatives.py).
-    relatives = relatives_asked(store, query, topic)
-    searched = relatives.searched(topic) if relatives else topic
-    retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span, searched)
+    topic, relatives, retrieved = _retrieve(store, embedder, query, settings, span, span)
+    asked = topic  # what the question asks about, its time aside: the reasons two statements answer it for
+    if span is not None and not span.vague and timeless(span, retrieved):
+        # No memory of the scope was said in the time the question names, so its words are searched too: a history
+        # imported from 2022 asked "What did Evan start one year ago?" in 2026 has nothing said in 2025, and its
+        # answer says "I started lifting weights one year ago" in those words. The range still counts for what
+        # names it (a plan said before it).
+        topic, relatives, retrieved = _retrieve(store, embedder, query, settings, span, None)
     span = recent_after_all(span, retrieved)
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
 
@@ -115,10 +138,10 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     # "Where did I live in January?" asks for what held then, not for what replaced it (a correction still counts).
     if query.lifecycle:
         named = span is not None
-        rescored = with_what_replaced_them(rescored, below, topic, names_a_time=named)
-        rescored = newer_first(rescored, topic, names_a_time=named)
+        rescored = with_what_replaced_them(rescored, below, asked, names_a_time=named)
+        rescored = newer_first(rescored, asked, names_a_time=named)
         if span is not None:  # what held for most of the time asked about
-            rescored = changed_by_then(rescored, topic, span, settings.timezone)
+            rescored = changed_by_then(rescored, asked, span, settings.timezone)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     return _distinct_texts(hits + rescored)[: query.limit]
 
