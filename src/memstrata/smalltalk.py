@@ -1,6 +1,7 @@
-"""Whole turns of small talk: greetings, thanks, acknowledgements ("记下了。", "Noted!"), laughter, weather
-remarks. They hold nothing to remember (the write path shows them to no model) and answer no question (search
-does not return an acknowledgement for the fact said before it)."""
+"""Whole turns of small talk: greetings, thanks, farewells, acknowledgements ("记下了。", "Noted!"), laughter,
+weather remarks, also said to someone by name ("Thanks, Evan! Take care!"). They hold nothing to remember (the write
+path shows them to no model) and answer no question (search does not return an acknowledgement for the fact said
+before it)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import re
 
 _PHRASE = (
     r"(?:hi|hello|hey|yo|good (?:morning|afternoon|evening|night)|thanks?(?: you)?(?: so much| a lot)?|ok(?:ay)?|"
-    r"cool|great|nice|sure|got it|noted|will do|sounds good|no problem|you're welcome|bye|see you|you too|same to you|"
+    r"cool|great|nice|sure|got it|noted|will do|sounds good|no problem|no worries|you're welcome|bye|you too|"
+    r"see you(?: soon| later| around| then| tomorrow)?|same to you|take care|talk (?:to you )?(?:soon|later)|"
+    r"catch you later|have a (?:good|great|nice|wonderful) (?:day|one|night|weekend)|cheers|sure thing|"
     r"lol|haha+|hmm+|how are you(?: doing)?(?: today)?|"
     r"thanks?(?: you)?(?: so much)? for (?:remembering|reminding me|your help|the help|helping(?: me)?|"
     r"keeping track)(?: (?:all )?(?:this|that|these|those|of (?:it|this|that|everything)))?|"
@@ -19,7 +22,9 @@ _PHRASE = (
     r"(?:好的[,，]?)?(?:记下了|记住了|知道了)|了解|没问题|不客气|"
     r"今天天气(?:真|很|挺|特别)?(?:不错|好|很好|晴朗)(?:啊|呀|呢)?|天气(?:真|很)?(?:不错|好)|你(?:今天)?(?:怎么样|好吗))"
 )
-_SMALL_TALK = re.compile(rf"^\s*(?:{_PHRASE}[\s,，.。!！?？~～]*)+$", re.IGNORECASE)
+# Said to someone by name: "Bye Nate!", "Thanks, Evan!" (a capitalised word right after the phrase)
+_ADDRESSED = r"(?:,?\s+(?-i:[A-Z][a-z]{1,15}))?"
+_SMALL_TALK = re.compile(rf"^\s*(?:{_PHRASE}{_ADDRESSED}[\s,，.。!！?？~～]*)+$", re.IGNORECASE)
 
 
 def is_small_talk(text: str) -> bool:

@@ -163,6 +163,22 @@ def test_an_acknowledgement_is_not_an_answer(memory: Memory) -> None:
     assert [hit.text for hit in memory.search("Noted", user_id="lin")][:1] == ["Noted!"]  # asked for, it is found
 
 
+def test_a_farewell_to_someone_by_name_is_not_an_answer(memory: Memory) -> None:
+    """An imported chat between Nate and Joanna: "Bye Nate!" (indexed "Joanna: Bye Nate!") holds both names, which
+    is all "What did Nate give Joanna?" has besides its verb, and led the list above the gift."""
+    said = [
+        ("Nate", "Looky here, I got this stuffed pup for you, Joanna!"),
+        ("Joanna", "Aww, it's adorable, thanks!"),
+        ("Joanna", "Thanks, Nate! Take care, bye!"),
+        ("Nate", "Bye Joanna!"),
+        ("Joanna", "Bye Nate! See you soon!"),
+    ]
+    turns = [{"role": "user", "name": name, "content": content} for name, content in said]
+    memory.add(turns, user_id="chat")
+    texts = [hit.text for hit in memory.search("What did Nate give Joanna?", user_id="chat")]
+    assert texts[0] == said[0][1] and not {text for _, text in said[2:]} & set(texts), texts
+
+
 def test_the_users_own_name_in_a_question_does_not_pick_the_answer(memory: Memory) -> None:
     """Agents ask about the user in the third person. In Mei's scope the name matched every greeting and
     introduction that spells it, which outranked the answer on words and meaning ("你好 Mei" 0.24 for "Where does

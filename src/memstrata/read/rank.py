@@ -282,9 +282,10 @@ class Ranker:
             candidate.dense_match = candidate.known_similarity = None  # no meaning to compare (has_words)
         alone = candidate.cross_script or self.words_unmatched
         candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=alone)
-        if is_small_talk(text.own) and not self.query_is_small_talk:
+        if is_small_talk(text.own if text.said is None else text.said) and not self.query_is_small_talk:
             # "记下了。" / "Thanks!" after a fact: its words and meaning are the earlier turn's (indexed with it),
-            # which is a hit of its own; the acknowledgement answers nothing and only takes a place in the list
+            # which is a hit of its own; the acknowledgement answers nothing and only takes a place in the list.
+            # Read without the speaker's name a named turn is indexed with ("Joanna: Bye Nate!")
             candidate.relevance = 0.0
         if self.settings.fusion == "score":
             candidate.fused = candidate.relevance
