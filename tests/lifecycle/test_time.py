@@ -727,11 +727,28 @@ def test_the_weekend_is_placed_by_the_tense_of_its_sentence(said: str, asked_on:
         ("I play tennis on Saturdays", None),  # a habit
         ("The gym is closed on Sunday", None),  # no tense: no time
         ("I'm flying home on Saturday", "2026-03-07"),  # the present progressive of an arrangement
+        ("Is there a meeting on Monday?", "2026-03-09"),  # one thing on the calendar: to come
+        ("Do I have any plans on Friday?", "2026-03-06"),
+        ("I have a dentist appointment on Wednesday", "2026-03-11"),
+        ("I have yoga on Saturday", None),  # no article: may be a habit
     ],
 )
 def test_a_weekday_alone_is_placed_by_the_tense_of_its_sentence(said: str, start: str | None) -> None:
     span = find_time_span(said, datetime(2026, 3, 4, 15, tzinfo=UTC))
     assert (span and span.start.date().isoformat()) == start
+
+
+def test_a_meeting_asked_about_by_its_weekday_is_the_one_to_come(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """ "Is there a meeting on Monday?" named no time (no tense): the meeting held this Monday, said later, answered
+    above the one scheduled for the next."""
+    memory = clocked_memory()
+    clock.advance(days=3)  # Thursday 5 March 2026
+    said = [(clock.now - timedelta(days=2), "I have a meeting with the landlord on Monday at 10am"),
+            (clock.now - timedelta(days=1), "We had a long meeting on Monday about the budget")]  # fmt: skip
+    _said(memory, [(when.isoformat(), text) for when, text in said])
+    _answered_first(memory, {"Is there a meeting on Monday?": said[0][1], "Do I have a meeting on Monday?": said[0][1]})
 
 
 def test_plans_for_the_weekend_asked_on_a_friday_find_the_plan_not_last_weekends_outing(

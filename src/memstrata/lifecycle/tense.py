@@ -43,9 +43,21 @@ _NOT_PROGRESSIVE = frozenset(
 )  # fmt: skip
 
 
+# "Is there a meeting on Monday?", "Do I have any plans on Saturday?", "I have a dentist appointment on Friday": one
+# thing on the calendar (an article: "The gym is closed on Sunday" and "I have yoga on Saturdays" are habits)
+_SCHEDULED = re.compile(
+    r"\b(?:is|are)\s+there\s+(?:a|an|any)\b|\b(?:do|does)\s+(?:i|we|you|he|she|they)\s+have\s+(?:a|an|any)\b"
+    r"|\b(?:i|we)\s+(?:have|'ve\s+got)\s+(?:a|an)\b|\bi've\s+got\s+(?:a|an)\b",
+    re.I,
+)
+
+
 def arranged(clause: str) -> int:
-    """:func:`sentence_tense`, with the present progressive as the future: beside a day of the week or the weekend it
-    is an arrangement to come ("What am I doing on Saturday?"), not a habit ("What do I do on Saturdays?")."""
+    """:func:`sentence_tense`, with the present progressive and a thing scheduled as the future: beside a day of the
+    week or the weekend they are an arrangement to come ("What am I doing on Saturday?", "Is there a meeting on
+    Monday?"), not a habit ("What do I do on Saturdays?")."""
     tense = sentence_tense(clause)
+    if tense != 0:
+        return tense
     progressive = any(word.lower() not in _NOT_PROGRESSIVE for word in _PROGRESSIVE.findall(clause))
-    return 1 if tense == 0 and progressive else tense
+    return 1 if progressive or _SCHEDULED.search(clause) else 0
