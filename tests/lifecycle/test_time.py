@@ -730,6 +730,7 @@ def test_the_weekend_is_placed_by_the_tense_of_its_sentence(said: str, asked_on:
         ("Is there a meeting on Monday?", "2026-03-09"),  # one thing on the calendar: to come
         ("Do I have any plans on Friday?", "2026-03-06"),
         ("I have a dentist appointment on Wednesday", "2026-03-11"),
+        ("We've got a party on Saturday", "2026-03-07"),
         ("I have yoga on Saturday", None),  # no article: may be a habit
     ],
 )

@@ -96,6 +96,7 @@ def test_many_blobs_decode_as_one_matrix_of_what_each_decodes_to() -> None:
         matrix = vector_blobs.decode_rows(blobs)
         assert matrix.dtype == np.float32
         assert np.array_equal(matrix, np.stack([vector_blobs.decode(blob) for blob in blobs]))
+    assert vector_blobs.decode_rows([]).shape == (0, 0)
 
 
 def test_the_wal_is_emptied_right_after_a_large_transaction(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ _FUTURE_CUE = re.compile(
     re.I,
 )
 _PAST_CUE = re.compile(
-    r"\b(?:was|were|did|had|went|got|came|left|spent|took|bought|made|met|saw|gave|began|flew|drove|ran|ate|wrote)\b"
+    r"\b(?:was|were|did|had|went|(?<!'ve )(?<!have )got|came|left|spent|took|bought|made|met|saw|gave|began|flew|"
+    r"drove|ran|ate|wrote)\b"  # "I've got" is "I have": no past
     r"|[去来到吃见做住玩学看用买试听读写回]过|(?<![为除算])了(?!解)",
     re.I,
 )
@@ -47,7 +48,7 @@ _NOT_PROGRESSIVE = frozenset(
 # thing on the calendar (an article: "The gym is closed on Sunday" and "I have yoga on Saturdays" are habits)
 _SCHEDULED = re.compile(
     r"\b(?:is|are)\s+there\s+(?:a|an|any)\b|\b(?:do|does)\s+(?:i|we|you|he|she|they)\s+have\s+(?:a|an|any)\b"
-    r"|\b(?:i|we)\s+(?:have|'ve\s+got)\s+(?:a|an)\b|\bi've\s+got\s+(?:a|an)\b",
+    r"|\b(?:i|we)(?:\s+have|'ve\s+got)\s+(?:a|an)\b",
     re.I,
 )
 

@@ -25,11 +25,11 @@ from memstrata.read.retrieve import (
     changed_after,
     exact_key_hits,
     meaning_text,
+    nothing_in_range,
     query_time_span,
     recent_after_all,
     retrieve,
     said_or_meant_in,
-    timeless,
     topic_text,
 )
 from memstrata.read.settings import ReadSettings
@@ -87,7 +87,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     span = query_time_span(query, settings.timezone)
     topic, relatives, retrieved = _retrieve(store, embedder, query, settings, span, span)
     asked = topic  # what the question asks about, its time aside: the reasons two statements answer it for
-    if span is not None and not span.vague and timeless(span, retrieved):
+    if span is not None and not span.vague and nothing_in_range(retrieved):
         # No memory of the scope was said in the time the question names, so its words are searched too: a history
         # imported from 2022 asked "What did Evan start one year ago?" in 2026 has nothing said in 2025, and its
         # answer says "I started lifting weights one year ago" in those words. The range still counts for what

@@ -110,16 +110,16 @@ def query_time_span(query: SearchQuery, zone: tzinfo = UTC) -> TimeSpan | None:
     return recent_span(query.text, now)
 
 
-def timeless(span: TimeSpan, retrieved: Retrieved) -> bool:
-    """Whether no memory of the scope falls in ``span`` (known once the question was embedded: the time list holds
-    every memory of the range, most similar first)."""
+def nothing_in_range(retrieved: Retrieved) -> bool:
+    """Whether no memory of the scope falls in the time range the question names (known once the question was
+    embedded: the time list holds every memory of the range, most similar first)."""
     return retrieved.dense_limit > 0 and not retrieved.in_time_range
 
 
 def recent_after_all(span: TimeSpan | None, retrieved: Retrieved) -> TimeSpan | None:
     """``span``, unless it is "recently" and no memory of the scope falls in it: a history imported from long ago has
     nothing of the last month, and there the question asks about the latest of what it holds, as before."""
-    return None if span is not None and span.vague and timeless(span, retrieved) else span
+    return None if span is not None and span.vague and nothing_in_range(retrieved) else span
 
 
 def meaning_text(text: str, span: TimeSpan | None) -> str:

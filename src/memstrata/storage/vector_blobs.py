@@ -38,8 +38,10 @@ def decode_rows(blobs: list[Any]) -> np.ndarray:
     """Several BLOBs -> one float32 matrix; read in one pass when all are float16 of one size (a search rescores
     its few dozen candidates this way: per-row conversions cost more than the arithmetic)."""
     data = [bytes(blob) if not isinstance(blob, bytes) else blob for blob in blobs]
-    size = len(data[0]) if data else 0
-    if data and all(len(row) == size and row[:4] == HALF_TAG for row in data):
+    if not data:
+        return np.zeros((0, 0), dtype=np.float32)
+    size = len(data[0])
+    if all(len(row) == size and row[:4] == HALF_TAG for row in data):
         halves = np.frombuffer(b"".join(row[4:] for row in data), dtype="<f2").reshape(len(data), -1)
         return halves.astype(np.float32)
     return np.stack([decode(row) for row in data])
