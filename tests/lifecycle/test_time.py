@@ -732,6 +732,11 @@ def test_the_weekend_is_placed_by_the_tense_of_its_sentence(said: str, asked_on:
         ("I have a dentist appointment on Wednesday", "2026-03-11"),
         ("We've got a party on Saturday", "2026-03-07"),
         ("I have yoga on Saturday", None),  # no article: may be a habit
+        ("周一有会吗？", "2026-03-09"),  # a bare 周一 with a tense of its own: the one to come
+        ("周一去看了牙", "2026-03-02"),  # ... the one gone
+        ("周五开会", "2026-03-06"),  # no tense: this week's, as before
+        ("每周一去健身", None),  # every Monday: a habit
+        ("上周五", "2026-02-27"),
     ],
 )
 def test_a_weekday_alone_is_placed_by_the_tense_of_its_sentence(said: str, start: str | None) -> None:

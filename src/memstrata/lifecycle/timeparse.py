@@ -158,9 +158,9 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         ),
         lambda m, r: cal.ago(r, _en_number(m[1].lower()), m[2].lower()),
     ),
-    (
-        re.compile(r"(上|这|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
-        lambda m, r: cal.weekday_span(r, _RELATIVE_WORD[m[1] or ""], _CN_WEEKDAYS[m[2]]),
+    (  # "每周一" is a habit; a bare "周一" is placed by its sentence's tense, else this week's (_cn_weekday)
+        re.compile(r"(每)?(上|这|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
+        lambda m, r: _cn_weekday(m, r),
     ),
     (
         re.compile(rf"\b(last|previous|this|next)\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
@@ -287,6 +287,18 @@ def _readings(text: str, reference: datetime) -> Iterator[tuple[re.Match[str], T
             except (ValueError, KeyError, StopIteration, OverflowError):
                 continue
             yield match, TimeSpan(start, end, match.group())
+
+
+def _cn_weekday(m: re.Match[str], ref: datetime) -> tuple[datetime, datetime]:
+    """上周五 / 这周五 / 下周五 as said; "每周五" names no day (ValueError: the rule is passed over); a bare "周五" the
+    one to come or the one gone where its sentence says so ("周五要去看牙", "周五去看了牙"), else this week's."""
+    every, relative, weekday = m[1], m[2], _CN_WEEKDAYS[m[3]]
+    if every:
+        raise ValueError("every week: a habit")
+    if relative:
+        return cal.weekday_span(ref, _RELATIVE_WORD[relative], weekday)
+    tense = arranged(sentence_at(m.string, m.start()))
+    return cal.bare_weekday(ref, weekday, tense) if tense else cal.weekday_span(ref, 0, weekday)
 
 
 def find_time_spans(text: str, reference: datetime) -> list[TimeSpan]:
