@@ -732,6 +732,9 @@ def test_the_weekend_is_placed_by_the_tense_of_its_sentence(said: str, asked_on:
         ("I have a dentist appointment on Wednesday", "2026-03-11"),
         ("We've got a party on Saturday", "2026-03-07"),
         ("I have yoga on Saturday", None),  # no article: may be a habit
+        ("Any plans for Saturday?", "2026-03-07"),  # "for" a weekday, and a weekday's part of the day
+        ("We went out Friday night", "2026-02-27"),
+        ("I like jogging Sunday mornings", None),
         ("周一有会吗？", "2026-03-09"),  # a bare 周一 with a tense of its own: the one to come
         ("周一去看了牙", "2026-03-02"),  # ... the one gone
         ("周五开会", "2026-03-06"),  # no tense: this week's, as before

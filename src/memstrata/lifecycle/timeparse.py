@@ -166,9 +166,15 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         re.compile(rf"\b(last|previous|this|next)\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
         lambda m, r: cal.weekday_span(r, _RELATIVE_WORD[m[1].lower()], _EN_WEEKDAYS.index(m[2].lower())),
     ),
-    (  # "on Saturday" alone: placed by its sentence's tense, like "the weekend"; "on Saturdays" is a habit
-        re.compile(rf"\bon\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
-        lambda m, r: cal.bare_weekday(r, _EN_WEEKDAYS.index(m[1].lower()), arranged(sentence_at(m.string, m.start()))),
+    (  # "on Saturday", "for Saturday", "Saturday night" alone: placed by its sentence's tense, like "the weekend";
+        # "on Saturdays" is a habit
+        re.compile(
+            rf"\b(?:on|for)\s+({'|'.join(_EN_WEEKDAYS)})\b|\b({'|'.join(_EN_WEEKDAYS)})\s+(?:morning|afternoon|evening|night)\b",
+            re.I,
+        ),
+        lambda m, r: cal.bare_weekday(
+            r, _EN_WEEKDAYS.index((m[1] or m[2]).lower()), arranged(sentence_at(m.string, m.start()))
+        ),
     ),
     # A weekend before its week: "上周末" read as "上周" left "末" in the question and searched all of last week.
     (re.compile(r"(上|这|本|下)(?:个)?(?:周末|礼拜天?末)"), lambda m, r: cal.weekend_span(r, _RELATIVE_WORD[m[1]])),
