@@ -169,7 +169,8 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     (  # "on Saturday", "for Saturday", "Saturday night" alone: placed by its sentence's tense, like "the weekend";
         # "on Saturdays" is a habit
         re.compile(
-            rf"\b(?:on|for)\s+({'|'.join(_EN_WEEKDAYS)})\b|\b({'|'.join(_EN_WEEKDAYS)})\s+(?:morning|afternoon|evening|night)\b",
+            rf"\b(?:on|for)\s+({'|'.join(_EN_WEEKDAYS)})\b"
+            rf"|\b({'|'.join(_EN_WEEKDAYS)})\s+(?:morning|afternoon|evening|night)\b",
             re.I,
         ),
         lambda m, r: cal.bare_weekday(
