@@ -735,6 +735,9 @@ def test_the_weekend_is_placed_by_the_tense_of_its_sentence(said: str, asked_on:
         ("Any plans for Saturday?", "2026-03-07"),  # "for" a weekday, and a weekday's part of the day
         ("We went out Friday night", "2026-02-27"),
         ("I like jogging Sunday mornings", None),
+        ("Is there a meeting Monday?", "2026-03-09"),  # a weekday with no word before it, the same way
+        ("Monday was rough", "2026-03-02"),
+        ("Black Friday deals are crazy", None),  # a name, not a day
         ("周一有会吗？", "2026-03-09"),  # a bare 周一 with a tense of its own: the one to come
         ("周一去看了牙", "2026-03-02"),  # ... the one gone
         ("周五开会", "2026-03-06"),  # no tense: this week's, as before

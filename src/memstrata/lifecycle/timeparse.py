@@ -28,6 +28,7 @@ _EN_NUMBERS = {
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "few": 3,
 }  # fmt: skip
 _EN_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_EN_WEEKDAY_NAMES = [day.capitalize() for day in _EN_WEEKDAYS]
 _CN_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _EN_MONTHS = [m.lower() for m in calendar.month_name[1:]]
 _EN_MONTH = "|".join(_EN_MONTHS + [m[:3] for m in _EN_MONTHS])
@@ -166,15 +167,16 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         re.compile(rf"\b(last|previous|this|next)\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
         lambda m, r: cal.weekday_span(r, _RELATIVE_WORD[m[1].lower()], _EN_WEEKDAYS.index(m[2].lower())),
     ),
-    (  # "on Saturday", "for Saturday", "Saturday night" alone: placed by its sentence's tense, like "the weekend";
-        # "on Saturdays" is a habit
+    (  # "on Saturday", "for Saturday", "Saturday night", "a meeting Monday" alone: placed by its sentence's tense,
+        # like "the weekend"; "on Saturdays" is a habit, "Black Friday" a name
         re.compile(
             rf"\b(?:on|for)\s+({'|'.join(_EN_WEEKDAYS)})\b"
-            rf"|\b({'|'.join(_EN_WEEKDAYS)})\s+(?:morning|afternoon|evening|night)\b",
+            rf"|\b({'|'.join(_EN_WEEKDAYS)})\s+(?:morning|afternoon|evening|night)\b"
+            rf"|(?<!Cyber )(?<!Black )(?<!Good )(?<!Super )(?<!Ash )\b(?-i:({'|'.join(_EN_WEEKDAY_NAMES)}))\b",
             re.I,
         ),
         lambda m, r: cal.bare_weekday(
-            r, _EN_WEEKDAYS.index((m[1] or m[2]).lower()), arranged(sentence_at(m.string, m.start()))
+            r, _EN_WEEKDAYS.index((m[1] or m[2] or m[3]).lower()), arranged(sentence_at(m.string, m.start()))
         ),
     ),
     # A weekend before its week: "上周末" read as "上周" left "末" in the question and searched all of last week.
