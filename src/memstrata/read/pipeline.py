@@ -7,6 +7,7 @@ inside every retrieval query. Search only reads: counting a memory as used is th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from memstrata.categories import plain_question
 from memstrata.lifecycle.timeparse import TimeSpan
@@ -24,6 +25,7 @@ from memstrata.read.retrieve import (
     asks_about_the_time_alone,
     changed_after,
     exact_key_hits,
+    keyword_candidates,
     meaning_text,
     nothing_in_range,
     query_time_span,
@@ -58,23 +60,34 @@ def below_best(query: SearchQuery, settings: ReadSettings, conversation: bool) -
     return settings.conversation_cutoff if conversation and query.threshold is None else None
 
 
-def _retrieve(
-    store: Store,
-    embedder: Embedder,
-    query: SearchQuery,
-    settings: ReadSettings,
-    span: TimeSpan | None,
-    unsaid: TimeSpan | None,
-) -> tuple[str, Relatives | None, Retrieved]:
-    """The question's topic (without the words of the time ``unsaid``), the relatives it asks about, and the
-    candidate lists."""
+@dataclass(frozen=True)
+class _Retrieval:
+    span: TimeSpan | None  # the time the question names ("recently" only where the scope holds some of it)
+    asked: str  # what it asks about, its time aside: the reasons two statements answer it for (read/newer.py)
+    topic: str  # the words ranking reads: ``asked``, with the time's words where the scope holds nothing of it
+    relatives: Relatives | None
+    retrieved: Retrieved
+
+
+def _retrieve(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> _Retrieval:
+    span = query_time_span(query, settings.timezone)
     # The time a question names is searched as a range, not as words: "what did I buy this week?" matched "I started
     # the violin last week" (said in March) on "week" and ranked it above the laptop bought this week.
-    topic = topic_text(meaning_text(plain_question(query.text), unsaid), query.scope)
+    asked = topic_text(meaning_text(plain_question(query.text), span), query.scope)
     # "What does my sister do?" is also about Emma, if the user named her so (read/relatives.py).
-    relatives = relatives_asked(store, query, topic)
-    searched = relatives.searched(topic) if relatives else topic
-    return topic, relatives, retrieve(store, embedder, query, settings.candidates, settings.graph, span, searched)
+    relatives = relatives_asked(store, query, asked)
+    searched = relatives.searched(asked) if relatives else asked
+    retrieved = retrieve(store, embedder, query, settings.candidates, settings.graph, span, searched)
+    topic = asked
+    if span is not None and not span.vague and nothing_in_range(retrieved):
+        # No memory of the scope was said in the time the question names, so its words are searched too: a history
+        # imported from 2022 asked "What did Evan start one year ago?" in 2026 has nothing said in 2025, and its
+        # answer says "I started lifting weights one year ago" in those words. The range still counts for what
+        # names it (a plan said before it); the embedded question and the other lists stay as they are.
+        topic = topic_text(plain_question(query.text), query.scope)
+        searched = relatives.searched(topic) if relatives else topic
+        retrieved = replace(retrieved, keyword=keyword_candidates(store, query, settings.candidates, searched))
+    return _Retrieval(recent_after_all(span, retrieved), asked, topic, relatives, retrieved)
 
 
 def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> list[SearchHit]:
@@ -84,16 +97,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         breakdown = ScoreBreakdown(key_match=True, fused=1.0, relevance=1.0, final=1.0)
         hits.append(SearchHit(memory=key_item, score=1.0, breakdown=breakdown))
     answered = {item.id for item in key_items}
-    span = query_time_span(query, settings.timezone)
-    topic, relatives, retrieved = _retrieve(store, embedder, query, settings, span, span)
-    asked = topic  # what the question asks about, its time aside: the reasons two statements answer it for
-    if span is not None and not span.vague and nothing_in_range(retrieved):
-        # No memory of the scope was said in the time the question names, so its words are searched too: a history
-        # imported from 2022 asked "What did Evan start one year ago?" in 2026 has nothing said in 2025, and its
-        # answer says "I started lifting weights one year ago" in those words. The range still counts for what
-        # names it (a plan said before it).
-        topic, relatives, retrieved = _retrieve(store, embedder, query, settings, span, None)
-    span = recent_after_all(span, retrieved)
+    found = _retrieve(store, embedder, query, settings)
+    span, asked, topic, relatives, retrieved = found.span, found.asked, found.topic, found.relatives, found.retrieved
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
 
     def read(item: MemoryItem) -> MemoryText:

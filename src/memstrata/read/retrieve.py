@@ -245,6 +245,11 @@ def topic_text(text: str, scope: Scope) -> str:
     return rest if forms - _ASKING_ABOUT else text
 
 
+def keyword_candidates(store: Store, query: SearchQuery, candidates: int, topic: str) -> list[ScoredId]:
+    """The keyword list: the memories matching ``topic``'s words, best first."""
+    return store.keyword_search(query.scope, search_terms(topic), query.filters, max(candidates, query.limit))
+
+
 def retrieve(
     store: Store,
     embedder: Embedder,
@@ -258,7 +263,7 @@ def retrieve(
     while the graph walks from every name the query gives."""
     limit = max(candidates, query.limit)
     topic = query.text if topic is None else topic
-    keyword = store.keyword_search(query.scope, search_terms(topic), query.filters, limit)
+    keyword = keyword_candidates(store, query, candidates, topic)
     graphed = retrieve_graph(store, query, graph)
     vector = _embed_query(embedder, meaning_text(topic, span))
     if vector is None:
