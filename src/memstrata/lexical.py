@@ -67,9 +67,28 @@ def _jieba() -> ModuleType:
     return rjieba
 
 
+# Characters jieba's guesser glues to an unknown name: 林浩在 / 林浩是 / 林浩说 / 问林浩. Such a word is in no
+# dictionary, so "林浩是谁？" (林浩是) and "我弟弟林浩在深圳" (林浩在) shared no word and the name found nothing.
+_GLUED_AFTER = frozenset("在是去说来要会也就都和跟与给对把被了过着的得吗呢吧啊呀还又才")
+_GLUED_BEFORE = frozenset("问叫让给跟和对把被是在找请")
+
+
+def _unglued(word: str) -> tuple[str, ...]:
+    """``word``, or for a word of three or more characters the dictionary does not know, the name inside it and the
+    function character glued at either end, as two words (kept glued, the question's 林浩是 weighed as a rare word
+    the memory lacks)."""
+    if len(word) < 3 or _jieba().has_word(word):
+        return (word,)
+    if word[-1] in _GLUED_AFTER:
+        return (word[:-1], word[-1])
+    if word[0] in _GLUED_BEFORE:
+        return (word[0], word[1:])
+    return (word,)
+
+
 @lru_cache(maxsize=65536)
 def _segment_han(run: str) -> tuple[str, ...]:
-    return tuple(_jieba().cut_for_search(run))
+    return tuple(part for word in _jieba().cut_for_search(run) for part in _unglued(word))
 
 
 def folded(text: str) -> str:
@@ -135,8 +154,9 @@ def keyword_tokens(text: str) -> list[str]:
 # own plan of change is indexed with the words of what it will answer once done (indexing.keyword_text); 15: a name
 # of joined words is followed by the words it joins ("iPhone": "iphone phone"); 16: a statement naming an instance of
 # a category is followed by the category's words ("beagle puppy": "pet pets 宠物", memstrata.categories); 17: a
-# hyphenated word is followed by its letters joined ("check-up checkup")
-SEARCH_TERMS_VERSION = "17"
+# hyphenated word is followed by its letters joined ("check-up checkup"); 18: a name jieba glued to a function character
+# is also a word of its own (林浩在: 林浩, 在), and 时候 (of 什么时候, "when") is a stop word
+SEARCH_TERMS_VERSION = "18"
 
 
 @lru_cache(maxsize=65536)

@@ -47,6 +47,18 @@ def test_a_noun_glued_to_its_neighbour_is_found_by_keyword(store: Store) -> None
     assert found(store, "猫的名字") == [cat.id]
 
 
+def test_a_name_glued_to_a_function_character_is_found_by_itself(store: Store) -> None:
+    """jieba's guesser glues an unknown name to the character after or before it (林浩在, 林浩是, 问林浩): the
+    memory and the question then shared no word, and "林浩是谁？" found nothing."""
+    assert keyword_tokens("我弟弟林浩在深圳") == ["弟弟", "林浩", "深圳"]
+    assert keyword_tokens("我问林浩了") == ["问", "林浩"]
+    assert keyword_tokens("我什么时候换的工作？") == ["换", "工作"]  # 什么时候 asks "when": no topic word
+    brother = put(store, "我弟弟林浩在深圳的腾讯做产品经理。")
+    put(store, "我老婆叫陈静，是一名小学语文老师。")
+    assert found(store, "林浩是谁？") == [brother.id]
+    assert found(store, "Who is 林浩?") == [brother.id]
+
+
 def test_both_backends_match_words_as_fts5_stems_them(store: Store) -> None:
     """PostgreSQL stored tokens as they were, so 'order' never found 'ordering' there while SQLite's FTS5 (porter)
     did; both now match FTS5's terms, and a token of several terms is still a phrase."""
