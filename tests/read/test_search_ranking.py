@@ -221,6 +221,24 @@ def test_a_key_is_found_by_the_words_a_question_asks_it_with(memory: Memory) -> 
     assert memory.search("What's Lin's mobile?", user_id="lin")[0].text == "139-2222-3333"
 
 
+def test_a_personal_key_answers_questions_about_its_owner_only(memory: Memory) -> None:
+    """The user's home city came first for "My mom lives in which city?" (its words "lives", "city"), and a wifi
+    password namespaced "home" was indexed as a home ("live 住") and answered "Where do I live now?"."""
+    memory.add("杭州", key="lin:home:city", user_id="lin")
+    memory.add("biscuit2025!", key="home:wifi:password", user_id="lin")
+    memory.add("我妈妈住在南京，她有高血压。", user_id="lin")
+    mom = memory.search("My mom lives in which city?", user_id="lin")
+    assert [hit.text for hit in mom][:1] == ["我妈妈住在南京，她有高血压。"]
+    assert "杭州" not in [hit.text for hit in mom]
+    mine = memory.search("Where do I live now?", user_id="lin")
+    assert mine[0].text == "杭州" and mine[0].breakdown.key_named
+    assert "biscuit2025!" not in [hit.text for hit in mine]
+    assert memory.search("What's my wifi password?", user_id="lin")[0].text == "biscuit2025!"
+    koalas = memory.search("Where do koalas live?", user_id="lin")
+    assert not any(hit.breakdown.key_named for hit in koalas)  # may match "live", is not lifted as the answer
+    assert memory.search("Does my mom live in the same city as me?", user_id="lin")  # about both: the key may answer
+
+
 def test_a_question_about_the_user_is_answered_by_what_they_said_of_themselves(memory: Memory) -> None:
     """The colleague's allergy matched "What am I allergic to?" on every word and came before the user's own
     (Chinese, meaning alone); the sister's city came before the user's for "我住在哪里？"."""
@@ -321,3 +339,11 @@ def test_a_conversation_as_the_query_keeps_related_memories_below_the_best(store
         assert all(hit.breakdown.relevance >= 0.25 for hit in question)
     finally:
         memory.close()
+
+
+def test_a_chinese_name_asked_by_itself_finds_who_it_is(memory: Memory) -> None:
+    """jieba glued the unknown name to the character after it in both texts (林浩在 / 林浩是): no shared word."""
+    memory.add(["我弟弟林浩在深圳的腾讯做产品经理。", "我老婆叫陈静，是一名小学语文老师。"], user_id="lin")
+    for question in ("林浩是谁？", "Who is 林浩?"):
+        hits = memory.search(question, user_id="lin")
+        assert [hit.text for hit in hits][:1] == ["我弟弟林浩在深圳的腾讯做产品经理。"], question

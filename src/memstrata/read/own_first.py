@@ -69,6 +69,20 @@ def asks_about_the_user(query: str) -> bool:
     )
 
 
+# "my" / "我" before a relation says whose relative, not that the question is also about the speaker.
+_MY_RELATION = re.compile(
+    rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION_EN})\b|我(?:的|们的?|家的?)?(?:{_RELATION_ZH})", re.IGNORECASE
+)
+
+
+def asks_only_about_another(query: str) -> bool:
+    """A question about someone else and not about the user as well: "My mom lives in which city?", "Where does Tom
+    work?", "我妈妈住在哪？"; not "Does my mom live near me?" or "Where do I live?"."""
+    if not (_NAMES_ANOTHER.search(query) or _NAMES_SOMEONE.search(query)):
+        return False
+    return not _FIRST_PERSON.search(_MY_RELATION.sub(" ", query))
+
+
 def subject(text: str) -> str | None:
     """ "user", "another", or None when the statement's start does not tell."""
     said = text.strip()

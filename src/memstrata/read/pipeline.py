@@ -15,7 +15,7 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.due_plans import read_as_done
 from memstrata.read.fuse import relevance_floor
-from memstrata.read.named_keys import asks_for_key
+from memstrata.read.named_keys import answers_for_another, asks_for_key
 from memstrata.read.newer import changed_by_then, newer_first, with_what_replaced_them
 from memstrata.read.own_first import own_before_others
 from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, memory_text, pool, rescore
@@ -117,9 +117,11 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         item = items.get(candidate.memory_id)
         if item is None or _not_yet(item, query):
             continue
+        if item.key is not None and answers_for_another(query.text, item.key, query.scope.user_id):
+            continue
         # Keyword matches read before fusion are settled already; the rest are read here once.
         settled = ranker.settle(candidate, texts.get(candidate.memory_id) or read(item)).breakdown()
-        if item.key is not None and asks_for_key(query.text, item.key):
+        if item.key is not None and asks_for_key(query.text, item.key, query.scope.user_id):
             settled = settled.model_copy(update={"key_named": True})
         final = rescore(
             item,
