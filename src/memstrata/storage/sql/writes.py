@@ -180,11 +180,16 @@ def _change_status(d: Dialect, tx: Tx, change: StatusChange) -> None:
     where = scope_where(d, change.scope, "memories")
     valid_to = d.ts(change.valid_to or change.at) if change.close_validity else None
     recorded_to = d.ts(change.recorded_to or change.at) if change.status in ENDED else None
+    # Closing keeps an earlier end: an older value of a key, replaced in 2024 and deleted today, stopped being true
+    # in 2024 (set to today, it held again beside its successor for time travel: two values of one key).
     found = tx.execute(
-        f"UPDATE memories SET status = ?, updated_at = ?, valid_to = ?, recorded_to = ?{d.touch} "
-        f"WHERE id = ? AND {where.sql()} RETURNING key, tenant_id, user_id, agent_id, session_id",
-        (change.status.value, d.ts(change.at), valid_to, recorded_to, change.memory_id, *where.params),
-    ).fetchall()
+        f"UPDATE memories SET status = ?, updated_at = ?, "
+        f"valid_to = CASE WHEN ? AND valid_to IS NOT NULL AND valid_to < ? THEN valid_to ELSE ? END, "
+        f"recorded_to = ?{d.touch} WHERE id = ? AND {where.sql()} "
+        "RETURNING key, tenant_id, user_id, agent_id, session_id",
+        (change.status.value, d.ts(change.at), change.close_validity, valid_to, valid_to, recorded_to,
+         change.memory_id, *where.params),
+    ).fetchall()  # fmt: skip
     if not found:
         _raise_missing_or_changed(d, tx, change.memory_id, change.scope)
     tx.execute("DELETE FROM kv_facts WHERE memory_id = ?", (change.memory_id,))
