@@ -303,6 +303,18 @@ def test_a_keyed_value_is_true_from_its_event_time_and_an_older_one_never_replac
     assert [city(as_of=at(year)) for year in (2020, 2022, 2024)] == ["住在杭州", "住在北京", "住在深圳"]
 
 
+def test_deleting_an_earlier_value_keeps_the_time_it_stopped_being_true(clocked_memory: Callable[..., Memory]) -> None:
+    """Deleting 北京 (replaced in 2024) set its end to the delete time: as_of 2025 then answered with both values."""
+    memory = clocked_memory()
+    memory.add("住在北京", user_id="d", key="d:home:city", event_time=datetime(2020, 1, 1, tzinfo=UTC))
+    memory.add("住在杭州", user_id="d", key="d:home:city", event_time=datetime(2024, 1, 1, tzinfo=UTC))
+    [earlier] = memory.get_all(user_id="d", filters={"status": ["superseded"]})
+    deleted = memory.delete(earlier.id, user_id="d", reason="wrong")
+    assert deleted.valid_to == datetime(2024, 1, 1, tzinfo=UTC)
+    then = memory.search("d:home:city", user_id="d", as_of=datetime(2025, 1, 1, tzinfo=UTC), threshold=0)
+    assert [hit.text for hit in then] == ["住在杭州"]
+
+
 def test_a_keyed_value_dated_later_than_now_is_refused_and_nothing_changes(
     clocked_memory: Callable[..., Memory], clock: ManualClock
 ) -> None:
@@ -360,6 +372,28 @@ def test_time_travel_sees_the_text_an_edit_or_a_new_key_value_replaced(
     assert {m.text for m in kept} == {"Postgres 16", "Lives in Shanghai"}
     for version in kept:  # a kept version has a history of its own (the console and `history` show it)
         assert memory.history(version.id, user_id="u")[0].details["superseded_by"] in (key_id, home_id)
+
+
+def test_an_edited_turn_is_corrected_as_said_not_re_dated(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """A turn is what was said when it was said: editing its text corrects the record. Re-dated to the edit, as_of
+    its own time answered with the uncorrected text; record time (known_at) still sees what the store held."""
+    memory = clocked_memory()
+    said = datetime(2024, 3, 2, 12, 0, tzinfo=UTC)
+    turn = memory.add([{"role": "user", "content": "I had ramen for lunch", "timestamp": said.isoformat()}],
+                      user_id="e").results[0]  # fmt: skip
+    before_edit = clock.advance(days=1)
+    clock.advance(days=1)
+    edited = memory.update(turn.id, "I had tonkotsu ramen for lunch", user_id="e")
+    assert edited.valid_from == said and edited.event_time == said
+
+    def texts(**when: object) -> list[str]:
+        return [hit.text for hit in memory.search("lunch", user_id="e", threshold=0, **when)]  # type: ignore[arg-type]
+
+    assert texts(as_of=datetime(2024, 12, 1, tzinfo=UTC)) == ["I had tonkotsu ramen for lunch"]
+    assert texts(known_at=before_edit) == ["I had ramen for lunch"]
+    assert texts() == ["I had tonkotsu ramen for lunch"]
 
 
 def test_coriander_conflict_resolves_to_the_newer_event_in_either_order(

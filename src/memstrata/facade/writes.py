@@ -204,7 +204,12 @@ def write_update(
     summary). Returns the memory as written."""
     kept: list[MemoryItem] = []
     if new.text != old.text and keep_version:
-        new, kept = edited_version(new, new.updated_at), [kept_version(old, new.updated_at)]
+        # A turn is what was said at its time: an edit corrects the record (valid as said, from then; the old text
+        # never held), where an edit of a fact says it changed now. Re-dated to the edit, a corrected 2024 turn
+        # left "as_of" 2024 with the uncorrected text and the corrected one nowhere.
+        since = old.valid_from if old.kind == "episode" else None
+        new = edited_version(new, new.updated_at, valid_from=since)
+        kept = [kept_version(old, new.updated_at, valid_to=since)]
     details: JsonDict = {"message_ids": list(new.provenance.message_ids)}
     if new.metadata != old.metadata:  # a metadata edit leaves the text as it was: the change itself is recorded
         details["metadata"] = {"old": old.metadata, "new": new.metadata}
