@@ -172,3 +172,18 @@ def test_a_key_fact_is_found_by_the_question_its_key_answers(memory: Memory) -> 
     assert memory.search("What is my current employer?", user_id="lin")[0].text == "字节跳动"
     built = memory.context("我的电话号码是多少？", user_id="lin", budget_tokens=64)
     assert "lin:contact:phone: 139-2222-3333" in built.text and built.tokens <= 64
+
+
+def test_a_long_session_keeps_the_turns_that_answer_under_a_small_budget(memory: Memory) -> None:
+    """An imported session's turns were left out of the memories (the session block shows them), and the session
+    block kept only its newest turns: the Meituan turns that answer never reached the agent."""
+    walk = "nothing special, went for a walk in the park."
+    turns = [{"role": "user", "content": f"Day {day}: {walk}"} for day in range(30)]
+    turns[3] = {"role": "user", "content": "I started a new job at Meituan as a backend engineer."}
+    turns[5] = {"role": "user", "content": "My job at Meituan is stressful, lots of on-call weeks."}
+    memory.add(turns, user_id="carol", session_id="imp")
+    context = memory.context("What did I say about my job at Meituan?", user_id="carol", session_id="imp",
+                             budget_tokens=400)  # fmt: skip
+    assert context.tokens <= 400
+    assert "new job at Meituan" in context.text and "Meituan is stressful" in context.text
+    assert "Day 29" in context.text  # the newest turns still read as the session

@@ -4,9 +4,10 @@ Every piece (a key fact, a memory with its source turns, a session turn) comes a
 richest first: a memory with two source turns, with one, alone, cut short. Breadth first: in order of
 need, each piece gets its barest rendering while the budget lasts; then depth: in the same order, each is
 raised to the richest rendering that still fits. Need: key facts the query names (always in; the budget
-must hold them), then memories by rank, then the session's turns (newest first, at most ``SESSION_SHARE``
-of the budget), then other key facts (at most ``FACTS_SHARE``). The text keeps the reading order: rules,
-key facts, memories, session. Rules are verbatim and first; a budget that cannot hold them is refused.
+must hold them), then memories by rank (a session turn the search found among them, at its rank), then the
+session's other turns (newest first, at most ``SESSION_SHARE`` of the budget), then other key facts (at most
+``FACTS_SHARE``). The text keeps the reading order: rules, key facts, memories, session. Rules are verbatim and
+first; a budget that cannot hold them is refused.
 
 Tokens are counted with the project's estimator (``estimate_tokens``: one per Chinese character, one
 per four other characters); the whole text never exceeds the budget by that count.
@@ -39,6 +40,8 @@ class Piece:
     # the share kept for profile facts (the current phone number lost to an old one under a small budget)
     relevant: bool = False
     memory_id: str | None = None
+    # a session turn the search found: needed as the memory at this rank would be, shown in the session block
+    rank: int | None = None
 
     def cost(self, rung: int) -> int:
         return estimate_tokens(self.rungs[rung]) + 1  # +1: its line break
@@ -56,7 +59,9 @@ class Packed:
     dropped: tuple[Piece, ...]
 
 
-def _need(piece: Piece) -> tuple[int, int]:
+def _need(piece: Piece) -> tuple[int, float]:
+    if piece.rank is not None:
+        return (1, piece.rank - 0.5)  # just before the memory ranked after it
     rank = 1 if piece.relevant else {"memories": 1, "session": 2, "facts": 3}[piece.section]
     return (0 if piece.required else rank, piece.order if piece.section != "session" else -piece.order)
 
@@ -71,7 +76,7 @@ class _Budget:
         opening = 0 if piece.section in self.by_section else _cost_of_section(HEADERS[piece.section])
         if self.used + opening + extra > self.total:
             return False
-        cap = None if piece.required or piece.relevant else self.caps.get(piece.section)
+        cap = None if piece.required or piece.relevant or piece.rank is not None else self.caps.get(piece.section)
         return cap is None or self.by_section.get(piece.section, 0) + extra <= cap
 
     def take(self, piece: Piece, extra: int) -> None:

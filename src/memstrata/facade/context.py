@@ -146,6 +146,8 @@ class _Gathered:
     facts: list[tuple[MemoryItem, bool, float]]  # item, named by the query, relevance
     memories: list[tuple[SearchHit, list[StoredMessage]]]
     session: list[StoredMessage]
+    # session turns the search found, by message id: the rank among the memories they would have had
+    found_in_session: dict[str, int]
 
 
 def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, hits: list[SearchHit]) -> _Gathered:
@@ -165,7 +167,8 @@ def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, h
     fact_keys = {item.key for item, _, _ in facts}
     # A finished task's summary opens with its goal: the goal's own unit beside it showed the task twice.
     summarised = {hit.memory.metadata.get("task_id") for hit in hits if hit.memory.kind == SUMMARY_KIND}
-    memories = []
+    memories: list[tuple[SearchHit, list[StoredMessage]]] = []
+    found_in_session: dict[str, int] = {}
     for hit in hits:
         item = hit.memory
         if item.id in seen_ids or normalised(item.text) in seen_texts or (item.key and item.key in fact_keys):
@@ -174,14 +177,16 @@ def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, h
             continue
         own = item.kind == "episode"
         if own and set(item.provenance.message_ids) & shown:
-            continue  # the session block shows this turn already
+            for message_id in set(item.provenance.message_ids) & shown:  # the session block shows it, as needed
+                found_in_session.setdefault(message_id, len(memories))
+            continue
         sources = [] if own else source_turns(core.store, scope, item)
         best = [turn for turn in best_source_turns(sources, query, len(sources)) if turn.message.id not in shown]
         shown |= {turn.message.id for turn in best[:SOURCE_TURNS]} | set(item.provenance.message_ids if own else ())
         seen_ids.add(item.id)
         seen_texts.add(normalised(item.text))
         memories.append((hit, best[:SOURCE_TURNS]))
-    return _Gathered(facts, memories, turns)
+    return _Gathered(facts, memories, turns, found_in_session)
 
 
 def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Piece]:
@@ -206,7 +211,8 @@ def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Pie
     for order, turn in enumerate(gathered.session):
         message = turn.message
         head = f"- {message.name or message.role}: "
-        pieces.append(Piece("session", ladder(head, message.content, (), rich=150, bare=BARE_TOKENS), order))
+        rungs = ladder(head, message.content, (), rich=150, bare=BARE_TOKENS)
+        pieces.append(Piece("session", rungs, order, rank=gathered.found_in_session.get(message.id)))
     return pieces
 
 
