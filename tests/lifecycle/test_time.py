@@ -315,6 +315,21 @@ def test_deleting_an_earlier_value_keeps_the_time_it_stopped_being_true(clocked_
     assert [hit.text for hit in then] == ["住在杭州"]
 
 
+def test_a_question_naming_a_past_time_gets_the_value_the_key_held_then(clocked_memory: Callable[..., Memory]) -> None:
+    """Search reads current values: "Where did I work in 2024?" found only ByteDance (since 2025, lifted as the
+    key the question names), and Shopee, the employer all through 2024, was not searched at all."""
+    memory = clocked_memory()
+    memory.add("Shopee", user_id="k", key="k:work:employer", event_time=datetime(2023, 3, 1, tzinfo=UTC))
+    memory.add("ByteDance", user_id="k", key="k:work:employer", event_time=datetime(2025, 11, 1, tzinfo=UTC))
+    memory.add("南京", user_id="k", key="k:home:city", event_time=datetime(2019, 6, 1, tzinfo=UTC))
+    memory.add("杭州", user_id="k", key="k:home:city", event_time=datetime(2025, 8, 1, tzinfo=UTC))
+    memory.add("下周三要去北京出差，住在国贸附近。", user_id="k")
+    assert memory.search("Where did I work in 2024?", user_id="k")[0].text == "Shopee"
+    assert memory.search("2024年我住在哪？", user_id="k")[0].text == "南京"
+    assert memory.search("Where do I work?", user_id="k")[0].text == "ByteDance"  # no time named: the current one
+    assert "Shopee" not in [hit.text for hit in memory.search("Where do I work?", user_id="k")]
+
+
 def test_a_keyed_value_dated_later_than_now_is_refused_and_nothing_changes(
     clocked_memory: Callable[..., Memory], clock: ManualClock
 ) -> None:

@@ -25,6 +25,7 @@ from memstrata.read.retrieve import (
     asks_about_the_time_alone,
     changed_after,
     exact_key_hits,
+    key_value_then,
     keyword_candidates,
     meaning_text,
     nothing_in_range,
@@ -112,17 +113,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     chosen = pool(ranked, max(query.limit * 3, 30), max(query.limit, 10))
     items = _hydrate(store, query.scope, [c.memory_id for c in chosen], items)
     about_the_time = asks_about_the_time_alone(query.text, span)
-    scored: list[SearchHit] = []
-    for candidate in chosen:
-        item = items.get(candidate.memory_id)
-        if item is None or _not_yet(item, query):
-            continue
-        if item.key is not None and answers_for_another(query.text, item.key, query.scope.user_id):
-            continue
-        # Keyword matches read before fusion are settled already; the rest are read here once.
-        settled = ranker.settle(candidate, texts.get(candidate.memory_id) or read(item)).breakdown()
-        if item.key is not None and asks_for_key(query.text, item.key, query.scope.user_id):
-            settled = settled.model_copy(update={"key_named": True})
+
+    def scored_hit(item: MemoryItem, settled: ScoreBreakdown) -> SearchHit:
         final = rescore(
             item,
             settled,
@@ -134,7 +126,24 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             changed_after=span is not None and changed_after(item, span, settings.timezone),
             recently=span is not None and span.vague,
         )
-        scored.append(SearchHit(memory=item, score=final.final, breakdown=final))
+        return SearchHit(memory=item, score=final.final, breakdown=final)
+
+    scored: list[SearchHit] = []
+    for candidate in chosen:
+        item = items.get(candidate.memory_id)
+        if item is None or _not_yet(item, query):
+            continue
+        if item.key is not None and answers_for_another(query.text, item.key, query.scope.user_id):
+            continue
+        # Keyword matches read before fusion are settled already; the rest are read here once.
+        settled = ranker.settle(candidate, texts.get(candidate.memory_id) or read(item)).breakdown()
+        if item.key is not None and asks_for_key(query.text, item.key, query.scope.user_id):
+            settled = settled.model_copy(update={"key_named": True})
+        scored.append(scored_hit(item, settled))
+        then = key_value_then(store, query, item, span) if span is not None else None
+        if then is not None and then.id not in items:  # the key's value in the time asked, matched as its key
+            items[then.id] = then
+            scored.append(scored_hit(then, settled))
     best = max((hit.breakdown.relevance for hit in scored), default=0.0)
     share = below_best(query, settings, ranker.conversation)
     minimum = relevance_floor(minimum_relevance(query, settings), best, share)

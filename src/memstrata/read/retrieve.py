@@ -96,6 +96,19 @@ def _key_version(store: Store, scope: Scope, key: str, filters: Filters) -> Memo
     return max(versions, key=lambda m: (m.status == MemoryStatus.ACTIVE, m.valid_from), default=None)
 
 
+def key_value_then(store: Store, query: SearchQuery, item: MemoryItem, span: TimeSpan) -> MemoryItem | None:
+    """The value ``item``'s key held at the end of the time a question names, when ``item`` became true only after
+    it: "Where did I work in 2024?" asks for the employer of 2024, not for the one since 2025 (which answered, and
+    the 2024 value was not searched at all: search reads current values)."""
+    if item.key is None or item.valid_from < span.end or span.vague:
+        return None
+    moment = min(span.end, query.now) - timedelta(microseconds=1)
+    holding = query.filters.model_copy(update={"valid_at": moment, "status": (MemoryStatus.ACTIVE,
+                                                                             MemoryStatus.SUPERSEDED)})  # fmt: skip
+    found = _key_version(store, query.scope, item.key, holding)
+    return found if found is not None and found.id != item.id else None
+
+
 def query_time_span(query: SearchQuery, zone: tzinfo = UTC) -> TimeSpan | None:
     """The time the question names, in days of the users' ``zone`` ("yesterday" asked at 07:00 in Beijing is the
     Beijing day before, not UTC's); else, for a question that asks what went on "recently" / "最近", the last month
@@ -154,7 +167,10 @@ def said_or_meant_in(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
     """Whether a memory belongs to the time a question names: it happened then (``event_time``), or it is a turn or
     an undated fact that names that time itself. "我下周去东京出差" said on 4 December is about the week of 7
     December: "Where am I going next week?" asked that day, and "上周我去哪里出差了？" asked a fortnight later, are
-    answered by it; before, both found nothing, since the turn's own time is the day it was said."""
+    answered by it; before, both found nothing, since the turn's own time is the day it was said. A key's value
+    belongs to the time it held in (Shopee, the employer from 2023 to 2025, to "Where did I work in 2024?")."""
+    if item.key is not None:
+        return item.valid_from < span.end and (item.valid_to is None or item.valid_to > span.start)
     if item.event_time is not None and span.start <= item.event_time < span.end:
         return True
     named = time_it_names(item, zone)
@@ -172,6 +188,8 @@ def changed_after(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
     """Whether a memory states a change (indexing.change_answers: a move, a new job) that came after the range a
     question names: "I moved to Berlin last month", said in January 2026, tells where the user lived from December,
     not in 2024, and answered "Where did I live in 2024?" above the home of that year."""
+    if item.key is not None:  # a key's value: it became true after the range ("ByteDance" since 2025, for 2024)
+        return item.valid_from >= span.end
     if not change_answers(item.text):
         return False
     said, named = item.event_time or item.created_at, time_it_names(item, zone)
