@@ -124,6 +124,19 @@ def test_cli_lifecycle_commands(tmp_path: Path) -> None:
     assert set(erased["remaining"].values()) == {0}
 
 
+def test_cli_acts_inside_a_tenant(tmp_path: Path) -> None:
+    """What the service stored under a key's tenant was out of the CLI's reach: `erase-user alice --yes` reported
+    "erased alice" with nothing erased while the tenant still held her memories."""
+    run(tmp_path, "--tenant", "acme", "add", "I play tennis on Sundays", "--user", "alice")
+    assert run_json(tmp_path, "search", "tennis", "--user", "alice") == []  # the default tenant holds nothing
+    assert run_json(tmp_path, "--tenant", "acme", "search", "tennis", "--user", "alice")[0]["memory"]["text"]
+    missed = run(tmp_path, "erase-user", "alice", "--yes")
+    assert "nothing stored for alice" in missed.stderr and "--tenant" in missed.stderr
+    erased = run_json(tmp_path, "--tenant", "acme", "erase-user", "alice", "--yes")
+    assert erased["deleted"]["memories"] == 1 and set(erased["remaining"].values()) == {0}
+    assert run_json(tmp_path, "--tenant", "acme", "search", "tennis", "--user", "alice") == []
+
+
 def test_add_infer_exits_non_zero_when_the_model_fails_and_keeps_the_turn(tmp_path: Path) -> None:
     """The model is a scripted OpenAI-compatible server at the HTTP boundary that answers garbage."""
     from support.scripted_llm import ScriptedServer, completion

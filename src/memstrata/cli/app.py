@@ -54,13 +54,22 @@ def _global(
     config: Annotated[Path | None, typer.Option("--config", help="memstrata.toml to read")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="-v info logs, -vv debug")] = 0,
+    tenant: Annotated[
+        str | None,
+        typer.Option(
+            "--tenant",
+            envvar="MEMSTRATA_TENANT",
+            help="act inside this tenant: what the service's keys of that tenant stored (default: the "
+            "local default tenant)",
+        ),
+    ] = None,
 ) -> None:
     configure_logging(verbose)
     # a str, not a Path: Path("postgresql://h/db") folds the "//" and the URL no longer opens PostgreSQL
     if db is not None and ctx.invoked_subcommand in READS and "://" not in db and not Path(db).expanduser().exists():
         # a mistyped path would quietly create an empty store and answer "nothing found"
         raise InvalidInputError(f"no store at {db}; check the path (a command that writes creates it)")
-    state = CliState(db=db, config=config, json=as_json)
+    state = CliState(db=db, config=config, json=as_json, tenant=tenant)
     ctx.obj = state
     ctx.call_on_close(state.close)
 

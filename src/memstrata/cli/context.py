@@ -36,7 +36,9 @@ class CliState:
     config: Path | None = None
     json: bool = False
     vault: Path | None = None  # `memstrata vault --vault PATH`
+    tenant: str | None = None  # act inside this tenant (the service's keys each have one)
     _memory: Memory | None = field(default=None, repr=False)
+    _opened: Memory | None = field(default=None, repr=False)  # what close() closes: the view's original
 
     def settings(self) -> Settings:
         """The settings the global options select, without opening the store or loading a model."""
@@ -51,13 +53,14 @@ class CliState:
         if self._memory is None:
             from memstrata.memory import Memory
 
-            self._memory = Memory.from_config(self.settings())
+            self._opened = Memory.from_config(self.settings())
+            self._memory = self._opened.for_tenant(self.tenant) if self.tenant is not None else self._opened
         return self._memory
 
     def close(self) -> None:
-        if self._memory is not None:
-            self._memory.close()
-            self._memory = None
+        if self._opened is not None:
+            self._opened.close()
+        self._memory = self._opened = None
 
 
 def cli_state(ctx: typer.Context) -> CliState:

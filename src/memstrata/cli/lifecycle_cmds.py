@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from memstrata.cli.context import AgentOpt, IdArg, SessionOpt, UserOpt, cli_state, scope_args
-from memstrata.cli.render import console, key_values, memories_table, print_json
+from memstrata.cli.render import console, err_console, escape, key_values, memories_table, print_json
 from memstrata.errors import InvalidInputError
 
 app = typer.Typer()
@@ -80,6 +80,10 @@ def erase_user(
     if not yes:
         raise InvalidInputError(f"erase-user removes everything about {user} for good; add --yes to confirm")
     report = state.memory().admin.erase_user(user, confirm=True)
+    if not any(report.deleted.values()):  # a user of another tenant looks like one with nothing stored
+        where = f"tenant {state.tenant!r}" if state.tenant is not None else "the default tenant"
+        err_console.print(f"[yellow]nothing stored for {escape(user)} in {where}[/yellow]: a user of the service is "
+                          "in its key's tenant (--tenant NAME)", highlight=False)  # fmt: skip
     if state.json:
         print_json(vars(report))
         return
