@@ -49,6 +49,20 @@ def test_review_confirm_reject(svc: Service, client: httpx.Client) -> None:
     assert again.status_code == 409 and "not pending" in again.json()["detail"]
 
 
+def test_an_operation_without_a_body_refuses_one(client: httpx.Client) -> None:
+    """archive with {"bogus_field": 1} archived (200) and dropped the field; restore took "garbage" as JSON."""
+    scope = {"user_id": "nobody-body"}
+    [memory_id] = add(client, "nobody-body", "Keeps a spare key under the mat")
+    bogus = client.post(f"/v1/memories/{memory_id}/archive", params=scope, json={"bogus_field": 1})
+    assert bogus.status_code == 422 and "takes no body" in bogus.json()["detail"]
+    garbage = client.post(f"/v1/memories/{memory_id}/archive", params=scope, content=b"garbage",
+                          headers={"Content-Type": "application/json"})  # fmt: skip
+    assert garbage.status_code == 400 and garbage.json()["code"] == "bad_request"
+    assert client.get(f"/v1/memories/{memory_id}", params=scope).json()["status"] == "active"  # nothing changed
+    assert client.post(f"/v1/memories/{memory_id}/archive", params=scope, json={}).status_code == 200
+    assert client.post(f"/v1/memories/{memory_id}/restore", params=scope).status_code == 200  # no body at all
+
+
 def test_archive_restore_and_forget(client: httpx.Client) -> None:
     scope = {"user_id": "arc"}
     old_address, tea = add(client, "arc", "I live at 12 Elm Street", "I drink oolong tea")

@@ -1,8 +1,11 @@
 """Unknown query parameters are refused (422), not ignored: a typo such as ``limt=5`` or ``user=alice`` would
-otherwise run a different request than the caller meant, and the OpenAPI document promises no others."""
+otherwise run a different request than the caller meant, and the OpenAPI document promises no others. So is a body
+sent to an operation that takes none (``POST /memories/{id}/archive`` with ``{"reason": ...}`` archived and dropped
+the reason): empty, ``{}`` or ``null`` pass, other JSON is a 422, and what is not JSON a 400."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import Request
@@ -45,3 +48,23 @@ def reject_unknown_query(request: Request) -> None:
              "msg": f"unknown query parameter {name!r}; this operation takes: {', '.join(sorted(declared)) or 'none'}"}
             for name in unknown
         ])  # fmt: skip
+
+
+async def reject_unexpected_body(request: Request) -> None:
+    """A router dependency: an operation that declares no body gets none (beyond ``{}``: body-less writes may send
+    one, docs/server.md)."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None or dependant.body_params or request.method in ("GET", "HEAD", "OPTIONS"):
+        return
+    raw = (await request.body()).strip()
+    if not raw:
+        return
+    try:
+        sent = json.loads(raw)
+    except ValueError as exc:
+        raise RequestValidationError([{"type": "json_invalid", "loc": ("body", 0), "input": None,
+                                       "msg": f"JSON decode error: {exc}"}]) from None  # fmt: skip
+    if sent not in ({}, None):
+        raise RequestValidationError([{"type": "extra_forbidden", "loc": ("body",), "input": sent,
+                                       "msg": "this operation takes no body; send none (or {})"}])  # fmt: skip
