@@ -155,7 +155,8 @@ def keyword_tokens(text: str) -> list[str]:
 # of joined words is followed by the words it joins ("iPhone": "iphone phone"); 16: a statement naming an instance of
 # a category is followed by the category's words ("beagle puppy": "pet pets 宠物", memstrata.categories); 17: a
 # hyphenated word is followed by its letters joined ("check-up checkup"); 18: a name jieba glued to a function character
-# is also a word of its own (林浩在: 林浩, 在), and 时候 (of 什么时候, "when") is a stop word
+# is also a word of its own (林浩在: 林浩, 在), 时候 (of 什么时候, "when") is a stop word, and a relative named in a
+# text of both languages is also named in the other one ("My 表弟 Jason": "cousin", memstrata.categories)
 SEARCH_TERMS_VERSION = "18"
 
 

@@ -347,3 +347,13 @@ def test_a_chinese_name_asked_by_itself_finds_who_it_is(memory: Memory) -> None:
     for question in ("林浩是谁？", "Who is 林浩?"):
         hits = memory.search(question, user_id="lin")
         assert [hit.text for hit in hits][:1] == ["我弟弟林浩在深圳的腾讯做产品经理。"], question
+
+
+def test_a_mixed_memory_whose_english_words_miss_stands_on_its_meaning(memory: Memory) -> None:
+    """ "Vivian 一直想养猫，我们终于 adopt 了一只 British Shorthair" shares no word with "What breed is our cat?": its
+    English words are not the question's, its Chinese ones cannot be. It counted as a same-script miss (0.4 of its
+    meaning, relevance 0.18), where a memory all in Chinese stands on its meaning (0.85)."""
+    turn = "Vivian 一直想养猫，我们终于 adopt 了一只 British Shorthair，叫 Mochi。"
+    memory.add([turn, "The cat food delivery comes on Fridays."], user_id="mix")  # "cat" matches: words count
+    [hit] = [hit for hit in memory.search("What breed is our cat?", user_id="mix") if hit.text == turn]
+    assert hit.breakdown.cross_script and hit.breakdown.relevance > 0.25

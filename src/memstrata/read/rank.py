@@ -258,8 +258,12 @@ class Ranker:
         宠物" stands on its meaning alone for an English question that asks in other words."""
         if cross_script(self.scripts, text.own):
             return True
-        if text.said is None or not cross_script(self.scripts, text.said):
+        said = text.own if text.said is None else text.said
+        if not cross_script(self.scripts, said) and not scripts(said) - self.scripts:
             return False
+        # Said in another script, or partly: "我女朋友 Vivian 是 UX designer" has English words, none of them the
+        # question's ("What's my girlfriend's name?"), and the Chinese ones hold the answer; counted as a same-script
+        # miss (0.4 of its meaning), it fell under the cutoff.
         return keyword_coverage(self.term_weights, memory_terms(text.own)) == 0.0
 
     def _coverage(self, text: MemoryText) -> float:
