@@ -241,6 +241,9 @@ class ScoreBreakdown(Frozen):
     lifecycle: LifecycleFactors | None = None
     lifecycle_factor: float = 1.0  # what lifecycle multiplied the score by, in [1 - lifecycle.weight, 1]
     time_boost: float = 1.0  # 1 + lifecycle.time_boost inside a time range the query names, else 1
+    # Its own final score, when it answers instead of a hit ranked above it (a later statement, the user's own:
+    # read/move_up.py) and took that hit's place and score; None when it kept its own.
+    moved_from: float | None = None
     final: float = 0.0
 
 

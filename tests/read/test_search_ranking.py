@@ -256,8 +256,12 @@ def test_a_question_about_the_user_is_answered_by_what_they_said_of_themselves(m
     )
     assert memory.search("我妹妹住在哪里？", user_id="u")[0].text == "我妹妹住在成都。"
     assert memory.search("Tom的生日是哪天？", user_id="u")[0].text == "Tom的生日是五月三号。"
-    scores = [hit.score for hit in memory.search("What am I allergic to?", user_id="u")]
+    hits = memory.search("What am I allergic to?", user_id="u")
+    scores = [hit.score for hit in hits]
     assert scores == sorted(scores, reverse=True)
+    # The moved hit took the colleague's place and score; its breakdown says so, and keeps its own.
+    assert all(hit.score == hit.breakdown.final for hit in hits)
+    assert hits[0].breakdown.moved_from is not None and hits[0].breakdown.moved_from < hits[0].score
 
 
 def test_the_users_turn_answers_a_question_about_them_before_the_reply_to_it(memory: Memory) -> None:

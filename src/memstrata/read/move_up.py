@@ -1,6 +1,7 @@
 """Moving a hit up the top of the list in place of one above it that it answers instead of (read/newer.py: a later
 statement; read/own_first.py: the user's own statement). The hit moved takes the score of the one it passes, so
-scores still fall down the list; only the top ``WINDOW``, where the answer is read, is reordered."""
+scores still fall down the list, and its breakdown says so (``final`` is the score, ``moved_from`` its own); only the
+top ``WINDOW``, where the answer is read, is reordered."""
 
 from __future__ import annotations
 
@@ -41,5 +42,7 @@ def move_up(
         if instead:
             chosen = max(instead, key=best)
             ordered.remove(chosen)
-            ordered.insert(position, chosen.model_copy(update={"score": above.score}))
+            own = chosen.breakdown.final if chosen.breakdown.moved_from is None else chosen.breakdown.moved_from
+            breakdown = chosen.breakdown.model_copy(update={"final": above.score, "moved_from": own})
+            ordered.insert(position, chosen.model_copy(update={"score": above.score, "breakdown": breakdown}))
     return ordered
