@@ -43,6 +43,8 @@ _GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"
     r"|\b(?:quit|stopped|gave up|given up|no longer|any ?more)\b(?! by)"
 )
 _ENDED = r"分手|离婚|离职|辞职|退休|去世|过世|离世|\b(?:broke up|split up|divorced|resigned|retired|died|passed away)\b"
+# What holds now in place of what held: "My favourite food is now sushi, not ramen", "现在最喜欢寿司了，不是拉面".
+_REPLACED = r"\bnow\s+[^.!?,;]{1,40},\s*(?:not|no longer)\b|现在[^，。！？,.!?]{1,16}[，,]\s*(?:已经)?不(?:是|再)"
 # A plan called off says what did not happen, often beside what may happen instead ("Japan is off … Maybe next
 # year", "Shanghai trip postponed to next year"): no plan or maybe makes it less so.
 _CALLED_OFF = (
@@ -50,9 +52,9 @@ _CALLED_OFF = (
     r"|\b(?:is off|are off|called off|cancell?ed|postponed|fell through|didn't go|did not go|never went)\b"
 )
 ENDS_OR_CORRECTS_WORDS = re.compile(
-    rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_CALLED_OFF}|{_CONTRAST}|{_NEGATION}", re.IGNORECASE
+    rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}|{_CALLED_OFF}|{_CONTRAST}|{_NEGATION}", re.IGNORECASE
 )
-_FIRM = re.compile(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}", re.IGNORECASE)
+_FIRM = re.compile(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}", re.IGNORECASE)
 _CALLED_OFF_WORDS = re.compile(_CALLED_OFF, re.IGNORECASE)
 _CORRECTED_WORDS = re.compile(_CORRECTED, re.IGNORECASE)
 _CONTRASTED = re.compile(_CONTRAST, re.IGNORECASE)

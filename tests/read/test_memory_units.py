@@ -280,6 +280,9 @@ def test_a_reply_states_no_change_of_the_users() -> None:
         ("我打算辞职", False),  # a plan
         ("I stopped by the store", False),
         ("我每天早上喝两杯咖啡", False),
+        ("My favourite food is now sushi, not ramen.", True),  # what holds now in place of what held
+        ("我现在最喜欢吃寿司了，不是拉面", True),
+        ("Now, not later, is the time to go", False),
     ],
 )
 def test_what_ends_corrects_or_calls_off_an_earlier_statement(text: str, ends: bool) -> None:

@@ -361,3 +361,15 @@ def test_a_mixed_memory_whose_english_words_miss_stands_on_its_meaning(memory: M
     memory.add([turn, "The cat food delivery comes on Fridays."], user_id="mix")  # "cat" matches: words count
     [hit] = [hit for hit in memory.search("What breed is our cat?", user_id="mix") if hit.text == turn]
     assert hit.breakdown.cross_script and hit.breakdown.relevance > 0.25
+
+
+def test_what_holds_now_in_place_of_what_held_answers_first_in_either_language(memory: Memory) -> None:
+    """ "My favourite food is now sushi, not ramen." (2025) came second to "My favourite food is ramen." (2024) for
+    "我最喜欢吃什么？": across scripts no word matched, and "now …, not …" was not read as replacing anything."""
+    for when, text in (("2024-03-01T12:00:00Z", "My favourite food is ramen."),
+                       ("2025-05-01T12:00:00Z", "My favourite food is now sushi, not ramen.")):  # fmt: skip
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="fav")
+    for question in ("我最喜欢吃什么？", "What's my favourite food?"):
+        assert memory.search(question, user_id="fav")[0].text == "My favourite food is now sushi, not ramen."
+    then = memory.search("What was my favourite food in 2024?", user_id="fav")
+    assert then[0].text == "My favourite food is ramen."
