@@ -66,6 +66,17 @@ def test_text_without_words_is_no_dense_evidence(memory: Memory) -> None:
     assert [hit.text for hit in memory.search("🎉", user_id="emoji")] == ["🎉🎉🎉"]
 
 
+def test_a_lone_token_is_no_dense_evidence(memory: Memory) -> None:
+    """Lone tokens embed near each other: a stored "gz" answered "piano" above "I play the violin on weekends", and
+    the query "x" returned every short memory at relevance 0.4-0.6."""
+    memory.add(["gz", "b", "ok2", "longmetakey", "I play the violin on weekends", "杭州"], user_id="tok")
+    assert [hit.text for hit in memory.search("piano", user_id="tok")][:1] == ["I play the violin on weekends"]
+    assert not {"gz", "b", "ok2", "longmetakey"} & {hit.text for hit in memory.search("piano", user_id="tok")}
+    assert memory.search("x", user_id="tok") == []
+    assert [hit.text for hit in memory.search("gz", user_id="tok")] == ["gz"]  # found by its word
+    assert memory.search("杭州", user_id="tok")[0].text == "杭州"  # two characters are a word with a meaning
+
+
 def test_threshold_is_a_minimum_relevance(memory: Memory) -> None:
     memory.add(["I enjoy playing the violin", "I enjoy playing the violin in an orchestra on Sundays"], user_id="u1")
     hits = memory.search("violin", user_id="u1", threshold=0)

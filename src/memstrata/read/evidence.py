@@ -15,7 +15,8 @@ every query: 0 is no evidence, 1 is as strong as that signal gets.
   embedding model and are settings (``search.dense_floor`` / ``search.dense_ceiling``). For the
   bundled USE model, relevant LoCoMo / MADial pairs have median cosine 0.30-0.40 and others
   0.17-0.22 (bench/ranking_data.py); floor 0.1 and ceiling 0.7 ranked best (bench/results).
-- Text without words (emoji, symbols) has no dense evidence either way (:func:`has_words`).
+- Text without words (emoji, symbols), or a lone token ("gz", "x"), has no dense evidence either way
+  (:func:`has_meaning`).
 - Scripts: a memory and a query that share no script (Han characters vs other letters) cannot
   share keywords, so keyword evidence is not expected of that memory (read/fuse.py).
 """
@@ -53,6 +54,22 @@ def has_words(text: str) -> bool:
     text: every one of them lands near the same vector, about as similar to any query as an unrelated
     sentence (a stored '👍' came back for '茶' and 'weather tomorrow'), so its similarity is no evidence."""
     return _WORD_CHARACTER.search(text) is not None
+
+
+_WORD_RUN = re.compile(r"[^\W_]+")
+
+
+def has_meaning(text: str, *, query: bool = False) -> bool:
+    """:func:`has_words`, and enough of them for the embedder to place: one token alone ("gz", "ok2", "x") lands
+    near every other lone token (cosine 0.77-0.97 among them), so a stored "gz" answered "piano" above "I play the
+    violin" and "x" at relevance 0.62. A Chinese character means something ("茶"); otherwise a memory needs two
+    words, and a query may be one (a search box's "piano") of three letters or more."""
+    runs = _WORD_RUN.findall(text)
+    if not runs:
+        return False
+    if len(runs) > 1 or _HAN.search(text):
+        return True
+    return query and len(runs[0]) > 2
 
 
 def cross_script(query: frozenset[str], memory_text: str) -> bool:

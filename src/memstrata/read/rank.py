@@ -22,6 +22,7 @@ from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier
 from memstrata.read.evidence import (
     cross_script,
     dense_evidence,
+    has_meaning,
     has_words,
     is_conversation,
     keyword_coverage,
@@ -203,6 +204,7 @@ class Ranker:
         self.conversation = is_conversation(query_text)
         self.scripts = scripts(query_text)
         self.query_has_words = has_words(query_text)
+        self.query_has_meaning = has_meaning(query_text, query=True)
         self.query_is_small_talk = is_small_talk(query_text)
         self.settings = settings
         self.weights = settings.evidence_weights()
@@ -282,8 +284,8 @@ class Ranker:
             coverage = self._coverage(text)
             candidate.keyword_match, candidate.keyword_exact = self._keyword(candidate, coverage), True
         candidate.cross_script = self._cross_script(text)
-        if not (self.query_has_words and has_words(text.own)):
-            candidate.dense_match = candidate.known_similarity = None  # no meaning to compare (has_words)
+        if not (self.query_has_meaning and has_meaning(text.own)):
+            candidate.dense_match = candidate.known_similarity = None  # no meaning to compare (has_meaning)
         alone = candidate.cross_script or self.words_unmatched
         candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=alone)
         if is_small_talk(text.own if text.said is None else text.said) and not self.query_is_small_talk:
