@@ -327,6 +327,8 @@ def test_a_question_naming_a_past_time_gets_the_value_the_key_held_then(clocked_
     assert memory.search("Where did I work in 2024?", user_id="k")[0].text == "Shopee"
     assert memory.search("2024年我住在哪？", user_id="k")[0].text == "南京"
     assert memory.search("Where do I work?", user_id="k")[0].text == "ByteDance"  # no time named: the current one
+    for before in ("我以前在哪家公司上班？", "Where did I use to work?", "Where did I work before?"):
+        assert memory.search(before, user_id="k")[0].text == "Shopee", before
     assert "Shopee" not in [hit.text for hit in memory.search("Where do I work?", user_id="k")]
 
 

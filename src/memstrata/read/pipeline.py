@@ -23,6 +23,8 @@ from memstrata.read.relatives import Relatives, relatives_asked
 from memstrata.read.retrieve import (
     Retrieved,
     asks_about_the_time_alone,
+    asks_formerly,
+    before_value,
     changed_after,
     exact_key_hits,
     key_value_then,
@@ -114,7 +116,9 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     items = _hydrate(store, query.scope, [c.memory_id for c in chosen], items)
     about_the_time = asks_about_the_time_alone(query.text, span)
 
-    def scored_hit(item: MemoryItem, settled: ScoreBreakdown) -> SearchHit:
+    formerly = span is None and asks_formerly(query.text)
+
+    def scored_hit(item: MemoryItem, settled: ScoreBreakdown, span: TimeSpan | None) -> SearchHit:
         final = rescore(
             item,
             settled,
@@ -139,11 +143,13 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         settled = ranker.settle(candidate, texts.get(candidate.memory_id) or read(item)).breakdown()
         if item.key is not None and asks_for_key(query.text, item.key, query.scope.user_id):
             settled = settled.model_copy(update={"key_named": True})
-        scored.append(scored_hit(item, settled))
-        then = key_value_then(store, query, item, span) if span is not None else None
+        # "我以前在哪家公司？": the time before the key's current value, for that key
+        asked_span = before_value(item) if formerly and item.key is not None else span
+        scored.append(scored_hit(item, settled, asked_span))
+        then = key_value_then(store, query, item, asked_span) if asked_span is not None else None
         if then is not None and then.id not in items:  # the key's value in the time asked, matched as its key
             items[then.id] = then
-            scored.append(scored_hit(then, settled))
+            scored.append(scored_hit(then, settled, asked_span))
     best = max((hit.breakdown.relevance for hit in scored), default=0.0)
     share = below_best(query, settings, ranker.conversation)
     minimum = relevance_floor(minimum_relevance(query, settings), best, share)

@@ -109,6 +109,25 @@ def key_value_then(store: Store, query: SearchQuery, item: MemoryItem, span: Tim
     return found if found is not None and found.id != item.id else None
 
 
+# A question about what held before now, without naming when: "我以前在哪家公司？", "Where did I use to live?"
+_FORMERLY = re.compile(
+    r"以前|之前|原来|曾经|过去|\b(?:used to|previously|formerly)\b|\bdid\s+(?:i|we)\s+use\s+to\b|\bbefore\s*\?*$"
+    r"|\b(?:my|our)\s+(?:old|previous|former|last)\s+(?:job|company|employer|address|home|apartment|city|phone)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_formerly(text: str) -> bool:
+    """Whether the question asks what held before now without naming when (a key it names answers with the value
+    before its current one: "我以前在哪家公司？" found the current employer first)."""
+    return _FORMERLY.search(text) is not None
+
+
+def before_value(item: MemoryItem) -> TimeSpan:
+    """The time before a key's value became true: what the question asks for when it asks what held before."""
+    return TimeSpan(start=datetime.min.replace(tzinfo=UTC), end=item.valid_from, expression="")
+
+
 def query_time_span(query: SearchQuery, zone: tzinfo = UTC) -> TimeSpan | None:
     """The time the question names, in days of the users' ``zone`` ("yesterday" asked at 07:00 in Beijing is the
     Beijing day before, not UTC's); else, for a question that asks what went on "recently" / "最近", the last month
