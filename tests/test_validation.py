@@ -129,3 +129,14 @@ def test_integers_beyond_64_bits_are_refused_in_metadata_and_filters(memory: Mem
             memory.get_all(user_id="u1", filters={"metadata": {"a": value}})
     memory.add("hello", user_id="u1", metadata={"a": 2**63 - 1})
     assert [h.text for h in memory.search("hello", user_id="u1", filters={"metadata": {"a": 2**63 - 1}})] == ["hello"]
+
+
+def test_a_timestamp_is_read_as_iso_8601_with_a_reason_when_it_is_not(memory: Memory) -> None:
+    """ "+08" is an ISO 8601 offset and was refused; "+25:00" and a 60th second were refused as "unexpected extra
+    characters at the end of the input", which names no fault."""
+    added = memory.add([{"role": "user", "content": "hi there", "timestamp": "2024-01-01T10:00:00+08"}], user_id="t")
+    assert memory.messages(user_id="t")[0].message.timestamp.isoformat() == "2024-01-01T02:00:00+00:00"
+    assert added.message_ids
+    for bad, reason in (("2024-01-01T10:00:00+25:00", "UTC offset"), ("2024-01-01T23:59:60Z", "second must be")):
+        with pytest.raises(InvalidInputError, match=reason):
+            memory.add([{"role": "user", "content": "hello", "timestamp": bad}], user_id="t")
