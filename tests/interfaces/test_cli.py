@@ -124,6 +124,16 @@ def test_cli_lifecycle_commands(tmp_path: Path) -> None:
     assert set(erased["remaining"].values()) == {0}
 
 
+def test_importing_the_same_turns_again_says_nothing_new(tmp_path: Path) -> None:
+    """A second import of the same file printed nothing at all: no sign it had run."""
+    turns = "".join(json.dumps({"role": "user", "content": f"turn {n} of the chat", "id": f"t{n}"}) + "\n"
+                    for n in range(3))  # fmt: skip
+    first = run(tmp_path, "add", "--jsonl", "--user", "u1", "-", stdin=turns)
+    assert first.stdout.count("ADD") == 3
+    again = run(tmp_path, "add", "--jsonl", "--user", "u1", "-", stdin=turns)
+    assert "nothing new: the 3 turn(s) were stored already" in again.stdout
+
+
 def test_cli_acts_inside_a_tenant(tmp_path: Path) -> None:
     """What the service stored under a key's tenant was out of the CLI's reach: `erase-user alice --yes` reported
     "erased alice" with nothing erased while the tenant still held her memories."""

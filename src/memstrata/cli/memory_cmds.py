@@ -104,6 +104,8 @@ def add(
     else:
         for event in result.results:
             console.print(f"[green]{event.event}[/green] {event.id}  {escape(event.memory)}", highlight=False)
+        if not result.results and not jobs and isinstance(payload, list):  # every turn was stored before
+            console.print(f"nothing new: the {len(payload)} turn(s) were stored already (same ids)", highlight=False)
         for job in jobs:
             console.print(jobs_table([job]))
             for decision in job.result.get("decisions", []):
