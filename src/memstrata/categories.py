@@ -176,7 +176,19 @@ def category_words(text: str) -> str:
 
 # Idioms whose words mean something else alone: "What do I do for a living?" asks about work, and its "living"
 # (match form "live") found where the user lives instead.
-_IDIOMS = ((re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE), "for work, my job"),)
+# "Any food I should avoid?" asks for a diet or an allergy in none of their words (an allergy to shellfish was not
+# found at all): said with those words too.
+_IDIOMS = (
+    (re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE), "for work, my job"),
+    (
+        re.compile(
+            r"\b(?:foods?|eat|eating|drinks?)\b[^.?!]{0,30}\bavoid\b|\bavoid\s+(?:eating|drinking)\b"
+            r"|\b(?:can'?t|cannot|shouldn'?t)\s+(?:i\s+)?eat\b|不能吃|不可以吃|有什么忌口|要忌口",
+            re.IGNORECASE,
+        ),
+        r"\g<0> (diet, allergic 饮食 过敏)",
+    ),
+)
 
 
 def plain_question(text: str) -> str:

@@ -255,6 +255,17 @@ def test_a_year_in_the_question_finds_that_years_turns(clocked_memory: Callable[
         assert [hit.text for hit in memory.search(question, user_id="lin")][:1] == ["我在成都学了川菜"]
 
 
+def test_a_holiday_in_a_named_time_asks_about_that_time(clocked_memory: Callable[..., Memory]) -> None:
+    """ "Where did we go on holiday in summer 2024?" shares no word with the Crete turn and returned nothing."""
+    memory = clocked_memory()
+    crete = "Just back from two weeks in Crete with the family, Leo loved the beaches."
+    memory.add([{"role": "user", "content": crete, "timestamp": "2024-08-25T19:00:00+01:00"}], user_id="h")
+    memory.add([{"role": "user", "content": "Camping in the Lake District, it has rained every single day.",
+                 "timestamp": "2025-08-12T20:00:00+01:00"}], user_id="h")  # fmt: skip
+    hits = memory.search("Where did we go on holiday in summer 2024?", user_id="h")
+    assert [hit.text for hit in hits][:1] == [crete]
+
+
 def test_as_of_answers_from_the_old_version(
     store: Store, embedder: UniversalSentenceEncoder, server: ScriptedServer, clock: ManualClock
 ) -> None:

@@ -87,3 +87,11 @@ def test_a_mixed_memory_answers_a_question_in_one_of_its_languages(memory: Memor
     assert (
         memory.search("Where does my cousin study?", user_id="mix")[0].text == "My 表弟 Jason 在 Toronto 读 CS master。"
     )
+
+
+def test_a_question_about_what_to_avoid_eating_finds_an_allergy(memory: Memory) -> None:
+    """ "Any food I should avoid?" shares no word with "I'm allergic to shellfish." and found nothing at all."""
+    memory.add(["I'm allergic to shellfish.", "My husband Daniel is an electrician.", "我周末喜欢爬山"], user_id="diet")
+    for question in ("Any food I should avoid?", "What can't I eat?"):
+        assert memory.search(question, user_id="diet")[0].text == "I'm allergic to shellfish.", question
+    assert plain_question("Should I avoid the traffic?") == "Should I avoid the traffic?"

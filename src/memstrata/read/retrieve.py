@@ -165,12 +165,13 @@ def meaning_text(text: str, span: TimeSpan | None) -> str:
 
 
 # Words that ask what went on, not about what: "what did I do / what happened / 我在忙什么 in 2024?", "what are my
-# plans / 我下周去哪 / 明天干嘛?", "where did I travel / 去哪玩了 in July?" ask about the time alone (match forms, see
-# read/evidence.py).
+# plans / 我下周去哪 / 明天干嘛?", "where did I travel / 去哪玩了 / where did we go on holiday in July?" ask about the
+# time alone (match forms, see read/evidence.py).
 _ABOUT_ANYTHING = frozenset(
     {
-        *("do", "happen", "go", "busi", "plan", "travel", "trip"),
-        *("做", "干", "干嘛", "去", "玩", "旅游", "旅行", "发生", "忙", "经历", "安排", "计划", "那时", "那会"),
+        *("do", "happen", "go", "busi", "plan", "travel", "trip", "holidai", "vacat"),
+        *("做", "干", "干嘛", "去", "玩", "旅游", "旅行", "度假", "假期", "发生", "忙", "经历", "安排", "计划"),
+        *("那时", "那会"),
     }
 )
 
