@@ -4,6 +4,9 @@ fetched from a local HTTP server (no internet here)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -165,3 +168,25 @@ def test_chunks_from_before_the_sources_table_are_redone_once(memory: Memory, do
     assert [s.sources for s in memory.knowledge.collections(user_id="u1")] == [2]
     again = memory.ingest(docs, collection="old", user_id="u1")
     assert (again.count("unchanged"), again.embedded) == (2, 0)
+
+
+def test_a_script_without_a_main_guard_runs_once_when_it_ingests(tmp_path: Path) -> None:
+    """The converter child was a multiprocessing "spawn" child, which imports the caller's main module: a script
+    written as the README shows, without ``if __name__ == "__main__":``, ran again inside it (its adds too)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Deploy\n\nSet DATABASE_URL before starting the service.\n", encoding="utf-8")
+    script = tmp_path / "ingest_me.py"
+    script.write_text(
+        "from memstrata import Memory\n"
+        "print('script body runs', flush=True)\n"
+        f"m = Memory.from_config({{'store': {{'path': {str(tmp_path / 'k.db')!r}}}, 'llm': {{'provider': 'rules'}}}})\n"
+        f"r = m.ingest({str(docs)!r}, collection='kb', user_id='lin')\n"
+        "print([o.status for o in r.outcomes], flush=True)\n",
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
+    ran = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.count("script body runs") == 1
+    assert "error" not in ran.stdout.splitlines()[-1]
