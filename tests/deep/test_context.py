@@ -187,3 +187,14 @@ def test_a_long_session_keeps_the_turns_that_answer_under_a_small_budget(memory:
     assert context.tokens <= 400
     assert "new job at Meituan" in context.text and "Meituan is stressful" in context.text
     assert "Day 29" in context.text  # the newest turns still read as the session
+
+
+def test_a_key_written_out_names_that_key_alone(memory: Memory) -> None:
+    """Every "…:runtime:version" key was named by its last word and required: a budget of 200 was refused."""
+    for n in range(25):
+        memory.add(f"{n}.{n}.0", user_id="ops", key=f"svc{n}:runtime:version")
+    context = memory.context("What is svc3:runtime:version?", user_id="ops", budget_tokens=200)
+    assert [fact.key for fact in context.facts if fact.named] == ["svc3:runtime:version"]
+    assert "3.3.0" in context.text and context.tokens <= 200
+    words = memory.context("Which runtime version do we run?", user_id="ops", budget_tokens=200)
+    assert words.tokens <= 200 and not any(fact.named for fact in words.facts)  # a word 25 keys share

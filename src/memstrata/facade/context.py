@@ -39,6 +39,7 @@ KEY_SCAN = 2000  # most recent non-episode memories scanned for keyed facts (the
 OTHER_FACTS = 20  # key facts the query does not name, at most (budget permitting)
 PROFILE_FACTS = 5  # of those, ones no search found relevant (the latest updated)
 SESSION_TURNS = 50  # the session's latest turns considered for working memory
+NAMED_BY_WORDS = 3  # keys a query may name by their words alone ("Where do I work?") and require all of
 SOURCE_TURNS = 2  # source turns shown under a derived memory, at most
 MEMORY_TOKENS, TURN_TOKENS, BARE_TOKENS = 120, 80, 40
 
@@ -108,7 +109,12 @@ def key_facts(
         if held is None or standing.get(item.scope, 0) > standing.get(held.scope, 0):
             by_key[item.key] = item
     keyed = {item.id: item for item in by_key.values()}
-    named = [item for item in keyed.values() if item.key and names_key(query, item.key)]
+    # A key written out names that key alone: "What is svc3:runtime:version?" named all 25 "…:version" keys by
+    # their last word, each one required, and a budget of 1,000 tokens was refused. Named by words alone, a few keys
+    # are required; more are a word many keys share, and search ranks them.
+    spelled = [item for item in keyed.values() if item.key and item.key.lower() in query.lower()]
+    worded = [item for item in keyed.values() if item.key and names_key(query, item.key)]
+    named = spelled or (worded if len(worded) <= NAMED_BY_WORDS else [])
     others = [item for item in keyed.values() if item not in named]
     return named, others
 
