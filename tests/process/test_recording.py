@@ -144,6 +144,9 @@ def test_refuting_a_hypothesis_makes_its_proposal_a_dead_end(memory: Memory) -> 
         assert task.support(other, check).evidence == (check.id,)
         with pytest.raises(InvalidInputError, match="hypothesis or step"):
             task.support(42)  # type: ignore[arg-type]
+        with task.step("read", input="查看部署日志") as read:  # the object `with task.step(...)` gives is evidence
+            read.output = "missing DATABASE_URL"
+        assert task.support(task.hypothesize("the env var is unset"), read).evidence == (read.id,)
     steps = {step.id: step for step in memory.tasks.tree(task.id, user_id="u1").steps}
     assert steps[proposal.id].dead_end and not steps[check.id].dead_end
     with pytest.raises(InvalidInputError, match="open, supported or refuted"):

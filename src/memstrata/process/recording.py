@@ -181,11 +181,11 @@ class TaskRecorder:
     def hypothesize(self, text: str, *, step_id: str | None = None) -> Hypothesis:
         return self.writer._hypothesize(self.task, text, step_id)
 
-    def support(self, hypothesis: Hypothesis | str, *evidence: Step | str) -> Hypothesis:
+    def support(self, hypothesis: Hypothesis | str, *evidence: Step | StepRecorder | str) -> Hypothesis:
         """Supported, by the steps (or step ids) that showed it."""
         return self.writer._resolve(self.task, _id(hypothesis), HypothesisStatus.SUPPORTED, [_id(e) for e in evidence])
 
-    def refute(self, hypothesis: Hypothesis | str, *evidence: Step | str) -> Hypothesis:
+    def refute(self, hypothesis: Hypothesis | str, *evidence: Step | StepRecorder | str) -> Hypothesis:
         """Refuted: the step that proposed it becomes a dead end, so the idea is flagged next time."""
         return self.writer._resolve(self.task, _id(hypothesis), HypothesisStatus.REFUTED, [_id(e) for e in evidence])
 
@@ -251,10 +251,10 @@ def recorded(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return _decorator(action, current_task)
 
 
-def _id(record: Hypothesis | Step | str) -> str:
-    """A record's id: ``task.support(h, step)`` with what hypothesize() and record() returned, or their ids (a
-    Hypothesis passed where an id was expected reached the store as a raw object)."""
-    if isinstance(record, Hypothesis | Step):
+def _id(record: Hypothesis | Step | StepRecorder | str) -> str:
+    """A record's id: ``task.support(h, step)`` with what hypothesize(), record() or ``with task.step(...) as s``
+    gave, or their ids (a Hypothesis passed where an id was expected reached the store as a raw object)."""
+    if isinstance(record, Hypothesis | Step | StepRecorder):
         return record.id
     if not isinstance(record, str):
         raise InvalidInputError(f"expected a hypothesis or step (or its id), got {type(record).__name__}")
