@@ -13,7 +13,7 @@ import typer
 from rich.progress import Progress
 
 from memstrata.cli.context import AgentOpt, CliState, SessionOpt, UserOpt, cli_state
-from memstrata.cli.render import Table, console, counted, escape, history_table, print_json
+from memstrata.cli.render import Table, console, counted, err_console, escape, history_table, print_json
 from memstrata.errors import InvalidInputError
 from memstrata.vault import NoteRef, SyncReport, Vault, VaultHit
 from memstrata.vault.settings import vault_settings_of
@@ -152,9 +152,11 @@ def search(
 ) -> None:
     """Search note sections, optionally by domain, category, concept or tag."""
     state = cli_state(ctx)
-    hits = open_vault(state, user, agent, session).search(
-        query, domain=domain, category=category, concept=concept, tag=tag, limit=limit
-    )
+    vault = open_vault(state, user, agent, session)
+    hits = vault.search(query, domain=domain, category=category, concept=concept, tag=tag, limit=limit)
+    if not hits and not vault.domains():  # searched nothing at all: say why
+        err_console.print("[yellow]the vault index is empty[/yellow]: run `memstrata vault sync` first",
+                          highlight=False)  # fmt: skip
     print_json(hits) if state.json else console.print(_hits_table(hits, query))
 
 

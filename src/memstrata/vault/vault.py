@@ -240,8 +240,16 @@ class Vault:
                     memory_id=hit.id, span=hit.memory.provenance.span,
                 )
             )  # fmt: skip
+        if not found and domain is not None:  # a typo in the domain looked like a vault without an answer
+            self._known_domain(domain)
         found.sort(key=lambda h: (-h.score, h.path, h.heading))
         return found[:limit]
+
+    def _known_domain(self, domain: str) -> None:
+        names = [d.name for d in self.domains()]
+        if domain not in names:
+            known = ", ".join(names) or "none yet (`memstrata vault sync`)"
+            raise NotFoundError(f"no domain {domain!r} in the vault index; domains: {known}")
 
     def _heads(self, domain: str | None = None) -> list[IndexedNote]:
         """One row per indexed note (its first section): what catalogs and summaries need."""
@@ -286,8 +294,7 @@ class Vault:
         matching ``query``, each as detailed as the budget allows (see context.py)."""
         heads = {n.path: summary(n) for n in self._heads(domain)}
         if not heads:
-            known = ", ".join(d.name for d in self.domains()) or "none yet (`memstrata vault sync`)"
-            raise NotFoundError(f"no domain {domain!r} in the vault index; domains: {known}")
+            self._known_domain(domain)
         rank = {name: i for i, name in enumerate(CONTEXT_ORDER)}
         layer_files = sorted((p for p in heads if p.rsplit("/", 1)[-1].lower() in rank),
                              key=lambda p: (rank[p.rsplit("/", 1)[-1].lower()], p))  # fmt: skip
