@@ -167,7 +167,8 @@ _STATE_ANSWERS = (
     (
         re.compile(
             r"\bwork(?:s|ed|ing)?\s+(?:at|for|as)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
-            r"|上班|在(?!家)[^，。！？,.!?\s]{1,10}?(?:工作|做|当|任职|实习|教)",
+            r"|\bpromoted\b[^.!?]{0,40}\bat\s+[A-Z]"  # "I got promoted to senior engineer at ByteDance"
+            r"|上班|在(?!家)[^，。！？,.!?\s]{1,10}?(?:工作|做|当|任职|实习|教|升职|晋升)",
             re.IGNORECASE,
         ),
         "work job 工作 上班",

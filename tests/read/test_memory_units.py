@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memstrata import Memory, Scope
-from memstrata.indexing import change_answers, index_text, key_words, own_index_text
+from memstrata.indexing import answer_words, change_answers, index_text, key_words, own_index_text
 from memstrata.modality import ends_or_corrects
 from memstrata.read.rank import MemoryText, Ranker, memory_text
 from memstrata.read.retrieve import Retrieved
@@ -251,6 +251,14 @@ def _assert_indexed_with(text: str, answers: str) -> None:
     said, _, added = index_text(item).partition("\n")
     assert said == text
     assert added.split() == [word for word in answers.split() if word not in text.lower()]
+
+
+def test_a_promotion_says_where_one_works() -> None:
+    """"I got promoted to senior engineer at ByteDance" was the latest word on the job and not found for "我现在在哪
+    工作？" (it said no word of work)."""
+    assert answer_words("I got promoted to senior engineer at ByteDance.") == "work job 工作 上班"
+    assert answer_words("我在字节升职了") == "work job 工作 上班"
+    assert answer_words("I was promoted") == ""  # where, it does not say
 
 
 def test_a_reply_states_no_change_of_the_users() -> None:
