@@ -34,7 +34,7 @@ def test_the_example_is_indexed_and_searchable_in_both_languages(vault: Vault) -
     assert domain.name == "agent-memory" and domain.notes == EXAMPLE_NOTES
     assert domain.layers == {"alignment": 1, "atomic": 4, "basic": 2, "cognition": 2}
     assert vault.sync().unchanged == EXAMPLE_NOTES  # a second sync has nothing to do
-    with pytest.raises(NotFoundError, match="no domain 'agent-memroy'.*domains: agent-memory"):
+    with pytest.raises(NotFoundError, match=r"no domain 'agent-memroy'.*domains: agent-memory"):
         vault.search("memory", domain="agent-memroy")  # a typo looked like a vault without an answer
 
 
