@@ -254,7 +254,7 @@ def _assert_indexed_with(text: str, answers: str) -> None:
 
 
 def test_a_promotion_says_where_one_works() -> None:
-    """"I got promoted to senior engineer at ByteDance" was the latest word on the job and not found for "我现在在哪
+    """ "I got promoted to senior engineer at ByteDance" was the latest word on the job and not found for "我现在在哪
     工作？" (it said no word of work)."""
     assert answer_words("I got promoted to senior engineer at ByteDance.") == "work job 工作 上班"
     assert answer_words("我在字节升职了") == "work job 工作 上班"
