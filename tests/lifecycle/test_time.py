@@ -839,3 +839,13 @@ def test_plans_for_the_weekend_asked_on_a_friday_find_the_plan_not_last_weekends
     assert hits[0].text == said[1][1], [(h.text, h.score) for h in hits]
     hits = memory.search("What did I do on the weekend?", user_id="u1")
     assert hits[0].text == said[0][1], [(h.text, h.score) for h in hits]
+
+
+def test_a_key_value_is_no_event_of_a_time_asked_about_alone(clocked_memory: Callable[..., Memory]) -> None:
+    """A value is a state: once key values held in the time a question names, the home and the employer answered
+    "What did I do last weekend?" beside the camping trip."""
+    memory = clocked_memory()
+    memory.add("杭州", user_id="w", key="w:home:city", event_time=datetime(2024, 1, 1, tzinfo=UTC))
+    memory.add([{"role": "user", "content": "今天去千岛湖露营了", "timestamp": "2026-02-28T10:00:00+00:00"}],
+               user_id="w")  # fmt: skip
+    assert [hit.text for hit in memory.search("What did I do last weekend?", user_id="w")] == ["今天去千岛湖露营了"]

@@ -27,6 +27,7 @@ from memstrata.read.retrieve import (
     before_value,
     changed_after,
     exact_key_hits,
+    held_in,
     key_value_then,
     keyword_candidates,
     meaning_text,
@@ -119,15 +120,21 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     formerly = span is None and asks_formerly(query.text)
 
     def scored_hit(item: MemoryItem, settled: ScoreBreakdown, span: TimeSpan | None) -> SearchHit:
+        in_time, later = None, False
+        if span is not None and item.key is not None and settled.key_named:  # the value it held then, not later
+            in_time, later = held_in(item, span), item.valid_from >= span.end
+        elif span is not None:
+            zone = settings.timezone
+            in_time, later = said_or_meant_in(item, span, zone), changed_after(item, span, zone)
         final = rescore(
             item,
             settled,
             now=query.now,
             use_lifecycle=query.lifecycle,
             settings=settings.lifecycle,
-            in_time=None if span is None else said_or_meant_in(item, span, settings.timezone),
+            in_time=in_time,
             about_the_time=about_the_time,
-            changed_after=span is not None and changed_after(item, span, settings.timezone),
+            changed_after=later,
             recently=span is not None and span.vague,
         )
         return SearchHit(memory=item, score=final.final, breakdown=final)
@@ -146,7 +153,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         # "我以前在哪家公司？": the time before the key's current value, for that key
         asked_span = before_value(item) if formerly and item.key is not None else span
         scored.append(scored_hit(item, settled, asked_span))
-        then = key_value_then(store, query, item, asked_span) if asked_span is not None else None
+        then = key_value_then(store, query, item, asked_span) if settled.key_named and asked_span else None
         if then is not None and then.id not in items:  # the key's value in the time asked, matched as its key
             items[then.id] = then
             scored.append(scored_hit(then, settled, asked_span))

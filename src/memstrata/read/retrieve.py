@@ -96,6 +96,13 @@ def _key_version(store: Store, scope: Scope, key: str, filters: Filters) -> Memo
     return max(versions, key=lambda m: (m.status == MemoryStatus.ACTIVE, m.valid_from), default=None)
 
 
+def held_in(item: MemoryItem, span: TimeSpan) -> bool:
+    """Whether a key's value held during the time a question names (Shopee, the employer from 2023 to 2025, for
+    "Where did I work in 2024?"). Only for a key the question names: a value is a state, not an event, and the home
+    and the employer held every weekend ("What did I do last weekend?" listed them)."""
+    return item.valid_from < span.end and (item.valid_to is None or item.valid_to > span.start)
+
+
 def key_value_then(store: Store, query: SearchQuery, item: MemoryItem, span: TimeSpan) -> MemoryItem | None:
     """The value ``item``'s key held at the end of the time a question names, when ``item`` became true only after
     it: "Where did I work in 2024?" asks for the employer of 2024, not for the one since 2025 (which answered, and
@@ -187,10 +194,7 @@ def said_or_meant_in(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
     """Whether a memory belongs to the time a question names: it happened then (``event_time``), or it is a turn or
     an undated fact that names that time itself. "我下周去东京出差" said on 4 December is about the week of 7
     December: "Where am I going next week?" asked that day, and "上周我去哪里出差了？" asked a fortnight later, are
-    answered by it; before, both found nothing, since the turn's own time is the day it was said. A key's value
-    belongs to the time it held in (Shopee, the employer from 2023 to 2025, to "Where did I work in 2024?")."""
-    if item.key is not None:
-        return item.valid_from < span.end and (item.valid_to is None or item.valid_to > span.start)
+    answered by it; before, both found nothing, since the turn's own time is the day it was said."""
     if item.event_time is not None and span.start <= item.event_time < span.end:
         return True
     named = time_it_names(item, zone)
@@ -208,8 +212,6 @@ def changed_after(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
     """Whether a memory states a change (indexing.change_answers: a move, a new job) that came after the range a
     question names: "I moved to Berlin last month", said in January 2026, tells where the user lived from December,
     not in 2024, and answered "Where did I live in 2024?" above the home of that year."""
-    if item.key is not None:  # a key's value: it became true after the range ("ByteDance" since 2025, for 2024)
-        return item.valid_from >= span.end
     if not change_answers(item.text):
         return False
     said, named = item.event_time or item.created_at, time_it_names(item, zone)
