@@ -42,11 +42,15 @@ def test_pending_expires_unless_confirmed(clocked_memory: Callable[..., Memory],
     assert memory.get(jazz.id, user_id="u1").status == MemoryStatus.ACTIVE
 
 
-def test_reject_deletes_a_pending_fact(clocked_memory: Callable[..., Memory]) -> None:
+def test_reject_deletes_a_pending_fact(clocked_memory: Callable[..., Memory], clock: ManualClock) -> None:
     memory = clocked_memory(**GATED)
     memory.add("I hate mornings.", user_id="u1", infer=True, wait=True)
     [pending] = memory.review_queue(user_id="u1")
-    assert memory.reject(pending.id, user_id="u1").status == MemoryStatus.DELETED
+    clock.advance(days=3)
+    rejected = memory.reject(pending.id, user_id="u1")
+    assert rejected.status == MemoryStatus.DELETED
+    # never true: closed where it began (closed at the rejection, time travel showed it as true until then)
+    assert rejected.valid_to == pending.valid_from
 
 
 def test_archive_restore_round_trip(clocked_memory: Callable[..., Memory], clock: ManualClock) -> None:

@@ -34,12 +34,19 @@ class LifecycleAPI:
         self._binding = binding
 
     def set_status(
-        self, items: list[MemoryItem], status: MemoryStatus, action: HistoryAction, *, actor: str, reason: str | None
+        self,
+        items: list[MemoryItem],
+        status: MemoryStatus,
+        action: HistoryAction,
+        *,
+        actor: str,
+        reason: str | None,
+        never_true: bool = False,
     ) -> None:
         """Every status change of the facade goes through here (one transaction with its history)."""
         if items:
             self._core.store.write(status_batch(items, status, action, at=self._core.clock(), actor=actor,
-                                                reason=reason))  # fmt: skip
+                                                reason=reason, never_true=never_true))  # fmt: skip
 
     # --- review -----------------------------------------------------------------------------
     def review_queue(self, *, limit: int = 100, **scope: Unpack[ScopeArgs]) -> list[MemoryItem]:
@@ -60,7 +67,7 @@ class LifecycleAPI:
 
     def reject(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
         return self._move(memory_id, scope, MemoryStatus.PENDING, MemoryStatus.DELETED, HistoryAction.DELETE,
-                          actor, "rejected by a person")  # fmt: skip
+                          actor, "rejected by a person", never_true=True)  # fmt: skip
 
     # --- archive ------------------------------------------------------------------------------
     def archive(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
@@ -80,10 +87,12 @@ class LifecycleAPI:
         action: HistoryAction,
         actor: str,
         reason: str,
+        *,
+        never_true: bool = False,
     ) -> MemoryItem:
         item = self._in_status(memory_id, scope_args, expected)
         self.set_status([item], status, action, actor=clean_label(actor, field="actor", max_chars=200) or "api",
-                        reason=reason)  # fmt: skip
+                        reason=reason, never_true=never_true)  # fmt: skip
         return self._core.store.get(item.scope, [item.id])[0]
 
     def _in_status(self, memory_id: str, scope_args: ScopeArgs, expected: MemoryStatus) -> MemoryItem:

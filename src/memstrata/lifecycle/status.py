@@ -33,12 +33,16 @@ def status_batch(
     at: datetime,
     actor: str,
     reason: str | None,
+    never_true: bool = False,
 ) -> WriteBatch:
     """Deleting closes a memory's validity (it stopped being true); archiving, confirming and restoring
-    leave it open (cold or newly trusted is not untrue)."""
+    leave it open (cold or newly trusted is not untrue). ``never_true``: closed where it began (a rejected
+    extraction was never true; closed at the rejection, time travel showed it as true until then)."""
     close = status in ENDED
+    changes = [StatusChange(item.id, item.scope, status, at, close_validity=close,
+                            valid_to=item.valid_from if never_true else None) for item in items]  # fmt: skip
     return WriteBatch(
-        status_changes=[StatusChange(item.id, item.scope, status, at, close_validity=close) for item in items],
+        status_changes=changes,
         history=[history_event(item, action, at=at, actor=actor, reason=reason) for item in items],
     )
 
