@@ -267,3 +267,26 @@ def test_keyless_loopback_mode_needs_no_login(page: Any, keyless_url: str, recor
     expect(page.locator("main a.memory-text")).to_have_text([KEYLESS_FACT])
     shot(page, screens, "15-keyless")
     assert_clean(recorder)
+
+
+def test_a_memory_keeps_its_line_breaks_and_a_long_word_wraps(
+    page: Any, keyless_url: str, recorder: Recorder, screens: Path
+) -> None:
+    """A 400-character word made the page 5,771 px wide in a 1,280 px window, and "line one\\nline two" showed as
+    one line."""
+    with httpx.Client(base_url=keyless_url, timeout=30) as client:
+        added = client.post("/v1/memories", json={"user_id": "wrap", "text": ["A" * 400, "line one\nline two"]})
+        assert added.status_code == 201, added.text
+        long_id, lines_id = [event["id"] for event in added.json()["results"]]
+    page.goto(keyless_url + "/")
+    page.get_by_label("User").fill("wrap")
+    page.locator("#scope-form").get_by_role("button", name="Show").click()
+    page.goto(f"{keyless_url}/#/memory/{long_id}")
+    body = page.locator("blockquote.memory-body")
+    expect(body).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.goto(f"{keyless_url}/#/memory/{lines_id}")
+    expect(body).to_contain_text("line one")
+    assert body.inner_text().splitlines()[:2] == ["line one", "line two"]
+    shot(page, screens, "16-line-breaks")
+    assert_clean(recorder)

@@ -63,7 +63,7 @@ async function results(params, ctx) {
     const hits = await api.post("/v1/memories/search", scopeArgs({ query: q, limit: 30, filters: filtersOf(params) }));
     if (!hits.length) return notice(t("noHits"));
     return h("section", { "aria-label": t("results") },
-      h("p", { class: "muted" }, t("hitsFor", { n: hits.length, q })),
+      h("p", { class: "muted" }, t(hits.length === 1 ? "hitFor" : "hitsFor", { n: hits.length, q })),
       h("ol", { class: "cards" }, hits.map(hitItem)));
   }
   const offset = Number(params.get("offset") || 0);
