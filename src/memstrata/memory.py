@@ -554,17 +554,17 @@ class Memory:
     def review_queue(self, *, limit: int = 100, **scope: Unpack[ScopeArgs]) -> list[MemoryItem]:
         return self.lifecycle.review_queue(limit=limit, **scope)
 
-    def confirm(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
-        return self.lifecycle.confirm(memory_id, **scope)
+    def confirm(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self.lifecycle.confirm(memory_id, actor=actor, **scope)
 
-    def reject(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
-        return self.lifecycle.reject(memory_id, **scope)
+    def reject(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self.lifecycle.reject(memory_id, actor=actor, **scope)
 
-    def archive(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
-        return self.lifecycle.archive(memory_id, **scope)
+    def archive(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self.lifecycle.archive(memory_id, actor=actor, **scope)
 
-    def restore(self, memory_id: str, **scope: Unpack[ScopeArgs]) -> MemoryItem:
-        return self.lifecycle.restore(memory_id, **scope)
+    def restore(self, memory_id: str, *, actor: str = "api", **scope: Unpack[ScopeArgs]) -> MemoryItem:
+        return self.lifecycle.restore(memory_id, actor=actor, **scope)
 
     def forget(self, what: str, *, confirm: bool = False, min_similarity: float = 0.45, limit: int = 20,
                **scope: Unpack[ScopeArgs]) -> ForgetResult:  # fmt: skip

@@ -61,6 +61,9 @@ def test_an_operation_without_a_body_refuses_one(client: httpx.Client) -> None:
     assert client.get(f"/v1/memories/{memory_id}", params=scope).json()["status"] == "active"  # nothing changed
     assert client.post(f"/v1/memories/{memory_id}/archive", params=scope, json={}).status_code == 200
     assert client.post(f"/v1/memories/{memory_id}/restore", params=scope).status_code == 200  # no body at all
+    # the history names the key that archived and restored, as it does for an edit (it said "api")
+    actors = [event["actor"] for event in client.get(f"/v1/memories/{memory_id}/history", params=scope).json()]
+    assert actors[-2:] == [actors[0]] * 2 and actors[0].startswith("rest:")
 
 
 def test_archive_restore_and_forget(client: httpx.Client) -> None:

@@ -40,25 +40,25 @@ def review_queue(call: CallerDep, ids: ScopeDep, limit: Annotated[int, Query(ge=
 @router.post("/memories/{memory_id}/confirm", response_model=MemoryItem, responses=STATE_CONFLICT)
 def confirm_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """A pending memory is right: make it active."""
-    return call.memory.confirm(memory_id, **call.scope(ids))
+    return call.memory.confirm(memory_id, **call.scope(ids), actor=call.actor)
 
 
 @router.post("/memories/{memory_id}/reject", response_model=MemoryItem, responses=STATE_CONFLICT)
 def reject_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """A pending memory is wrong: delete it (history keeps it)."""
-    return call.memory.reject(memory_id, **call.scope(ids))
+    return call.memory.reject(memory_id, **call.scope(ids), actor=call.actor)
 
 
 @router.post("/memories/{memory_id}/archive", response_model=MemoryItem, responses=STATE_CONFLICT)
 def archive_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """Move an active memory to cold storage: out of normal search, kept and restorable."""
-    return call.memory.archive(memory_id, **call.scope(ids))
+    return call.memory.archive(memory_id, **call.scope(ids), actor=call.actor)
 
 
 @router.post("/memories/{memory_id}/restore", response_model=MemoryItem, responses=STATE_CONFLICT)
 def restore_memory(memory_id: MemoryId, call: CallerDep, ids: ScopeDep) -> MemoryItem:
     """Bring an archived memory back into search."""
-    return call.memory.restore(memory_id, **call.scope(ids))
+    return call.memory.restore(memory_id, **call.scope(ids), actor=call.actor)
 
 
 @router.post("/forget", response_model=ForgetResponse)

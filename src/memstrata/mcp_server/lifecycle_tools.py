@@ -58,8 +58,8 @@ def register_lifecycle_tools(server: MCPServer, callers: Callers) -> None:
         session_id: SessionId = None,
     ) -> MemoryItem:
         """The user confirmed a pending fact: make it an active memory."""
-        view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
-        return view.confirm(memory_id, **scope)
+        view, scope, actor = scoped(ctx, user_id, agent_id, session_id)
+        return view.confirm(memory_id, **scope, actor=actor)
 
     @server.tool(annotations=writes("Reject memory", destructive=True, idempotent=True))
     @reported
@@ -71,8 +71,8 @@ def register_lifecycle_tools(server: MCPServer, callers: Callers) -> None:
         session_id: SessionId = None,
     ) -> MemoryItem:
         """The user said a pending fact is wrong: delete it."""
-        view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
-        return view.reject(memory_id, **scope)
+        view, scope, actor = scoped(ctx, user_id, agent_id, session_id)
+        return view.reject(memory_id, **scope, actor=actor)
 
     @server.tool(annotations=writes("Archive memory", destructive=False))
     @reported
@@ -84,8 +84,8 @@ def register_lifecycle_tools(server: MCPServer, callers: Callers) -> None:
         session_id: SessionId = None,
     ) -> MemoryItem:
         """Move a memory that is no longer current to the archive: out of search, kept, restorable."""
-        view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
-        return view.archive(memory_id, **scope)
+        view, scope, actor = scoped(ctx, user_id, agent_id, session_id)
+        return view.archive(memory_id, **scope, actor=actor)
 
     @server.tool(annotations=writes("Restore memory", destructive=False))
     @reported
@@ -97,8 +97,8 @@ def register_lifecycle_tools(server: MCPServer, callers: Callers) -> None:
         session_id: SessionId = None,
     ) -> MemoryItem:
         """Bring an archived memory back into search."""
-        view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
-        return view.restore(memory_id, **scope)
+        view, scope, actor = scoped(ctx, user_id, agent_id, session_id)
+        return view.restore(memory_id, **scope, actor=actor)
 
     @server.tool(annotations=READ_ONLY)
     @reported
