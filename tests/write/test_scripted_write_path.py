@@ -292,3 +292,25 @@ def test_a_fact_that_drops_its_turns_negation_is_asked_again_then_waits_for_revi
     _told(memory, server, "I don't eat meat, I'm a vegetarian", _facts("User is a vegetarian"), user="u4")
     assert len(server.requests) == calls + 2  # neither asked again
     assert set(_live(memory, "u3").values()) == set(_live(memory, "u4").values()) == {"active"}
+
+
+def test_a_fact_is_credited_to_the_turn_that_says_it_and_a_skipped_turn_is_asked_again(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """The bundled model numbered every fact of a multi-turn call 1 (the cat of turn 3 took turn 1's time and
+    source) and said nothing of "我对花生过敏。": the job ended done with the allergy lost and nothing recorded.
+    The scripted server stands in for the model at the HTTP boundary."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    server.enqueue(_facts("用户叫林晓", "用户家的猫叫团子，是一只橘猫"), _facts("用户对花生过敏"))
+    turns = ["我叫林晓，今年32岁。", "我对花生过敏。", "我家的猫叫团子，是一只橘猫。"]
+    added = memory.add([{"role": "user", "content": text} for text in turns], user_id="u1", infer=True, wait=True)
+    by_text = {item.text: item for item in memory.get_all(user_id="u1", filters={"exclude_kind": ["episode"]})}
+    assert set(by_text) == {"用户叫林晓", "用户家的猫叫团子，是一只橘猫", "用户对花生过敏"}
+    name_turn, allergy_turn, cat_turn = added.message_ids
+    assert by_text["用户家的猫叫团子，是一只橘猫"].provenance.message_ids == (cat_turn,)
+    assert by_text["用户对花生过敏"].provenance.message_ids == (allergy_turn,)
+    assert by_text["用户叫林晓"].provenance.message_ids == (name_turn,)
+    [prompt] = [r for r in server.requests if "我对花生过敏" in r["messages"][-1]["content"]
+                and "团子" not in r["messages"][-1]["content"]]  # fmt: skip
+    assert prompt  # the skipped turn was asked about alone
