@@ -46,6 +46,8 @@ def _stored(text: str) -> MemoryItem:
         ("User prefers coffee now", "User is vegetarian now", False),
         ("User moved to Shanghai", "User lives in Hangzhou", True),  # a shared topic: where they live
         ("用户讨厌猫", "用户喜欢猫", True),  # a shared word
+        ("User's golden retriever Biscuit loves the snow", "User loves coffee", False),  # "loves" ties nothing
+        ("User now only drinks tea", "User loves coffee", True),  # what they drink
     ],
 )
 def test_a_contradiction_needs_a_word_or_topic_in_common(new: str, old: str, closes: bool) -> None:

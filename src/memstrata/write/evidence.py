@@ -40,8 +40,10 @@ _TOPICS: dict[str, re.Pattern[str]] = {
 # Words every fact shares: they tie nothing together.
 # "no longer" / "不再" say that something changed, not what: "User no longer drinks oolong tea" is no change of
 # "User no longer eats meat".
+# Nor does a verb of liking: "User loves coffee" was closed by "User's golden retriever Biscuit loves the snow".
 _GENERIC = frozenset({"user", "user's", "用户", "助手", "assistant", "now", "现在", "also", "还", "很", "喜欢", "like",
-                      "likes", "一个", "一只", "longer", "anymore", "不再", "已经", "再也"})  # fmt: skip
+                      "likes", "love", "loves", "loved", "enjoy", "enjoys", "prefer", "prefers", "really", "爱", "热爱",
+                      "喜爱", "一个", "一只", "longer", "anymore", "不再", "已经", "再也"})  # fmt: skip
 
 
 def content_words(text: str) -> set[str]:
