@@ -19,6 +19,8 @@ _PHRASE = (
     r"lol|haha+|hmm+|how are you(?: doing)?(?: today)?|"
     r"thanks?(?: you)?(?: so much)? for (?:remembering|reminding me|your help|the help|helping(?: me)?|"
     r"keeping track)(?: (?:all )?(?:this|that|these|those|of (?:it|this|that|everything)))?|"
+    r"thanks?(?: you)?(?: so much)? for (?:chatting|the chat|talking(?: (?:to|with) me)?|listening)|"
+    r"(?:谢谢|感谢)(?:你|您)?陪我(?:聊天|聊|说话)了?|"
     r"(?:it'?s )?(?:a )?(?:nice|lovely|beautiful|great) (?:weather|day)(?: today)?(?:,? isn'?t it)?|"
     r"that'?s (?:funny|great|nice|cool)|"
     r"(?:谢谢|感谢)(?:你|您)?(?:一直|还|都)?(?:记得|记住|提醒我|帮忙|的帮助)(?:这些|这个|这件事|我说的)?|"

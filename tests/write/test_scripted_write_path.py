@@ -314,3 +314,13 @@ def test_a_fact_is_credited_to_the_turn_that_says_it_and_a_skipped_turn_is_asked
     [prompt] = [r for r in server.requests if "我对花生过敏" in r["messages"][-1]["content"]
                 and "团子" not in r["messages"][-1]["content"]]  # fmt: skip
     assert prompt  # the skipped turn was asked about alone
+
+
+def test_small_talk_the_model_copies_is_no_fact(scripted_memory: Memory, server: ScriptedServer) -> None:
+    """ "哈哈今天天气真好，谢谢你陪我聊天！" reached the model beside a fact and came back as one (confidence 0.9)."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    server.enqueue(_facts("用户不喝酒", "哈哈今天天气真好，谢谢你陪我聊天！"))
+    memory.add([{"role": "user", "content": "我不喝酒。哈哈今天天气真好，谢谢你陪我聊天！"}], user_id="u1", infer=True,
+               wait=True)  # fmt: skip
+    assert set(_live(memory)) == {"用户不喝酒"}

@@ -18,6 +18,7 @@ from datetime import datetime
 
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, find_time_spans, overlaps
 from memstrata.modality import HEDGED, PLANNED
+from memstrata.smalltalk import is_small_talk
 from memstrata.types import MemoryItem, Message
 from memstrata.write.decisions import NewFact
 
@@ -106,9 +107,10 @@ def known_before(fact: NewFact, current: MemoryItem, now: datetime) -> bool:
 
 
 def make_fact(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) -> NewFact | None:
-    """A NewFact from an extracted sentence and the turns it came from; None for an empty sentence."""
+    """A NewFact from an extracted sentence and the turns it came from; None for an empty sentence, or small talk
+    the model copied ("哈哈今天天气真好，谢谢你陪我聊天！" was stored as a fact and answered "我喝酒吗？")."""
     text = clean(text)
-    if not text:
+    if not text or is_small_talk(text):
         return None
     span = event_span(text, source, only_fact_of_turn=only_fact_of_turn)
     said = min((turn.timestamp for turn in source), default=None)
