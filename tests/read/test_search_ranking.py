@@ -248,6 +248,8 @@ def test_a_personal_key_answers_questions_about_its_owner_only(memory: Memory) -
     koalas = memory.search("Where do koalas live?", user_id="lin")
     assert not any(hit.breakdown.key_named for hit in koalas)  # may match "live", is not lifted as the answer
     assert memory.search("Does my mom live in the same city as me?", user_id="lin")  # about both: the key may answer
+    # a name may be the user's own (an agent asking of user "u42" by name): the key still answers
+    assert "杭州" in [hit.text for hit in memory.search("Where does Alice live?", user_id="lin")]
 
 
 def test_a_question_about_the_user_is_answered_by_what_they_said_of_themselves(memory: Memory) -> None:

@@ -76,9 +76,10 @@ _MY_RELATION = re.compile(
 
 
 def asks_only_about_another(query: str) -> bool:
-    """A question about someone else and not about the user as well: "My mom lives in which city?", "Where does Tom
-    work?", "我妈妈住在哪？"; not "Does my mom live near me?" or "Where do I live?"."""
-    if not (_NAMES_ANOTHER.search(query) or _NAMES_SOMEONE.search(query)):
+    """A question about someone else, by relation or pronoun, and not about the user as well: "My mom lives in which
+    city?", "她住在哪？"; not "Does my mom live near me?" or "Where do I live?". A name may be the user's own (an
+    agent asks "Where does Alice live?" of user "u42"), so a name alone does not tell."""
+    if not _NAMES_ANOTHER.search(query):
         return False
     return not _FIRST_PERSON.search(_MY_RELATION.sub(" ", query))
 
