@@ -324,3 +324,19 @@ def test_small_talk_the_model_copies_is_no_fact(scripted_memory: Memory, server:
     memory.add([{"role": "user", "content": "我不喝酒。哈哈今天天气真好，谢谢你陪我聊天！"}], user_id="u1", infer=True,
                wait=True)  # fmt: skip
     assert set(_live(memory)) == {"用户不喝酒"}
+
+
+def test_a_call_that_never_validates_is_tried_again_one_turn_at_a_time(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """The bundled model looped on one of three turns until its token limit on every attempt, and the job lost the
+    facts of all three (a retry met the same loop). The scripted server stands in for the model over HTTP."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    server.enqueue(completion("用户和 Mark 的关系是 spouse_of/colleague_of/"), completion("用户和 Mark 的关系是…"),
+                   _facts("用户的老公 Mark 在 Google 上班"), _facts("用户的妈妈住在成都"))  # fmt: skip
+    turns = ["我老公 Mark 在 Google 上班。", "我妈妈王秀英住在成都。"]
+    memory.add([{"role": "user", "content": text} for text in turns], user_id="u1", infer=True, wait=True)
+    assert set(_live(memory)) == {"用户的老公 Mark 在 Google 上班", "用户的妈妈住在成都"}
+    job = memory.list_jobs(user_id="u1")[0]
+    assert job.status == JobStatus.DONE and job.result["stages"]["extract"]["invalid"] == 1  # the failed call counted

@@ -22,7 +22,7 @@ from memstrata.prompts.extract_facts import (
     correction_note,
     extraction_prompt,
 )
-from memstrata.providers.llm import ChatMessage, ChatModel, StructuredResult
+from memstrata.providers.llm import ChatMessage, ChatModel, ModelOutputError, StructuredResult
 from memstrata.read.evidence import memory_terms
 from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
@@ -101,7 +101,22 @@ class LLMExtractor:
         found = Extraction()
         for group in (chinese, other):
             if group:
-                found += self._extract(group, stats)
+                found += self._extract_or_split(group, stats)
+        return found
+
+    def _extract_or_split(self, turns: Sequence[Message], stats: CallStats) -> Extraction:
+        """One call for the turns; if its output never validates, one call per turn. The bundled model looped on one
+        of three mixed-language turns until its token limit, every attempt, and the job lost the facts of all three;
+        a retry met the same loop. A turn that fails alone still fails the job (its raw turns are kept)."""
+        try:
+            return self._extract(turns, stats)
+        except ModelOutputError as failure:
+            if len(turns) < 2:
+                raise
+            stats.record_failure(failure.raw_outputs, "extract")
+        found = Extraction()
+        for turn in turns:
+            found += self._extract([turn], stats)
         return found
 
     def _extract(self, turns: Sequence[Message], stats: CallStats) -> Extraction:
