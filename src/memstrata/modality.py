@@ -43,8 +43,12 @@ _GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"
     r"|\b(?:quit|stopped|gave up|given up|no longer|any ?more)\b(?! by)"
 )
 _ENDED = r"分手|离婚|离职|辞职|退休|去世|过世|离世|\b(?:broke up|split up|divorced|resigned|retired|died|passed away)\b"
-# What holds now in place of what held: "My favourite food is now sushi, not ramen", "现在最喜欢寿司了，不是拉面".
-_REPLACED = r"\bnow\s+[^.!?,;]{1,40},\s*(?:not|no longer)\b|现在[^，。！？,.!?]{1,16}[，,]\s*(?:已经)?不(?:是|再)"
+# What holds now in place of what held: "My favourite food is now sushi, not ramen", "现在最喜欢寿司了，不是拉面",
+# "I used to love coffee but now I only drink tea", "我以前喜欢喝咖啡，现在只喝茶".
+_REPLACED = (
+    r"\bnow\s+[^.!?,;]{1,40},\s*(?:not|no longer)\b|现在[^，。！？,.!?]{1,16}[，,]\s*(?:已经)?不(?:是|再)"
+    r"|\bused to\b[^.!?]{1,60}\bbut\b[^.!?]{0,20}\bnow\b|(?:以前|原来|之前)[^。！？.!?]{1,30}[，,]\s*(?:但是?|可)?现在"
+)
 # A plan called off says what did not happen, often beside what may happen instead ("Japan is off … Maybe next
 # year", "Shanghai trip postponed to next year"): no plan or maybe makes it less so.
 _CALLED_OFF = (

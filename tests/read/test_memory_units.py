@@ -291,6 +291,9 @@ def test_a_reply_states_no_change_of_the_users() -> None:
         ("My favourite food is now sushi, not ramen.", True),  # what holds now in place of what held
         ("我现在最喜欢吃寿司了，不是拉面", True),
         ("Now, not later, is the time to go", False),
+        ("I used to love coffee but now I only drink tea.", True),
+        ("我以前喜欢喝咖啡，现在只喝茶", True),
+        ("I used to live in Paris", False),  # what held, with nothing in its place
     ],
 )
 def test_what_ends_corrects_or_calls_off_an_earlier_statement(text: str, ends: bool) -> None:

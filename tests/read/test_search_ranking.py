@@ -386,3 +386,13 @@ def test_what_holds_now_in_place_of_what_held_answers_first_in_either_language(m
         assert memory.search(question, user_id="fav")[0].text == "My favourite food is now sushi, not ramen."
     then = memory.search("What was my favourite food in 2024?", user_id="fav")
     assert then[0].text == "My favourite food is ramen."
+
+
+def test_a_turn_saying_what_replaced_a_habit_answers_before_the_habit(memory: Memory) -> None:
+    """ "Do I like coffee?" found "I love coffee, I drink three cups a day." (2024) before "I used to love coffee but
+    now I only drink tea." (2025)."""
+    for when, text in (("2024-03-01T12:00:00Z", "I love coffee, I drink three cups a day."),
+                       ("2025-05-01T12:00:00Z", "I used to love coffee but now I only drink tea.")):  # fmt: skip
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="cup")
+    for question in ("Do I like coffee?", "我喜欢喝咖啡吗？"):
+        assert memory.search(question, user_id="cup")[0].text == "I used to love coffee but now I only drink tea."
