@@ -247,6 +247,10 @@ def test_the_interface_language_follows_the_browser(browser: Any, keyless_url: s
         page.goto(keyless_url + "/")
         expect(page.get_by_role("link", name="记忆")).to_be_visible()
         expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+        page.get_by_label("用户").fill("sam")
+        page.locator("#scope-form button").first.click()
+        page.goto(keyless_url + "/#/memories")
+        expect(page.locator("main span.badge.kind")).to_have_text(["事实"])  # a kind in the interface's language
         page.get_by_label("语言").select_option("en")  # switchable, and remembered
         expect(page.get_by_role("link", name="Memories")).to_be_visible()
         page.reload()

@@ -74,6 +74,12 @@ export function statusBadge(status) {
   return badge(t(`status.${status}`), `status-${status}`);
 }
 
+/** A kind in the interface's language; a kind of the user's own ("routine") as it is. */
+export function kindLabel(kind) {
+  const label = t(`kind.${kind}`);
+  return label === `kind.${kind}` ? kind : label;
+}
+
 export function memoryLink(item) {
   return h("a", { href: `#/memory/${encodeURIComponent(item.id)}`, class: "memory-text", lang: guessLang(item.text) },
     item.text);
@@ -86,7 +92,7 @@ export function guessLang(text) {
 
 export function memoryMeta(item) {
   return h("div", { class: "meta" },
-    badge(item.kind, "kind"), " ", statusBadge(item.status),
+    badge(kindLabel(item.kind), "kind"), " ", statusBadge(item.status),
     item.key ? [" ", h("code", { class: "key" }, item.key)] : null,
     " ", h("span", { class: "muted" }, formatTime(item.created_at)),
     " ", h("span", { class: "muted id", title: item.id }, `#${shortId(item.id)}`));

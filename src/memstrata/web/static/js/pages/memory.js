@@ -4,11 +4,11 @@ import { api } from "../api.js";
 import { append, badge, field, formatTime, h, scopeLabel } from "../dom.js";
 import { t } from "../i18n.js";
 import { scopeArgs } from "../state.js";
-import { busy, confirmAction, errorBox, guessLang, notice, pageHeader, statusBadge, toast } from "../widgets.js";
+import { busy, confirmAction, errorBox, guessLang, kindLabel, notice, pageHeader, statusBadge, toast } from "../widgets.js";
 
 function details(item) {
   const rows = [
-    [t("kind"), item.kind],
+    [t("kind"), kindLabel(item.kind)],
     [t("statusLabel"), statusBadge(item.status)],
     [t("key"), item.key || "—"],
     [t("confidence"), item.confidence.toFixed(2)],
