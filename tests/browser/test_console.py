@@ -90,6 +90,10 @@ def test_a_person_reviews_and_corrects_memories(
     expect(edit.locator("del")).to_have_text(CHINESE_FACT)
     expect(edit.locator("ins")).to_have_text("我对花生和腰果过敏")
     expect(edit).to_contain_text("also cashews")
+    page.get_by_role("button", name="Edit").click()  # saving the same text says so, and writes no history
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("#toast")).to_contain_text("unchanged")
+    expect(page.locator("ol.timeline li.action-UPDATE")).to_have_count(1)
     shot(page, screens, "03-memory-history")
     page.get_by_role("button", name="Delete").click()  # destructive: the dialog says what will happen; cancel
     dialog = page.get_by_role("dialog")

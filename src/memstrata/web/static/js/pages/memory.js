@@ -62,6 +62,11 @@ function editForm(item, ctx) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const body = { text: text.value.trim() };
+    if (body.text === item.text.trim()) {  // nothing to save: no history entry would be written either
+      toast(t("unchanged"));
+      form.hidden = true;
+      return;
+    }
     if (reason.value.trim()) body.reason = reason.value.trim();
     const done = await busy(save, () => api.patch(`/v1/memories/${encodeURIComponent(item.id)}`, body, scopeArgs()));
     if (done) {
