@@ -79,3 +79,11 @@ def test_a_wife_named_with_is_is_searched_by_her_name(memory: Memory) -> None:
     )
     for question in ("What does my wife do for work?", "What is my wife's job?", "我老婆是做什么工作的？"):
         assert job in [hit.text for hit in memory.search(question, user_id="u1")[:2]], question
+
+
+def test_a_relative_named_in_chinese_answers_an_english_question_by_the_relation(memory: Memory) -> None:
+    """ "我弟弟林浩在深圳…" matched "What's my brother's name?" on "brother" (its relation's words) and still stood
+    across scripts on its meaning alone (0.07): the daughter's name came first."""
+    memory.add(["我弟弟林浩在深圳的腾讯做产品经理。", "我女儿叫朵朵，今年五岁。", "我叫林晓，今年32岁。"], user_id="lx")
+    hits = memory.search("What's my brother's name?", user_id="lx")
+    assert hits[0].text == "我弟弟林浩在深圳的腾讯做产品经理。" and not hits[0].breakdown.cross_script
