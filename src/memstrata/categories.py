@@ -42,6 +42,24 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "pet pets 宠物",
     ),
+    (  # a dog by its breed: "What's my dog's name?" and "We have a border collie called Biscuit" share no word
+        re.compile(
+            _english(
+                r"beagles? poodles? labradors? retrievers? corgis? husk(?:y|ies) bulldogs? terriers? shibas?"
+                r" dachshunds? chihuahuas? pugs? schnauzers? spaniels? collies? greyhounds? dalmatians?"
+            )
+            + r"|金毛|柯基|哈士奇|泰迪|柴犬|拉布拉多|边牧|萨摩耶|博美|比熊|雪纳瑞|阿拉斯加",
+            re.IGNORECASE,
+        ),
+        "dog dogs 狗",
+    ),
+    (  # a cat by its breed
+        re.compile(
+            _english(r"ragdolls? siamese persian\s+cats? shorthairs? maine\s+coons?") + r"|布偶猫|英短|美短|暹罗猫",
+            re.IGNORECASE,
+        ),
+        "cat cats 猫",
+    ),
     (  # cars: a brand or model, unless it is where someone works ("I work at Tesla", "开始在蔚来做战略了")
         re.compile(
             r"(?<!\bat\s)(?<!\bfor\s)(?<!\bjoined\s)(?<!在)(?<!加入)(?<!入职)"

@@ -157,7 +157,7 @@ def keyword_tokens(text: str) -> list[str]:
 # hyphenated word is followed by its letters joined ("check-up checkup"); 18: a name jieba glued to a function character
 # is also a word of its own (林浩在: 林浩, 在), 时候 (of 什么时候, "when") is a stop word, and a relative named in a
 # text of both languages is also named in the other one ("My 表弟 Jason": "cousin", memstrata.categories); a
-# promotion at a company says where one works
+# promotion at a company says where one works, and a dog or cat breed names a dog or a cat
 SEARCH_TERMS_VERSION = "18"
 
 

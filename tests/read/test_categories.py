@@ -95,3 +95,12 @@ def test_a_question_about_what_to_avoid_eating_finds_an_allergy(memory: Memory) 
     for question in ("Any food I should avoid?", "What can't I eat?"):
         assert memory.search(question, user_id="diet")[0].text == "I'm allergic to shellfish.", question
     assert plain_question("Should I avoid the traffic?") == "Should I avoid the traffic?"
+
+
+def test_a_dog_or_a_cat_named_by_its_breed_answers_for_its_kind(memory: Memory) -> None:
+    """ "What's my dog's name?" and "We have a border collie called Biscuit." share no word: the sister's daughter
+    "named Ava" answered first."""
+    memory.add(["We have a border collie called Biscuit.", "My sister has a daughter named Ava.",
+                "我家养了一只英短，叫年糕。"], user_id="pets")  # fmt: skip
+    assert memory.search("What's my dog's name?", user_id="pets")[0].text == "We have a border collie called Biscuit."
+    assert memory.search("我的猫叫什么？", user_id="pets")[0].text == "我家养了一只英短，叫年糕。"
