@@ -272,14 +272,15 @@ def key_words(key: str, owner: str | None = None) -> str:
     return " ".join(dict.fromkeys(" ".join([*words, *asked]).split()))
 
 
-def asked_parts(key: str) -> list[str]:
+@lru_cache(maxsize=65_536)
+def asked_parts(key: str) -> tuple[str, ...]:
     """The words of ``key`` a question may ask with :data:`ASKED_WITH`'s words: its entity's (the last part's), and
     the part's before it when the entity has one too. "lin:home:city" is where Lin lives, "contact:phone_number" a
     phone, but "home:wifi:password" is no home: indexed with "live 住", it answered "Where do I live?"."""
     parts = [_KEY_SEPARATORS.sub(" ", part).split() for part in key.lower().split(":")]
     entity = [word for word in parts[-1] if word in ASKED_WITH]
     before = [word for word in parts[-2] if word in ASKED_WITH] if entity and len(parts) > 1 else []
-    return before + entity
+    return (*before, *entity)
 
 
 def own_index_text(item: MemoryItem) -> str:

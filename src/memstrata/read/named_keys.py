@@ -10,6 +10,7 @@ weekend haha") or by log lines that all mention its topic ("HNSW ..." thirty tim
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memstrata.han import HAN_RANGES
 from memstrata.indexing import ASKED_WITH, asked_parts
@@ -21,8 +22,9 @@ _KEY_WORDS = re.compile(r"[_\-.\s]+")
 _LATIN_WORD = re.compile(rf"[^\W_{HAN_RANGES}]+")
 
 
-def _query_forms(query: str) -> set[str]:
-    return {match_form(word) for word in _LATIN_WORD.findall(query.lower())}  # Chinese runs into Latin words
+@lru_cache(maxsize=4096)  # asked once per key among a search's candidates, several times each
+def _query_forms(query: str) -> frozenset[str]:
+    return frozenset(match_form(word) for word in _LATIN_WORD.findall(query.lower()))  # Chinese runs into Latin words
 
 
 def _has_words(query: str, part: str) -> bool:
@@ -52,7 +54,7 @@ def asks_for_key(query: str, key: str, owner: str | None = None) -> bool:
     return not asked or asks_about_the_user(query) or _names_owner(query, key, owner)
 
 
-def _asks_with(query: str, parts: list[str]) -> bool:
+def _asks_with(query: str, parts: tuple[str, ...]) -> bool:
     forms, lowered = _query_forms(query), query.lower()
     asked = (word for part in parts for word in ASKED_WITH[part].split())
     return any(word in lowered if has_han(word) else match_form(word) in forms for word in asked)

@@ -116,29 +116,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     chosen = pool(ranked, max(query.limit * 3, 30), max(query.limit, 10))
     items = _hydrate(store, query.scope, [c.memory_id for c in chosen], items)
     about_the_time = asks_about_the_time_alone(query.text, span)
-
     formerly = span is None and asks_formerly(query.text)
-
-    def scored_hit(item: MemoryItem, settled: ScoreBreakdown, span: TimeSpan | None) -> SearchHit:
-        in_time, later = None, False
-        if span is not None and item.key is not None and settled.key_named:  # the value it held then, not later
-            in_time, later = held_in(item, span), item.valid_from >= span.end
-        elif span is not None:
-            zone = settings.timezone
-            in_time, later = said_or_meant_in(item, span, zone), changed_after(item, span, zone)
-        final = rescore(
-            item,
-            settled,
-            now=query.now,
-            use_lifecycle=query.lifecycle,
-            settings=settings.lifecycle,
-            in_time=in_time,
-            about_the_time=about_the_time,
-            changed_after=later,
-            recently=span is not None and span.vague,
-        )
-        return SearchHit(memory=item, score=final.final, breakdown=final)
-
     scored: list[SearchHit] = []
     for candidate in chosen:
         item = items.get(candidate.memory_id)
@@ -150,13 +128,13 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         settled = ranker.settle(candidate, texts.get(candidate.memory_id) or read(item)).breakdown()
         if item.key is not None and asks_for_key(query.text, item.key, query.scope.user_id):
             settled = settled.model_copy(update={"key_named": True})
-        # "我以前在哪家公司？": the time before the key's current value, for that key
-        asked_span = before_value(item) if formerly and item.key is not None else span
-        scored.append(scored_hit(item, settled, asked_span))
-        then = key_value_then(store, query, item, asked_span) if settled.key_named and asked_span else None
+        # "我以前在哪家公司？": for a key the question names, the time before its current value
+        when = before_value(item) if formerly and settled.key_named else span
+        scored.append(_scored(item, settled, when, query, settings, about_the_time=about_the_time))
+        then = key_value_then(store, query, item, when) if settled.key_named and when else None
         if then is not None and then.id not in items:  # the key's value in the time asked, matched as its key
             items[then.id] = then
-            scored.append(scored_hit(then, settled, asked_span))
+            scored.append(_scored(then, settled, when, query, settings, about_the_time=about_the_time))
     best = max((hit.breakdown.relevance for hit in scored), default=0.0)
     share = below_best(query, settings, ranker.conversation)
     minimum = relevance_floor(minimum_relevance(query, settings), best, share)
@@ -173,6 +151,37 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     return _distinct_texts(hits + rescored)[: query.limit]
+
+
+def _scored(
+    item: MemoryItem,
+    settled: ScoreBreakdown,
+    span: TimeSpan | None,
+    query: SearchQuery,
+    settings: ReadSettings,
+    *,
+    about_the_time: bool,
+) -> SearchHit:
+    """The hit with time and lifecycle applied: a key the question names belongs to the time it held in (a value is
+    a state, not an event); any other memory to the time it happened or names."""
+    in_time, later = None, False
+    if span is not None and item.key is not None and settled.key_named:
+        in_time, later = held_in(item, span), item.valid_from >= span.end
+    elif span is not None:
+        zone = settings.timezone
+        in_time, later = said_or_meant_in(item, span, zone), changed_after(item, span, zone)
+    final = rescore(
+        item,
+        settled,
+        now=query.now,
+        use_lifecycle=query.lifecycle,
+        settings=settings.lifecycle,
+        in_time=in_time,
+        about_the_time=about_the_time,
+        changed_after=later,
+        recently=span is not None and span.vague,
+    )
+    return SearchHit(memory=item, score=final.final, breakdown=final)
 
 
 def _not_yet(item: MemoryItem, query: SearchQuery) -> bool:
