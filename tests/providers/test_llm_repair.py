@@ -110,3 +110,20 @@ def test_provider_errors_are_not_retried_as_bad_output() -> None:
 
     with pytest.raises(ProviderError, match="network down"):
         run_with_repair(failing, PROMPT, Facts)
+
+
+def test_a_cut_off_answer_keeps_its_whole_items_without_asking_again() -> None:
+    # A model at temperature 0 asked again loops or runs out of tokens the same way; what it finished is kept and
+    # the result says it is not the whole answer.
+    script = Script('{"facts": [{"text": "住在杭州"}, {"text": "对花生', '{"facts": []}')
+    result = run_with_repair(script, PROMPT, Facts)
+    assert result.data == Facts(facts=[Fact(text="住在杭州")])
+    assert (result.attempts, result.cut_off) == (1, True)
+    assert len(script.calls) == 1
+
+
+def test_a_cut_off_answer_with_no_whole_item_is_asked_again() -> None:
+    script = Script('{"facts": [{"text": "住在', '{"facts": [{"text": "住在杭州"}]}')
+    result = run_with_repair(script, PROMPT, Facts)
+    assert (result.attempts, result.cut_off) == (2, False)
+    assert result.data == Facts(facts=[Fact(text="住在杭州")])

@@ -18,6 +18,7 @@ from memstrata.providers.local_llm import (
     MODEL_FILENAME,
     MODEL_SIZE,
     LocalChatModel,
+    StreamedAnswer,
     assemble_gguf,
     default_cache_dir,
     shared_local_model,
@@ -119,3 +120,29 @@ def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     model: ChatModel = LocalChatModel(tmp_path / MODEL_FILENAME)  # mypy checks the class satisfies the protocol
     with pytest.raises(ProviderError, match="no model file"):
         model.complete_structured([ChatMessage("user", "hi")], Answer)
+
+
+def _chunk(content: str) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": {"content": content}, "finish_reason": None}]}
+
+
+def test_a_streamed_answer_stops_the_model_once_it_loops() -> None:
+    """The callback llama.cpp calls per chunk returns True (stop) at the third copy of an item, not at max_tokens:
+    the bundled model looped 100+ s per attempt on 2 cores. The chunks are llama.cpp's stream format."""
+    answer = StreamedAnswer()
+    item = '{"turn": 1, "text": "用户和 Mark 的关系是 colleague_of"}'
+    stops = [answer.take(_chunk(text)) for text in ['{"facts": [', item, ", ", item, ", ", item]]
+    assert stops == [False, False, False, False, False, True]
+    assert answer.usage().completion_tokens == 6  # stopped early: its chunks are counted
+
+
+def test_a_finished_stream_reports_llama_cpp_counts_and_errors() -> None:
+    answer = StreamedAnswer()
+    assert not answer.take(_chunk('{"facts": []}'))
+    assert not answer.take({"choices": [{"delta": {}, "finish_reason": "stop"}],
+                            "timings": {"prompt_n": 40, "cache_n": 100, "predicted_n": 7}})  # fmt: skip
+    usage = answer.usage()
+    assert (answer.items.text, usage.prompt_tokens, usage.completion_tokens) == ('{"facts": []}', 140, 7)
+    failed = StreamedAnswer()
+    assert failed.take({"error": {"message": "context full"}})
+    assert failed.error == {"message": "context full"}

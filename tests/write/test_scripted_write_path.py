@@ -4,6 +4,7 @@ malformed output, timeouts, retry."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -340,3 +341,40 @@ def test_a_call_that_never_validates_is_tried_again_one_turn_at_a_time(
     assert set(_live(memory)) == {"用户的老公 Mark 在 Google 上班", "用户的妈妈住在成都"}
     job = memory.list_jobs(user_id="u1")[0]
     assert job.status == JobStatus.DONE and job.result["stages"]["extract"]["invalid"] == 1  # the failed call counted
+
+
+def test_a_looping_answer_keeps_the_facts_before_the_loop_and_asks_about_the_rest(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """The bundled model wrote one true fact, then "用户和 Mark 的关系是 colleague_of / reports_to / …" in a cycle until
+    max_tokens, three attempts of 50-118 s each, and the job failed with 0 of 6 facts. Now the local model stops
+    when a cycle starts (providers/json_salvage.py); here the scripted server sends an answer cut off in a cycle, as
+    the model would have: the fact before the cycle is kept, the cycle is not, and the turn the answer never reached
+    is asked about alone. The scripted server stands in for the model over HTTP."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    cycle = [{"turn": 1, "text": f"用户和 Mark 的关系是 {r}"} for r in ("colleague_of", "reports_to", "lives_in")]
+    head = '{"facts": [{"turn": 1, "text": "用户的老公 Mark 在 Google 上班"}, '
+    looping = head + ", ".join(json.dumps(item, ensure_ascii=False) for item in cycle * 3) + ', {"turn": 1, "te'
+    server.enqueue(completion(looping), _facts("用户的妈妈王秀英住在成都"))
+    turns = ["我老公 Mark 在 Google 上班。", "我妈妈王秀英住在成都。"]
+    memory.add([{"role": "user", "content": text} for text in turns], user_id="u1", infer=True, wait=True)
+    assert set(_live(memory)) == {"用户的老公 Mark 在 Google 上班", "用户的妈妈王秀英住在成都"}
+    job = memory.list_jobs(user_id="u1")[0]
+    assert job.status == JobStatus.DONE and job.result["stages"]["extract"]["cut_off"] == 1
+    extraction_calls = [r for r in server.requests if not _pairs(r)]
+    assert len(extraction_calls) == 2  # the cut-off answer was not asked for again
+
+
+def test_an_answer_cut_off_before_its_first_fact_is_tried_one_turn_at_a_time(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """Whole relation triples but no fact before the cut: nothing says the turns hold no fact, so each is asked alone
+    (the scripted server stands in for the model over HTTP)."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    cut = '{"facts": [], "relations": [["user", "likes", "tea"], ["user", "lik'
+    server.enqueue(completion(cut), _facts("用户喜欢喝茶"), _facts("用户住在杭州"))
+    turns = ["我喜欢喝茶。", "我住在杭州。"]
+    memory.add([{"role": "user", "content": text} for text in turns], user_id="u1", infer=True, wait=True)
+    assert set(_live(memory)) == {"用户喜欢喝茶", "用户住在杭州"}

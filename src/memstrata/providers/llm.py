@@ -15,6 +15,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from memstrata.errors import ProviderError
+from memstrata.providers.json_salvage import whole_items
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -46,6 +47,9 @@ class StructuredResult(Generic[M]):
     attempts: int
     model_id: str
     latency_s: float
+    # True when the answer was cut off (a loop stopped, or max_tokens) and only its whole items were kept: what it
+    # did not reach is missing, so the caller must not read the answer as complete.
+    cut_off: bool = False
 
 
 class ChatModel(Protocol):
@@ -144,6 +148,22 @@ def parse_structured(text: str, response_model: type[M]) -> M:
     return response_model.model_validate(extract_json_object(text))
 
 
+def _whole_items_of(raw: str, response_model: type[M]) -> M | None:
+    """The finished items of an answer cut off before its end, when they validate: asked again, a model at
+    temperature 0 loops or runs out of tokens the same way, and the items it finished are as good as in a whole
+    answer. None for an answer that is whole but wrong (that one is asked to be mended) or finished no item."""
+    start = raw.find("{")
+    if start == -1 or _balanced_end(raw, start) is not None:
+        return None
+    kept = whole_items(raw[start:])
+    if kept is None:
+        return None
+    try:
+        return response_model.model_validate(json.loads(kept))
+    except ValueError:
+        return None
+
+
 def describe_error(exc: ValueError) -> str:
     """A compact, URL-free error description the model can act on."""
     if isinstance(exc, ValidationError):
@@ -196,12 +216,16 @@ def run_with_repair(
         raw, call_usage = call_once(conversation, schema)
         usage += call_usage
         raw_outputs.append(raw)
+        cut_off = False
         try:
             data = parse_structured(raw, response_model)
         except ValueError as exc:
-            last_error = describe_error(exc)
-            conversation = repair_messages(messages, raw, last_error, schema)
-            continue
+            salvaged = _whole_items_of(raw, response_model)
+            if salvaged is None:
+                last_error = describe_error(exc)
+                conversation = repair_messages(messages, raw, last_error, schema)
+                continue
+            data, cut_off = salvaged, True
         return StructuredResult(
             data=data,
             raw=raw,
@@ -209,6 +233,7 @@ def run_with_repair(
             attempts=attempt,
             model_id=model_id,
             latency_s=time.perf_counter() - started,
+            cut_off=cut_off,
         )
     raise ModelOutputError(
         f"{model_id or 'the model'} gave no valid {response_model.__name__} in {max_attempts} attempt(s); "

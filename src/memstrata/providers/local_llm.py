@@ -24,6 +24,7 @@ from typing import Any
 import platformdirs
 
 from memstrata.errors import ProviderError
+from memstrata.providers.json_salvage import JsonItems
 from memstrata.providers.llm import ChatMessage, M, StructuredResult, Usage, run_with_repair
 
 if sys.platform != "win32":
@@ -116,6 +117,34 @@ def _exclusive_lock(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+class StreamedAnswer:
+    """The chunks of one streamed answer; ``take`` returns True (stop) once the answer loops."""
+
+    def __init__(self) -> None:
+        self.items = JsonItems()
+        self.chunks = 0
+        self.timings: dict[str, Any] = {}
+        self.error: Any = None
+
+    def take(self, chunk: Any) -> bool:
+        if not isinstance(chunk, dict) or "error" in chunk:
+            self.error = chunk.get("error") if isinstance(chunk, dict) else chunk
+            return True
+        for choice in chunk.get("choices") or ():
+            content = (choice.get("delta") or {}).get("content")
+            if content:
+                self.chunks += 1
+                self.items.feed(content)
+        self.timings = chunk.get("timings") or self.timings
+        return self.items.looping
+
+    def usage(self) -> Usage:
+        """llama.cpp's counts from the last chunk; a stopped answer has none, so its chunks are counted (a chunk is
+        a token) and its prompt is unknown."""
+        prompt = int(self.timings.get("prompt_n") or 0) + int(self.timings.get("cache_n") or 0)
+        return Usage(prompt, int(self.timings.get("predicted_n") or self.chunks))
+
+
 class LocalChatModel:
     """Structured chat on the bundled model. Loads lazily on first use; safe to call from several threads.
 
@@ -193,19 +222,20 @@ class LocalChatModel:
             "max_tokens": max_tokens,
             "temperature": temperature,
             "response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}},
+            "stream": True,  # read as it is written, so a loop is stopped when it starts, not at max_tokens
         }
+        answer = StreamedAnswer()
         try:
             with self._generate_lock:
-                result = server.handle_chat_completions(request)
+                result = server.handle_chat_completions(request, answer.take)
         except (ValueError, RuntimeError) as exc:  # e.g. a schema the grammar compiler cannot handle
             raise ProviderError(f"the local model rejected the request: {exc}") from exc
-        if not isinstance(result, dict) or "error" in result:
-            error = result.get("error") if isinstance(result, dict) else result
-            raise ProviderError(f"the local model returned an error: {error}")
-        raw = result["choices"][0]["message"].get("content") or ""
-        usage = result.get("usage") or {}
-        self._count(result.get("timings") or {})
-        return str(raw), Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+        if isinstance(result, dict) and "error" in result:
+            raise ProviderError(f"the local model returned an error: {result['error']}")
+        if answer.error is not None:
+            raise ProviderError(f"the local model returned an error: {answer.error}")
+        self._count(answer.timings)
+        return answer.items.text, answer.usage()
 
     def _count(self, timings: Mapping[str, Any]) -> None:
         for key in self.timings:

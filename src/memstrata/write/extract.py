@@ -59,6 +59,8 @@ class CallStats:
         row["model_calls"] += 1
         row["prompt_tokens"] += result.usage.prompt_tokens
         row["completion_tokens"] += result.usage.completion_tokens
+        if result.cut_off:  # only its whole items were kept: the job result says so
+            row["cut_off"] = row.get("cut_off", 0) + 1
 
     def record_failure(self, raw_outputs: list[str], stage: str) -> None:
         """A call whose output never validated: counted, its raw output kept for the job result."""
@@ -138,11 +140,18 @@ class LLMExtractor:
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
             stats.record(second, "extract")
             again = _faults(second.data, turns)
-            if again.count < faults.count:
+            if again.count < faults.count and (result.cut_off or not second.cut_off):
                 result, faults = second, again
         # A fact still altering a name, dropping a negation or translated is kept, but waits for review (Chinese
         # stays Chinese).
         facts = _facts(result.data, turns, faults.untrusted)
+        if result.cut_off and not facts:
+            # The answer looped or ran out of tokens before its first fact: nothing says these turns hold none.
+            raise ModelOutputError(
+                f"{self.model.model_id} was cut off before its first fact",
+                raw_outputs=[result.raw],
+                last_error="cut off (a loop, or max_tokens)",
+            )
         relations = result.data.relations if isinstance(result.data, FactsAndRelations) else []
         found = Extraction(facts, [t for r in relations if (t := _triple(r, turns, self.name)) is not None])
         return found + self._uncovered(turns, facts, stats)
