@@ -13,11 +13,19 @@ import unicodedata
 from functools import lru_cache
 
 from memstrata.categories import category_words
+from memstrata.han import simplified
 from memstrata.lexical import keyword_tokens
 from memstrata.modality import HEDGED, NOT_YET, clause_at, said_as_so
 from memstrata.types import MemoryItem
 
 _SPACES = re.compile(r"\s+")
+
+
+def as_simplified(item: MemoryItem) -> MemoryItem:
+    """The memory as words are matched: Traditional characters read as Simplified (han.simplified). Only the keyword
+    index and ranking's word rules read this; the stored, shown and embedded text stays as written."""
+    text = simplified(item.text)
+    return item if text == item.text else item.model_copy(update={"text": text})
 
 
 def index_text(item: MemoryItem) -> str:
@@ -34,6 +42,7 @@ def keyword_text(item: MemoryItem) -> str:
     (:func:`category_text`) and, for the user's own plan of change, the words of what it will answer once done
     (:func:`planned_change_answers`), so that "我现在住哪？" finds "我下个月要搬到上海了" at all. Ranking counts a
     plan's words only once its time has come (read/due_plans.py); the embedded text stays :func:`index_text`."""
+    item = as_simplified(item)
     planned = planned_change_answers(item.text) if states_for_the_user(item) else ""
     extra = " ".join(words for words in (category_text(item), planned) if words)
     text = index_text(item)

@@ -27,7 +27,7 @@ from functools import lru_cache
 from importlib.resources import files
 from types import ModuleType
 
-from memstrata.han import HAN_RANGES, HAN_RUN
+from memstrata.han import HAN_RANGES, HAN_RUN, simplified
 
 _HAN = HAN_RANGES
 _WORD = rf"[^\W_{_HAN}]+"
@@ -93,8 +93,9 @@ def _segment_han(run: str) -> tuple[str, ...]:
 
 def folded(text: str) -> str:
     """The text as the keyword index reads it: NFKC (full-width "ＡＢＣ１２３" is "abc123", compatibility
-    ideographs are the unified ones) and lower case, so a query finds a memory however wide its letters."""
-    return unicodedata.normalize("NFKC", text).lower()
+    ideographs are the unified ones), Traditional characters as Simplified (過敏 is 过敏) and lower case, so a query
+    finds a memory however it is written."""
+    return simplified(unicodedata.normalize("NFKC", text)).lower()
 
 
 # A name whose capitals join words: "iPhone", "MacBook", "AirPods", "WeChat", "PlayStation".
@@ -157,8 +158,9 @@ def keyword_tokens(text: str) -> list[str]:
 # hyphenated word is followed by its letters joined ("check-up checkup"); 18: a name jieba glued to a function character
 # is also a word of its own (林浩在: 林浩, 在), 时候 (of 什么时候, "when") is a stop word, and a relative named in a
 # text of both languages is also named in the other one ("My 表弟 Jason": "cousin", memstrata.categories); a
-# promotion at a company says where one works, and a dog or cat breed names a dog or a cat
-SEARCH_TERMS_VERSION = "18"
+# promotion at a company says where one works, and a dog or cat breed names a dog or a cat; 19: Traditional characters
+# are read as Simplified (過敏 is 过敏), in the words and in the word lists (categories, relatives, plans)
+SEARCH_TERMS_VERSION = "19"
 
 
 @lru_cache(maxsize=65536)

@@ -139,6 +139,23 @@ def test_full_width_letters_and_digits_match_their_ascii_forms(memory: Memory) -
     assert all(hit.score < first.score / 2 for hit in rest)
 
 
+def test_traditional_chinese_matches_simplified_words_and_the_text_stays_as_written(memory: Memory) -> None:
+    """A question in Traditional characters shared no keyword with a memory in Simplified ("我對什麼水果過敏？" scored
+    "我对芒果过敏" 0.26 on meaning alone, "我女兒讀哪所學校？" returned nothing), and the word lists missed it too (上週,
+    媽媽). Words are matched as Simplified both ways; what is stored and shown is what was written."""
+    memory.add(["我对芒果过敏", "我女儿在阳光小学读书", "我媽媽住在台北，她很喜歡貓", "我住在上海"], user_id="t")
+    for question, answer in [
+        ("我對什麼水果過敏？", "我对芒果过敏"),
+        ("我女兒讀哪所學校？", "我女儿在阳光小学读书"),
+        ("我妈妈住在哪里？", "我媽媽住在台北，她很喜歡貓"),
+    ]:
+        hits = memory.search(question, user_id="t")
+        assert hits and hits[0].text == answer, question
+        assert hits[0].breakdown.keyword_match, question
+    same = memory.search("谁喜欢猫？", user_id="t")[0]
+    assert memory.search("誰喜歡貓？", user_id="t")[0].score == pytest.approx(same.score, abs=1e-6)
+
+
 def test_meaning_alone_across_scripts_does_not_outrank_words_and_meaning(memory: Memory) -> None:
     """A Chinese memory scored its dense evidence in full for an English question, as if its words matched too:
     the old number (0.96) outranked the newer English one that matched on words and meaning (0.94)."""

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from memstrata.categories import plain_question
+from memstrata.han import simplified
 from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
@@ -101,6 +102,9 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         breakdown = ScoreBreakdown(key_match=True, fused=1.0, relevance=1.0, final=1.0)
         hits.append(SearchHit(memory=key_item, score=1.0, breakdown=breakdown))
     answered = {item.id for item in key_items}
+    # Past the exact key, words are matched as Simplified: "我爸媽住在哪裡？" is asked with the word lists' 爸妈 and
+    # 哪里 (relatives, personal keys, time words such as 上週), and embedded as the same question.
+    query = query.model_copy(update={"text": simplified(query.text)})
     found = _retrieve(store, embedder, query, settings)
     span, asked, topic, relatives, retrieved = found.span, found.asked, found.topic, found.relatives, found.retrieved
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})

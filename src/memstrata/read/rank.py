@@ -17,7 +17,15 @@ from datetime import datetime
 
 from memstrata.config import LifecycleSettings
 from memstrata.graph.retrieve import GraphHit
-from memstrata.indexing import category_text, index_text, indexed_context, own_index_text, replies, statement_text
+from memstrata.indexing import (
+    as_simplified,
+    category_text,
+    index_text,
+    indexed_context,
+    own_index_text,
+    replies,
+    statement_text,
+)
 from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier
 from memstrata.read.evidence import (
     cross_script,
@@ -73,7 +81,9 @@ class MemoryText:
 
 
 def memory_text(item: MemoryItem) -> MemoryText:
-    """What ranking reads of a stored memory (see :class:`MemoryText`)."""
+    """What ranking reads of a stored memory (see :class:`MemoryText`), its words as matched (Traditional read as
+    Simplified)."""
+    item = as_simplified(item)
     has_context = indexed_context(item) is not None
     # A key's words are part of what its value states, and the words of the questions a statement of change answers
     # part of what it says ("live 住" of "搬到深圳南山区了": an English question matches it on words, not only across
