@@ -189,3 +189,39 @@ def test_an_export_cut_at_a_line_break_is_refused(make_memory: Callable[[str], M
     older = [line.replace('"version": 2', '"version": 1') for line in lines[:-1]]
     cut.write_text("".join(older), encoding="utf-8")
     assert target.import_jsonl(cut).memories == 3
+
+
+def test_a_views_export_holds_its_own_records_and_its_import_refuses_others(
+    make_memory: Callable[[str], Memory], tmp_path: Path
+) -> None:
+    """A tenant's view exported every tenant's memories (another tenant's secrets and the default tenant's), and
+    importing through a view wrote records into the tenants they came from (found by two user trials)."""
+    source = make_memory("source")
+    acme, globex = source.for_tenant("acme"), source.for_tenant("globex")
+    acme.add([{"role": "user", "content": "我搬到上海了"}], user_id="lin")
+    acme.add("Lin prefers tea", user_id="lin")
+    acme.add("Bob's desk is by the window", user_id="bob")
+    globex.add("GLOBEX merger is secret", user_id="lin")
+    source.add("default tenant PIN 4321", user_id="carol")
+
+    whole_tenant, one_user = tmp_path / "acme.jsonl", tmp_path / "acme-lin.jsonl"
+    acme.export_jsonl(whole_tenant)
+    acme.scoped(user_id="lin").export_jsonl(one_user)
+    for path, users in ((whole_tenant, {"lin", "bob"}), (one_user, {"lin"})):
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:-1]]
+        scopes = [line["scope"] for line in lines if "scope" in line]
+        assert scopes and {scope["tenant_id"] for scope in scopes} == {"acme"}
+        assert {scope["user_id"] for scope in scopes} == users
+        memories = {line["id"] for line in lines if line["type"] == "memory"}
+        assert {line["id"] for line in lines if line["type"] == "vector"} == memories
+    assert "GLOBEX" not in whole_tenant.read_text(encoding="utf-8") and "4321" not in whole_tenant.read_text()
+
+    target = make_memory("target")
+    with pytest.raises(InvalidInputError, match="outside this view"):
+        target.for_tenant("evil").import_jsonl(whole_tenant)
+    with pytest.raises(InvalidInputError, match="outside this view"):
+        target.for_tenant("acme").scoped(user_id="lin").import_jsonl(whole_tenant)
+    assert target.stats().messages == target.stats().vectors == 0  # nothing written
+    assert target.for_tenant("acme").import_jsonl(whole_tenant).memories == 3  # the turn, tea, the desk
+    assert {item.text for item in target.for_tenant("acme").get_all(user_id="lin")} >= {"Lin prefers tea"}
+    assert target.for_tenant("globex").get_all(user_id="lin") == []

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from pydantic import TypeAdapter, ValidationError
@@ -45,9 +45,35 @@ Embed = Callable[[list[MemoryItem]], list[tuple[str, Any]]]
 _MOMENT: TypeAdapter[datetime] = TypeAdapter(UtcDatetime)
 
 
-def _lines(store: Store) -> Iterator[dict[str, Any]]:
-    yield {"type": "header", "format": FORMAT, "version": VERSION, "embedding_id": store.embedding_id()}
+class Bounds(Protocol):
+    """Whose records an export or import may hold (a Memory view's binding)."""
+
+    def covers(self, scope: Scope) -> bool: ...
+
+
+def _within(store: Store, bounds: Bounds | None) -> Iterator[tuple[str, object]]:
+    """The store's records, those of ``bounds`` only when given (a vector goes with its memory)."""
+    kept: set[str] = set()
     for kind, record in store.export_all():
+        if bounds is None:
+            yield kind, record
+        elif kind == "vector" and isinstance(record, tuple):
+            if record[0] in kept:
+                yield kind, record
+        elif (scope := _scope_of(record)) is not None and bounds.covers(scope):
+            if isinstance(record, MemoryItem):
+                kept.add(record.id)
+            yield kind, record
+
+
+def _scope_of(record: object) -> Scope | None:
+    scope = getattr(record, "scope", None)
+    return scope if isinstance(scope, Scope) else None
+
+
+def _lines(store: Store, bounds: Bounds | None) -> Iterator[dict[str, Any]]:
+    yield {"type": "header", "format": FORMAT, "version": VERSION, "embedding_id": store.embedding_id()}
+    for kind, record in _within(store, bounds):
         if kind == "memory" and isinstance(record, MemoryItem):
             yield {"type": "memory", **record.model_dump(mode="json")}
         elif kind == "vector" and isinstance(record, tuple):
@@ -70,10 +96,10 @@ def _lines(store: Store) -> Iterator[dict[str, Any]]:
             yield {"type": kind, **record.model_dump(mode="json")}
 
 
-def export_jsonl(store: Store, path: Path, *, file_mode: int | None = 0o600) -> int:
-    """Every record of ``store`` into ``path``, created with ``file_mode`` (the store's own: an export holds
-    every memory's text). Written beside it first, so a reader never sees half an export, and nothing is left
-    behind when writing fails."""
+def export_jsonl(store: Store, path: Path, *, file_mode: int | None = 0o600, within: Bounds | None = None) -> int:
+    """Every record of ``store`` (of ``within`` only, when given) into ``path``, created with ``file_mode`` (the
+    store's own: an export holds every memory's text). Written beside it first, so a reader never sees half an
+    export, and nothing is left behind when writing fails."""
     if path.is_dir():
         raise InvalidInputError(f"{path} is a directory; name the export file, e.g. {path / 'memstrata.jsonl'}")
     count = 0
@@ -82,7 +108,7 @@ def export_jsonl(store: Store, path: Path, *, file_mode: int | None = 0o600) -> 
         tmp.unlink(missing_ok=True)  # one left by a killed export keeps its permissions through O_TRUNC
         descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if file_mode is None else file_mode)
         with os.fdopen(descriptor, "w", encoding="utf-8") as out:
-            for line in _lines(store):
+            for line in _lines(store, within):
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 count += 1
             out.write(json.dumps({"type": "end", "lines": count}) + "\n")
@@ -106,9 +132,12 @@ class ImportReport:
     kept_stored: int  # memories the store holds in another version (changed after the export): the stored one kept
 
 
-def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> ImportReport:
+def import_jsonl(
+    store: Store, path: Path, embed: Embed, embedding_id: str, *, within: Bounds | None = None
+) -> ImportReport:
     """All-or-nothing import. Vectors of another model are dropped and re-embedded. Graph entities come
-    without name vectors: resolution matches them by name and alias until they are mentioned again."""
+    without name vectors: resolution matches them by name and alias until they are mentioned again. With
+    ``within``, a file holding any record outside it is refused."""
     records = _Records()
     try:
         with path.open(encoding="utf-8-sig") as source:  # a file saved by a Windows editor starts with a BOM
@@ -118,6 +147,8 @@ def import_jsonl(store: Store, path: Path, embed: Embed, embedding_id: str) -> I
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInputError(f"cannot read export {path}: {exc}") from None
     _check_whole(path, records)
+    if within is not None:
+        _check_within(path, records, within)
     fresh = _without_stored(store, records)
     memories, vectors = fresh.memories, records.vectors
     # Embedded in the source but without a usable vector here (another model's was dropped); a memory that was not
@@ -158,6 +189,25 @@ def _check_whole(path: Path, records: _Records) -> None:
     if records.version >= 2 and records.end != records.lines:
         found = "no end line" if records.end is None else f"an end line after {records.lines} lines, not {records.end}"
         raise InvalidInputError(f"{path} is not a whole export ({found}); it was cut short: export again")
+
+
+def _check_within(path: Path, records: _Records, within: Bounds) -> None:
+    scopes = [
+        *(item.scope for item in records.memories),
+        *(event.scope for event in records.history),
+        *(scope for _, scope in records.messages),
+        *(entity.scope for entity in records.entities),
+        *(relation.scope for relation in records.relations),
+        *(source.scope for source in records.sources),
+        *(record.scope for listed in records.process.values() for record in listed),
+    ]
+    outside = [scope for scope in scopes if not within.covers(scope)]
+    if outside:
+        raise InvalidInputError(
+            f"{path} holds {len(outside)} record(s) outside this view (the first: {outside[0].label()}); a view "
+            "imports its own records only: import into the whole store (no tenant, no scope), or under the tenant "
+            "and scope the records belong to"
+        )
 
 
 _VOLATILE = {"last_accessed_at", "access_count"}  # change with use, not with content

@@ -140,9 +140,9 @@ def test_full_width_letters_and_digits_match_their_ascii_forms(memory: Memory) -
 
 
 def test_traditional_chinese_matches_simplified_words_and_the_text_stays_as_written(memory: Memory) -> None:
-    """A question in Traditional characters shared no keyword with a memory in Simplified ("我對什麼水果過敏？" scored
-    "我对芒果过敏" 0.26 on meaning alone, "我女兒讀哪所學校？" returned nothing), and the word lists missed it too (上週,
-    媽媽). Words are matched as Simplified both ways; what is stored and shown is what was written."""
+    """A question in Traditional characters shared no keyword with a memory in Simplified ("我對什麼水果過敏？"
+    scored "我对芒果过敏" 0.26 on meaning alone, "我女兒讀哪所學校？" returned nothing), and the word lists missed it
+    too (上週, 媽媽). Words are matched as Simplified both ways; what is stored and shown is what was written."""
     memory.add(["我对芒果过敏", "我女儿在阳光小学读书", "我媽媽住在台北，她很喜歡貓", "我住在上海"], user_id="t")
     for question, answer in [
         ("我對什麼水果過敏？", "我对芒果过敏"),

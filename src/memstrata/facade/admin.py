@@ -126,14 +126,21 @@ class AdminAPI:
             yield from self._core.store.rebuild_keyword_index(batch_size)
 
     def export_jsonl(self, path: str | Path) -> int:
-        """Write every memory, vector, history event and raw turn to a JSONL file. Returns lines."""
-        return export_jsonl(self._core.store, Path(path), file_mode=self._core.settings.store.file_mode_bits())
+        """Write every memory, vector, history event and raw turn to a JSONL file. Returns lines. A view exports
+        its own records only (a tenant's view its tenant's, a user's view that user's)."""
+        file_mode = self._core.settings.store.file_mode_bits()
+        return export_jsonl(self._core.store, Path(path), file_mode=file_mode, within=self._within())
 
     def import_jsonl(self, path: str | Path) -> ImportReport:
         """Load an export into this store in one transaction. Records the store already holds are skipped, so
         importing into the store the export came from merges; a memory changed since the export keeps its
-        stored version."""
-        return import_jsonl(self._core.store, Path(path), self._embed, self._core.identity())
+        stored version. A view imports records of its own scope only, and refuses a file holding others."""
+        return import_jsonl(self._core.store, Path(path), self._embed, self._core.identity(), within=self._within())
+
+    def _within(self) -> ScopeBinding | None:
+        """The view's bounds; None for the whole store. A tenant's view exported every tenant, and imported records
+        into the tenants they came from (found by two user trials)."""
+        return None if self._binding.unbound else self._binding
 
     def _embed(self, items: list[MemoryItem]) -> list[tuple[str, object]]:
         return list(self._core.vector_batch(items).vectors)

@@ -65,6 +65,17 @@ class ScopeBinding:
             return self.scope(args)
         return None
 
+    def covers(self, scope: Scope) -> bool:
+        """True when a record owned by ``scope`` belongs to this view: its tenant, and every id the view is bound to."""
+        return scope.tenant_id == self.tenant_id and all(
+            getattr(self, field) in (None, getattr(scope, field)) for field in SCOPE_FIELDS
+        )
+
+    @property
+    def unbound(self) -> bool:
+        """The whole store: no tenant and no id (the default Memory, not a view)."""
+        return self.tenant_id is None and not any(getattr(self, field) for field in SCOPE_FIELDS)
+
     def _merged(self, args: ScopeArgs) -> dict[str, str | None]:
         unknown = set(args) - set(SCOPE_FIELDS)
         if unknown:
