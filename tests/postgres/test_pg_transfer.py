@@ -56,6 +56,11 @@ def _snapshot(location: str) -> dict[str, Any]:
             "turns": memory.messages(user_id="u1"),
             "jobs": memory.list_jobs(limit=100),
             "key": memory.search("atlas:db:engine", user_id="u1", agent_id="a1", record_access=False)[0].id,
+            # a key fact is found by its key's words: a copy indexed it without them (found by a user trial)
+            "key_words": [
+                (hit.text, hit.breakdown.keyword_match)
+                for hit in memory.search("which db engine", user_id="u1", agent_id="a1", record_access=False)
+            ],
             "top": memory.search("note 3 about topic 3", user_id="u3", limit=1, record_access=False)[0].text,
             "tenant": [m.text for m in memory.for_tenant("acme").get_all(user_id="u1")],
             "vectors": memory.stats().vectors,

@@ -48,10 +48,11 @@ from memstrata.storage.sql.rows import (
     RELATION_COLUMNS,
     SCOPE_COLUMNS,
     names,
+    scope_from,
 )
 from memstrata.storage.sql.store import SQLStore
 from memstrata.storage.sql.writes import upsert_vectors
-from memstrata.types import MemoryItem, Scope, as_utc
+from memstrata.types import MemoryItem, as_utc
 
 Row = dict[str, Any]
 Cursor = tuple[Any, ...]
@@ -342,9 +343,13 @@ class Endpoint:
 
 
 def _indexable(row: Row) -> MemoryItem:
-    """Enough of a canonical memory row for its keyword entry: id, kind, text and metadata."""
+    """The memory a canonical row holds, as far as its keyword entry reads it: its key and scope too. Built of id,
+    kind, text and metadata only, a key fact lost its key's words on the target ("Where is my home?" scored
+    住在上海 0.74 before a copy, 0.17 after; found by a user trial)."""
     created = datetime.fromisoformat(row["created_at"])
+    scope = scope_from(row["tenant_id"], row["user_id"], row["agent_id"], row["session_id"])
     return MemoryItem.model_construct(
-        id=row["id"], scope=Scope.model_construct(), kind=row["kind"], text=row["text"],
-        metadata=json.loads(row["metadata"]), created_at=created, updated_at=created, valid_from=created,
+        id=row["id"], scope=scope, kind=row["kind"], text=row["text"], key=row["key"],
+        metadata=json.loads(row["metadata"]), created_at=created, updated_at=created,
+        valid_from=datetime.fromisoformat(row["valid_from"]),
     )  # fmt: skip
