@@ -7,7 +7,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memstrata import Memory, Scope
-from memstrata.indexing import answer_words, change_answers, index_text, key_words, own_index_text
+from memstrata.indexing import (
+    answer_words,
+    change_answers,
+    index_text,
+    key_words,
+    own_index_text,
+    planned_change_answers,
+)
 from memstrata.modality import ends_or_corrects
 from memstrata.read.rank import MemoryText, Ranker, memory_text
 from memstrata.read.retrieve import Retrieved
@@ -216,6 +223,10 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("我打算辞职", ""),
         ("公司 layoff 了一批人，还好我没被裁。", ""),  # not laid off
         ("I left the party early", ""),
+        # found with an imported history: "Where do I work?" answered with the first job of 2022
+        ("I quit Alibaba last week.", "work job 工作 上班"),
+        ("我已经去一家创业公司当技术负责人了", "work job 工作 上班"),
+        ("I quit smoking", "smoke smoking quit 抽烟 吸烟 戒烟"),  # a habit, not a company
     ],
 )
 def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_answers(text: str, answers: str) -> None:
@@ -304,3 +315,11 @@ def test_a_key_is_indexed_with_the_words_its_questions_ask_in_both_languages() -
     assert key_words("lin:hr:employer", owner="lin").split() == ["hr", "employer", "work", "job", "company", "工作",
                                                                  "上班", "公司"]  # fmt: skip
     assert key_words("home:city").split() == ["home", "city", "live", "lives", "住", "住在", "家", "城市"]
+
+
+def test_a_new_job_to_come_is_indexed_with_the_words_of_work_once_due() -> None:
+    """ "I start at Alibaba next month!" and "下个月我去一家创业公司星河科技当技术负责人。" were never found for
+    "Where do I work?" in an imported history: a plan of a job said neither "started at" nor "入职"."""
+    assert planned_change_answers("Big news: I start at Alibaba next month!") == "work job 工作 上班"
+    assert planned_change_answers("下个月我去一家创业公司星河科技 (Xinghe Tech) 当技术负责人。") == "work job 工作 上班"
+    assert planned_change_answers("I start at 9 tomorrow") == ""
