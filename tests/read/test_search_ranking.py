@@ -10,7 +10,7 @@ from memstrata import InvalidInputError, Memory, Scope
 from memstrata.config import LifecycleSettings, load_settings
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
-from memstrata.read.own_first import asks_about_the_user, own_before_others, subject
+from memstrata.read.own_first import asks_about_the_user, later_of_equals_first, own_before_others, subject
 from memstrata.read.pipeline import search
 from memstrata.read.retrieve import topic_text
 from memstrata.read.settings import ReadSettings
@@ -163,6 +163,19 @@ def test_meaning_alone_across_scripts_does_not_outrank_words_and_meaning(memory:
     memory.add("My new phone number is 139 2222 3333", user_id="lin", event_time=datetime(2026, 8, 20, tzinfo=UTC))
     hits = memory.search("What is my phone number?", user_id="lin")
     assert [hit.text for hit in hits] == ["My new phone number is 139 2222 3333", "我的电话号码是 138 0000 1111"]
+
+
+def test_the_latest_job_of_an_imported_history_answers_where_the_user_works(memory: Memory) -> None:
+    """Imported 2022-2025 turns: "Where do I work?" answered with the first job of 2022, and the plans of the later
+    jobs ("I start at Alibaba next month!", "下个月我去一家创业公司…当技术负责人") were not found at all."""
+    history = [
+        ("2022-03-10T20:15:00+08:00", "你好！我叫林晓，现在住在北京，在百度做前端工程师。"),
+        ("2023-11-08T18:45:00+08:00", "Big news: I start at Alibaba next month! Leaving ByteDance."),
+        ("2025-09-10T20:00:00+08:00", "I quit Alibaba last week. 下个月我去一家创业公司星河科技当技术负责人。"),
+    ]
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in history], user_id="lin")
+    for question in ("Where do I work?", "我现在在哪家公司上班？"):
+        assert "星河科技" in memory.search(question, user_id="lin")[0].text, question
 
 
 def test_a_year_named_in_digits_ranks_like_the_same_year_in_words(memory: Memory) -> None:
@@ -329,6 +342,25 @@ def test_a_clearly_better_match_about_someone_else_keeps_its_place() -> None:
              hit("开始在蔚来做战略了", 0.45, "user")]  # fmt: skip
     assert [h.memory.text for h in own_before_others(turns, "Where do I work now?")][:2] == [
         "开始在蔚来做战略了", "我哥哥换工作了，去了 Ubisoft"]  # fmt: skip
+
+
+def test_of_hits_tied_at_one_score_the_latest_comes_first_and_the_users_own_before_others() -> None:
+    """Two later numbers each moved up to the score of the first hit (0.385 each in an imported history, read/move_up
+    .py), and the order among them was where each was moved: the number of 2023 answered "我的手机号是多少？" above
+    the one of 2025 that replaced it."""
+
+    def hit(text: str, score: float, year: int, role: str = "user") -> SearchHit:
+        said = datetime(year, 6, 1, tzinfo=UTC)
+        item = MemoryItem(id=text, scope=Scope(user_id="u"), kind="episode", text=text, metadata={"role": role},
+                          created_at=said, updated_at=said, valid_from=said)  # fmt: skip
+        return SearchHit(memory=item, score=score, breakdown=ScoreBreakdown(relevance=score, final=score))
+
+    hits = [hit("我换了新手机号：139", 0.385, 2023), hit("好的，已记下你的手机号。", 0.385, 2026, "assistant"),
+            hit("My number changed again: it's now 186", 0.385, 2025), hit("我的手机号是 138", 0.22, 2024)]  # fmt: skip
+    ordered = later_of_equals_first(hits, "我的手机号是多少？")
+    assert [h.memory.text[-3:] for h in ordered] == ["186", "139", "机号。", "138"]
+    # a question not about the user: the later of the tied first, whoever said it
+    assert later_of_equals_first(hits, "你记下了什么？")[0].memory.text == "好的，已记下你的手机号。"
 
 
 LIFE = [

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
+from itertools import groupby
 
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
 from memstrata.indexing import states_for_the_user
+from memstrata.lifecycle.decay import said_at
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.types import MemoryItem, SearchHit
 
@@ -115,6 +118,22 @@ def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: flo
         return whose(above.memory) == "another" and whose(hit.memory) == "user" and close
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
+
+
+def later_of_equals_first(hits: Sequence[SearchHit], query_text: str) -> list[SearchHit]:
+    """Hits of one score, the later said first (the user's own first, for a question about the user). A hit moved up
+    takes the score of the one it passes (read/move_up.py), so hits that each answer instead of the same one tie
+    with it, in the order they were moved: an imported history answered "我的手机号是多少？" with the number of
+    2023 above the one of 2025 that replaced it (0.385 each)."""
+    about_the_user = asks_about_the_user(query_text)
+
+    def order(hit: SearchHit) -> tuple[bool, datetime]:
+        return about_the_user and whose(hit.memory) == "user", said_at(hit.memory)
+
+    ordered: list[SearchHit] = []
+    for _, tied in groupby(hits, key=lambda hit: hit.score):
+        ordered.extend(sorted(tied, key=order, reverse=True))
+    return ordered
 
 
 def _means_as_much(own: SearchHit, other: SearchHit) -> bool:
