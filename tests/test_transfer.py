@@ -56,6 +56,11 @@ def test_import_rejects_garbage_without_writing(memory: Memory, tmp_path: Path) 
     path.write_text("not json\n", encoding="utf-8")
     with pytest.raises(InvalidInputError, match="cannot read export"):
         memory.import_jsonl(path)
+    # a chat app's export (a JSON array) or a JSON string ended in a TypeError / AttributeError traceback
+    for other in ('[{"title": "chat", "mapping": {}}]', '"just a string"'):
+        path.write_text(other + "\n", encoding="utf-8")
+        with pytest.raises(InvalidInputError, match=r"line 1: a JSON (list|str), not a record"):
+            memory.import_jsonl(path)
     assert memory.stats().memories_by_status == {}
 
 

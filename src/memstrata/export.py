@@ -304,7 +304,12 @@ class _Records:
 _LEGACY_ENTITY = frozenset({"id", "scope", "name", "aliases", "merged_into"})  # fields only an entity has together
 
 
-def _parse_line(number: int, line: dict[str, Any], records: _Records, embedding_id: str) -> None:
+def _parse_line(number: int, line: Any, records: _Records, embedding_id: str) -> None:
+    if not isinstance(line, dict):  # a JSON array or string (a chat app's export) is no line of memstrata's
+        raise InvalidInputError(
+            f"line {number}: a JSON {type(line).__name__}, not a record; is the file an export of memstrata? "
+            "(to bring in conversations from elsewhere, add their turns with add(), 'memstrata add --jsonl' or REST)"
+        )
     # what add() refuses an import refuses too: NUL, lone surrogates, metadata nested past MAX_NESTING (stored, it
     # broke every REST read of its scope); the record is one level itself
     check_strings(line, f"line {number}", depth=-1)
