@@ -59,6 +59,13 @@ def test_wrong_types_and_values(memory: Memory) -> None:
         memory.add("x", user_id="u1", key="no spaces allowed")
     with pytest.raises(InvalidInputError, match="confidence"):
         memory.add("x", user_id="u1", confidence=1.5)
+    # PostgreSQL's index refused a ~2.7 KB key as a lost connection (REST 503, "retry"); NUL read as a namespace fault
+    with pytest.raises(InvalidInputError, match="key is 3,002 characters; at most 512"):
+        memory.add("x", user_id="u1", key="a:" + "k" * 3000)
+    with pytest.raises(InvalidInputError, match="key contains a NUL character"):
+        memory.add("x", user_id="u1", key="a:b\x00c")
+    with pytest.raises(InvalidInputError, match="event_time: 'last tuesday' is not an ISO 8601 date-time"):
+        memory.add("x", user_id="u1", event_time="last tuesday")
     with pytest.raises(InvalidInputError, match="limit"):
         memory.search("x", user_id="u1", limit=0)
     _nothing_written(memory)
@@ -140,3 +147,13 @@ def test_a_timestamp_is_read_as_iso_8601_with_a_reason_when_it_is_not(memory: Me
     for bad, reason in (("2024-01-01T10:00:00+25:00", "UTC offset"), ("2024-01-01T23:59:60Z", "second must be")):
         with pytest.raises(InvalidInputError, match=reason):
             memory.add([{"role": "user", "content": "hello", "timestamp": bad}], user_id="t")
+
+
+def test_event_time_and_as_of_read_iso_8601_text_as_a_turns_timestamp_does(memory: Memory) -> None:
+    """add(event_time="2024-01-01T00:00:00+08:00") was refused ("must be a datetime") where a turn's timestamp of the
+    same text was read (found by a user trial)."""
+    added = memory.add("住在杭州", user_id="t", key="t:home:city", event_time="2024-01-01T00:00:00+08:00")
+    stored = memory.get(added.results[0].id, user_id="t")
+    assert stored is not None and stored.valid_from.isoformat() == "2023-12-31T16:00:00+00:00"
+    assert memory.search("t:home:city", user_id="t", as_of="2024-06-01")[0].text == "住在杭州"
+    assert memory.search("t:home:city", user_id="t", as_of="2023-06-01T00:00:00Z") == []

@@ -73,14 +73,17 @@ def _not_a_number(value: object) -> object:
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if number or (isinstance(value, str) and value.strip().lstrip("+-").replace(".", "", 1).isdigit()):
         raise ValueError(f"{value!r} is not a date-time: use ISO 8601, e.g. 2026-03-01T12:00:00Z")
-    if isinstance(value, str):  # Python's reader: "+08" is an offset too, and "+25:00" or ":60" say what is wrong
-        try:
-            return datetime.fromisoformat(value.strip())
-        except ValueError as exc:
-            why = "its UTC offset must lie within ±23:59" if "offset" in str(exc) else str(exc)
-            example = "2026-03-01T12:00:00+08:00"
-            raise ValueError(f"{value!r} is not an ISO 8601 date-time ({why}); e.g. {example}") from None
-    return value
+    return iso_datetime(value) if isinstance(value, str) else value
+
+
+def iso_datetime(text: str) -> datetime:
+    """ISO 8601 text read by Python's reader ("+08" is an offset too); "+25:00" or ":60" say what is wrong."""
+    try:
+        return datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        why = "its UTC offset must lie within ±23:59" if "offset" in str(exc) else str(exc)
+        example = "2026-03-01T12:00:00+08:00"
+        raise ValueError(f"{text!r} is not an ISO 8601 date-time ({why}); e.g. {example}") from None
 
 
 UtcDatetime = Annotated[datetime, BeforeValidator(_not_a_number), AfterValidator(as_utc)]

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from memstrata.errors import InvalidInputError
 from memstrata.query import Filters
-from memstrata.types import INT64, as_utc, string_problem
+from memstrata.types import INT64, as_utc, iso_datetime, string_problem
 
 DEFAULT_MAX_TEXT_CHARS = 20_000
 
@@ -154,11 +154,17 @@ def clean_label(value: str | None, *, field: str, max_chars: int = 1000) -> str 
     return check_string(value, field)
 
 
-def clean_time(value: datetime | None, *, field: str) -> datetime | None:
-    """A datetime converted to UTC, refused (not overflowing later) when UTC cannot represent it."""
+def clean_time(value: datetime | str | None, *, field: str) -> datetime | None:
+    """A datetime (or ISO 8601 text, as a turn's timestamp may be) converted to UTC, refused (not overflowing later)
+    when UTC cannot represent it."""
 
     if value is None:
         return None
+    if isinstance(value, str):  # add(event_time="2024-01-01T00:00:00+08:00") was refused where a turn's was read
+        try:
+            value = iso_datetime(value)
+        except ValueError as exc:
+            raise InvalidInputError(f"{field}: {exc}") from None
     if not isinstance(value, datetime):
         raise InvalidInputError(f"{field} must be a datetime, got {type(value).__name__}")
     try:

@@ -43,7 +43,7 @@ class TextOptions:
 
     @classmethod
     def checked(
-        cls, kind: str | None, key: str | None, confidence: float | None, event_time: datetime | None
+        cls, kind: str | None, key: str | None, confidence: float | None, event_time: datetime | str | None
     ) -> TextOptions:
         if confidence is not None and not 0.0 <= confidence <= 1.0:
             raise InvalidInputError(f"confidence must be between 0 and 1, got {confidence}")

@@ -211,10 +211,21 @@ def check_kind(kind: str) -> str:
         raise InvalidInputError(str(exc)) from None
 
 
+MAX_KEY_LENGTH = 512
+
+
 def check_key(key: str | None) -> str | None:
     if key is None:
         return None
-    if not isinstance(key, str) or string_problem(key) is not None or not looks_like_key(key):
+    if isinstance(key, str) and (problem := string_problem(key)) is not None:
+        raise InvalidInputError(f"key {problem}")
+    if isinstance(key, str) and len(key) > MAX_KEY_LENGTH:
+        # PostgreSQL's index refuses a key row of ~2.7 KB, and the driver reported it as a lost connection (REST:
+        # 503, "retry"); a key names a value, the value holds the text
+        raise InvalidInputError(
+            f"key is {len(key):,} characters; at most {MAX_KEY_LENGTH} (a key names a value: put long text in it)"
+        )
+    if not isinstance(key, str) or not looks_like_key(key):
         raise InvalidInputError(f"key {key!r} must be namespaced like 'project:category:entity' (2-8 parts, no spaces)")
     # One key in any case: "Vecdb:Dataset:Primary" added beside "vecdb:dataset:primary" made a second current value
     # that a lookup (which tries the lower-case form) and context() both returned.
