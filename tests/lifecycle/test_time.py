@@ -343,6 +343,23 @@ def test_a_question_naming_a_past_time_gets_the_value_the_key_held_then(clocked_
     assert "Shopee" not in [hit.text for hit in memory.search("Where do I work?", user_id="k")]
 
 
+def test_a_question_naming_a_past_time_gets_every_value_the_key_held_then_the_longest_first(
+    clocked_memory: Callable[..., Memory],
+) -> None:
+    """ "Where did I work in 2023?" got the employer of December only (the value held at the end of the year), not
+    the one of March to November; "Where did I work in June 2023?" got none of 2023 at all, June read as a person's
+    name, so the question was not about the user's own key (found by a user trial with an imported history)."""
+    memory = clocked_memory()
+    for value, start in (("百度", datetime(2022, 3, 10)), ("ByteDance", datetime(2023, 3, 27)),
+                         ("Alibaba", datetime(2023, 12, 1)), ("星河科技", datetime(2025, 10, 1))):  # fmt: skip
+        memory.add(value, user_id="lin", key="work:employer", event_time=start.replace(tzinfo=UTC))
+    hits = memory.search("Where did I work in 2023?", user_id="lin")
+    assert [hit.text for hit in hits][:3] == ["ByteDance", "百度", "Alibaba"]
+    assert memory.search("2023年我在哪里工作？", user_id="lin")[0].text == "ByteDance"
+    for question in ("Where did I work in June 2023?", "2023年6月我在哪里工作？"):
+        assert memory.search(question, user_id="lin")[0].text == "ByteDance", question
+
+
 def test_a_keyed_value_dated_later_than_now_is_refused_and_nothing_changes(
     clocked_memory: Callable[..., Memory], clock: ManualClock
 ) -> None:

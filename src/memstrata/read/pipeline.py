@@ -29,7 +29,7 @@ from memstrata.read.retrieve import (
     changed_after,
     exact_key_hits,
     held_in,
-    key_value_then,
+    key_values_then,
     keyword_candidates,
     meaning_text,
     nothing_in_range,
@@ -135,10 +135,11 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         # "我以前在哪家公司？": for a key the question names, the time before its current value
         when = before_value(item) if formerly and settled.key_named else span
         scored.append(_scored(item, settled, when, query, settings, about_the_time=about_the_time))
-        then = key_value_then(store, query, item, when) if settled.key_named and when else None
-        if then is not None and then.id not in items:  # the key's value in the time asked, matched as its key
-            items[then.id] = then
-            scored.append(_scored(then, settled, when, query, settings, about_the_time=about_the_time))
+        held = key_values_then(store, query, item, when) if settled.key_named and when else []
+        for then in held:  # the key's values in the time asked, matched as its key, the longest held first
+            if then.id not in items:
+                items[then.id] = then
+                scored.append(_scored(then, settled, when, query, settings, about_the_time=about_the_time))
     best = max((hit.breakdown.relevance for hit in scored), default=0.0)
     share = below_best(query, settings, ranker.conversation)
     minimum = relevance_floor(minimum_relevance(query, settings), best, share)

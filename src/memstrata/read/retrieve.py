@@ -103,17 +103,27 @@ def held_in(item: MemoryItem, span: TimeSpan) -> bool:
     return item.valid_from < span.end and (item.valid_to is None or item.valid_to > span.start)
 
 
-def key_value_then(store: Store, query: SearchQuery, item: MemoryItem, span: TimeSpan) -> MemoryItem | None:
-    """The value ``item``'s key held at the end of the time a question names, when ``item`` became true only after
-    it: "Where did I work in 2024?" asks for the employer of 2024, not for the one since 2025 (which answered, and
-    the 2024 value was not searched at all: search reads current values)."""
+def key_values_then(store: Store, query: SearchQuery, item: MemoryItem, span: TimeSpan) -> list[MemoryItem]:
+    """The values ``item``'s key held in the time a question names, when ``item`` became true only after it, the one
+    that held longest in it first: "Where did I work in 2024?" asks for the employers of 2024, not for the one since
+    2025 (which answered, and the 2024 value was not searched at all: search reads current values). One value of the
+    end of the time was not enough: "Where did I work in 2023?" got the employer of December, not the one of March to
+    November."""
     if item.key is None or item.valid_from < span.end or span.vague:
-        return None
-    moment = min(span.end, query.now) - timedelta(microseconds=1)
-    holding = query.filters.model_copy(update={"valid_at": moment, "status": (MemoryStatus.ACTIVE,
-                                                                             MemoryStatus.SUPERSEDED)})  # fmt: skip
-    found = _key_version(store, query.scope, item.key, holding)
-    return found if found is not None and found.id != item.id else None
+        return []
+    until = min(span.end, query.now)
+    listed = ListQuery(scope=query.scope, limit=KEY_VERSIONS, order_by="updated_at", filters=query.filters.model_copy(
+        update={"key_prefix": item.key, "status": (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)}))  # fmt: skip
+    versions = [
+        found
+        for found in store.list_memories(listed)
+        if found.key == item.key and found.id != item.id and found.valid_from < until and held_in(found, span)
+    ]
+
+    def held(found: MemoryItem) -> timedelta:
+        return min(found.valid_to or until, until) - max(found.valid_from, span.start)
+
+    return sorted(versions, key=held, reverse=True)
 
 
 # A question about what held before now, without naming when: "我以前在哪家公司？", "Where did I use to live?"
