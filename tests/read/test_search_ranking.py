@@ -445,3 +445,18 @@ def test_a_turn_saying_what_replaced_a_habit_answers_before_the_habit(memory: Me
         memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="cup")
     for question in ("Do I like coffee?", "我喜欢喝咖啡吗？"):
         assert memory.search(question, user_id="cup")[0].text == "I used to love coffee but now I only drink tea."
+
+
+@pytest.mark.parametrize(
+    ("question", "about_the_user"),
+    [
+        ("Where did I work in June 2023?", True),  # was read as a question about someone named June
+        ("What did I do on Monday?", True),
+        ("What did I eat on New Year's Eve?", True),
+        ("What did I do in May?", True),
+        ("Where does May live?", False),  # a month that is a name, where no time is said
+        ("Did I meet Alice in March?", False),
+    ],
+)
+def test_a_time_is_no_one_the_question_names(question: str, about_the_user: bool) -> None:
+    assert asks_about_the_user(question) is about_the_user

@@ -43,7 +43,28 @@ _RELATION_ZH = "|".join(
     ]
 )
 # A name in the question ("Where does Tom live?", "Tom的生日"): the question may be about them.
-_NAMES_SOMEONE = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+\b|[A-Za-z]+的")
+# A capitalised word inside the sentence names someone, unless it names a time: "Where did I work in June 2023?"
+# was read as a question about June, and the user's employer key did not answer it. A weekday or a holiday is always
+# a time; a month (May, June and April are names too) where a time is said: "in June", "last May", "June 2023".
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December|Sept?|Jan|Feb|Mar|" \
+    "Apr|Jun|Jul|Aug|Oct|Nov|Dec"  # fmt: skip
+_ALWAYS_TIMES = re.compile(
+    r"\b(?:(?:Mon|Tues?|Wednes|Thu(?:rs)?|Fri|Satur|Sun)day|Christmas(?:\s+Eve)?|Easter|Thanksgiving|Halloween"
+    r"|New\s+Year(?:'s)?(?:\s+(?:Eve|Day))?)\b"
+)
+_MONTH_AS_TIME = re.compile(
+    rf"\b(?:in|on|at|last|this|next|since|until|till|by|of|during|early|late|mid|before|after|from|through)"
+    rf"(?:\s+(?:early|late|mid))?[\s-]+(?:{_MONTHS})\b|\b(?:{_MONTHS})\.?\s+\d",
+    re.IGNORECASE,
+)
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+\b|[A-Za-z]+的")
+
+
+def _names_someone(query: str) -> bool:
+    """A capitalised word inside the sentence that is no time, or a Latin word before 的."""
+    return _CAPITALISED.search(_MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", query))) is not None
+
+
 _NAMES_ANOTHER = re.compile(rf"\b(?:{_RELATION_EN})\b|{_RELATION_ZH}|\b(?:he|she|they|him|her|them)\b|他|她", re.I)
 # A subject at the start of the statement (after a speaker, "Lin: "): who the statement is about.
 _ABOUT_ANOTHER = re.compile(
@@ -67,7 +88,7 @@ def asks_about_the_user(query: str) -> bool:
     return (
         bool(_FIRST_PERSON.search(query))
         and not _NAMES_ANOTHER.search(query)
-        and not _NAMES_SOMEONE.search(query)
+        and not _names_someone(query)
         and not _ASKS_THE_REPLY.search(query)
     )
 
