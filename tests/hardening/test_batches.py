@@ -150,6 +150,25 @@ def test_turns_with_ids_are_idempotent(memory: Memory) -> None:
         memory.add([{"role": "user", "content": "something else", "id": "t1"}], user_id="u")
 
 
+def test_dated_turns_without_ids_imported_again_are_stored_once(memory: Memory) -> None:
+    """Chat logs carry no turn ids: the same history imported twice stored every turn and episode twice (40 -> 80,
+    found by a user trial). A turn with its own time is named by what it is; two identical ones in a call are both
+    kept, and turns said now (no timestamp) are new each time."""
+    log = [{"role": "user", "content": "ok", "timestamp": "2023-04-05T22:10:00+08:00"},
+           {"role": "user", "content": "ok", "timestamp": "2023-04-05T22:10:00+08:00"},
+           {"role": "assistant", "content": "好的，已记下。", "timestamp": "2023-04-05T22:11:00+08:00"}]  # fmt: skip
+    first = memory.add(log, user_id="imp")
+    again = memory.add(log, user_id="imp")
+    assert first.message_ids == again.message_ids and len(set(first.message_ids)) == 3
+    assert len(memory.messages(user_id="imp")) == 3
+    memory.add([{"role": "user", "content": "ok"}], user_id="imp")
+    memory.add([{"role": "user", "content": "ok"}], user_id="imp")
+    assert len(memory.messages(user_id="imp")) == 5
+    assert len(memory.messages(user_id="imp", session_id="s1")) == 0
+    memory.add(log, user_id="imp", session_id="s1")  # another scope: its own turns
+    assert len(memory.messages(user_id="imp", session_id="s1")) == 3
+
+
 def test_turn_ids_are_the_callers_own_within_a_scope(memory: Memory) -> None:
     """Turn ids were unique in the whole store: a second user (or tenant) numbering turns 1, 2, 3 got a 409, which
     also told it that another scope had used the id."""

@@ -136,6 +136,7 @@ def store_turn_ids(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> tuple
     A turn already stored under its id (a retried request, a conversation imported again) is not stored twice; a
     stored turn with that id but other content is a conflict, refused before anything is written."""
     _refuse_repeated_ids(parsed)
+    parsed = _with_ids_of_dated_turns(parsed)
     named = {m.id: scoped_turn_id(m.id, scope) for m in parsed.messages if "id" in m.model_fields_set}
     if not named:
         return parsed, tuple(m.id for m in parsed.messages)
@@ -164,6 +165,25 @@ def store_turn_ids(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> tuple
             ids.append(found.message.id)
     kept = replace(parsed, messages=turns, message_positions=[parsed.message_positions[p] for p in keep])
     return kept, tuple(ids)
+
+
+def _with_ids_of_dated_turns(parsed: ParsedInput) -> ParsedInput:
+    """A turn without an id but with its own timestamp is named by what it is (role, text, time, and its place among
+    identical ones of the call), so a conversation imported again is not stored twice: chat logs carry no ids, and
+    an export imported twice doubled every turn and episode (found by a user trial). A turn without a timestamp is
+    said now, and saying "ok" twice is two turns."""
+    seen: dict[str, int] = {}
+    messages = []
+    for message in parsed.messages:
+        if "id" in message.model_fields_set or "timestamp" not in message.model_fields_set:
+            messages.append(message)
+            continue
+        said = chr(31).join((message.role, message.name or "", message.content, message.timestamp.isoformat()))
+        digest = hashlib.sha256(said.encode()).hexdigest()[:20]
+        seen[digest] = seen.get(digest, 0) + 1
+        turn_id = f"t-{digest}" if seen[digest] == 1 else f"t-{digest}-{seen[digest]}"
+        messages.append(message.model_copy(update={"id": turn_id}))  # set, so stored and found as a caller's id
+    return replace(parsed, messages=messages)
 
 
 def _refuse_repeated_ids(parsed: ParsedInput) -> None:
