@@ -42,6 +42,11 @@ class ConcurrentWriteError(ConflictError):
     the store as it is now resolves it (``add`` does so itself)."""
 
 
+class TurnStoredMeanwhileError(ConcurrentWriteError):
+    """Another writer stored a turn under the same id after this write looked for it (the same turn sent twice at
+    once); ``add`` looks again and finds it stored."""
+
+
 class ConfirmationRequiredError(MemstrataError):
     pass
 

@@ -21,7 +21,7 @@ from typing import Any, Self, Unpack
 from memstrata.config import Settings, load_settings
 from memstrata.deep.context_model import Audience, MemoryContext, Mode
 from memstrata.deep.search import DeepResult
-from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
+from memstrata.errors import ConflictError, InvalidInputError, NotFoundError, TurnStoredMeanwhileError
 from memstrata.export import ImportReport
 from memstrata.facade import ids
 from memstrata.facade.admin import AdminAPI, ErasureReport
@@ -79,7 +79,7 @@ from memstrata.validation import (
 )
 from memstrata.vault import Vault
 from memstrata.write.extract import Extractor, LLMExtractor
-from memstrata.write.ingest import AddInput, OnError, check_metadata, parse_input
+from memstrata.write.ingest import AddInput, OnError, ParsedInput, check_metadata, parse_input
 from memstrata.write.progress import ProgressHook
 from memstrata.write.reconcile import LLMReconciler, Reconciler
 
@@ -271,22 +271,41 @@ class Memory:
         clean_metadata = check_metadata(metadata)
         actor = clean_label(actor, field="actor", max_chars=200) or "api"
         if parsed.messages:
-            parsed, every_turn = store_turn_ids(self._core, parsed, resolved)
-            if not parsed.messages:  # all of them were stored before: nothing to do, and nothing to extract again
-                return AddResult(results=(), message_ids=every_turn, errors=rejected(parsed))
+            return self._add_turns(parsed, resolved, clean_metadata, actor, infer=infer, wait=wait)
         if infer:
             return self.jobs.enqueue(parsed, resolved, clean_metadata, actor=actor, wait=wait)
         if wait:
             raise InvalidInputError("wait=True only applies with infer=True (plain adds are written before returning)")
         self._core.identity()  # refuse early if the store holds another model's vectors
-        if parsed.messages:
-            return add_turns(self._core, parsed, resolved, clean_metadata, actor)
         options = TextOptions.checked(kind, key, confidence, event_time)
         if options.key is not None and len(parsed.items) != 1:
             raise InvalidInputError(
                 "key= applies to exactly one text memory; give each item its own key ({'text': ..., 'key': ...})"
             )
         return add_texts(self._core, parsed, resolved, clean_metadata, options, actor, on_error)
+
+    def _add_turns(
+        self, parsed: ParsedInput, scope: Scope, metadata: dict[str, Any], actor: str, *, infer: bool, wait: bool
+    ) -> AddResult:
+        """Turns, each stored once. The same turn sent twice at once was a 409 for the writer that lost the race (the
+        other stored it after this one looked); looked for again, it is found, and a resend is a no-op."""
+        for attempt in (1, 2):
+            stored, every_turn = store_turn_ids(self._core, parsed, scope)
+            if not stored.messages:  # all of them were stored before: nothing to do, and nothing to extract again
+                return AddResult(results=(), message_ids=every_turn, errors=rejected(stored))
+            try:
+                if infer:
+                    return self.jobs.enqueue(stored, scope, metadata, actor=actor, wait=wait)
+                if wait:
+                    raise InvalidInputError(
+                        "wait=True only applies with infer=True (plain adds are written before returning)"
+                    )
+                self._core.identity()  # refuse early if the store holds another model's vectors
+                return add_turns(self._core, stored, scope, metadata, actor)
+            except TurnStoredMeanwhileError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def update(
         self,

@@ -3,7 +3,6 @@ dimension, backend selection by URL, and errors that say what to do."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +20,7 @@ from memstrata.storage.postgres.store import PostgresStore
 from memstrata.storage.protocol import WriteBatch
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.testing import HashingEmbedder
+from support.at_once import failures_at_once
 
 TABLES = {
     "schema_migrations", "meta", "memories", "memory_vectors", "messages", "history", "kv_facts", "embedding_cache",
@@ -56,19 +56,7 @@ def test_processes_opening_a_new_database_at_once_migrate_it_once(pg_url: str) -
     with psycopg.connect(pg_url, autocommit=True) as conn:  # an empty database, no schema yet
         conn.execute("DROP SCHEMA public CASCADE")
         conn.execute("CREATE SCHEMA public")
-    errors: list[BaseException] = []
-
-    def open_one() -> None:
-        try:
-            PostgresStore(pg_url, pool_size=1).close()
-        except BaseException as exc:  # collected for the assertion below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=open_one) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors = failures_at_once(lambda: PostgresStore(pg_url, pool_size=1).close(), threads=6)
     assert errors == []
     assert _query(pg_url, "SELECT COUNT(*) FROM schema_migrations") == [(len(MIGRATIONS),)]
 

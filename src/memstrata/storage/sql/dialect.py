@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from memstrata.errors import ConflictError
+from memstrata.errors import ConflictError, TurnStoredMeanwhileError
 from memstrata.query import Filters
 from memstrata.storage.protocol import ScoredId, Vector
 from memstrata.types import MemoryItem, Scope
@@ -29,7 +29,8 @@ _RECORDS = {"memories": "a memory", "messages": "a message", "history": "a histo
 def duplicate_error(table: str | None, detail: str) -> ConflictError:
     """The error for a row whose unique key is taken, the same on every backend."""
     what = f"{_RECORDS[table]} with this id already exists" if table in _RECORDS else "the write clashes with data"
-    return ConflictError(f"{what} ({detail.strip()}); nothing was written")
+    error = TurnStoredMeanwhileError if table == "messages" else ConflictError
+    return error(f"{what} ({detail.strip()}); nothing was written")
 
 
 class Cursor(Protocol):
