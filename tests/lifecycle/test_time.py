@@ -155,6 +155,18 @@ def test_imported_turns_answer_for_the_month_they_name(
     _answered_first(memory, asked)
 
 
+def test_small_talk_of_a_time_does_not_answer_what_was_done_then(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """ "哈哈哈哈" and "好的谢谢" said last weekend gained the whole lift of a question about the time alone (0 -> 0.5)
+    and answered "我上周末干嘛了？" first, tied with what the user did (found by a user trial)."""
+    memory = clocked_memory()  # asked on Monday 2 March 2026: last weekend is 28 Feb - 1 Mar
+    said = [(1, "哈哈哈哈"), (1, "好的谢谢"), (2, "今天去朱家角古镇逛了一圈"), (9, "在公司加班写PPT")]
+    memory.add([{"role": "user", "content": text, "timestamp": clock.now - timedelta(days=days, hours=2)}
+                for days, text in said], user_id="w")  # fmt: skip
+    assert [hit.text for hit in memory.search("我上周末干嘛了？", user_id="w")] == ["今天去朱家角古镇逛了一圈"]
+
+
 def test_a_time_the_scope_has_nothing_of_is_searched_by_its_words_too(clocked_memory: Callable[..., Memory]) -> None:
     """A history imported from 2022, asked in March 2026 "What activity did I start one year ago?": nothing was said
     in 2025, and the question was searched without its time words, so "Starting tomorrow I will go to the gym and
