@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memstrata import ConflictError, InvalidInputError, Memory
@@ -62,6 +64,39 @@ def test_import_rejects_garbage_without_writing(memory: Memory, tmp_path: Path) 
         with pytest.raises(InvalidInputError, match=r"line 1: a JSON (list|str), not a record"):
             memory.import_jsonl(path)
     assert memory.stats().memories_by_status == {}
+
+
+_NAN_VECTOR = base64.b64encode(np.full(512, np.nan, "<f4").tobytes()).decode()
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda lines: lines[-1].update(lines="seven"), "line 5: invalid end"),
+        (lambda lines: lines[2].update(vector="!!!notbase64"), "line 3: invalid vector"),
+        (lambda lines: lines[2].update(vector="YWJjZGU="), "line 3: invalid vector"),  # 5 bytes: no float32s
+        (lambda lines: lines[2].update(vector=_NAN_VECTOR), "NaN"),
+        (lambda lines: lines[1].update(id=""), "id is empty"),
+        (lambda lines: lines[1].update(text="  "), "has no text"),
+        (lambda lines: lines[1].update(valid_to="2001-01-01T00:00:00Z"), "stops being valid"),
+    ],
+)
+def test_an_import_refuses_what_add_could_not_have_stored(
+    memory: Memory, tmp_path: Path, change: Callable[[list[dict[str, object]]], None], reason: str
+) -> None:
+    """A count that is no number or a vector that is no base64 of float32s ended in a traceback; a NaN vector, an
+    empty id (never to be shown or deleted), empty text and a validity ending before it starts were imported (found
+    by a hardening run)."""
+    source = tmp_path / "good.jsonl"
+    memory.add("Prefers oolong tea", user_id="u")
+    memory.export_jsonl(source)
+    lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    assert [line["type"] for line in lines] == ["header", "memory", "vector", "history", "end"]
+    change(lines)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(InvalidInputError, match=reason):
+        memory.import_jsonl(bad)
 
 
 def test_graph_entities_keep_their_type_through_a_round_trip(

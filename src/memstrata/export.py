@@ -330,7 +330,7 @@ def _parse_line(number: int, line: Any, records: _Records, embedding_id: str) ->
         elif kind == "end":
             records.end = int(line["lines"])
         elif kind == "memory":
-            records.memories.append(MemoryItem.model_validate(line))
+            records.memories.append(_importable(MemoryItem.model_validate(line)))
         elif kind == "history":
             records.history.append(HistoryEvent.model_validate(line))
         elif kind == "message":
@@ -351,10 +351,27 @@ def _parse_line(number: int, line: Any, records: _Records, embedding_id: str) ->
             records.process.setdefault(kind, []).append(PROCESS_RECORDS[kind].model_validate(line))
         elif kind == "vector":
             if line["embedding_id"] == embedding_id:
-                records.vectors[line["id"]] = np.frombuffer(base64.b64decode(line["vector"]), dtype=np.float32)
+                vector = np.frombuffer(base64.b64decode(line["vector"], validate=True), dtype=np.float32)
+                if not vector.size or not np.isfinite(vector).all():
+                    raise ValueError("the vector is empty or holds NaN or infinity")
+                records.vectors[line["id"]] = vector
         else:
             raise InvalidInputError(f"line {number}: unknown record type {kind!r}")
     except ValidationError as exc:
         raise InvalidInputError(f"line {number}: invalid {kind}: {describe_validation_error(exc)}") from None
     except KeyError as exc:
         raise InvalidInputError(f"line {number}: {kind} record lacks field {exc}") from None
+    except (ValueError, TypeError) as exc:  # a count that is no number, a vector that is no base64 of float32s
+        raise InvalidInputError(f"line {number}: invalid {kind}: {exc}") from None
+
+
+def _importable(item: MemoryItem) -> MemoryItem:
+    """What add() could never have stored is refused: an empty id (it cannot be shown or deleted), empty text, a
+    validity that ends before it starts (found by a hardening run)."""
+    if not item.id.strip():
+        raise ValueError("the memory's id is empty")
+    if not item.text.strip():
+        raise ValueError(f"memory {item.id} has no text")
+    if item.valid_to is not None and item.valid_to < item.valid_from:
+        raise ValueError(f"memory {item.id} stops being valid ({item.valid_to}) before it starts ({item.valid_from})")
+    return item
