@@ -3,6 +3,7 @@ busy port, unknown kinds, readable output, a demo that cleans up after itself.""
 
 from __future__ import annotations
 
+import random
 import socket
 import time
 from datetime import UTC, datetime
@@ -65,6 +66,23 @@ def test_doctor_finds_memories_an_interrupted_add_left_without_vectors(tmp_path:
     assert found.returncode == 1 and "have no vector" in found.stdout and "reindex" in found.stdout
     run(tmp_path, "reindex")
     assert "FAILED" not in run(tmp_path, "doctor", "--no-model-call").stdout
+
+
+def test_a_damaged_page_is_found_by_doctor_and_said_plainly_by_search_and_add(tmp_path: Path) -> None:
+    """One damaged page in the middle of the file: doctor said ok, search and add ended in a raw
+    sqlite3.DatabaseError traceback (REST: a bare 500; found by a hardening run)."""
+    run(tmp_path, "add", *[f"memory line {n} about tea and coffee" for n in range(60)], "--user", "u")
+    path = tmp_path / "cli.db"
+    size = path.stat().st_size
+    with path.open("r+b") as file:
+        file.seek(size // 3 // 16384 * 16384)  # three whole pages (16 KiB each)
+        file.write(random.Random(7).randbytes(3 * 16384))
+    doctor = run(tmp_path, "--json", "doctor", "--no-model-call", ok=False)
+    assert doctor.returncode == 1 and "is damaged" in doctor.stdout, doctor.stdout
+    for command in (("search", "tea", "--user", "u"), ("add", "one more", "--user", "u")):
+        failed = run(tmp_path, *command, ok=False)
+        assert failed.returncode == 1 and "Traceback" not in failed.stderr, command
+        assert "the store file is damaged" in failed.stderr and "restore" in failed.stderr, command
 
 
 def test_serve_help_and_a_busy_port(tmp_path: Path) -> None:

@@ -7,9 +7,11 @@ do, and the command exits 1. A doctor that reports an unreachable model as fine 
 
 from __future__ import annotations
 
+import sqlite3
 import stat
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -51,12 +53,28 @@ def _timed(part: str, run: Callable[[], str], hint: str) -> Check:
 
 
 def _store(memory: Memory) -> str:
-    stats = memory.stats()
     location = memory.store.location
     mode = ""
     if not is_postgres_url(location) and Path(location).is_file():
+        _check_pages(Path(location))
         mode = f", file mode {stat.S_IMODE(Path(location).stat().st_mode):04o}"
+    stats = memory.stats()
     return f"{location} (schema v{stats.schema_version}, {sum(stats.memories_by_status.values())} memories{mode})"
+
+
+def _check_pages(path: Path) -> None:
+    """SQLite's quick_check of every page (read only): one damaged page let doctor say ok while search and add
+    failed (found by a hardening run). It reads the whole file: on a large store it takes a while."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.DatabaseError as exc:  # too damaged to list what is wrong
+        problems = [str(exc)]
+    if problems != ["ok"]:
+        raise RuntimeError(
+            f"the store file is damaged: {'; '.join(problems)}. Restore it from a backup, or copy out what can "
+            "still be read with 'memstrata export'"
+        )
 
 
 def _embedder(memory: Memory) -> str:

@@ -48,6 +48,20 @@ def retry_locked(action: Callable[[], T], *, timeout_s: float) -> T:
             delay = min(delay * 2, 0.25)
 
 
+_DAMAGE = ("malformed", "file is not a database", "disk i/o error", "vtable constructor failed")
+
+
+def damage_error(exc: sqlite3.DatabaseError) -> StoreError | None:
+    """A clear error for a damaged database file, or None for any other error. One damaged page let the store open
+    and list, then search and add ended in a raw traceback (CLI) or a bare 500 (REST; found by a hardening run)."""
+    if isinstance(exc, sqlite3.IntegrityError) or not any(sign in str(exc).lower() for sign in _DAMAGE):
+        return None
+    return StoreError(
+        f"the store file is damaged ({exc}); 'memstrata doctor' checks it: restore the file from a backup, or copy "
+        "out what can still be read with 'memstrata export'"
+    )
+
+
 def create_private(path: Path, file_mode: int | None) -> None:
     """A new database file gets ``file_mode`` (0600: the owner only) and the directories memstrata creates for it
     the same rights plus search (0700); SQLite gives the -wal and -shm files the database file's mode. Existing

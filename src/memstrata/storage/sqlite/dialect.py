@@ -28,7 +28,7 @@ from memstrata.storage.protocol import ScoredId, Vector
 from memstrata.storage.sql.dialect import Tx, duplicate_error
 from memstrata.storage.sql.schema import upgrade
 from memstrata.storage.sql.where import Where, memory_where, scope_where
-from memstrata.storage.sqlite.connection import connect, retry_locked, shrink_wal
+from memstrata.storage.sqlite.connection import connect, damage_error, retry_locked, shrink_wal
 from memstrata.storage.sqlite.keywords import KeywordKeeper
 from memstrata.storage.sqlite.prefilter import PrefilterCache
 from memstrata.storage.sqlite.schema_migrations import LEDGER, MIGRATIONS, run_script
@@ -116,6 +116,11 @@ class SQLiteDialect:
             conn = self._reader()
             try:
                 return retry_locked(lambda: action(conn), timeout_s=self._timeout)
+            except sqlite3.DatabaseError as exc:
+                damaged = damage_error(exc)
+                if damaged is None:
+                    raise
+                raise damaged from None
             finally:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -147,6 +152,12 @@ class SQLiteDialect:
                 self._conn.execute("ROLLBACK")
                 table = re.search(r"UNIQUE constraint failed: (\w+)\.id$", str(exc))
                 raise duplicate_error(table and table[1], str(exc)) from None
+            except sqlite3.DatabaseError as exc:
+                self._conn.execute("ROLLBACK")
+                damaged = damage_error(exc)
+                if damaged is None:
+                    raise
+                raise damaged from None
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
