@@ -329,3 +329,31 @@ def test_a_graph_file_of_another_layout_is_not_read_for_rows(tmp_path: Path, mon
     (folder / "state.json").write_text(json.dumps({**state, "format": 1}))
     older = index_files.load(folder, Origin("store", "test:16", "0", rev=1))
     assert older is not None and np.array_equal(older[0].rows.gather(everything), index.rows.gather(everything))
+
+
+_EXIT_WHILE_BUILDING = """
+import sys, numpy as np
+from memstrata.storage.protocol import WriteBatch
+from memstrata.storage.sqlite.store import SQLiteStore
+from memstrata.query import Filters
+from memstrata.types import MemoryItem, Scope, new_id, utcnow
+store = SQLiteStore(sys.argv[1], ann_min_rows=1000)
+scope, now = Scope(user_id="u"), utcnow()
+rows = np.random.default_rng(3).standard_normal((12_000, 64)).astype(np.float32)
+items = [MemoryItem(id=new_id(), scope=scope, kind="fact", text=f"n{i}", created_at=now, updated_at=now,
+                    valid_from=now) for i in range(len(rows))]
+store.write(WriteBatch(inserts=items, vectors=list(zip([i.id for i in items], rows)), embedding_id="test:64"))
+print(store.vector_search(scope, rows[5], Filters(), 1)[0].memory_id == items[5].id, flush=True)
+print(store.vector_index_stats()["building_graph"], flush=True)  # and exit, the graph still building, unclosed
+"""
+
+
+def test_a_program_exiting_while_the_graph_builds_exits_cleanly(tmp_path: Path) -> None:
+    """A script that never closed its store, exiting while the graph was built on a daemon thread, was aborted
+    inside usearch: "terminate called without an active exception", exit 134 (found by a hardening run after
+    damaged index files were rebuilt)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run([sys.executable, "-c", _EXIT_WHILE_BUILDING, str(tmp_path / "m.db")], capture_output=True,
+                          text=True, timeout=300, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "True"]  # the answer was right, and the build was still running

@@ -10,9 +10,11 @@ store is reset, and then the index is rebuilt.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,18 @@ _CHANGES = (
     "SELECT m.seq, m.tenant_id, m.user_id, m.agent_id, m.session_id, m.status, m.kind, v.vector FROM memories m "
     "LEFT JOIN memory_vectors v ON v.memory_seq = m.seq AND v.embedding_id = ? WHERE m.rev > ?"
 )
+
+
+# Keepers with a graph build running on a daemon thread. A daemon thread left inside usearch when the interpreter
+# exits aborts the process ("terminate called without an active exception", exit 134): a script that never closed
+# its Memory after damaged index files were rebuilt died so, its answer printed (found by a hardening run).
+_BUILDING: weakref.WeakSet[IndexKeeper] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_builds_at_exit() -> None:
+    for keeper in list(_BUILDING):
+        keeper.close()
 
 
 class IndexKeeper:
@@ -115,6 +129,7 @@ class IndexKeeper:
             # Searches go on exactly (over the rows the graph lacks) while the graph is built beside them.
             self._builder = threading.Thread(target=self._build, args=(index,), name="memstrata-vector-graph",
                                              daemon=True)  # fmt: skip
+            _BUILDING.add(self)
             self._builder.start()
 
     def _build(self, index: VectorIndex) -> None:
