@@ -4,13 +4,16 @@ directories memstrata creates for it 0700; existing directories keep their mode;
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from memstrata.errors import StoreError
 from memstrata.storage.protocol import WriteBatch
+from memstrata.storage.sqlite import connection
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.types import Message, Scope
 
@@ -55,3 +58,20 @@ def test_file_mode_is_configurable_and_existing_files_keep_theirs(tmp_path: Path
     umask_default = SQLiteStore(tmp_path / "plain" / "m.db", file_mode=None)
     assert mode(tmp_path / "plain" / "m.db") == 0o644 and mode(tmp_path / "plain") == 0o775  # SQLite, umask
     umask_default.close()
+
+
+def test_a_store_on_a_read_only_mount_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a read-only mount every command, reads too, said "unable to open database file; point store.path at a
+    memstrata SQLite file", which sent the user looking for a wrong path (found by a hardening run). Root writes
+    through file modes, so the read-only folder is what os.access reports here."""
+    path = tmp_path / "m.db"
+    SQLiteStore(path).close()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if mode == os.W_OK else real_access(p, mode))
+
+    def unable(*_args: object, **_kwargs: object) -> None:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(connection, "_connect", unable)
+    with pytest.raises(StoreError, match="is read-only, and the store writes beside the file"):
+        SQLiteStore(path)

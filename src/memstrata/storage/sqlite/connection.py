@@ -90,10 +90,20 @@ def connect(
     except sqlite3.DatabaseError as exc:
         if isinstance(exc, sqlite3.OperationalError) and is_locked(exc):
             raise
+        if _read_only(path):  # "unable to open database file" sent the user looking for a wrong path
+            raise StoreError(
+                f"cannot open {path}: the file or its folder is read-only, and the store writes beside the file (its "
+                "WAL and index files); make the folder writable, or copy the file to a writable place"
+            ) from None
         raise StoreError(f"cannot open {path} as a memstrata store: {exc}; point store.path (--db) at a memstrata "
                          "SQLite file or at a new file name") from None  # fmt: skip
     except OSError as exc:
         raise StoreError(f"cannot create the store file {path}: {exc.strerror or exc}") from None
+
+
+def _read_only(path: Path) -> bool:
+    """The store file, or the folder it needs to write beside it, cannot be written (a read-only mount, modes)."""
+    return (path.exists() and not os.access(path, os.W_OK)) or not os.access(path.parent, os.W_OK)
 
 
 def _connect(path: Path, *, busy_timeout_s: float, file_mode: int | None, cache_mib: int) -> sqlite3.Connection:
