@@ -40,6 +40,10 @@ def triples(text: str, role: str = "user") -> list[tuple[str, str, str, bool]]:
         ("Wang's wife is Li Na", [("Wang", "spouse_of", "Li Na", False)]),
         ("The checkout service depends on the payments API", [("checkout service", "depends_on", "payments API", False)]),
         ("I quit Google", [("user", "works_at", "Google", True)]),
+        # a time or an adverb before the verb is no subject: "上周" lived in 上海, "现在我们只" kept a dog
+        ("上周搬到上海了", [("user", "lives_in", "上海", False)]),
+        ("现在我们只养狗", [("user", "has_pet", "狗", False)]),
+        ("去年我妹妹住在成都", [("妹妹", "lives_in", "成都", False)]),
     ],
 )  # fmt: skip
 def test_patterns(text: str, expected: list[tuple[str, str, str, bool]]) -> None:

@@ -144,6 +144,23 @@ def _clean(name: str) -> str:
     return name
 
 
+# A Chinese clause often opens with its time and leaves the speaker out ("上周搬到上海了"), and an adverb sits before
+# the verb ("现在我们只养狗"): the time and the adverb are no part of who did it. Read as the subject, "上周" lived in
+# 上海 and "现在我们只" kept a dog (found with an imported history).
+_ZH_TIME_LEAD = re.compile(
+    r"^(?:(?:上+|下+|这|本)个?(?:周|星期|礼拜|月)[一二三四五六日天末]?|[昨今明前后]天|[去今明前]年|最近|现在|目前|刚才|刚刚"
+    r"|后来|之前|以前|当时|那时|周[一二三四五六日末]|星期[一二三四五六日天]|[\d一二三四五六七八九十两]+(?:年|月|号|日|点)"
+    r"|早上|上午|中午|下午|晚上|[，,\s])+"
+)
+_ZH_ADVERB_TAIL = re.compile(r"(?:只|也|还|都|就|又|才|已经|一直|终于)+$")
+
+
+def _subject(name: str) -> str:
+    """The subject of a clause without the time it opens with or an adverb before its verb; "" (the speaker) when
+    nothing else is left."""
+    return _clean(_ZH_ADVERB_TAIL.sub("", _ZH_TIME_LEAD.sub("", name.strip())))
+
+
 def _usable(name: str) -> bool:
     return 0 < len(name) <= 24 and name.lower() not in _PRONOUNS and not _QUESTION.search(name)
 
@@ -254,7 +271,7 @@ def _match(clause: str) -> tuple[str, bool, str, str] | None:
         if found is None:
             continue
         groups = {name: value for name, value in found.groupdict().items() if value is not None}
-        subject = _clean(groups.get("s") or groups.get("s2") or ("I" if clause.lower().startswith("my ") else ""))
+        subject = _subject(groups.get("s") or groups.get("s2") or ("I" if clause.lower().startswith("my ") else ""))
         target = _clean(groups.get("o") or groups.get("o2") or "")
         if not _usable(target) or (subject and not _usable(subject)):
             continue
