@@ -178,6 +178,17 @@ def test_the_latest_job_of_an_imported_history_answers_where_the_user_works(memo
         assert "星河科技" in memory.search(question, user_id="lin")[0].text, question
 
 
+def test_a_later_statement_about_someone_else_does_not_answer_instead_of_the_users_own(memory: Memory) -> None:
+    """ "父母住在苏州，都已经退休了", said later, moved up to the user's own city for "我住在哪？" (tied, by the later
+    statement answering for the same reasons) and above it for "我妹妹现在住在哪个城市？" (found by a user trial)."""
+    said = [("2023-06-10T10:00:00+08:00", "我住在上海"), ("2025-06-10T10:00:00+08:00", "父母住在苏州，都已经退休了"),
+            ("2024-06-10T10:00:00+08:00", "妹妹晓雯现在住在成都，在一家游戏公司做美术")]  # fmt: skip
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in said], user_id="f")
+    home = memory.search("我住在哪？", user_id="f")
+    assert home[0].text == "我住在上海" and home[1].score < home[0].score
+    assert all(hit.breakdown.moved_from is None for hit in memory.search("我妹妹现在住在哪个城市？", user_id="f"))
+
+
 def test_a_year_named_in_digits_ranks_like_the_same_year_in_words(memory: Memory) -> None:
     """The time a question names is searched as a range; embedded with the question, "in 2025" pulled its vector
     off the topic: "Where did I live in 2025?" scored the answer 0.15 where "... last year?" scored it 0.56."""

@@ -55,6 +55,8 @@ def newer_first(
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
         if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
             return False
+        if _about_others(hit.memory, above.memory):
+            return False
         why = reasons(above)
         if why and reasons(hit) == why and _changes_what_it_says(hit.memory, above.memory):
             return True
@@ -170,12 +172,22 @@ def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem) -> bool:
     return subject is not None and subject == whose(earlier)
 
 
+def _about_others(later: MemoryItem, earlier: MemoryItem) -> bool:
+    """The two statements are known to be about different people: one's later word says nothing of the other's.
+    "父母住在苏州，都已经退休了" moved above the user's own city for "我住在哪？" and the job for "我在哪家公司上班"
+    (the later statement answering for the same reasons, or an ending; found by a user trial)."""
+    first, second = whose(later), whose(earlier)
+    return first is not None and second is not None and first != second
+
+
 def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem) -> bool:
     """A later statement that ends or corrects one it shares a subject with ("我已经戒掉咖啡了" after "我每天早上
     喝两杯咖啡", "其实豆豆是柴犬不是柯基" after "我家狗豆豆是柯基"): it answers instead of the earlier one whatever
     words the question matched them on, also across scripts ("Do I drink coffee?"), since what the earlier one said
     no longer holds. The subject is what both say, the words of the ending or correction aside."""
     if not (states_for_the_user(later) and ends_or_corrects(later.text)):
+        return False
+    if _about_others(later, earlier):
         return False
     shared = memory_terms(later.text) & memory_terms(earlier.text)
     return any(not ENDS_OR_CORRECTS_WORDS.fullmatch(term) for term in shared)
