@@ -85,6 +85,23 @@ def test_search_filters_by_kind_metadata_and_time(memory: Memory) -> None:
     assert [h.text for h in before] == ["Project Alpha uses Rust"]
 
 
+def test_metadata_filters_compare_json_types_alike_on_every_backend(memory: Memory) -> None:
+    """A filter of 1 matched metadata true on SQLite (json_extract reads true as 1) and not on PostgreSQL; "1" and 1
+    differ on both (found by a user trial)."""
+    memory.add("flagged", user_id="m", metadata={"flag": True})
+    memory.add("numbered", user_id="m", metadata={"n": 1, "s": "1", "f": 1.5})
+    memory.add("falsy", user_id="m", metadata={"flag": False, "z": 0})
+
+    def found(metadata: dict[str, object]) -> list[str]:
+        return [item.text for item in memory.get_all(user_id="m", filters={"metadata": metadata})]
+
+    assert found({"flag": True}) == ["flagged"] and found({"flag": False}) == ["falsy"]
+    assert found({"flag": 1}) == found({"n": True}) == found({"flag": 0}) == found({"z": False}) == []
+    assert found({"n": 1}) == found({"n": 1.0}) == found({"s": "1"}) == found({"f": 1.5}) == ["numbered"]
+    assert found({"s": 1}) == found({"n": "1"}) == []
+    assert [h.text for h in memory.search("flagged", user_id="m", filters={"metadata": {"flag": True}})] == ["flagged"]
+
+
 def test_threshold_drops_dissimilar_hits(memory: Memory) -> None:
     memory.add(["I enjoy playing the violin", "The quarterly tax report is due in March"], user_id="u1")
     hits = memory.search("violin music", user_id="u1", threshold=0.3)

@@ -28,7 +28,7 @@ from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corrects, ends_or_corrects
 from memstrata.read.evidence import memory_terms, query_terms
 from memstrata.read.move_up import move_up, within_reach
-from memstrata.read.own_first import whose
+from memstrata.read.own_first import subject, whose
 from memstrata.read.retrieve import time_it_names
 from memstrata.types import MemoryItem, SearchHit
 
@@ -176,7 +176,7 @@ def _about_others(later: MemoryItem, earlier: MemoryItem) -> bool:
     """The two statements are known to be about different people: one's later word says nothing of the other's.
     "父母住在苏州，都已经退休了" moved above the user's own city for "我住在哪？" and the job for "我在哪家公司上班"
     (the later statement answering for the same reasons, or an ending; found by a user trial)."""
-    first, second = whose(later), whose(earlier)
+    first, second = subject(later.text), subject(earlier.text)  # said so at their start, not guessed from the role
     return first is not None and second is not None and first != second
 
 

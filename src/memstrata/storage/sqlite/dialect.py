@@ -216,7 +216,12 @@ class SQLiteDialect:
         path = f'$."{name}"'  # built from a validated identifier; values are bound parameters
         if value is None:
             return f"json_extract({column}, ?) IS NULL", [path]
-        return f"json_extract({column}, ?) = ?", [path, int(value) if isinstance(value, bool) else value]
+        # JSON's own types, as PostgreSQL's containment compares them: true is not 1, "1" is not 1 (json_extract
+        # reads true as 1, so a filter of 1 matched true here and not there; found by a user trial)
+        if isinstance(value, bool):
+            return f"json_type({column}, ?) = ?", [path, "true" if value else "false"]
+        kinds = "'integer', 'real'" if isinstance(value, int | float) else "'text'"
+        return f"(json_extract({column}, ?) = ? AND json_type({column}, ?) IN ({kinds}))", [path, value, path]
 
     # --- bookkeeping: the FTS5 table (rowid = memories.seq) and the vector index's counters ------------
     def begin_batch(self, tx: Tx) -> None:
