@@ -173,11 +173,12 @@ def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem) -> bool:
 
 
 def _about_others(later: MemoryItem, earlier: MemoryItem) -> bool:
-    """The two statements are known to be about different people: one's later word says nothing of the other's.
-    "父母住在苏州，都已经退休了" moved above the user's own city for "我住在哪？" and the job for "我在哪家公司上班"
-    (the later statement answering for the same reasons, or an ending; found by a user trial)."""
-    first, second = subject(later.text), subject(earlier.text)  # said so at their start, not guessed from the role
-    return first is not None and second is not None and first != second
+    """The later statement is about someone else and the earlier one about the user, each said so at its start (not
+    guessed from a turn's role): another's news says nothing of the user's own state. "父母住在苏州，都已经退休了"
+    moved above the user's own city for "我住在哪？" and the job for "我在哪家公司上班" (the later statement answering
+    for the same reasons, or an ending; found by a user trial). The other way round stays: "I broke up with 陈宇"
+    ends "我男朋友叫陈宇"."""
+    return subject(later.text) == "another" and subject(earlier.text) == "user"
 
 
 def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem) -> bool:
