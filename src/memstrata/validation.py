@@ -78,13 +78,14 @@ def parse_model(model: type[ModelT], data: Any, *, what: str) -> ModelT:
 def describe_validation_error(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
-        location = ".".join(str(p) for p in err["loc"]) or "value"
+        location = ".".join(str(p) for p in err["loc"])
         message = err["msg"]
         if err["type"] == "extra_forbidden":
             message = "unknown field"
         elif err["type"] == "value_error":  # our own validators' words, without pydantic's "Value error, "
             message = message.removeprefix("Value error, ")
-        parts.append(f"{location}: {message}")
+        # a rule of the whole value names no field: "invalid scope: value: a scope needs…" showed pydantic's word
+        parts.append(f"{location}: {message}" if location else message)
     return "; ".join(parts)
 
 
