@@ -5,6 +5,7 @@ MemstrataError
 ├── NotFoundError              no such memory in the given scope
 ├── ConflictError              an import or key clashes with existing data
 │   └── ConcurrentWriteError   another writer changed what this write was planned on (read again, retry)
+│       └── TurnStoredMeanwhileError  another writer stored the same turn first (add() looks again: a no-op)
 ├── ConfirmationRequiredError  a destructive call was made without confirm=True
 ├── EmbeddingMismatchError     the store holds vectors of another embedding model
 ├── StoreError                 the database failed (locked too long, corrupt, migration)
