@@ -141,6 +141,14 @@ def test_rrf_is_kept_for_fusion_rrf() -> None:
         ("Where did I travel in July 2025?", True),
         ("2025年7月我去哪玩了？", True),
         ("What paper did I read last week?", False),
+        # everyday wordings read as topical before (found by a user trial)
+        ("我上周末干了啥？", True),
+        ("What did I get up to last weekend?", True),
+        ("What did I accomplish in 2025?", True),
+        ("去年我去了哪些地方玩？", True),
+        ("Which places did I visit last year?", True),
+        ("How many trips did I take in 2025?", True),
+        ("What did I eat last weekend?", False),
     ],
 )
 def test_a_question_about_the_time_alone_is_told_from_one_about_a_topic(query: str, alone: bool) -> None:

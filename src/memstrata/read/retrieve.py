@@ -184,11 +184,15 @@ def meaning_text(text: str, span: TimeSpan | None) -> str:
 # Words that ask what went on, not about what: "what did I do / what happened / 我在忙什么 in 2024?", "what are my
 # plans / 我下周去哪 / 明天干嘛?", "where did I travel / 去哪玩了 / where did we go on holiday in July?" ask about the
 # time alone (match forms, see read/evidence.py).
+# Also the everyday ways to ask it: "我上周末干了啥？", "What did I get up to / accomplish this summer?", "去年我去了
+#哪些地方玩？", "Which places did I visit?", "How many trips did I take in 2025?", "我2025年去了几次旅行？" were read as
+# topical, and memories of the time without the topic's word got no evidence (found by a user trial).
 _ABOUT_ANYTHING = frozenset(
     {
         *("do", "happen", "go", "busi", "plan", "travel", "trip", "holidai", "vacat"),
+        *("get", "accomplish", "achiev", "visit", "spend", "spent", "take", "place", "mani"),
         *("做", "干", "干嘛", "去", "玩", "旅游", "旅行", "度假", "假期", "发生", "忙", "经历", "安排", "计划"),
-        *("那时", "那会"),
+        *("啥", "地方", "哪些地方", "几次", "哪些", "那时", "那会"),
     }
 )
 
