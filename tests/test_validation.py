@@ -40,7 +40,7 @@ def test_bad_add_input_is_rejected_and_nothing_is_written(memory: Memory, payloa
 
 def test_missing_scope_is_rejected(memory: Memory) -> None:
     # a rule of the whole scope names no field (it said "invalid scope: value: …", pydantic's word)
-    with pytest.raises(InvalidInputError, match="^invalid scope: a scope needs at least one of user_id"):
+    with pytest.raises(InvalidInputError, match=r"^invalid scope: a scope needs at least one of user_id"):
         memory.add("hello")
     with pytest.raises(InvalidInputError, match="at least one of user_id"):
         memory.search("hello")
