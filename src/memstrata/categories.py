@@ -74,7 +74,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             + r"|轿车|电动车|新能源车|越野车|新车|买车|开车|提车|车牌|[一两]辆",
             re.IGNORECASE,
         ),
-        "car drive 车 汽车 开车",
+        "car drive vehicle 车 汽车 开车 交通工具 座驾",  # "我的交通工具是什么？", "What vehicle do I own?"
     ),
     (  # health conditions
         re.compile(

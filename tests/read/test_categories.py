@@ -28,6 +28,8 @@ STATEMENTS = [
         ("我养了什么宠物？", "Just adopted a beagle puppy"),
         ("What car do I drive?", "用户车是特斯拉Model 3"),  # nothing at all was returned
         ("我开什么车？", "用户车是特斯拉Model 3"),  # jieba reads "车是" as one word
+        ("我的交通工具是什么？", "用户车是特斯拉Model 3"),  # the category's wider word: nothing returned before
+        ("What vehicle do I own?", "用户车是特斯拉Model 3"),
         ("What do I do for a living?", "我是一名小学老师"),  # "living" matched "live": where the user lives first
         ("Do I have kids?", "我女儿在上初中"),
         ("Where did I grow up?", "我老家在四川绵阳"),  # fourth, at relevance 0.11, under two ages
@@ -50,7 +52,7 @@ def test_words_with_another_sense_name_no_category() -> None:
     assert category_words("我们去动物园看熊猫") == ""
     assert category_words("I work at Tesla") == ""  # an employer, not a car
     assert category_words("开始在蔚来做战略了") == ""
-    assert category_words("Bought a Tesla Model Y") == "car drive 车 汽车 开车"
+    assert category_words("Bought a Tesla Model Y") == "car drive vehicle 车 汽车 开车 交通工具 座驾"
     assert category_words("我家的狗叫旺财") == "pet pets 宠物"
     assert "work" in category_words("我妈是医生").split()  # whoever it is
     assert plain_question("What does she do for a living?") == "What does she do for work, my job?"

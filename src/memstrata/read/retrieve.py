@@ -184,9 +184,9 @@ def meaning_text(text: str, span: TimeSpan | None) -> str:
 # Words that ask what went on, not about what: "what did I do / what happened / 我在忙什么 in 2024?", "what are my
 # plans / 我下周去哪 / 明天干嘛?", "where did I travel / 去哪玩了 / where did we go on holiday in July?" ask about the
 # time alone (match forms, see read/evidence.py).
-# Also the everyday ways to ask it: "我上周末干了啥？", "What did I get up to / accomplish this summer?", "去年我去了
-# 哪些地方玩？", "Which places did I visit?", "How many trips did I take in 2025?", "我2025年去了几次旅行？" were read as
-# topical, and memories of the time without the topic's word got no evidence (found by a user trial).
+# Also the everyday ways to ask it: "我上周末干了啥？", "What did I get up to / accomplish this summer?",
+# "去年我去了哪些地方玩？", "Which places did I visit?", "How many trips did I take in 2025?", "我2025年去了几次
+# 旅行？" were read as topical, and memories of the time without the topic's word got no evidence (a user trial).
 _ABOUT_ANYTHING = frozenset(
     {
         *("do", "happen", "go", "busi", "plan", "travel", "trip", "holidai", "vacat"),
