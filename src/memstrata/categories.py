@@ -206,6 +206,12 @@ _IDIOMS = (
         ),
         r"\g<0> (diet, allergic 饮食 过敏)",
     ),
+    # One's partner by a word no statement uses: "我另一半从事什么行业？" / "What does my significant other do?"
+    # found nothing, or the user's own job, not "男朋友叫阿杰，是建筑设计师" (found by a user trial).
+    (
+        re.compile(r"另一半|significant\s+other|(?:my|our)\s+(?:partner|spouse)", re.IGNORECASE),
+        r"\g<0> (boyfriend girlfriend husband wife 男朋友 女朋友 老公 老婆)",
+    ),
 )
 
 

@@ -106,3 +106,12 @@ def test_a_dog_or_a_cat_named_by_its_breed_answers_for_its_kind(memory: Memory) 
                 "我家养了一只英短，叫年糕。"], user_id="pets")  # fmt: skip
     assert memory.search("What's my dog's name?", user_id="pets")[0].text == "We have a border collie called Biscuit."
     assert memory.search("我的猫叫什么？", user_id="pets")[0].text == "我家养了一只英短，叫年糕。"
+
+
+def test_a_partner_asked_by_a_word_no_statement_uses_is_found(memory: Memory) -> None:
+    """ "我另一半从事什么行业？" found nothing, or the user's own job first: 另一半 is said of a partner no statement
+    calls so ("男朋友叫阿杰…"), and it was not read as a question about someone else (found by a user trial)."""
+    memory.add(["男朋友叫阿杰，是建筑设计师", "我在网易做产品经理", "Partner Priya is a pediatric nurse"], user_id="p")
+    assert memory.search("我另一半从事什么行业？", user_id="p")[0].text == "男朋友叫阿杰，是建筑设计师"
+    assert memory.search("我另一半叫什么？", user_id="p")[0].text == "男朋友叫阿杰，是建筑设计师"
+    assert memory.search("What does my partner do?", user_id="p")[0].text == "Partner Priya is a pediatric nurse"

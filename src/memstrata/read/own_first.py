@@ -32,13 +32,13 @@ _RELATION_EN = "|".join(
         rf"(?:{'|'.join(EN_FAMILY.values())})s?",
         r"buddy|buddies|pals?|bestie|bff|roomies?|roommates?|co-?workers?|siblings?|mum|parents|children",
         r"boyfriend|girlfriend|fianc[eé]e?|neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|mother|pa|father|parents)",
-        r"teachers?|classmates?|teammates?|family",
+        r"teachers?|classmates?|teammates?|family|partners?|spouses?|significant\s+other",
     ]
 )
 _RELATION_ZH = "|".join(
     [
         *FAMILY.values(),
-        "好友|闺蜜|哥们|发小|同学|姐妹|兄弟|爸妈|父母|对象|男朋友|女朋友|邻居|室友|老师|家人",
+        "好友|闺蜜|哥们|发小|同学|姐妹|兄弟|爸妈|父母|对象|男朋友|女朋友|邻居|室友|老师|家人|另一半|爱人",
         "表哥|表姐|表弟|表妹|堂哥|堂姐|叔叔|阿姨|舅舅|姑姑|奶奶|爷爷|外婆|外公",
     ]
 )
