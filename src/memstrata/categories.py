@@ -209,7 +209,7 @@ _IDIOMS = (
     # One's partner by a word no statement uses: "我另一半从事什么行业？" / "What does my significant other do?"
     # found nothing, or the user's own job, not "男朋友叫阿杰，是建筑设计师" (found by a user trial).
     (
-        re.compile(r"另一半|significant\s+other|(?:my|our)\s+(?:partner|spouse)", re.IGNORECASE),
+        re.compile(r"另一半|\bsignificant\s+other\b|\b(?:my|our)\s+(?:partner|spouse)\b", re.IGNORECASE),
         r"\g<0> (boyfriend girlfriend husband wife 男朋友 女朋友 老公 老婆)",
     ),
 )

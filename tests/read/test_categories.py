@@ -111,7 +111,9 @@ def test_a_dog_or_a_cat_named_by_its_breed_answers_for_its_kind(memory: Memory) 
 def test_a_partner_asked_by_a_word_no_statement_uses_is_found(memory: Memory) -> None:
     """ "我另一半从事什么行业？" found nothing, or the user's own job first: 另一半 is said of a partner no statement
     calls so ("男朋友叫阿杰…"), and it was not read as a question about someone else (found by a user trial)."""
-    memory.add(["男朋友叫阿杰，是建筑设计师", "我在网易做产品经理", "Partner Priya is a pediatric nurse"], user_id="p")
+    memory.add(["男朋友叫阿杰，是建筑设计师", "我在网易做产品经理"], user_id="p")
     assert memory.search("我另一半从事什么行业？", user_id="p")[0].text == "男朋友叫阿杰，是建筑设计师"
     assert memory.search("我另一半叫什么？", user_id="p")[0].text == "男朋友叫阿杰，是建筑设计师"
-    assert memory.search("What does my partner do?", user_id="p")[0].text == "Partner Priya is a pediatric nurse"
+    memory.add(["My husband Tom is a pediatric nurse", "I work at Stripe as an engineer"], user_id="q")
+    assert memory.search("What's my partner's name?", user_id="q")[0].text == "My husband Tom is a pediatric nurse"
+    assert memory.search("Who is my significant other?", user_id="q")[0].text == "My husband Tom is a pediatric nurse"
