@@ -372,6 +372,19 @@ def test_a_question_naming_a_past_time_gets_every_value_the_key_held_then_the_lo
         assert memory.search(question, user_id="lin")[0].text == "ByteDance", question
 
 
+def test_a_question_for_every_value_of_a_key_lists_the_earlier_ones_after_the_current(
+    clocked_memory: Callable[..., Memory],
+) -> None:
+    """ "我工作过哪些公司？" / "What companies have I worked for?" found the current employer only: search reads
+    current values (found by a user trial)."""
+    memory = clocked_memory()
+    for value, year in (("网易", 2021), ("腾讯", 2023), ("阿里巴巴", 2025)):
+        memory.add(value, user_id="e", key="user:work:employer", event_time=datetime(year, 1, 1, tzinfo=UTC))
+    for question in ("我工作过哪些公司？", "What companies have I worked for?", "How many jobs have I had?"):
+        assert [hit.text for hit in memory.search(question, user_id="e")][:3] == ["阿里巴巴", "腾讯", "网易"], question
+    assert [hit.text for hit in memory.search("我在哪家公司上班？", user_id="e")] == ["阿里巴巴"]
+
+
 def test_a_keyed_value_dated_later_than_now_is_refused_and_nothing_changes(
     clocked_memory: Callable[..., Memory], clock: ManualClock
 ) -> None:

@@ -24,10 +24,12 @@ from memstrata.read.relatives import Relatives, relatives_asked
 from memstrata.read.retrieve import (
     Retrieved,
     asks_about_the_time_alone,
+    asks_every_value,
     asks_formerly,
     before_value,
     changed_after,
     exact_key_hits,
+    former_values,
     held_in,
     key_values_then,
     keyword_candidates,
@@ -121,6 +123,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     items = _hydrate(store, query.scope, [c.memory_id for c in chosen], items)
     about_the_time = asks_about_the_time_alone(query.text, span)
     formerly = span is None and asks_formerly(query.text)
+    every_value = span is None and asks_every_value(query.text)
     scored: list[SearchHit] = []
     for candidate in chosen:
         item = items.get(candidate.memory_id)
@@ -136,6 +139,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         when = before_value(item) if formerly and settled.key_named else span
         scored.append(_scored(item, settled, when, query, settings, about_the_time=about_the_time))
         held = key_values_then(store, query, item, when) if settled.key_named and when else []
+        if settled.key_named and every_value:  # "我工作过哪些公司？": the earlier values too, after the current
+            held = former_values(store, query, item)
         for then in held:  # the key's values in the time asked, matched as its key, the longest held first
             if then.id not in items:
                 items[then.id] = then

@@ -126,6 +126,32 @@ def key_values_then(store: Store, query: SearchQuery, item: MemoryItem, span: Ti
     return sorted(versions, key=held, reverse=True)
 
 
+def former_values(store: Store, query: SearchQuery, item: MemoryItem) -> list[MemoryItem]:
+    """The values ``item``'s key held before it, the latest first: what a question asking for all of them lists
+    ("我工作过哪些公司？" found the current employer only; search reads current values)."""
+    if item.key is None:
+        return []
+    listed = ListQuery(scope=query.scope, limit=KEY_VERSIONS, order_by="updated_at", filters=query.filters.model_copy(
+        update={"key_prefix": item.key, "status": (MemoryStatus.SUPERSEDED,)}))  # fmt: skip
+    earlier = [found for found in store.list_memories(listed) if found.key == item.key and found.id != item.id]
+    return sorted(earlier, key=lambda found: found.valid_from, reverse=True)
+
+
+# A question for every value something has had: "我工作过哪些公司？", "我住过哪些城市？", "What companies have I worked
+# for?", "Where have I lived?", "How many jobs have I had?".
+_EVERY_VALUE = re.compile(
+    r"[过過]哪些|哪些[^，。？?]{0,6}[过過]|[过過]几|几[家个座次][^，。？?]{0,6}[过過]|都(?:在|去|住)过"
+    r"|\bhave\s+(?:i|we)\s+(?:ever\s+)?(?:worked|lived|had|been|owned|used)\b|\ball\s+(?:the\s+)?(?:my\s+)?"
+    r"(?:companies|jobs|employers|places|cities|homes|addresses|phones?|numbers)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_every_value(text: str) -> bool:
+    """Whether the question asks for every value a key has had, not the current one."""
+    return _EVERY_VALUE.search(text) is not None
+
+
 # A question about what held before now, without naming when: "我以前在哪家公司？", "Where did I use to live?"
 _FORMERLY = re.compile(
     r"以前|之前|原来|曾经|过去|\b(?:used to|previously|formerly)\b|\bdid\s+(?:i|we)\s+use\s+to\b|\bbefore\s*\?*$"
