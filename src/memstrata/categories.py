@@ -206,12 +206,11 @@ _IDIOMS = (
         ),
         r"\g<0> (diet, allergic 饮食 过敏)",
     ),
-    # One's partner by a word no statement uses: "我另一半从事什么行业？" / "What does my significant other do?"
-    # found nothing, or the user's own job, not "男朋友叫阿杰，是建筑设计师" (found by a user trial).
-    (
-        re.compile(r"另一半|\bsignificant\s+other\b|\b(?:my|our)\s+(?:partner|spouse)\b", re.IGNORECASE),
-        r"\g<0> (boyfriend girlfriend husband wife 男朋友 女朋友 老公 老婆)",
-    ),
+    # One's partner by a word no statement uses: "我另一半从事什么行业？" / "Who is my significant other?" found
+    # nothing, or the user's own job, not "男朋友叫阿杰，是建筑设计师" (found by a user trial). "my partner" is left as
+    # said: statements use that word, and more words only thin out the ones that match.
+    (re.compile(r"另一半"), r"\g<0> (男朋友 女朋友 老公 老婆 对象)"),
+    (re.compile(r"\bsignificant\s+other\b", re.IGNORECASE), r"\g<0> (partner boyfriend girlfriend husband wife)"),
 )
 
 

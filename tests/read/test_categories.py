@@ -115,5 +115,6 @@ def test_a_partner_asked_by_a_word_no_statement_uses_is_found(memory: Memory) ->
     assert memory.search("我另一半从事什么行业？", user_id="p")[0].text == "男朋友叫阿杰，是建筑设计师"
     assert memory.search("我另一半叫什么？", user_id="p")[0].text == "男朋友叫阿杰，是建筑设计师"
     memory.add(["My husband Tom is a pediatric nurse", "I work at Stripe as an engineer"], user_id="q")
-    assert memory.search("What's my partner's name?", user_id="q")[0].text == "My husband Tom is a pediatric nurse"
     assert memory.search("Who is my significant other?", user_id="q")[0].text == "My husband Tom is a pediatric nurse"
+    memory.add(["Partner Priya is a pediatric nurse", "I work at Stripe as an engineer"], user_id="r")
+    assert memory.search("What does my partner do?", user_id="r")[0].text == "Partner Priya is a pediatric nurse"
