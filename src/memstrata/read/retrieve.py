@@ -88,10 +88,15 @@ def value_now(store: Store, scope: Scope, item: MemoryItem, now: datetime) -> Me
     return _key_version(store, scope, item.key, holding)
 
 
-def _key_version(store: Store, scope: Scope, key: str, filters: Filters) -> MemoryItem | None:
+def _key_versions(store: Store, scope: Scope, key: str, filters: Filters) -> list[MemoryItem]:
+    """The versions of exactly ``key`` that pass ``filters`` (a key prefix lists longer keys too)."""
     listed = ListQuery(scope=scope, filters=filters.model_copy(update={"key_prefix": key}), limit=KEY_VERSIONS,
                        order_by="updated_at")  # fmt: skip
-    versions = [item for item in store.list_memories(listed) if item.key == key]
+    return [item for item in store.list_memories(listed) if item.key == key]
+
+
+def _key_version(store: Store, scope: Scope, key: str, filters: Filters) -> MemoryItem | None:
+    versions = _key_versions(store, scope, key, filters)
     # the current version when it passes, else the latest to have become true
     return max(versions, key=lambda m: (m.status == MemoryStatus.ACTIVE, m.valid_from), default=None)
 
@@ -112,12 +117,11 @@ def key_values_then(store: Store, query: SearchQuery, item: MemoryItem, span: Ti
     if item.key is None or item.valid_from < span.end or span.vague:
         return []
     until = min(span.end, query.now)
-    listed = ListQuery(scope=query.scope, limit=KEY_VERSIONS, order_by="updated_at", filters=query.filters.model_copy(
-        update={"key_prefix": item.key, "status": (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)}))  # fmt: skip
+    statuses = query.filters.model_copy(update={"status": (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED)})
     versions = [
         found
-        for found in store.list_memories(listed)
-        if found.key == item.key and found.id != item.id and found.valid_from < until and held_in(found, span)
+        for found in _key_versions(store, query.scope, item.key, statuses)
+        if found.id != item.id and found.valid_from < until and held_in(found, span)
     ]
 
     def held(found: MemoryItem) -> timedelta:
@@ -131,9 +135,8 @@ def former_values(store: Store, query: SearchQuery, item: MemoryItem) -> list[Me
     ("我工作过哪些公司？" found the current employer only; search reads current values)."""
     if item.key is None:
         return []
-    listed = ListQuery(scope=query.scope, limit=KEY_VERSIONS, order_by="updated_at", filters=query.filters.model_copy(
-        update={"key_prefix": item.key, "status": (MemoryStatus.SUPERSEDED,)}))  # fmt: skip
-    earlier = [found for found in store.list_memories(listed) if found.key == item.key and found.id != item.id]
+    superseded = query.filters.model_copy(update={"status": (MemoryStatus.SUPERSEDED,)})
+    earlier = [found for found in _key_versions(store, query.scope, item.key, superseded) if found.id != item.id]
     return sorted(earlier, key=lambda found: found.valid_from, reverse=True)
 
 
