@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 from itertools import groupby
 
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
@@ -83,6 +84,7 @@ _ASKS_THE_REPLY = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)  # asked once per key among a search's candidates, and by several steps of one search
 def asks_about_the_user(query: str) -> bool:
     """A question in the first person that names no one else ("What am I allergic to?", "我住在哪里？")."""
     return (

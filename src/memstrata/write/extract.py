@@ -148,7 +148,8 @@ class LLMExtractor:
         if result.cut_off and not facts:
             # The answer looped or ran out of tokens before its first fact: nothing says these turns hold none.
             raise ModelOutputError(
-                f"{self.model.model_id} was cut off before its first fact",
+                f"{self.model.model_id} was cut off before its first fact (a loop, or max_tokens); the turns are kept: "
+                "retry the job ('memstrata jobs --retry <id>'), or configure a larger model (llm.*)",
                 raw_outputs=[result.raw],
                 last_error="cut off (a loop, or max_tokens)",
             )
