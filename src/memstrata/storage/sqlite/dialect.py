@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -153,7 +154,8 @@ class SQLiteDialect:
                 table = re.search(r"UNIQUE constraint failed: (\w+)\.id$", str(exc))
                 raise duplicate_error(table and table[1], str(exc)) from None
             except sqlite3.DatabaseError as exc:
-                self._conn.execute("ROLLBACK")
+                with suppress(sqlite3.Error):  # on a damaged file the rollback may fail too: the cause is said below
+                    self._conn.execute("ROLLBACK")
                 damaged = damage_error(exc)
                 if damaged is None:
                     raise
