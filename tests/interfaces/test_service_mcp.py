@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import select
+import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -187,3 +191,45 @@ def test_unknown_arguments_are_refused_by_name_and_bad_values_explained_in_one_l
     assert out["task_type"].is_error and "task_type 'Debugging'" in out["task_type"].content[0].text
     assert out["unused"].is_error and "does not use new_path, version" in out["unused"].content[0].text
     assert structured(out["listed"]) == []  # nothing was stored by the refused calls
+
+
+def test_stdio_answers_a_line_it_cannot_read_and_goes_on(tmp_path: Path) -> None:
+    """A request holding a lone surrogate, a line that is not JSON and an object that is no JSON-RPC message each
+    get an error naming what to fix. The SDK's transport dropped them, so the client waited for ever."""
+    server = subprocess.Popen(
+        [sys.executable, *CLI_ARGS, "--db", str(tmp_path / "stdio.db"), "mcp", "--user", "desk"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=str(tmp_path),
+    )  # fmt: skip
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
+        '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        r'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add_memory", "arguments": {"text": "x\ud800y"}}}',  # noqa: E501
+        "hello",
+        '{"jsonrpc": "2.0", "id": "five"}',
+        '{"jsonrpc": "2.0", "id": 6, "method": "ping"}',
+    ]
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write("".join(line + "\n" for line in lines).encode())
+        server.stdin.flush()
+        answers = [_read_answer(server.stdout, deadline=time.monotonic() + 60) for _ in range(5)]
+    finally:
+        server.kill()
+        server.wait()
+    by_id = {answer["id"]: answer for answer in answers}
+    assert by_id[0]["result"]["serverInfo"]["name"] == "memstrata"
+    assert by_id[1]["error"]["code"] == -32700 and "unpaired surrogate" in by_id[1]["error"]["message"]
+    assert by_id[None]["error"]["code"] == -32700 and "not JSON" in by_id[None]["error"]["message"]
+    assert by_id["five"]["error"]["code"] == -32600 and '"method"' in by_id["five"]["error"]["message"]
+    assert by_id[6]["result"] == {}  # still serving
+
+
+def _read_answer(stdout: IO[bytes], deadline: float) -> dict[str, Any]:
+    while time.monotonic() < deadline:
+        if select.select([stdout], [], [], 0.5)[0]:
+            line = stdout.readline()
+            assert line, "the server closed stdout"
+            answer: dict[str, Any] = json.loads(line)
+            return answer
+    raise AssertionError("no answer within 60 s: the server dropped a line")

@@ -17,6 +17,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
+from memstrata.mcp_server.stdio_lines import serve_stdio
 from memstrata.validation import describe_validation_error
 
 
@@ -44,6 +45,10 @@ class StrictArgumentsServer(MCPServer):
         elif name in self._withheld:
             raise ToolError(f"Error executing tool {name}: {self._withheld[name]}")
         return await super().call_tool(name, arguments, context)
+
+    async def run_stdio_async(self) -> None:
+        # The SDK offers no public seam between its stdio transport and the server, hence the private attribute.
+        await serve_stdio(self._lowlevel_server)
 
 
 def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
