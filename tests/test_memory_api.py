@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,11 @@ from memstrata import (
     MemoryStatus,
     NotFoundError,
 )
+from memstrata.config import load_settings
+from memstrata.errors import ConcurrentWriteError
+from memstrata.facade import texts
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.storage.protocol import Store, WriteBatch
 from memstrata.types import Message
 
 
@@ -196,6 +202,51 @@ def test_writers_racing_with_one_text_store_it_once(memory: Memory) -> None:
             events = list(pool.map(lambda _, text=text: memory.add(text, user_id="r2").results[0].event, range(8)))
         assert events.count("ADD") == 1 and events.count("NONE") == 7, events
         assert [m.text for m in memory.get_all(user_id="r2")].count(text) == 1
+
+
+class _LosesRaces:
+    """A store whose first ``rounds`` writes lose a race, as a writer among many on one key does."""
+
+    def __init__(self, inner: Store, rounds: int) -> None:
+        self._inner, self.rounds = inner, rounds
+
+    def write(self, batch: WriteBatch) -> None:
+        if self.rounds > 0:
+            self.rounds -= 1
+            raise ConcurrentWriteError("memory m1 was changed by another writer; read it again and retry")
+        self._inner.write(batch)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_a_writer_that_loses_many_rounds_on_one_key_still_gets_through(
+    store: Store, embedder: UniversalSentenceEncoder
+) -> None:
+    """40 REST clients adding to one key lost 40 rounds in a row: some adds answered 409 although add() settles
+    races itself. The retry budget is a time now, not a count of rounds."""
+    racing = _LosesRaces(store, rounds=60)
+    memory = Memory(racing, embedder, settings=load_settings({"store": {"path": store.location}}))  # type: ignore[arg-type]
+    try:
+        assert memory.add("value 60", key="burst:shared:key", user_id="r3").results[0].event == "ADD"
+        assert racing.rounds == 0 and [m.text for m in memory.get_all(user_id="r3")] == ["value 60"]
+    finally:
+        memory.close()
+
+
+def test_an_add_that_keeps_losing_says_to_send_it_again(
+    store: Store, embedder: UniversalSentenceEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(texts, "_RETRY_FOR_SECONDS", 0.2)
+    memory = Memory(
+        _LosesRaces(store, rounds=10**6), embedder, settings=load_settings({"store": {"path": store.location}})
+    )  # type: ignore[arg-type]
+    try:
+        with pytest.raises(ConcurrentWriteError, match="was not stored; send it again"):
+            memory.add("value", key="burst:shared:key", user_id="r4")
+        assert memory.get_all(user_id="r4") == []
+    finally:
+        memory.close()
 
 
 def test_update_reembeds_and_writes_history(memory: Memory) -> None:

@@ -12,6 +12,7 @@ A bad item refuses the whole call (``on_error="raise"``) or is left out and repo
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections.abc import Mapping
@@ -65,8 +66,9 @@ class _Plan:
 
 
 # A write planned on what another writer changed meanwhile is planned again from the store: of N writers racing
-# on one key at least one wins each round, so ten rounds (spread by a short random pause) settle ten at once.
-_ATTEMPTS = 40  # each writer that wins a race lets another through: 16 racing on one key need up to 16
+# on one key at least one wins each round, so every writer gets through within N rounds. The budget is a time, not
+# a count of rounds: 40 concurrent requests on one key (the service admits 32 at once) ran out of 40 rounds.
+_RETRY_FOR_SECONDS = 30.0
 _CLOCK_SKEW = timedelta(minutes=10)  # a caller's clock a little ahead of ours is not a value for a later day
 
 
@@ -97,15 +99,19 @@ def add_texts(
         return plan, errors, replace(vectors, inserts=inserts + plan.kept, replacements=plan.replacements,
                                      history=history + plan.history, distinct_texts=distinct)  # fmt: skip
 
-    for attempt in range(_ATTEMPTS):
+    give_up_at = time.monotonic() + _RETRY_FOR_SECONDS
+    for attempt in itertools.count():
         plan, errors, batch = planned()
         try:
             if not batch.is_empty():
                 core.store.write(batch)
             break
-        except ConcurrentWriteError:  # two adds of one new key, or of one key's values, at the same moment
-            if attempt == _ATTEMPTS - 1:
-                raise
+        except ConcurrentWriteError as exc:  # two adds of one new key, or of one key's values, at the same moment
+            if time.monotonic() >= give_up_at:
+                raise ConcurrentWriteError(
+                    f"other writers kept changing the same key or text for {_RETRY_FOR_SECONDS:.0f} s, so this add "
+                    f"was not stored; send it again (last conflict: {exc})"
+                ) from exc
             time.sleep(random.uniform(0, min(0.05, 0.005 * (attempt + 1))))
     if plan.reinforce:
         core.access.record_now(scope, plan.reinforce)
