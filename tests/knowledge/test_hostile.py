@@ -45,6 +45,7 @@ def _hostile_files(directory: Path) -> dict[str, str]:
     (directory / "page.pdf").write_text("<html><body>not a pdf</body></html>", encoding="utf-8")
     (directory / "empty.txt").write_bytes(b"")
     (directory / "junk.md").write_bytes(random.Random(7).randbytes(4096))  # was ingested as searchable mojibake
+    (directory / "junk.html").write_bytes(random.Random(8).randbytes(20_000))  # the same, through the HTML parser
     return {
         "truncated.pdf": "truncated",  # a note or an error, never a crash
         "bomb.docx": "decompression bomb",
@@ -53,6 +54,7 @@ def _hostile_files(directory: Path) -> dict[str, str]:
         "page.pdf": "not a PDF",
         "empty.txt": "is empty",
         "junk.md": "holds binary data, not text",
+        "junk.html": "holds binary data, not text",
     }
 
 
@@ -79,7 +81,7 @@ def test_bad_files_fail_one_by_one_and_good_files_still_land(memory: Memory, tmp
     stored = memory.get_all(user_id="u1", filters={"kind": "knowledge"}, limit=1000)
     sources = {Path(item.metadata["source"]).name for item in stored}
     assert sources <= {"en-docx.docx", "zh-pdf.pdf", "truncated.pdf"}
-    assert {"bomb.docx", "huge.pdf", "random.docx", "page.pdf", "junk.md"}.isdisjoint(sources)
+    assert {"bomb.docx", "huge.pdf", "random.docx", "page.pdf", "junk.md", "junk.html"}.isdisjoint(sources)
     hits = memory.search("What is the warehouse door code?", user_id="u1", filters={"kind": "knowledge"}, limit=1)
     assert hits and GOOD[0].sentence in hits[0].text
 

@@ -102,13 +102,12 @@ class IngestReport:
         }
 
 
-_TEXT_FORMATS = frozenset({"md", "txt", "json", "csv"})  # read as text as they are: no parser vouches for them
 _NOT_TEXT = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\ufffd]")
 
 
 def _looks_binary(text: str) -> bool:
-    """More than 1 % of the characters are control characters or undecodable bytes: random bytes with a .md
-    name were ingested as searchable mojibake."""
+    """More than 1 % of the characters are control characters or undecodable bytes: random bytes named .md or
+    .html were ingested as searchable mojibake (an HTML parser takes any bytes and keeps them as text)."""
     sample = text[:100_000]
     return bool(sample) and len(_NOT_TEXT.findall(sample)) > 0.01 * len(sample)
 
@@ -129,7 +128,7 @@ def convert_source(
         raw, title = sandbox.convert(path, fmt)
     else:
         raw, title = media_markdown(path, fmt, media), None
-    if fmt in _TEXT_FORMATS and _looks_binary(raw):
+    if _looks_binary(raw):
         raise SourceRejected(f"{path.name} holds binary data, not text (control characters or undecodable bytes "
                              "throughout); check the file, or give it its real extension")  # fmt: skip
     if len(raw) > limits.max_markdown_chars:
