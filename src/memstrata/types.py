@@ -189,6 +189,9 @@ class Provenance(Frozen):
     message_ids: tuple[str, ...] = ()
     document: str | None = None
     span: tuple[int, int] | None = None
+    # When the earliest source turn was said: a fact with its own event time ("上个月我搬到新加坡了") is dated by
+    # that time, so without this an imported one looked as if learned the day it was imported.
+    said_at: UtcDatetime | None = None
 
 
 class MemoryItem(Frozen):

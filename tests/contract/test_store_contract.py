@@ -82,7 +82,7 @@ def test_records_round_trip_exactly(store: Store) -> None:
     assert back.created_at.tzinfo is not None and back.created_at.utcoffset() == timedelta(0)
     # Provenances are stored without their defaults; each part still comes back, and so does the default one.
     sourced = [
-        item("from turns", provenance=Provenance(source="messages", message_ids=("m1", "m2"))),
+        item("from turns", provenance=Provenance(source="messages", message_ids=("m1", "m2"), said_at=T0)),
         item("from a page", provenance=Provenance(source="document", document="d1", span=(3, 40))),
         item("an import", provenance=Provenance(source="import")),
     ]

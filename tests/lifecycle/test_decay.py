@@ -13,7 +13,7 @@ from memstrata import Memory, Scope
 from memstrata.config import LifecycleSettings
 from memstrata.lifecycle.decay import lifecycle_factors, lifecycle_multiplier, recency
 from memstrata.testing import ManualClock
-from memstrata.types import MemoryItem
+from memstrata.types import MemoryItem, Provenance
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SETTINGS = LifecycleSettings()
@@ -103,6 +103,10 @@ def test_imported_history_ages_from_when_it_was_said() -> None:
     born = datetime(1990, 5, 1, tzinfo=UTC)
     dated = lifecycle_factors(item("fact", event_time=born, valid_from=born), NOW, SETTINGS)
     assert dated.decay == pytest.approx(lifecycle_factors(_item("fact", 1, 1, 0), NOW, SETTINGS).decay)
+    # a fact dated by its own words ("上个月我搬到新加坡了"), drawn from a turn said 400 days ago, learned then
+    moved = item("fact", event_time=said - timedelta(days=20), valid_from=said - timedelta(days=20))
+    moved = moved.model_copy(update={"provenance": Provenance(source="messages", message_ids=("t1",), said_at=said)})
+    assert lifecycle_factors(moved, NOW, SETTINGS).decay == pytest.approx(drawn.decay)
 
 
 def test_of_two_imported_turns_alike_in_relevance_the_later_one_ranks_first(memory: Memory) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memstrata.graph.names import USER_ALIASES, USER_NAME, normalize
-from memstrata.graph.vocabulary import EN_FAMILY, FAMILY, SYMMETRIC
+from memstrata.graph.vocabulary import ASKED_BY, EN_FAMILY, FAMILY, SYMMETRIC
 from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Store
 from memstrata.types import Scope
@@ -25,6 +25,16 @@ class GraphHit:
     memory_id: str
     hop: int
     relation: str  # "王总 likes 红酒": the edge that brought the memory in
+    on_topic: bool = True  # the edge is of a relation the query asks for, or the query asks for none in particular
+
+
+def relations_asked(query: str) -> frozenset[str] | None:
+    """The relations a query asks for by its words ("住在哪" lives_in and its kin), or None when it names none."""
+    asked = [relations for relations, words in _ASKED if words.search(query)]
+    return frozenset().union(*asked) if asked else None
+
+
+_ASKED = [(relations, re.compile(words, re.IGNORECASE)) for relations, words in ASKED_BY]
 
 
 def _mentions(query: str, name: str) -> bool:
@@ -97,10 +107,12 @@ def graph_hits(store: Store, scope: Scope, query: str, *, hops: int, max_relatio
         for relation, hop in (store.graph_walk(scope, others, hops) if others else [])
         if hop == 1 or not {relation.source_id, relation.target_id} & speakers
     ]
-    return _rank(walked, names, max_relations)
+    return _rank(walked, names, max_relations, relations_asked(query))
 
 
-def _rank(walked: list[tuple[Relation, int]], names: dict[str, str], max_relations: int) -> list[GraphHit]:
+def _rank(
+    walked: list[tuple[Relation, int]], names: dict[str, str], max_relations: int, asked: frozenset[str] | None
+) -> list[GraphHit]:
     best: dict[str, tuple[Relation, int]] = {}
     for relation, hop in walked:
         if relation.id not in best or hop < best[relation.id][1]:
@@ -110,5 +122,7 @@ def _rank(walked: list[tuple[Relation, int]], names: dict[str, str], max_relatio
     for relation, hop in ordered[:max_relations]:
         label = f"{names.get(relation.source_id, '?')} {relation.relation} {names.get(relation.target_id, '?')}"
         for memory_id in relation.memory_ids:
-            hits.setdefault(memory_id, GraphHit(memory_id, hop, label))
+            # past the first edge the walk already went the way the question asks ("李女士的丈夫" -> 王总 -> likes)
+            on_topic = asked is None or hop > 1 or relation.relation in asked
+            hits.setdefault(memory_id, GraphHit(memory_id, hop, label, on_topic))
     return list(hits.values())

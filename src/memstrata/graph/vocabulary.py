@@ -95,3 +95,27 @@ EN_FAMILY = {
     "colleague_of": "colleague|coworker",
     "friend_of": "friend",
 }
+
+
+# The words by which a question asks for a relation of the entity it names, by relation group. A question that says
+# some of them asks for those relations; the memories the other edges bring in are off its topic ("我哥哥住在哪個
+# 城市？" walked from 我哥 to "我哥 has_pet 金毛", and the dog, with no word of the question, came first).
+ASKED_BY: tuple[tuple[frozenset[str], str], ...] = (
+    (
+        frozenset({"lives_in", "located_in", "from", "born_in", "works_in"}),
+        r"\b(?:live[sd]?|living|city|cities|hometown|address|moved?)\b|住|城市|老家|家乡|搬家|搬到|地址",
+    ),
+    (
+        frozenset({"works_at", "works_in", "has_profession", "reports_to", "colleague_of", "responsible_for"}),
+        r"\b(?:work(?:s|ed|ing)?|jobs?|company|employer|title|profession|boss|colleagues?|coworkers?|do\s+for\s+a\s+living)\b"
+        r"|工作|公司|上班|职位|职业|老板|同事|做什么的|干什么的",
+    ),
+    (frozenset({"studies_at"}), r"\b(?:stud(?:y|ies|ied)|school|university|college|major)\b|学校|大学|读书|专业|上学"),
+    (
+        frozenset({"spouse_of", "parent_of", "child_of", "sibling_of", "friend_of", "knows"}),
+        r"\b(?:married|marry|wife|husband|partner|spouse|kids?|children|daughter|son|brother|sister|parents?|friends?)\b"
+        r"|结婚|老婆|老公|妻子|丈夫|孩子|女儿|儿子|父母|朋友|嫂子|姐夫",
+    ),
+    (frozenset({"has_pet"}), r"\b(?:pets?|dogs?|cats?|puppy|kitten)\b|宠物|狗|猫|养"),
+    (frozenset({"likes"}), r"\b(?:likes?|loves?|enjoys?|favou?rite|gifts?|presents?)\b|喜欢|爱好|最爱|爱吃|爱喝|礼物"),
+)

@@ -45,11 +45,14 @@ def reinforcement(access_count: int, settings: LifecycleSettings) -> float:
 
 def said_at(item: MemoryItem) -> datetime:
     """When a memory entered the user's history, which is long before it was stored when old conversations
-    are imported: an episode (a raw turn) at its turn's time; a fact that names no time of its own from when
-    it holds (``valid_from``: the time of the turn it was drawn from); anything else from when it was recorded
-    (a fact's own event time is when it is true, not when it was learned: "born in 1990")."""
+    are imported: an episode (a raw turn) at its turn's time; a fact drawn from turns when they were said; a fact
+    that names no time of its own from when it holds (``valid_from``: the time of the turn it was drawn from);
+    anything else from when it was recorded (a fact's own event time is when it is true, not when it was learned:
+    "born in 1990")."""
     if item.kind == MemoryKind.EPISODE and item.event_time is not None:
         return min(item.created_at, item.event_time)
+    if item.provenance.said_at is not None:
+        return min(item.created_at, item.provenance.said_at)
     if item.event_time is None:
         return min(item.created_at, item.valid_from)
     return item.created_at

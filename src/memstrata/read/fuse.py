@@ -54,8 +54,15 @@ class EvidenceWeights:
     cross_script: float = 0.85
 
 
-def graph_evidence(hop: int | None, weights: EvidenceWeights) -> float:
-    return 0.0 if hop is None else weights.graph / max(1, hop)
+OFF_TOPIC_GRAPH = 0.25  # of the graph evidence, for an edge of a relation other than those the query asks for
+
+
+def graph_evidence(hop: int | None, weights: EvidenceWeights, *, on_topic: bool = True) -> float:
+    """Evidence of a memory the graph walk reached in ``hop`` steps; an edge of a relation the question does not ask
+    for ("我哥 has_pet 金毛" for "我哥住在哪？") is weak evidence: the dog led where he lives on it alone."""
+    if hop is None:
+        return 0.0
+    return weights.graph / max(1, hop) * (1.0 if on_topic else OFF_TOPIC_GRAPH)
 
 
 def score_fusion(keyword: float, dense: float, graph: float, weights: EvidenceWeights, *, cross_script: bool) -> float:

@@ -26,9 +26,9 @@ from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corrects, ends_or_corrects
-from memstrata.read.evidence import memory_terms, query_terms
+from memstrata.read.evidence import memory_terms
 from memstrata.read.move_up import move_up, within_reach
-from memstrata.read.own_first import subject, whose
+from memstrata.read.own_first import subject, topic_terms, whose
 from memstrata.read.retrieve import time_it_names
 from memstrata.types import MemoryItem, SearchHit
 
@@ -43,7 +43,7 @@ def newer_first(
     """``names_a_time``: the question names its time ("Where did I live in January?"), so it asks for what held
     then and only what says the earlier statement never held moves up: a correction, or a plan called off ("Did I
     go to Iceland in 2024?" after "Iceland is off")."""
-    terms = _facets(query_terms(query_text))
+    terms = _facets(topic_terms(query_text))
     if not terms:
         return list(hits)
     if names_a_time:
@@ -76,7 +76,7 @@ def changed_by_then(hits: Sequence[SearchHit], query_text: str, span: TimeSpan, 
     November) on more of its words. A change taking effect late in the time leaves the earlier state first: in most
     of it, that state still held ("Where did I live in 2024?" with a move in July). Only changes said as done count;
     a plan replaces nothing (read/due_plans.py)."""
-    terms = _facets(query_terms(query_text))
+    terms = _facets(topic_terms(query_text))
     if not terms:
         return list(hits)
     middle = span.start + (span.end - span.start) / 2
@@ -110,7 +110,7 @@ def with_what_replaced_them(
     alone. It takes the score of the hit it replaces, as in :func:`newer_first`. A key fact is the key's current
     value and is never replaced; for a question that names its time only a correction is looked for."""
     ordered, spare = list(hits), list(below)
-    asked = _facets(query_terms(query_text))
+    asked = topic_terms(query_text)
     position = 0
     while position < min(FOLLOWED, len(ordered)):
         earlier = ordered[position]
@@ -134,7 +134,7 @@ def with_what_replaced_them(
     return ordered
 
 
-def _replaces(later: SearchHit, earlier: SearchHit, asked: frozenset[str], *, corrections_only: bool) -> bool:
+def _replaces(later: SearchHit, earlier: SearchHit, asked: Sequence[str], *, corrections_only: bool) -> bool:
     """From below, only what plainly takes the earlier statement back and still has some evidence for the question:
     a correction of it with a fifth of its relevance at least ("Sorry I meant Grace 是 orthodontist…"; a correction of
     another of its facts is no answer: "Sorry, correction: Arjun works at Microsoft, but in Suzhou" has 0.014 for
@@ -149,9 +149,12 @@ def _replaces(later: SearchHit, earlier: SearchHit, asked: frozenset[str], *, co
         return enough and _ends_or_corrects(later.memory, earlier.memory)
     if corrections_only:
         return False
-    changed = _facets(tuple(change_answers(later.memory.text).split())) & asked
+    changed = _facets(tuple(change_answers(later.memory.text).split()))
     statement = _facets(memory_terms(_statement(earlier.memory)))
-    return bool(changed & statement) and _changes_what_it_says(later.memory, earlier.memory)
+    # A word of the question whole, not one of its characters: "我哥去年年底结婚了" (husband wife married 老公
+    # 老婆 结婚) shares only 老 with "我老家是哪里的？" and took the place of "老家是绵阳的".
+    shared = [term for term in asked if _facets((term,)) <= changed and _facets((term,)) <= statement]
+    return bool(shared) and _changes_what_it_says(later.memory, earlier.memory)
 
 
 def _calls_off(later: MemoryItem, earlier: MemoryItem) -> bool:

@@ -21,6 +21,7 @@ from itertools import groupby
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
 from memstrata.indexing import states_for_the_user
 from memstrata.lifecycle.decay import said_at
+from memstrata.read.evidence import query_terms
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.types import MemoryItem, SearchHit
 
@@ -41,8 +42,12 @@ _RELATION_ZH = "|".join(
         *FAMILY.values(),
         "好友|闺蜜|哥们|发小|同学|姐妹|兄弟|爸妈|父母|对象|男朋友|女朋友|邻居|室友|老师|家人|另一半|爱人",
         "表哥|表姐|表弟|表妹|堂哥|堂姐|叔叔|阿姨|舅舅|姑姑|奶奶|爷爷|外婆|外公",
+        "嫂子|姐夫|妹夫|弟媳|公公|婆婆|岳父|岳母|侄子|侄女|外甥",
     ]
 )
+# The one-character forms after 我 ("我哥去年结婚了", "我妈住在成都"): alone, 哥 or 妈 is too often part of another
+# word to name a relative, and "我哥…" was read as the user's own news.
+_MY_SHORT_RELATION_ZH = "我(?:的|家)?[哥姐弟妹爸妈]"
 # A name in the question ("Where does Tom live?", "Tom的生日"): the question may be about them.
 # A capitalised word inside the sentence names someone, unless it names a time: "Where did I work in June 2023?"
 # was read as a question about June, and the user's employer key did not answer it. A weekday or a holiday is always
@@ -66,11 +71,14 @@ def _names_someone(query: str) -> bool:
     return _CAPITALISED.search(_MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", query))) is not None
 
 
-_NAMES_ANOTHER = re.compile(rf"\b(?:{_RELATION_EN})\b|{_RELATION_ZH}|\b(?:he|she|they|him|her|them)\b|他|她", re.I)
+_NAMES_ANOTHER = re.compile(
+    rf"\b(?:{_RELATION_EN})\b|{_RELATION_ZH}|{_MY_SHORT_RELATION_ZH}|\b(?:he|she|they|him|her|them)\b|他|她", re.I
+)
 # A subject at the start of the statement (after a speaker, "Lin: "): who the statement is about.
 _ABOUT_ANOTHER = re.compile(
     rf"^(?:(?:my|our|user's)\s+(?:\w+\s+)?(?:{_RELATION_EN})\b|(?:he|she|they|his|her|their)\b"
-    rf"|(?!user's)[A-Z][a-z]+'s\b|(?:我的?|我们的?|用户的?)?(?:{_RELATION_ZH})|他|她|(?!user的)[A-Za-z]+的)",
+    rf"|(?!user's)[A-Z][a-z]+'s\b|(?:我的?|我们的?|用户的?)?(?:{_RELATION_ZH})|{_MY_SHORT_RELATION_ZH}|他|她"
+    rf"|(?!user的)[A-Za-z]+的)",
     re.IGNORECASE,
 )
 # A fact the model wrote is about "User" / "用户" (prompts/extract_facts.py).
@@ -97,7 +105,8 @@ def asks_about_the_user(query: str) -> bool:
 
 # "my" / "我" before a relation says whose relative, not that the question is also about the speaker.
 _MY_RELATION = re.compile(
-    rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION_EN})\b|我(?:的|们的?|家的?)?(?:{_RELATION_ZH})", re.IGNORECASE
+    rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION_EN})\b|我(?:的|们的?|家的?)?(?:{_RELATION_ZH})|{_MY_SHORT_RELATION_ZH}",
+    re.IGNORECASE,
 )
 
 
@@ -141,6 +150,65 @@ def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: flo
         return whose(above.memory) == "another" and whose(hit.memory) == "user" and close
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
+
+
+def theirs_before_own(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
+    """The mirror of :func:`own_before_others`: a question about someone named ("What car does Feng drive?", "我哥住在
+    哪？") answered by what was said of them before what the user said of themselves. "Bought a car finally — a used
+    Corolla" matched on "car" and led "My brother Feng … now drives a Polestar 2" (found by a user trial). Close as
+    there: within ``margin``, or as close in meaning."""
+    named = _people_named(query_text)
+    if not named:
+        return list(hits)
+
+    def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
+        if whose(above.memory) != "user" or named.search(above.memory.text) or not named.search(hit.memory.text):
+            return False
+        return within_reach(hit, above, margin) or _means_as_much(hit, above)
+
+    return move_up(hits, answers_instead, best=lambda hit: hit.score)
+
+
+@lru_cache(maxsize=1024)
+def topic_terms(query: str) -> tuple[str, ...]:
+    """The question's words less those naming the people it asks about: what it asks of them. "我哥哥住在哪個城市？"
+    asks where he lives; "我哥去年年底结婚了" and "我哥养了一只金毛" share only 哥 with it and, as that matched
+    both alike, the later one moved up as if it answered for the same reasons (read/newer.py). A partner's word
+    stays: the role's holder may change."""
+    named = _people_named(query)
+    return tuple(
+        term for term in query_terms(query) if named is None or not named.search(term) or _PARTNER.search(term)
+    )
+
+
+# A partner is whoever holds the role now: "认识了一个新男朋友" answers "我男朋友是做什么的？" instead of the one
+# before, for the word the question names him by.
+_PARTNER = re.compile(
+    r"男朋友|女朋友|对象|老婆|老公|妻子|丈夫|太太|爱人|另一半|\b(?:boyfriend|girlfriend|wife|husband|partner|spouse)s?\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1024)
+def _people_named(query: str) -> re.Pattern[str] | None:
+    """What a memory about the people a question asks of says: their names, or their relation to the user in either
+    language ("my brother": brother, 哥哥, 我哥…); None for a question about the user or about no one."""
+    if asks_about_the_user(query) or _ASKS_THE_REPLY.search(query):
+        return None
+    timeless = _MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", query))
+    names = [match.group().removesuffix("的") for match in _CAPITALISED.finditer(timeless)]
+    words = [re.escape(name) for name in names if name.lower() not in _NOT_NAMES]
+    for relation, english in EN_FAMILY.items():
+        chinese = FAMILY[relation]
+        if re.search(rf"\b(?:{english})s?\b|{chinese}", query, re.IGNORECASE):
+            words += [rf"\b(?:{english})s?\b", chinese, _MY_SHORT_RELATION_ZH]
+    if _SHORT_RELATION.search(query):
+        words += [_MY_SHORT_RELATION_ZH, "哥哥|姐姐|弟弟|妹妹|爸爸|妈妈", r"\b(?:brother|sister|dad|mom|mum)\b"]
+    return re.compile("|".join(words), re.IGNORECASE) if words else None
+
+
+_SHORT_RELATION = re.compile(_MY_SHORT_RELATION_ZH)
+_NOT_NAMES = frozenset({"what", "where", "who", "when", "which", "how", "why", "does", "did", "is", "are", "was"})
 
 
 def later_of_equals_first(hits: Sequence[SearchHit], query_text: str) -> list[SearchHit]:

@@ -18,7 +18,7 @@ from memstrata.read.due_plans import read_as_done
 from memstrata.read.fuse import relevance_floor
 from memstrata.read.named_keys import answers_for_another, asks_for_key
 from memstrata.read.newer import changed_by_then, newer_first, with_what_replaced_them
-from memstrata.read.own_first import later_of_equals_first, own_before_others
+from memstrata.read.own_first import later_of_equals_first, own_before_others, theirs_before_own
 from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, memory_text, pool, rescore
 from memstrata.read.relatives import Relatives, relatives_asked
 from memstrata.read.retrieve import (
@@ -160,6 +160,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         if span is not None:  # what held for most of the time asked about
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
+    rescored = theirs_before_own(rescored, query.text)  # and what was said of someone, for a question about them
     if query.lifecycle and span is None:
         rescored = later_of_equals_first(rescored, query.text)
     return _distinct_texts(hits + rescored)[: query.limit]

@@ -143,12 +143,12 @@ class Candidate:
 
 
 def _relevance(candidate: Candidate, settings: ReadSettings, weights: EvidenceWeights, cross: bool) -> float:
-    hop = candidate.graph_hit.hop if candidate.graph_hit else None
+    hit = candidate.graph_hit
     dense = candidate.dense_match or 0.0
     if cross and candidate.known_similarity is not None:
         # Standing alone, similarity must clear a higher floor: unrelated zh<->en pairs reach ~0.22.
         dense = dense_evidence(candidate.known_similarity, settings.dense_alone_floor, settings.dense_ceiling)
-    graph = graph_evidence(hop, weights)
+    graph = graph_evidence(hit.hop, weights, on_topic=hit.on_topic) if hit else 0.0
     return score_fusion(candidate.keyword_match or 0.0, dense, graph, weights, cross_script=cross)
 
 

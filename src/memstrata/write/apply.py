@@ -106,7 +106,7 @@ class Planner:
         item = new_memory(
             self.scope, fact.text, now=self.now, kind=fact.kind, confidence=fact.confidence,
             metadata={"extracted_by": self.actor, **extra}, event_time=fact.event_time, key=fact.key,
-            provenance=Provenance(source="messages", message_ids=fact.message_ids),
+            provenance=Provenance(source="messages", message_ids=fact.message_ids, said_at=fact.said_at),
         )  # fmt: skip
         updates: JsonDict = {"valid_from": valid_from(fact, self.now)}
         if fact.confidence < self.gate.pending_below:
