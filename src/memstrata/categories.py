@@ -141,6 +141,29 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "hometown grow grew up from born 老家 家乡",
     ),
+    # What one says of oneself in a word a question in the other language does not share: "When's my birthday?" and
+    # "我生日是1994年4月17号" met on nothing (the bundled embedder puts them apart when many memories are stored).
+    (re.compile(r"\bbirthdays?\b|\bborn\s+on\b|生日|出生日期", re.IGNORECASE), "birthday 生日"),
+    (  # a number, not a phone ("I use a Pixel phone")
+        re.compile(
+            r"(?:\b(?:phone|mobile|cell|number)\b|手机|电话|号码)[^。.!?！？\n]{0,30}?\+?\d[\d\s-]{6,}", re.IGNORECASE
+        ),
+        "phone number mobile 手机 电话 手机号",
+    ),
+    (re.compile(r"\be-?mail\b|邮箱|电邮", re.IGNORECASE), "email 邮箱"),
+    (
+        re.compile(
+            _english(r"university universities college graduated alma\s+mater bachelor'?s? master'?s? phd degree")
+            + r"|大学|学院|毕业|本科|硕士|博士",
+            re.IGNORECASE,
+        ),
+        "university college school degree 大学 学校 毕业",
+    ),
+    (
+        re.compile(r"\b(?:job\s+)?title\b|\bpromoted\b|\bposition\b|职位|头衔|职称|升职|晋升", re.IGNORECASE),
+        "title position 职位 头衔",
+    ),
+    (re.compile(r"\b(?:home\s+)?address\b|地址|住址", re.IGNORECASE), "address 地址 住址"),
     (  # what someone eats or does not
         re.compile(
             _english(

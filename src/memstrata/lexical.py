@@ -160,8 +160,10 @@ def keyword_tokens(text: str) -> list[str]:
 # text of both languages is also named in the other one ("My 表弟 Jason": "cousin", memstrata.categories); a
 # promotion at a company says where one works, and a dog or cat breed names a dog or a cat; 19: Traditional characters
 # are read as Simplified (過敏 is 过敏), in the words and in the word lists (categories, relatives, plans); "I start at
-# Alibaba", "I quit Alibaba" and "去一家公司当…" are statements of a new job; a car is also a vehicle (交通工具, 座驾)
-SEARCH_TERMS_VERSION = "19"
+# Alibaba", "I quit Alibaba" and "去一家公司当…" are statements of a new job; a car is also a vehicle (交通工具, 座驾);
+# 20: what one says of oneself is also said in the other language's word (生日 birthday, 手机 phone, 大学 university,
+# 职位 title, 地址 address, 邮箱 email; memstrata.categories)
+SEARCH_TERMS_VERSION = "20"
 
 
 @lru_cache(maxsize=65536)

@@ -446,6 +446,8 @@ class Memory:
         limit: int = 10,
         filters: Filters | Mapping[str, Any] | None = None,
         audience: Audience = "chat",
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
         **scope: Unpack[ScopeArgs],
     ) -> MemoryContext:
         """What an agent should read for ``query``, within ``budget_tokens``: the rules layer (verbatim, first),
@@ -454,7 +456,8 @@ class Memory:
         to fit, each memory cited by id. Long-term memories come from the user's whole scope when ``user_id`` is
         given (what the user told any agent in any session: an agent passing its ``agent_id`` still reads the
         user's key facts), else from the agent's scope without its session; the memories included count as
-        used."""
+        used. ``as_of`` / ``known_at`` travel in time as in :meth:`search`: the memories and key values that held
+        then, or that the store held then."""
         resolved = self._binding.scope(scope)
         check_count(budget_tokens, "budget_tokens", 64, 1_000_000)
         # the user's memories from any agent and session, or an agent's from any session (bound ids stay bound)
@@ -462,7 +465,7 @@ class Memory:
         long_term = self._binding.scope({**scope, **wider}) if resolved.user_id or resolved.agent_id else resolved
         search_query = self._search_query(
             query, {**scope, "session_id": long_term.session_id, "agent_id": long_term.agent_id}, limit=limit,
-            filters=filters, threshold=None,
+            filters=filters, threshold=None, as_of=as_of, known_at=known_at,
         )  # fmt: skip
         tenant_wide = self._view(ScopeBinding(tenant_id=self._binding.tenant_id))  # a view bound to a user reads
         try:  # the same rules as its tenant

@@ -19,5 +19,9 @@ def test_deep_search_and_context_commands(tmp_path: Path) -> None:
     context = run_json(tmp_path, "context", "which db engine?", "--user", "u1", "--budget", "200")
     assert context["tokens"] <= 200 and "PostgreSQL 16" in context["text"]
     assert "Key facts" in run(tmp_path, "context", "which db engine?", "--user", "u1").stdout
+    long_ago = run_json(tmp_path, "context", "which db engine?", "--user", "u1", "--as-of", "2000-01-01")
+    assert long_ago["facts"] == [] and "PostgreSQL" not in long_ago["text"]  # nothing held yet in 2000
+    bad_time = run(tmp_path, "context", "x", "--user", "u1", "--as-of", "someday", ok=False)
+    assert bad_time.returncode != 0 and "as-of" in bad_time.stderr
     refused = run(tmp_path, "search", "x", "--user", "u1", "--mode", "slow", ok=False)
     assert refused.returncode != 0 and "slow" in refused.stderr

@@ -158,6 +158,25 @@ def test_deep_search_travels_in_time(make_deep: MakeDeep) -> None:
     assert then.hits[0].text == "住在杭州" and now.hits[0].text == "住在深圳"
 
 
+def test_context_travels_in_time(memory: Memory) -> None:
+    """context() took no as_of: what an agent read for "Where do I live?" as of 2024 was the home of today, and so
+    were the key facts (found by a user trial of an imported history)."""
+    history = [("2023-03-01T10:00:00+08:00", "I live in Beijing, 在朝阳区。"),
+               ("2025-05-10T10:00:00+08:00", "上个月搬到上海了，住在浦东。")]  # fmt: skip
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in history], user_id="lin")
+    memory.add("北京", key="lin:home:city", user_id="lin", event_time=datetime(2023, 3, 1, tzinfo=UTC))
+    memory.add("上海", key="lin:home:city", user_id="lin", event_time=datetime(2025, 4, 1, tzinfo=UTC))
+    then = memory.context("Where do I live? lin:home:city", user_id="lin", as_of="2024-06-01")
+    now = memory.context("Where do I live? lin:home:city", user_id="lin")
+    assert "lin:home:city: 北京" in then.text and "lin:home:city: 上海" not in then.text
+    assert "lin:home:city: 上海" in now.text
+    first = {
+        when: memory.get(built.memories[0].memory_id, user_id="lin").text
+        for when, built in (("then", then), ("now", now))
+    }
+    assert first == {"then": "I live in Beijing, 在朝阳区。", "now": "上个月搬到上海了，住在浦东。"}
+
+
 def test_a_key_fact_is_found_by_the_question_its_key_answers(memory: Memory) -> None:
     """A key's value alone ("上海", "139-2222-3333") says nothing of what it is: a natural question found no key
     fact, and under a small budget context() gave the old phone number and left the current key value out (the

@@ -82,3 +82,25 @@ def test_mcp_context_and_deep_tools(svc: Service) -> None:
     assert "PostgreSQL 16" in out["context"]["text"] and out["context"]["citations"]
     assert out["deep"]["hits"][0]["memory"]["text"] == "We use PostgreSQL 16 with pgvector."
     assert out["search"][0]["memory"]["id"] == out["deep"]["hits"][0]["memory"]["id"]
+
+
+def test_context_and_search_travel_in_time_over_rest_and_mcp(svc: Service) -> None:
+    """/v1/context, memory_context and search_memory took no as_of: an agent could not ask what held at a time. The
+    fixture's memories were stored today, so as of 2000 none of them held."""
+    token = svc.token("acme", users=["u1"])
+    then = post(svc, "/v1/context", token, {"query": "which db engine?", "as_of": "2000-01-01"})
+    assert then.status_code == 200, then.text
+    assert then.json()["facts"] == [] and "PostgreSQL" not in then.json()["text"]
+    assert post(svc, "/v1/context", token, {"query": "x", "as_of": "someday"}).status_code == 422
+
+    async def session(client: Client) -> dict[str, Any]:
+        long_ago = {"as_of": "2000-01-01"}
+        return {
+            "context": structured(await client.call_tool("memory_context", {"query": "which db engine?", **long_ago})),
+            "search": structured(await client.call_tool("search_memory", {"query": "db engine", **long_ago})),
+            "now": structured(await client.call_tool("search_memory", {"query": "db engine"})),
+        }
+
+    out = run(session, f"{svc.url}/mcp", headers=svc.auth(token))
+    assert out["context"]["facts"] == [] and "PostgreSQL" not in out["context"]["text"]
+    assert out["search"] == [] and out["now"][0]["memory"]["text"] == "We use PostgreSQL 16 with pgvector."

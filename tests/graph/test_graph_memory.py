@@ -37,10 +37,10 @@ def test_my_sister_and_my_wife_are_reached_through_the_users_own_edges(rules_mem
                     if hit.text == "林小雨在字节跳动工作")  # fmt: skip
     assert employer.breakdown.graph_relation == "林小雨 works_at 字节跳动"
     assert texts(rules_memory, "我老婆喜欢什么花？", limit=1) == ["李娜喜欢郁金香"]
-    # Without the graph list the wife's flowers are not the first answer: the relatives step of the read path finds
-    # them by her name, but "我的老婆是李娜" holds more of the question's words; the graph's edge puts them first.
+    # Without the graph list the read path finds the wife's flowers too: the relatives step searches her name, and a
+    # statement naming her answers before "我喜欢玫瑰", the user's own (read/own_first.theirs_before_own).
     # The sister's employer is found through that step too.
-    assert "李娜喜欢郁金香" not in texts(rules_memory, "我老婆喜欢什么花？", limit=1, graph=False)
+    assert texts(rules_memory, "我老婆喜欢什么花？", limit=1, graph=False) == ["李娜喜欢郁金香"]
     assert "林小雨在字节跳动工作" in texts(rules_memory, "我妹妹在哪家公司上班？", limit=2, graph=False)
 
 

@@ -76,7 +76,7 @@ def test_a_relative_in_a_text_of_both_languages_is_named_in_the_other_too() -> N
     """The bundled embedder reads mixed text poorly (cosine 0.08 for "Where does my cousin study?"), and the words
     were in the other language: the mixed memory was not found at all. Only mixed text gains them: added to every
     text naming a relative, they cost MADial en 0.766 -> 0.752."""
-    assert category_words("My 表弟 Jason 在 Toronto 读 CS master。") == "cousin"
+    assert category_words("My 表弟 Jason 在 Toronto 读 CS master。").split()[-1] == "cousin"  # after his degree's
     assert category_words("我女朋友 Vivian 是 UX designer") == "girlfriend"
     assert category_words("My mom 住在南京") == "妈妈 母亲"
     assert category_words("我妈妈住在南京") == "" and category_words("My mom lives in Nanjing") == ""
@@ -118,3 +118,42 @@ def test_a_partner_asked_by_a_word_no_statement_uses_is_found(memory: Memory) ->
     assert memory.search("Who is my significant other?", user_id="q")[0].text == "My husband Tom is a pediatric nurse"
     memory.add(["Partner Priya is a pediatric nurse", "I work at Stripe as an engineer"], user_id="r")
     assert memory.search("What does my partner do?", user_id="r")[0].text == "Partner Priya is a pediatric nurse"
+
+
+PROFILE = [
+    "我生日是1994年4月17号，大学在四川大学读的统计。",
+    "新手机号 139-1234-5678，旧的那个不用了。",
+    "By the way, my email is now leo@proton.me",
+    "我的 title 从这个月起改成了数据平台总监",
+]
+CHATTER = [
+    "周末去爬了青城山，累但是开心", "Tried the new ramen place near the office, pretty good", "今天加班到十点",
+    "Watching the World Cup final tonight with friends", "最近在看《三体》第二部", "My knee feels better after physio",
+    "下周要去上海出差三天", "Booked flights to Tokyo for the spring holiday", "我妈寄了一箱橙子过来",
+    "Finished a 10k run this morning", "周五团建去唱K", "The cat knocked my coffee over again",
+    "今天学会了做红烧肉", "Thinking about learning the guitar", "雨下了一整天，哪也没去",
+    "Our team shipped the new data pipeline", "楼下新开了一家咖啡店", "Need to renew my passport soon",
+    "My brother's party was fun", "I go to the gym on Mondays", "What a week, my phone died twice",
+    "Settled in Vancouver now, the team here is great", "Priya went to UBC, she says hi",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("When's my birthday?", PROFILE[0]),  # nothing returned: the Chinese answer was under the cross-script floor
+        ("Which university did I go to?", PROFILE[0]),
+        ("What's my phone number?", PROFILE[1]),
+        ("我的邮箱是什么？", PROFILE[2]),
+        ("What's my job title?", PROFILE[3]),
+    ],
+)
+def test_what_one_says_of_oneself_is_found_by_a_question_in_the_other_language(
+    memory: Memory, question: str, answer: str
+) -> None:
+    """Found by a user trial of a bilingual history: the same questions found these answers in a store of four
+    memories and nothing at all among sixty, where the embedder's cross-language similarity (0.15-0.19) stayed under
+    the floor a memory in another script must clear on meaning alone."""
+    memory.add([*PROFILE, *CHATTER], user_id="u1")
+    hits = memory.search(question, user_id="u1", limit=3)
+    assert hits and hits[0].text == answer, [(hit.text, round(hit.score, 2)) for hit in hits]

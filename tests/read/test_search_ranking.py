@@ -246,6 +246,29 @@ def test_a_question_about_someone_named_is_answered_by_what_was_said_of_them(mem
     assert dog.breakdown.graph_relation == "我哥 has_pet 金毛" and dog.breakdown.relevance < 0.3
 
 
+def test_the_users_own_later_news_does_not_answer_a_question_about_someone_else(memory: Memory) -> None:
+    """ "新工作：同程旅行" (the user's own new job, said later) moved above "My older brother Feng … works at 华为" for
+    "我哥在哪里工作？", as a later statement answering for the same reasons (found by a user trial)."""
+    _import_turns(memory, "leo", [
+        ("2021-10-09T21:00:00+08:00", "My older brother Feng lives in Shenzhen and works at 华为 as an engineer."),
+        ("2025-11-20T20:00:00+08:00", "新工作：同程旅行，数据平台负责人，下周一入职。"),
+    ])  # fmt: skip
+    assert "华为" in memory.search("我哥在哪里工作？", user_id="leo")[0].text
+    assert "同程旅行" in memory.search("我在哪里工作？", user_id="leo")[0].text
+
+
+def test_a_speakers_own_turn_is_about_them_though_it_does_not_say_their_name(memory: Memory) -> None:
+    """A question naming Caroline prefers what was said of her; her own turns say "I", and must not yield to a
+    friend's turn that merely addresses her by name."""
+    turns = [
+        {"role": "user", "name": "Caroline", "content": "I researched adoption agencies all week, so many forms!"},
+        {"role": "user", "name": "Melanie", "content": "Caroline, adoption is such a big step, I'm proud of you!"},
+    ]
+    memory.add(turns, user_id="group")
+    hits = memory.search("What did Caroline research?", user_id="group")
+    assert hits[0].text.startswith("I researched adoption agencies"), [(h.text, h.score) for h in hits]
+
+
 def test_a_later_statement_about_someone_else_does_not_answer_instead_of_the_users_own(memory: Memory) -> None:
     """ "父母住在苏州，都已经退休了", said later, moved up to the user's own city for "我住在哪？" (tied, by the later
     statement answering for the same reasons) and above it for "我妹妹现在住在哪个城市？" (found by a user trial)."""

@@ -32,6 +32,8 @@ class ContextRequest(ScopedBody):
     limit: Count = Field(default=10, ge=1, le=100, description="most relevant memories considered")
     filters: FiltersIn = None
     audience: AudienceIn = "chat"
+    as_of: TimeIn | None = Field(default=None, description="valid time: what was true then")
+    known_at: TimeIn | None = Field(default=None, description="record time: what the store held then")
 
 
 class DeepSearchRequest(ScopedBody):
@@ -49,9 +51,10 @@ def context(body: ContextRequest, call: CallerDep) -> MemoryContext:
     """What an agent should read for a query: the rules layer (verbatim, first), key facts (always those whose
     key the query names), the relevant memories with their source turns and dates, and the session's recent
     turns (with ``session_id``), within ``budget_tokens``, each memory cited by id. Included memories count
-    as used."""
+    as used. ``as_of`` / ``known_at`` travel in time as search does."""
     return call.memory.context(body.query, **call.scope(body), budget_tokens=body.budget_tokens, mode=body.mode,
-                               limit=body.limit, filters=body.filters, audience=body.audience)  # fmt: skip
+                               limit=body.limit, filters=body.filters, audience=body.audience, as_of=body.as_of,
+                               known_at=body.known_at)  # fmt: skip
 
 
 @router.post("/memories/search/deep", response_model=DeepResult)

@@ -175,10 +175,16 @@ def context(
     session: SessionOpt = None,
     budget: Annotated[int, typer.Option("--budget", help="most tokens of text")] = 2000,
     mode: Annotated[Mode, typer.Option(help="how the relevant memories are found")] = "fast",
+    as_of: Annotated[
+        str | None, typer.Option(help="time travel: what was true then (ISO 8601, e.g. 2025-03-01)")
+    ] = None,
 ) -> None:
     """What an agent should read for QUERY: rules, key facts, relevant memories with sources, session turns."""
     state = cli_state(ctx)
-    built = state.memory().context(query, **scope_args(user, agent, session), budget_tokens=budget, mode=mode)
+    valid_at = parse_time_option(as_of, "as-of")
+    built = state.memory().context(
+        query, **scope_args(user, agent, session), budget_tokens=budget, mode=mode, as_of=valid_at
+    )
     if state.json:
         print_json(built)
         return

@@ -85,10 +85,11 @@ def search_in_mode(core: MemoryCore, query: SearchQuery, mode: Mode, audience: A
 
 # --- key facts ---------------------------------------------------------------------------------------
 def key_facts(
-    core: MemoryCore, scope: Scope, query: str, session: Scope | None = None
+    core: MemoryCore, scope: Scope, query: str, session: Scope | None = None, now: datetime | None = None
 ) -> tuple[list[MemoryItem], list[MemoryItem]]:
     """(key facts the query names, other key facts), each most recently updated first. In a session, a value
-    the session holds of its own answers for the key (as search in that session does), else the scope's."""
+    the session holds of its own answers for the key (as search in that session does), else the scope's. ``now``:
+    the time the values are read as of (a question asked as of an earlier time), by default the clock's."""
     store = core.store
     own = session or scope
     literal = [store.find_by_key(own, key) for key in keys_named_in(query, most=10)]
@@ -97,7 +98,7 @@ def key_facts(
     if session is not None:
         listed = ListQuery(scope=session, filters=filters, limit=KEY_SCAN, order_by="updated_at")
         recent += [item for item in store.list_memories(listed) if item.scope == session and item.key]
-    now = core.clock()
+    now = now or core.clock()
     current = [value_now(store, scope, item, now) for item in [*(i for i in literal if i is not None), *recent]]
     standing = {own: 2, scope: 1}  # the session's own value, then the scope's, then a narrower scope's
 
@@ -156,8 +157,9 @@ class _Gathered:
     found_in_session: dict[str, int]
 
 
-def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, hits: list[SearchHit]) -> _Gathered:
-    named, others = key_facts(core, scope, query, session)
+def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: list[SearchHit]) -> _Gathered:
+    scope = query.scope
+    named, others = key_facts(core, scope, query.text, session, query.now)
     relevance = {hit.id: hit.breakdown.relevance for hit in hits}
     ranked_others = sorted(others, key=lambda item: (-relevance.get(item.id, 0.0), item.updated_at.timestamp() * -1))
     facts = [(item, True, relevance.get(item.id, 1.0)) for item in named]
@@ -187,7 +189,7 @@ def _gather(core: MemoryCore, scope: Scope, session: Scope | None, query: str, h
                 found_in_session.setdefault(message_id, len(memories))
             continue
         sources = [] if own else source_turns(core.store, scope, item)
-        best = [turn for turn in best_source_turns(sources, query, len(sources)) if turn.message.id not in shown]
+        best = [turn for turn in best_source_turns(sources, query.text, len(sources)) if turn.message.id not in shown]
         shown |= {turn.message.id for turn in best[:SOURCE_TURNS]} | set(item.provenance.message_ids if own else ())
         seen_ids.add(item.id)
         seen_texts.add(normalised(item.text))
@@ -241,7 +243,7 @@ def build_context(
 ) -> MemoryContext:
     started = time.perf_counter()
     hits, trace = search_in_mode(core, query, mode, audience)
-    gathered = _gather(core, query.scope, session, query.text, hits)
+    gathered = _gather(core, query, session, hits)
     ids = [item.id for item, _, _ in gathered.facts] + [hit.id for hit, _ in gathered.memories]
     refs = _refs(ids)
     packed = pack(rules, _pieces(gathered, refs, core.read_settings.timezone), budget_tokens)

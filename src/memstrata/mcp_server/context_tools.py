@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -19,6 +20,11 @@ ModeArg = Annotated[
 ]
 
 
+AsOfArg = Annotated[
+    datetime | None, Field(description="time travel: answer as of this time (ISO 8601, e.g. 2025-03-01)")
+]
+
+
 def register_context_tools(server: MCPServer, callers: Callers) -> None:
     scoped = callers.scoped
 
@@ -32,12 +38,13 @@ def register_context_tools(server: MCPServer, callers: Callers) -> None:
         session_id: SessionId = None,
         budget_tokens: Annotated[int, Field(ge=64, le=1_000_000, description="most tokens of text returned")] = 2000,
         mode: ModeArg = "fast",
+        as_of: AsOfArg = None,
     ) -> MemoryContext:
         """Everything to read before answering, as one text within budget_tokens: the rules (follow them), key
         facts, relevant memories with dates and source turns, and this session's recent turns. Cite memories by
-        the [id] shown; the ids are in citations."""
+        the [id] shown; the ids are in citations. as_of: what held at that time instead of now."""
         view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
-        return view.context(query, **scope, budget_tokens=budget_tokens, mode=mode, audience="agent")
+        return view.context(query, **scope, budget_tokens=budget_tokens, mode=mode, audience="agent", as_of=as_of)
 
     @server.tool(annotations=READ_ONLY)
     @reported

@@ -28,7 +28,7 @@ from memstrata.mcp_server.common import (
     reported,
     writes,
 )
-from memstrata.mcp_server.context_tools import register_context_tools
+from memstrata.mcp_server.context_tools import AsOfArg, register_context_tools
 from memstrata.mcp_server.graph_tools import register_graph_tools
 from memstrata.mcp_server.knowledge_tools import register_knowledge_tools
 from memstrata.mcp_server.lifecycle_tools import register_lifecycle_tools
@@ -117,11 +117,13 @@ def build_server(memory: Memory, *, local: Principal | None = None) -> StrictArg
         mode: Annotated[
             Literal["fast", "deep"], Field(description="deep: understand and expand the query with the model (slower)")
         ] = "fast",
+        as_of: AsOfArg = None,
     ) -> list[SearchHit]:
-        """Find memories relevant to a query (keyword + semantic). Best hits first, with scores."""
+        """Find memories relevant to a query (keyword + semantic). Best hits first, with scores. as_of: what held
+        at that time instead of now."""
         view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
         filters = Filters(kind=tuple(kinds)) if kinds else None
-        return view.search(query, **scope, limit=limit, filters=filters, mode=mode)
+        return view.search(query, **scope, limit=limit, filters=filters, mode=mode, as_of=as_of)
 
     @server.tool(annotations=READ_ONLY)
     @reported

@@ -17,18 +17,19 @@ Further:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from datetime import tzinfo
 from functools import lru_cache
 
-from memstrata.indexing import change_answers, own_index_text, states_for_the_user
+from memstrata.indexing import category_text, change_answers, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corrects, ends_or_corrects
 from memstrata.read.evidence import memory_terms
 from memstrata.read.move_up import move_up, within_reach
-from memstrata.read.own_first import subject, topic_terms, whose
+from memstrata.read.own_first import mentions, people_named, subject, topic_terms, whose
 from memstrata.read.retrieve import time_it_names
 from memstrata.types import MemoryItem, SearchHit
 
@@ -38,11 +39,17 @@ FOLLOWED = 3  # the first hits whose later replacements are looked for lower in 
 
 
 def newer_first(
-    hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN, names_a_time: bool = False
+    hits: Sequence[SearchHit],
+    query_text: str,
+    *,
+    margin: float = MARGIN,
+    names_a_time: bool = False,
+    names: tuple[str, ...] = (),
 ) -> list[SearchHit]:
     """``names_a_time``: the question names its time ("Where did I live in January?"), so it asks for what held
     then and only what says the earlier statement never held moves up: a correction, or a plan called off ("Did I
-    go to Iceland in 2024?" after "Iceland is off")."""
+    go to Iceland in 2024?" after "Iceland is off"). ``names``: those the scope gives the relatives the question
+    asks about (read/relatives.py)."""
     terms = _facets(topic_terms(query_text))
     if not terms:
         return list(hits)
@@ -52,10 +59,12 @@ def newer_first(
     def reasons(hit: SearchHit) -> frozenset[str]:
         return terms & _facets(memory_terms(_statement(hit.memory)))
 
+    named = people_named(query_text, names)
+
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
         if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
             return False
-        if _about_others(hit.memory, above.memory):
+        if _about_others(hit.memory, above.memory) or _leaves_the_one_asked(hit, above, named):
             return False
         why = reasons(above)
         if why and reasons(hit) == why and _changes_what_it_says(hit.memory, above.memory):
@@ -184,6 +193,12 @@ def _about_others(later: MemoryItem, earlier: MemoryItem) -> bool:
     return subject(later.text) == "another" and subject(earlier.text) == "user"
 
 
+def _leaves_the_one_asked(later: SearchHit, earlier: SearchHit, named: re.Pattern[str] | None) -> bool:
+    """The question asks about someone the earlier statement names and the later one does not: the user's own new
+    job ("新工作：同程旅行") moved above "My older brother Feng … works at 华为" for "我哥在哪里工作？"."""
+    return named is not None and mentions(named, earlier) and not mentions(named, later)
+
+
 def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem) -> bool:
     """A later statement that ends or corrects one it shares a subject with ("我已经戒掉咖啡了" after "我每天早上
     喝两杯咖啡", "其实豆豆是柴犬不是柯基" after "我家狗豆豆是柯基"): it answers instead of the earlier one whatever
@@ -201,8 +216,13 @@ def _statement(item: MemoryItem) -> str:
     """What a memory states, in the words it is indexed with: a statement of change with the words of the questions
     it answers ("I moved to Shanghai" answers where the user lives, indexing.change_answers), an episode with its
     speaker. A key fact by its value alone: it holds the key's current value, and chatter said later that shares
-    the words its key is asked with ("I live for the weekend") must not take its place."""
-    return item.text if item.key else own_index_text(item)
+    the words its key is asked with ("I live for the weekend") must not take its place. With the words of the
+    categories it names (indexing.category_text): "我的电话号码是…" and "My new phone number is…" answer "What is my
+    phone number?" for the same reasons, the one on its own words, the other on its category's."""
+    if item.key:
+        return item.text
+    categories = category_text(item)
+    return f"{own_index_text(item)}\n{categories}" if categories else own_index_text(item)
 
 
 @lru_cache(maxsize=32_768)  # a window compares each memory with many others: its facets are made once

@@ -19,13 +19,16 @@ from functools import lru_cache
 from itertools import groupby
 
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
-from memstrata.indexing import states_for_the_user
+from memstrata.indexing import own_index_text, states_for_the_user
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import query_terms
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.25  # a statement about the user at most this share below one about someone else answers first
+# A statement naming the one a question asks about, below one of the user's own that does not name them: the user's
+# own matches on the topic's words alone ("Bought a car finally" for "What car does Feng drive?", 0.33 to 0.21).
+THEIRS_MARGIN = 0.5
 
 # People a speaker names by their relation: the relatives and contacts the graph knows (graph/vocabulary.py), and
 # others it gives no relation of its own.
@@ -152,21 +155,37 @@ def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: flo
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
 
 
-def theirs_before_own(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
+def theirs_before_own(
+    hits: Sequence[SearchHit], query_text: str, *, margin: float = THEIRS_MARGIN, names: tuple[str, ...] = ()
+) -> list[SearchHit]:
     """The mirror of :func:`own_before_others`: a question about someone named ("What car does Feng drive?", "我哥住在
     哪？") answered by what was said of them before what the user said of themselves. "Bought a car finally — a used
     Corolla" matched on "car" and led "My brother Feng … now drives a Polestar 2" (found by a user trial). Close as
-    there: within ``margin``, or as close in meaning."""
-    named = _people_named(query_text)
+    there: within ``margin``, or as close in meaning. ``names``: those the scope gives the relatives asked about
+    (read/relatives.py: "Correction: Emma is a nurse" is about "my sister")."""
+    named = people_named(query_text, names)
     if not named:
         return list(hits)
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
-        if whose(above.memory) != "user" or named.search(above.memory.text) or not named.search(hit.memory.text):
+        if whose(above.memory) != "user" or _has_a_speaker(above) or mentions(named, above) or not mentions(named, hit):
             return False
         return within_reach(hit, above, margin) or _means_as_much(hit, above)
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
+
+
+def _has_a_speaker(hit: SearchHit) -> bool:
+    """A turn of a transcript between named people (LoCoMo's Caroline and Melanie) is its speaker's, not the user's
+    own: nothing tells which speaker the user is. There, a question about Melanie answered by what Melanie said
+    before what Caroline said cost LoCoMo's questions that ask one speaker about what the other did (adversarial
+    nDCG@10 0.697 -> 0.550)."""
+    return bool(hit.memory.metadata.get("speaker"))
+
+
+def mentions(named: re.Pattern[str], hit: SearchHit) -> bool:
+    """The memory names them, or they said it: a turn by Caroline is hers though it does not say her name."""
+    return named.search(own_index_text(hit.memory)) is not None
 
 
 @lru_cache(maxsize=1024)
@@ -175,7 +194,7 @@ def topic_terms(query: str) -> tuple[str, ...]:
     asks where he lives; "我哥去年年底结婚了" and "我哥养了一只金毛" share only 哥 with it and, as that matched
     both alike, the later one moved up as if it answered for the same reasons (read/newer.py). A partner's word
     stays: the role's holder may change."""
-    named = _people_named(query)
+    named = people_named(query)
     return tuple(
         term for term in query_terms(query) if named is None or not named.search(term) or _PARTNER.search(term)
     )
@@ -190,14 +209,16 @@ _PARTNER = re.compile(
 
 
 @lru_cache(maxsize=1024)
-def _people_named(query: str) -> re.Pattern[str] | None:
-    """What a memory about the people a question asks of says: their names, or their relation to the user in either
-    language ("my brother": brother, 哥哥, 我哥…); None for a question about the user or about no one."""
+def people_named(query: str, names: tuple[str, ...] = ()) -> re.Pattern[str] | None:
+    """What a memory about the people a question asks of says: their names (also ``names``, those the scope gives
+    the relatives it asks about), or their relation to the user in either language ("my brother": brother, 哥哥,
+    我哥…); None for a question about the user or about no one."""
     if asks_about_the_user(query) or _ASKS_THE_REPLY.search(query):
         return None
     timeless = _MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", query))
-    names = [match.group().removesuffix("的") for match in _CAPITALISED.finditer(timeless)]
-    words = [re.escape(name) for name in names if name.lower() not in _NOT_NAMES]
+    said = [match.group().removesuffix("的") for match in _CAPITALISED.finditer(timeless)]
+    words = [re.escape(name) for name in said if name.lower() not in _NOT_NAMES]
+    words += [rf"\b{re.escape(name)}\b" if name.isascii() else re.escape(name) for name in names]
     for relation, english in EN_FAMILY.items():
         chinese = FAMILY[relation]
         if re.search(rf"\b(?:{english})s?\b|{chinese}", query, re.IGNORECASE):
@@ -211,15 +232,17 @@ _SHORT_RELATION = re.compile(_MY_SHORT_RELATION_ZH)
 _NOT_NAMES = frozenset({"what", "where", "who", "when", "which", "how", "why", "does", "did", "is", "are", "was"})
 
 
-def later_of_equals_first(hits: Sequence[SearchHit], query_text: str) -> list[SearchHit]:
+def later_of_equals_first(hits: Sequence[SearchHit], query_text: str, names: tuple[str, ...] = ()) -> list[SearchHit]:
     """Hits of one score, the later said first (the user's own first, for a question about the user). A hit moved up
     takes the score of the one it passes (read/move_up.py), so hits that each answer instead of the same one tie
     with it, in the order they were moved: an imported history answered "我的手机号是多少？" with the number of
     2023 above the one of 2025 that replaced it (0.385 each)."""
     about_the_user = asks_about_the_user(query_text)
+    named = people_named(query_text, names)
 
     def order(hit: SearchHit) -> tuple[bool, datetime]:
-        return about_the_user and whose(hit.memory) == "user", said_at(hit.memory)
+        own = about_the_user and whose(hit.memory) == "user"
+        return own or (named is not None and mentions(named, hit)), said_at(hit.memory)
 
     ordered: list[SearchHit] = []
     for _, tied in groupby(hits, key=lambda hit: hit.score):

@@ -153,16 +153,17 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     rescored.sort(key=lambda hit: hit.score, reverse=True)
     # Of two statements answering alike, the later one (read/newer.py); unless the question names its time:
     # "Where did I live in January?" asks for what held then, not for what replaced it (a correction still counts).
+    known = relatives.names if relatives else ()  # the relatives' names the scope gives: "my sister" is Emma
     if query.lifecycle:
         named = span is not None
         rescored = with_what_replaced_them(rescored, below, asked, names_a_time=named)
-        rescored = newer_first(rescored, asked, names_a_time=named)
+        rescored = newer_first(rescored, asked, names_a_time=named, names=known)
         if span is not None:  # what held for most of the time asked about
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
-    rescored = theirs_before_own(rescored, query.text)  # and what was said of someone, for a question about them
+    rescored = theirs_before_own(rescored, query.text, names=known)  # and what was said of someone asked about
     if query.lifecycle and span is None:
-        rescored = later_of_equals_first(rescored, query.text)
+        rescored = later_of_equals_first(rescored, query.text, known)
     return _distinct_texts(hits + rescored)[: query.limit]
 
 
