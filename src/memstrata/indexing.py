@@ -143,6 +143,32 @@ _CHANGE_ANSWERS = (
         ),
         "husband wife married 老公 老婆 结婚",
     ),
+    (  # a car of one's own, bought or picked up: the car the user drives now ("提了一辆比亚迪海豹", "Bought a car")
+        re.compile(
+            r"\b(?:bought|got|picked\s+up|leased)\s+(?:a|an|my|our)\s+(?:new\s+|used\s+|second-?hand\s+)?(?:car|suv|ev)\b"
+            r"|(?:提|买|换)了一?辆|提车了|买了新车|换了新车|新车到了",  # 辆 counts vehicles; 台 counts computers too
+            re.IGNORECASE,
+        ),
+        "car drive 车 开车",
+    ),
+    (  # a pet taken in: the pets the user has now ("We adopted a corgi puppy", "领养了一只橘猫")
+        re.compile(
+            r"\badopted\b(?=[^.!?]{0,40}?\b(?:pupp(?:y|ies)|kittens?|dogs?|cats?|pets?|rabbits?|bunny|hamsters?"
+            r"|parrots?|corgis?|retrievers?|poodles?|beagles?)\b)"  # a pet, not "adopted a new policy"
+            r"|\bgot\s+(?:a|an|our|my)\s+(?:new\s+)?(?:puppy|kitten|dog|cat|pet)\b"
+            r"|领养了|收养了|新养了|养了一只|抱回(?:来)?了?一只|接回家",
+            re.IGNORECASE,
+        ),
+        "pet pets 宠物 养",
+    ),
+    (  # a new title: the user's position now ("Got promoted to Staff Data Engineer", "title 改成了数据平台总监")
+        re.compile(
+            r"\b(?:got\s+|was\s+|been\s+)?promoted\s+to\b|\bnew\s+(?:job\s+)?title\b|\btitle\s+(?:is\s+)?now\b"
+            r"|升职|晋升|升为|升任|(?:title|职位|头衔)[^，。！？,.!?]{0,12}?(?:改成|变成|换成)",
+            re.IGNORECASE,
+        ),
+        "title position 职位 头衔",
+    ),
     (  # a habit given up answers whether the user still has it ("戒烟成功了", "I quit drinking")
         re.compile(
             r"\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bdon'?t\s+smoke\s+any\s?more\b|\bnon-?smoker\b"
@@ -167,6 +193,36 @@ _CHANGE_CUES = (
     *("新男朋", "新女朋", "交了", "脱单", "new boy", "new girl", "met someone", "got a", "dating", "seeing"),
     *("married", "engaged", "结婚", "领证", "订婚"),
     *("辞职", "离职", "被裁", "创业", "开了一家", "quit", "left", "resigned", "laid off", "own "),
+    *(
+        "bought",
+        "picked up",
+        "leased",
+        "了一辆",
+        "了辆",
+        "了一台",
+        "了台",
+        "提车",
+        "新车",
+        "adopted",
+        "got a",
+        "got an",
+    ),
+    *(
+        "领养",
+        "收养",
+        "新养",
+        "养了一只",
+        "抱回",
+        "接回家",
+        "promoted",
+        "title",
+        "升职",
+        "晋升",
+        "升为",
+        "升任",
+        "职位",
+        "头衔",
+    ),
 )
 
 
@@ -222,12 +278,13 @@ def planned_change_answers(text: str) -> str:
 
 @lru_cache(maxsize=65_536)
 def answer_words(text: str) -> str:
-    """The words of the questions a statement answers beyond its own: those of a change (:func:`change_answers`),
-    else those of where someone lives or works (``_STATE_ANSWERS``), or "". A word the statement says already is
+    """The words of the questions a statement answers beyond its own: those of a change (:func:`change_answers`)
+    and of where someone lives or works (``_STATE_ANSWERS``), or "". A word the statement says already is
     not said again: "我住在北京" said "住" twice, and that outweighed "搬到深圳了" for "我住在哪？"."""
-    words = change_answers(text) or _answers_said_so(text, _STATE_ANSWERS)
+    # a change and a state at once: "I got promoted to senior engineer at ByteDance" is the title and the employer
+    words = f"{change_answers(text)} {_answers_said_so(text, _STATE_ANSWERS)}"
     lowered = text.lower()
-    return " ".join(word for word in words.split() if word not in lowered)
+    return " ".join(dict.fromkeys(word for word in words.split() if word not in lowered))
 
 
 def category_text(item: MemoryItem) -> str:

@@ -267,8 +267,9 @@ def _assert_indexed_with(text: str, answers: str) -> None:
 def test_a_promotion_says_where_one_works() -> None:
     """ "I got promoted to senior engineer at ByteDance" was the latest word on the job and not found for "我现在在哪
     工作？" (it said no word of work)."""
-    assert answer_words("I got promoted to senior engineer at ByteDance.") == "work job 工作 上班"
-    assert answer_words("我在字节升职了") == "work job 工作 上班"
+    both = "title position 职位 头衔 work job 工作 上班"  # the title held now, and where
+    assert answer_words("I got promoted to senior engineer at ByteDance.") == both
+    assert answer_words("我在字节升职了") == both
     assert answer_words("I was promoted") == ""  # where, it does not say
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from memstrata import InvalidInputError, Memory, Scope
 from memstrata.config import LifecycleSettings, load_settings
+from memstrata.indexing import change_answers
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.own_first import asks_about_the_user, later_of_equals_first, own_before_others, subject
@@ -267,6 +268,26 @@ def test_a_speakers_own_turn_is_about_them_though_it_does_not_say_their_name(mem
     memory.add(turns, user_id="group")
     hits = memory.search("What did Caroline research?", user_id="group")
     assert hits[0].text.startswith("I researched adoption agencies"), [(h.text, h.score) for h in hits]
+
+
+def test_a_car_bought_a_pet_taken_in_and_a_promotion_are_what_holds_now(memory: Memory) -> None:
+    """The later car, pet and title shared fewer of the question's words than the earlier ones ("养" of the hamster,
+    "car" of the Corolla): the sold Corolla answered "What car do I drive?" and the hamster that died in 2023 "我现在
+    养什么宠物？" (found by a user trial of an imported history). A purchase, an adoption and a promotion are
+    statements of change now, answering with the words of the state they lead to."""
+    _import_turns(memory, "leo", [
+        ("2021-06-02T12:30:00+08:00", "上个月养了一只仓鼠，叫团子，金丝熊。"),
+        ("2024-04-06T11:30:00-07:00", "Adopted a cat from the SPCA last week, 一只橘猫，叫 Mochi。"),
+        ("2024-08-19T09:15:00-07:00", "Bought a car finally — a used 2019 Toyota Corolla. 二手的，开着还不错。"),
+        ("2025-07-01T18:00:00-07:00", "Got promoted to Staff Data Engineer today!"),
+        ("2026-07-20T19:00:00+08:00", "提了一辆比亚迪海豹 BYD Seal，电车，苏州充电很方便。"),
+        ("2026-12-04T21:00:00+08:00", "By the way, 我的 title 从这个月起改成了数据平台总监。"),
+    ])  # fmt: skip
+    assert "BYD" in memory.search("What car do I drive?", user_id="leo")[0].text
+    assert "Mochi" in memory.search("我现在养什么宠物？", user_id="leo")[0].text
+    assert "总监" in memory.search("What's my job title?", user_id="leo")[0].text
+    # a computer, a policy: no car, no pet
+    assert change_answers("昨天买了一台电脑") == "" and change_answers("We adopted a new policy at work") == ""
 
 
 def test_a_later_statement_about_someone_else_does_not_answer_instead_of_the_users_own(memory: Memory) -> None:
