@@ -84,6 +84,9 @@ _PERSON_ZH = (
 )
 # The user, said or left out, and no one else before the verb ("我和阿杰分手了", "跟男朋友分手了"; not "他们分手了").
 _OWN_ZH = r"(?:我|我们|用户|^|(?<=[，。！？；,.!?;]))(?:(?![他她])[^，。！？,.!?\s]){0,8}?"
+# Where, after 在: a few characters, or a name in Latin letters between spaces ("在 Zalando 做 embedded engineer",
+# "开始在 Google 做 PM"), which mixed text writes apart; not at home.
+_WHERE_ZH = r"\s*(?!家)(?:[A-Za-z][\w&.'-]*(?:\s+[A-Za-z][\w&.'-]*){0,3}\s*|[^，。！？,.!?\s]{1,10}?)"
 _NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|把|将"
 _CHANGE_ANSWERS = (
     (
@@ -106,7 +109,7 @@ _CHANGE_ANSWERS = (
             r"|(?-i:\b(?:[Qq]uit|[Qq]uitting)\s+[A-Z][a-z])"  # "I quit Alibaba last week"
             r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:a|an|the|their|its)\b|\btransferred\s+to\b"
             r"|入职|跳槽|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|新工作|调岗|调职"
-            r"|开始在(?!家)[^，。！？,.!?\s]{1,10}?(?:做|上班|工作|实习)"
+            rf"|开始在{_WHERE_ZH}(?:做|上班|工作|实习)"
             # going to a company in a role: "下个月我去一家创业公司星河科技当技术负责人"
             r"|(?:去|到)[^，。！？,.!?]{0,12}?(?:公司|集团|工作室|银行|医院|学校)[^，。！？,.!?]{0,24}?(?:当|做|上班|工作|任职)"
             # a job left or a business of one's own: the old employer no longer answers "我现在做什么工作？"
@@ -236,7 +239,7 @@ _STATE_ANSWERS = (
         re.compile(
             r"\bwork(?:s|ed|ing)?\s+(?:at|for|as)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
             r"|\bpromoted\b[^.!?]{0,40}\bat\s+[A-Z]"  # "I got promoted to senior engineer at ByteDance"
-            r"|上班|在(?!家)[^，。！？,.!?\s]{1,10}?(?:工作|做|当|任职|实习|教|升职|晋升)",
+            rf"|上班|在{_WHERE_ZH}(?:工作|做|当|任职|实习|教|升职|晋升)",
             re.IGNORECASE,
         ),
         "work job 工作 上班",

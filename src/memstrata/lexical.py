@@ -163,8 +163,9 @@ def keyword_tokens(text: str) -> list[str]:
 # Alibaba", "I quit Alibaba" and "去一家公司当…" are statements of a new job; a car is also a vehicle (交通工具, 座驾);
 # 20: what one says of oneself is also said in the other language's word (生日 birthday, 手机 phone, 大学 university,
 # 职位 title, 地址 address, 邮箱 email; memstrata.categories); a car bought, a pet taken in and a promotion are
-# statements of change (the car driven, the pets had and the title held now)
-SEARCH_TERMS_VERSION = "20"
+# statements of change (the car driven, the pets had and the title held now); 21: where one works named in Latin
+# letters inside Chinese ("在 Zalando 做 engineer") says where one works, and a change with a state says both
+SEARCH_TERMS_VERSION = "21"
 
 
 @lru_cache(maxsize=65536)

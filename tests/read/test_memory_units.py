@@ -271,6 +271,9 @@ def test_a_promotion_says_where_one_works() -> None:
     assert answer_words("I got promoted to senior engineer at ByteDance.") == both
     assert answer_words("我在字节升职了") == both
     assert answer_words("I was promoted") == ""  # where, it does not say
+    # a name in Latin letters inside Chinese, written apart: where one works all the same
+    assert answer_words("我哥去了柏林，在 Zalando 做 embedded engineer。") == "work job 工作 上班"
+    assert answer_words("开始在 Google 做 PM 了") == "work job 工作 上班" and answer_words("我在家做饭") == ""
 
 
 def test_a_reply_states_no_change_of_the_users() -> None:
