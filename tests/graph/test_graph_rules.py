@@ -44,6 +44,10 @@ def triples(text: str, role: str = "user") -> list[tuple[str, str, str, bool]]:
         ("上周搬到上海了", [("user", "lives_in", "上海", False)]),
         ("现在我们只养狗", [("user", "has_pet", "狗", False)]),
         ("去年我妹妹住在成都", [("妹妹", "lives_in", "成都", False)]),
+        # a clause without its subject after one about a relative is the relative's: the brother's job was the
+        # user's, and closed the user's own employer (found with an imported history)
+        ("我哥也搬家了，今年初去了柏林，在 Zalando 做 embedded engineer。", []),
+        ("我哥搬家了，我在阿里工作", [("user", "works_at", "阿里", False)]),
     ],
 )  # fmt: skip
 def test_patterns(text: str, expected: list[tuple[str, str, str, bool]]) -> None:

@@ -201,12 +201,18 @@ class RulesGraphExtractor:
         for turn in turns:
             if turn.role != "user":
                 continue  # what an assistant says needs judgement patterns cannot give
-            subject = turn.name or USER_NAME  # a subjectless clause is about the speaker: "搬到朝阳区了"
+            speaker = turn.name or USER_NAME
+            subject = speaker  # a subjectless clause is about the speaker: "搬到朝阳区了"
             said: str | None = None  # the subject the last clause was read with, for one that continues it
             named: set[tuple[str, str]] = set()  # (relation, name) of relatives this turn named
+            others = False  # a clause of this turn opened with someone else ("我哥也搬家了"), not the speaker
             for clause in (part.strip() for part in _CLAUSE.split(turn.content)):
                 if len(clause) < 2 or _QUESTION.search(clause):
                     continue
+                if _ANOTHER_LEADS.match(clause):
+                    others = True
+                elif _SPEAKER_LEADS.match(clause):
+                    others = False
                 if NOT_YET.search(clause):  # "我可能下个月搬去深圳" is not where the speaker lives
                     said = None
                     continue
@@ -219,6 +225,9 @@ class RulesGraphExtractor:
                     said = None
                     continue
                 relation, ended, said_subject, target = found
+                if not said_subject and others and subject == speaker:  # "我哥也搬家了，…，在 Zalando 做 …": his job
+                    said = None
+                    continue
                 kin = _kin_named(said_subject)
                 if kin is not None:  # "我妹妹林小雨在腾讯工作": 林小雨 works there, and she is the user's sister
                     said_subject = kin[1]
@@ -240,6 +249,16 @@ class RulesGraphExtractor:
                     )
                 )
         return triples
+
+
+# A clause that opens with someone other than the speaker (a relative, "he" / "她"), and one that opens with the
+# speaker again: a clause without a subject after the first is about that someone, whose name is not known here.
+_ANOTHER_LEADS = re.compile(
+    rf"^(?:我(?:的|们的?|家的?)?(?:{_ZH_KIN}|[哥姐弟妹爸妈])|他|她|(?:my|our)\s+(?:\w+\s+)?(?:{_EN_KIN})s?\b"
+    r"|(?:he|she|they)\b)",
+    re.IGNORECASE,
+)
+_SPEAKER_LEADS = re.compile(r"^(?:我(?![的们家]?(?:哥|姐|弟|妹|爸|妈))|I\b|I'm\b|we\b)", re.IGNORECASE)
 
 
 def _as_target(found: Mention, relation: str) -> Mention:
