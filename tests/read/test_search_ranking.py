@@ -11,7 +11,13 @@ from memstrata.config import LifecycleSettings, load_settings
 from memstrata.indexing import change_answers
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
-from memstrata.read.own_first import asks_about_the_user, later_of_equals_first, own_before_others, subject
+from memstrata.read.own_first import (
+    asks_about_the_user,
+    later_of_equals_first,
+    own_before_others,
+    people_named,
+    subject,
+)
 from memstrata.read.pipeline import search
 from memstrata.read.retrieve import topic_text
 from memstrata.read.settings import ReadSettings
@@ -288,6 +294,14 @@ def test_a_car_bought_a_pet_taken_in_and_a_promotion_are_what_holds_now(memory: 
     assert "总监" in memory.search("What's my job title?", user_id="leo")[0].text
     # a computer, a policy: no car, no pet
     assert change_answers("昨天买了一台电脑") == "" and change_answers("We adopted a new policy at work") == ""
+
+
+def test_the_people_a_question_names_are_matched_as_whole_words() -> None:
+    named = people_named("Where does Tom live?")
+    assert named is not None and named.search("Tom moved to Paris") and not named.search("see you tomorrow")
+    sister = people_named("What does my sister do?", ("Emma",))
+    assert sister is not None and sister.search("Correction: Emma is a nurse") and not sister.search("Emmanuel")
+    assert people_named("Where do I live?") is None  # a question about the user names no one else
 
 
 def test_a_later_statement_about_someone_else_does_not_answer_instead_of_the_users_own(memory: Memory) -> None:

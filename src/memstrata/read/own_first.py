@@ -217,8 +217,8 @@ def people_named(query: str, names: tuple[str, ...] = ()) -> re.Pattern[str] | N
         return None
     timeless = _MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", query))
     said = [match.group().removesuffix("的") for match in _CAPITALISED.finditer(timeless)]
-    words = [re.escape(name) for name in said if name.lower() not in _NOT_NAMES]
-    words += [rf"\b{re.escape(name)}\b" if name.isascii() else re.escape(name) for name in names]
+    # a name as a whole word: "Tom" is not in "tomorrow"
+    words = [_as_word(name) for name in [*said, *names] if name.lower() not in _NOT_NAMES]
     for relation, english in EN_FAMILY.items():
         chinese = FAMILY[relation]
         if re.search(rf"\b(?:{english})s?\b|{chinese}", query, re.IGNORECASE):
@@ -226,6 +226,10 @@ def people_named(query: str, names: tuple[str, ...] = ()) -> re.Pattern[str] | N
     if _SHORT_RELATION.search(query):
         words += [_MY_SHORT_RELATION_ZH, "哥哥|姐姐|弟弟|妹妹|爸爸|妈妈", r"\b(?:brother|sister|dad|mom|mum)\b"]
     return re.compile("|".join(words), re.IGNORECASE) if words else None
+
+
+def _as_word(name: str) -> str:
+    return rf"\b{re.escape(name)}\b" if name.isascii() else re.escape(name)
 
 
 _SHORT_RELATION = re.compile(_MY_SHORT_RELATION_ZH)
@@ -236,7 +240,8 @@ def later_of_equals_first(hits: Sequence[SearchHit], query_text: str, names: tup
     """Hits of one score, the later said first (the user's own first, for a question about the user). A hit moved up
     takes the score of the one it passes (read/move_up.py), so hits that each answer instead of the same one tie
     with it, in the order they were moved: an imported history answered "我的手机号是多少？" with the number of
-    2023 above the one of 2025 that replaced it (0.385 each)."""
+    2023 above the one of 2025 that replaced it (0.385 each). For a question about someone named or a relative,
+    what names them first (``names`` as in :func:`theirs_before_own`)."""
     about_the_user = asks_about_the_user(query_text)
     named = people_named(query_text, names)
 
