@@ -22,6 +22,7 @@ BASE = {
     "validation",
     "records",
     "indexing",
+    "answers",
     "lexical",
     "han",
     "smalltalk",

@@ -3,7 +3,7 @@ answers "What pets do I have?", "用户车是特斯拉Model 3" answers "What car
 "我是一名小学老师" answers "What do I do for a living?". The statement names an instance (a breed, a brand, a job
 title) and the question the category, so they share no word, and the bundled embedder put them far apart (beagle
 puppy / pets: relevance 0.10; Tesla / car: nothing returned at all). Indexed beside the statement, the category's
-words in both languages let either language's question find it (see :func:`memstrata.indexing.answer_words`).
+words in both languages let either language's question find it (see :func:`memstrata.answers.answer_words`).
 
 Each table lists instances specific enough to name their category (a breed, a car brand, a diagnosis); words with
 other common senses are left out or fenced ("hot dog", 热狗, 熊猫, 大众点评). The words added name the category

@@ -145,9 +145,9 @@ def keyword_tokens(text: str) -> list[str]:
 # 1: words only; 2: words, then the characters of each Chinese word; 3: emoji spelled as terms; 4: NFKC folded;
 # 5: English clitics dropped ("dog's" is "dog"), indefinite pronouns and "now" are stop words; 6: irregular English
 # forms read as their base word ("bought" is "buy"); 7: a statement of change indexed with the words of the questions
-# it answers (indexing.change_answers: "moved to" with "live"), and 现在/目前/哪里 are stop words as now/where are;
+# it answers (answers.change_answers: "moved to" with "live"), and 现在/目前/哪里 are stop words as now/where are;
 # 8: so are the user's own breakup, divorce and a habit given up ("我和阿杰分手了" with "boyfriend 男朋友 …");
-# 9: statements of where someone lives or works with the words asked in both languages (indexing.answer_words);
+# 9: statements of where someone lives or works with the words asked in both languages (answers.answer_words);
 # 10: a plan in one clause no longer keeps the next clause's change from counting; joining, transfers, settling in;
 # 11: a new home said without "move" ("got the keys to our place", "新家") is a move; 12: facts written of "User" /
 # "用户" read as the user's own, and "换到…工作" is a new job; 13: a new partner or a wedding of the user's own is a

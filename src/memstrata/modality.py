@@ -20,7 +20,7 @@ PLAN = (r"打算|计划|准备|将要|要去|想去|下周|下个?月|明天|明
 HEDGED = re.compile(HEDGE, re.IGNORECASE)
 PLANNED = re.compile(PLAN, re.IGNORECASE)
 # What is not (yet) how things are, for the graph's edges and the words a statement of change is indexed with
-# (indexing.change_answers): a maybe, a plan, and the softer intentions ("考虑", "thinking of", "we'll").
+# (answers.change_answers): a maybe, a plan, and the softer intentions ("考虑", "thinking of", "we'll").
 NOT_YET = re.compile(
     rf"{MAYBE}|{PLAN}|考虑|想要去|以后|试着|尝试|想戒|正在戒|努力戒"
     r"|(?-i:\bmay\b)|\b(?:plan to|thinking (?:of|about)|considering|try(?:ing)? to)\b|'ll\b",

@@ -7,14 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memstrata import Memory, Scope
-from memstrata.indexing import (
-    answer_words,
-    change_answers,
-    index_text,
-    key_words,
-    own_index_text,
-    planned_change_answers,
-)
+from memstrata.answers import answer_words, change_answers, planned_change_answers
+from memstrata.indexing import index_text, key_words, own_index_text
 from memstrata.modality import ends_or_corrects
 from memstrata.read.rank import MemoryText, Ranker, memory_text
 from memstrata.read.retrieve import Retrieved

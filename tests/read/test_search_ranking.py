@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from memstrata import InvalidInputError, Memory, Scope
+from memstrata.answers import change_answers
 from memstrata.config import LifecycleSettings, load_settings
-from memstrata.indexing import change_answers
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.own_first import (

@@ -16,7 +16,7 @@ from functools import cache
 
 from memstrata.graph.extracted import Mention, Triple
 from memstrata.graph.names import USER_NAME, clean_name, is_user, type_from_name
-from memstrata.graph.vocabulary import EN_FAMILY, END_TYPES, FAMILY
+from memstrata.graph.vocabulary import EN_FAMILY, END_TYPES, FAMILY, SHORT_KIN
 from memstrata.modality import NOT_YET
 from memstrata.types import Message
 
@@ -254,11 +254,11 @@ class RulesGraphExtractor:
 # A clause that opens with someone other than the speaker (a relative, "he" / "她"), and one that opens with the
 # speaker again: a clause without a subject after the first is about that someone, whose name is not known here.
 _ANOTHER_LEADS = re.compile(
-    rf"^(?:我(?:的|们的?|家的?)?(?:{_ZH_KIN}|[哥姐弟妹爸妈])|他|她|(?:my|our)\s+(?:\w+\s+)?(?:{_EN_KIN})s?\b"
+    rf"^(?:我(?:的|们的?|家的?)?(?:{_ZH_KIN}|{SHORT_KIN})|他|她|(?:my|our)\s+(?:\w+\s+)?(?:{_EN_KIN})s?\b"
     r"|(?:he|she|they)\b)",
     re.IGNORECASE,
 )
-_SPEAKER_LEADS = re.compile(r"^(?:我(?![的们家]?(?:哥|姐|弟|妹|爸|妈))|I\b|I'm\b|we\b)", re.IGNORECASE)
+_SPEAKER_LEADS = re.compile(rf"^(?:我(?![的们家]?{SHORT_KIN})|I\b|I'm\b|we\b)", re.IGNORECASE)
 
 
 def _as_target(found: Mention, relation: str) -> Mention:

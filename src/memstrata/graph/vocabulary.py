@@ -86,6 +86,8 @@ FAMILY = {
     "colleague_of": "同事",
     "friend_of": "朋友",
 }
+# Relatives named by one character after 我 ("我哥", "我妈"): alone, 哥 or 妈 is too often part of another word.
+SHORT_KIN = "[哥姐弟妹爸妈]"
 EN_FAMILY = {
     "spouse_of": "wife|husband|spouse|partner",
     "parent_of": "daughter|son|child|kid",

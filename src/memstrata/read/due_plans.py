@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, tzinfo
 
-from memstrata.indexing import planned_change_answers, states_for_the_user
+from memstrata.answers import planned_change_answers
+from memstrata.indexing import states_for_the_user
 from memstrata.read.rank import MemoryText
 from memstrata.read.retrieve import time_it_names
 from memstrata.types import MemoryItem

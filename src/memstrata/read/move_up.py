@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memstrata.indexing import change_answers, states_for_the_user
+from memstrata.answers import change_answers
+from memstrata.indexing import states_for_the_user
 from memstrata.modality import ends_or_corrects
 from memstrata.types import SearchHit
 

@@ -22,7 +22,8 @@ from collections.abc import Collection, Sequence
 from datetime import tzinfo
 from functools import lru_cache
 
-from memstrata.indexing import category_text, change_answers, own_index_text, states_for_the_user
+from memstrata.answers import change_answers
+from memstrata.indexing import category_text, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.lifecycle.timeparse import TimeSpan
@@ -214,7 +215,7 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem) -> bool:
 
 def _statement(item: MemoryItem) -> str:
     """What a memory states, in the words it is indexed with: a statement of change with the words of the questions
-    it answers ("I moved to Shanghai" answers where the user lives, indexing.change_answers), an episode with its
+    it answers ("I moved to Shanghai" answers where the user lives, answers.change_answers), an episode with its
     speaker. A key fact by its value alone: it holds the key's current value, and chatter said later that shares
     the words its key is asked with ("I live for the weekend") must not take its place. With the words of the
     categories it names (indexing.category_text): "我的电话号码是…" and "My new phone number is…" answer "What is my

@@ -18,7 +18,7 @@ from datetime import datetime
 from functools import lru_cache
 from itertools import groupby
 
-from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
+from memstrata.graph.vocabulary import EN_FAMILY, FAMILY, SHORT_KIN
 from memstrata.indexing import own_index_text, states_for_the_user
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import query_terms
@@ -48,9 +48,8 @@ _RELATION_ZH = "|".join(
         "嫂子|姐夫|妹夫|弟媳|公公|婆婆|岳父|岳母|侄子|侄女|外甥",
     ]
 )
-# The one-character forms after 我 ("我哥去年结婚了", "我妈住在成都"): alone, 哥 or 妈 is too often part of another
-# word to name a relative, and "我哥…" was read as the user's own news.
-_MY_SHORT_RELATION_ZH = "我(?:的|家)?[哥姐弟妹爸妈]"
+# The one-character forms after 我 (graph/vocabulary.SHORT_KIN): "我哥…" was read as the user's own news.
+_MY_SHORT_RELATION_ZH = f"我(?:的|家)?{SHORT_KIN}"
 # A name in the question ("Where does Tom live?", "Tom的生日"): the question may be about them.
 # A capitalised word inside the sentence names someone, unless it names a time: "Where did I work in June 2023?"
 # was read as a question about June, and the user's employer key did not answer it. A weekday or a holiday is always

@@ -266,7 +266,7 @@ class Ranker:
     def _cross_script(self, text: MemoryText) -> bool:
         """Whether the memory's words could not have matched the query's: it shares no script with the query, or
         shares one only through the question words indexed beside it (a category's or a state's, in both
-        languages, see indexing.answer_words) and none of those matched. A Chinese memory followed by "pet pets
+        languages, see answers.answer_words) and none of those matched. A Chinese memory followed by "pet pets
         宠物" stands on its meaning alone for an English question that asks in other words."""
         if cross_script(self.scripts, text.own):
             return True

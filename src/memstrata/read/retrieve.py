@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
 
+from memstrata.answers import change_answers
 from memstrata.config import GraphSettings
 from memstrata.errors import ProviderError
 from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.han import HAN_RUN
-from memstrata.indexing import change_answers
 from memstrata.lexical import keyword_tokens, search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, overlaps, recent_span
 from memstrata.providers.protocol import Embedder
@@ -252,7 +252,7 @@ def _coarser(named: TimeSpan, asked: TimeSpan) -> bool:
 
 
 def changed_after(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
-    """Whether a memory states a change (indexing.change_answers: a move, a new job) that came after the range a
+    """Whether a memory states a change (answers.change_answers: a move, a new job) that came after the range a
     question names: "I moved to Berlin last month", said in January 2026, tells where the user lived from December,
     not in 2024, and answered "Where did I live in 2024?" above the home of that year."""
     if not change_answers(item.text):

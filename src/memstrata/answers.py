@@ -1,0 +1,236 @@
+"""The words of the questions a statement answers beyond its own, indexed beside it: a statement of change ("I moved to
+Shanghai", "我入职了一家新公司") with those of the state it led to, and where someone lives or works with the words
+such a question asks in both languages. Read by the keyword index (memstrata.indexing) and by ranking (read/newer.py,
+read/move_up.py, read/due_plans.py)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memstrata.modality import HEDGED, NOT_YET, clause_at, said_as_so
+
+# Statements of a change that answer a question about the state the change led to, with the words such a question
+# asks with: "I moved to Shanghai" is where the user lives now, "我入职了一家新公司" where they work. The statement
+# shares no word with the question ("Where do I live now?"), so the older one that does ("I live in Beijing")
+# answered instead. Indexed beside the statement (as ASKED_WITH is beside a key's value), both match the question's
+# words and the later one comes first (read/newer.py). A person moves, named or left out as speakers do ("搬到深圳
+# 南山区了", "Just relocated to Portland"); a meeting, a company or a sofa does not ("Team meeting moved to
+# Thursday", "我们公司搬到深圳了", "我把沙发搬到客厅了"); and a plan or a maybe is no change yet (modality.py).
+_PERSON = r"(?:\b(?:i|we|he|she|they|you|user|(?:my|user's)\s+\w+)(?:'ve|\s+have|\s+had)?|^|(?<=[.!?]\s))"
+_ADVERBS = r"(?:\s*\b(?:just|finally|recently|already|also|now)\b)*"
+_PERSON_ZH = (
+    r"(?:我|我们|咱们|用户|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友"
+    r"|^|(?<=[，。！？；,.!?;]))"
+)
+# The user, said or left out, and no one else before the verb ("我和阿杰分手了", "跟男朋友分手了"; not "他们分手了").
+_OWN_ZH = r"(?:我|我们|用户|^|(?<=[，。！？；,.!?;]))(?:(?![他她])[^，。！？,.!?\s]){0,8}?"
+# Where, after 在: a few characters, or a name in Latin letters between spaces ("在 Zalando 做 embedded engineer",
+# "开始在 Google 做 PM"), which mixed text writes apart; not at home.
+_WHERE_ZH = r"\s*(?!家)(?:[A-Za-z][\w&.'-]*(?:\s+[A-Za-z][\w&.'-]*){0,3}\s*|[^，。！？,.!?\s]{1,10}?)"
+_NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|把|将"
+_CHANGE_ANSWERS = (
+    (
+        re.compile(
+            rf"{_PERSON}{_ADVERBS}\s*(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
+            rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家)"
+            r"|\ban?\s+(?:\w+\s+){1,2}?resident\b|\bsettled\s+in(?:to)?\b|安顿(?:好|下来)"
+            # a new home said without "move": "Finally got the keys to our place", "新家终于装修好了"
+            r"|\bgot\s+(?:the|our|my)\s+keys\b|\bour\s+new\s+(?:place|apartment|flat|house|home)\b"
+            r"|新家|新房子?(?:的)?钥匙|拿到(?:了)?钥匙",
+            re.IGNORECASE,
+        ),
+        "live 住",
+    ),
+    (
+        re.compile(
+            r"\b(?:start(?:ed|ing)?\s+(?:a\s+new\s+job|my\s+new\s+job|working\s+(?:at|for))|new\s+job"
+            r"|got\s+a\s+job|(?:was|got|been|am|is)\s+hired|switched\s+jobs?|changed\s+jobs?)\b"
+            r"|(?-i:\b[Ss]tart(?:s|ed|ing)?\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
+            r"|(?-i:\b(?:[Qq]uit|[Qq]uitting)\s+[A-Z][a-z])"  # "I quit Alibaba last week"
+            r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:a|an|the|their|its)\b|\btransferred\s+to\b"
+            r"|入职|跳槽|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|新工作|调岗|调职"
+            rf"|开始在{_WHERE_ZH}(?:做|上班|工作|实习)"
+            # going to a company in a role: "下个月我去一家创业公司星河科技当技术负责人"
+            r"|(?:去|到)[^，。！？,.!?]{0,12}?(?:公司|集团|工作室|银行|医院|学校)[^，。！？,.!?]{0,24}?(?:当|做|上班|工作|任职)"
+            # a job left or a business of one's own: the old employer no longer answers "我现在做什么工作？"
+            r"|(?<![没未不])(?:辞职了|离职了|被裁了?)|创业了|开了一家[^，。！？,.!?\s]{0,10}?公司"
+            r"|\b(?:quit|left)\s+(?:my|the|his|her)\s+job\b|\bresigned\b|\b(?:was|got|been)\s+laid\s+off\b"
+            r"|\bstarted\s+(?:my|our|his|her)\s+own\s+(?:company|business|startup)\b",
+            re.IGNORECASE,
+        ),
+        "work job 工作 上班",
+    ),
+    (  # the user's own relationship ended: whether they have a partner ("Anna and I broke up", "我和阿杰分手了")
+        re.compile(
+            rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\b(?:broke\s+up|split\s+up)\b|{_OWN_ZH}(?:分手|分开了)", re.IGNORECASE
+        ),
+        "boyfriend girlfriend 男朋友 女朋友",
+    ),
+    (
+        re.compile(rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\b(?:got\s+)?divorced\b|{_OWN_ZH}(?:离婚|离了婚)", re.IGNORECASE),
+        "husband wife married 老公 老婆 结婚",
+    ),
+    (  # the user's own new partner: who they are with now ("认识了一个新男朋友，叫周航", "Met someone! Sofia")
+        re.compile(
+            rf"{_OWN_ZH}(?:新(?:男|女)朋友|交了(?:一?个)?(?:男|女)朋友|脱单)"
+            r"|\bnew\s+(?:boyfriend|girlfriend)\b|\bmet\s+someone\b|\bgot\s+a\s+(?:boyfriend|girlfriend)\b"
+            r"|\b(?:i|we|user)\b[^.!?]{0,20}?\bstarted\s+(?:dating|seeing)\b",
+            re.IGNORECASE,
+        ),
+        "boyfriend girlfriend 男朋友 女朋友",
+    ),
+    (  # the user's own wedding or engagement: whom they are with
+        re.compile(
+            rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\bgot\s+(?:married|engaged)\b|{_OWN_ZH}(?:结婚了|领证了|订婚了)",
+            re.IGNORECASE,
+        ),
+        "husband wife married 老公 老婆 结婚",
+    ),
+    (  # a car of one's own, bought or picked up: the car the user drives now ("提了一辆比亚迪海豹", "Bought a car")
+        re.compile(
+            r"\b(?:bought|got|picked\s+up|leased)\s+(?:a|an|my|our)\s+(?:new\s+|used\s+|second-?hand\s+)?(?:car|suv|ev)\b"
+            r"|(?:提|买|换)了一?辆|提车了|买了新车|换了新车|新车到了",  # 辆 counts vehicles; 台 counts computers too
+            re.IGNORECASE,
+        ),
+        "car drive 车 开车",
+    ),
+    (  # a pet taken in: the pets the user has now ("We adopted a corgi puppy", "领养了一只橘猫")
+        re.compile(
+            r"\badopted\b(?=[^.!?]{0,40}?\b(?:pupp(?:y|ies)|kittens?|dogs?|cats?|pets?|rabbits?|bunny|hamsters?"
+            r"|parrots?|corgis?|retrievers?|poodles?|beagles?)\b)"  # a pet, not "adopted a new policy"
+            r"|\bgot\s+(?:a|an|our|my)\s+(?:new\s+)?(?:puppy|kitten|dog|cat|pet)\b"
+            r"|领养了|收养了|新养了|养了一只|抱回(?:来)?了?一只|接回家",
+            re.IGNORECASE,
+        ),
+        "pet pets 宠物 养",
+    ),
+    (  # a new title: the user's position now ("Got promoted to Staff Data Engineer", "title 改成了数据平台总监")
+        re.compile(
+            r"\b(?:got\s+|was\s+|been\s+)?promoted\s+to\b|\bnew\s+(?:job\s+)?title\b|\btitle\s+(?:is\s+)?now\b"
+            r"|升职|晋升|升为|升任|(?:title|职位|头衔)[^，。！？,.!?]{0,12}?(?:改成|变成|换成)",
+            re.IGNORECASE,
+        ),
+        "title position 职位 头衔",
+    ),
+    (  # a habit given up answers whether the user still has it ("戒烟成功了", "I quit drinking")
+        re.compile(
+            r"\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bdon'?t\s+smoke\s+any\s?more\b|\bnon-?smoker\b"
+            r"|\bdays?\s+without\s+a\s+cigarette\b|戒烟|不[抽吸]烟了",
+            re.IGNORECASE,
+        ),
+        "smoke smoking quit 抽烟 吸烟 戒烟",
+    ),
+    (
+        re.compile(r"\b(?:quit|stopped|gave\s+up)\s+drinking\b|\bdon'?t\s+drink\s+any\s?more\b|戒酒|不喝酒了", re.I),
+        "drink drinking alcohol quit 喝酒 戒酒",
+    ),
+)
+
+
+# A piece of a word every statement of change holds: most texts have none, and search reads this of every candidate
+# it ranks, so the full patterns (~120 µs on a long English turn) run only after this check (~2 µs).
+_CHANGE_CUES = (
+    *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled", "keys", "our new"),
+    *("搬", "迁", "入职", "跳槽", "工作", "开始在", "调岗", "调职", "安顿", "新家", "钥匙", "cigarette"),
+    *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
+    *("新男朋", "新女朋", "交了", "脱单", "new boy", "new girl", "met someone", "got a", "dating", "seeing"),
+    *("married", "engaged", "结婚", "领证", "订婚"),
+    *("辞职", "离职", "被裁", "创业", "开了一家", "quit", "left", "resigned", "laid off", "own "),
+    *(
+        "bought",
+        "picked up",
+        "leased",
+        "了一辆",
+        "了辆",
+        "了一台",
+        "了台",
+        "提车",
+        "新车",
+        "adopted",
+        "got a",
+        "got an",
+    ),
+    *(
+        "领养",
+        "收养",
+        "新养",
+        "养了一只",
+        "抱回",
+        "接回家",
+        "promoted",
+        "title",
+        "升职",
+        "晋升",
+        "升为",
+        "升任",
+        "职位",
+        "头衔",
+    ),
+)
+
+
+# Statements of where someone lives or works, with the words such a question asks in the other language too:
+# "Where do I work?" shares no word with "我在网易做产品经理", and meaning alone across scripts left it out
+# (relevance 0.002). Whoever the subject is ("我妹妹在阿里巴巴上班" answers "Where does my sister work?"); a
+# maybe or a plan is not where anyone lives or works yet.
+_STATE_ANSWERS = (
+    (re.compile(r"\blive[sd]?\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居", re.IGNORECASE), "live 住"),
+    (
+        re.compile(
+            r"\bwork(?:s|ed|ing)?\s+(?:at|for|as)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
+            r"|\bpromoted\b[^.!?]{0,40}\bat\s+[A-Z]"  # "I got promoted to senior engineer at ByteDance"
+            rf"|上班|在{_WHERE_ZH}(?:工作|做|当|任职|实习|教|升职|晋升)",
+            re.IGNORECASE,
+        ),
+        "work job 工作 上班",
+    ),
+)
+
+
+@lru_cache(maxsize=65_536)
+def change_answers(text: str) -> str:
+    """The words of the questions a statement of change answers (see ``_CHANGE_ANSWERS``), or ""."""
+    lowered = text.lower()
+    if not any(cue in lowered for cue in _CHANGE_CUES):
+        return ""
+    return _answers_said_so(text, _CHANGE_ANSWERS)
+
+
+# A move still to come, which _CHANGE_ANSWERS's "moved to" does not say: "I'm moving to Berlin in March".
+_PLANNED_MOVE = re.compile(r"\b(?:moving|move|relocating|relocate)\s+(?:back\s+)?(?:to|into)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65_536)
+def planned_change_answers(text: str) -> str:
+    """The words of the questions a plan of change will answer once done ("我下个月要搬到上海了", "I'm moving to
+    Berlin in March": where the user lives), or "". A maybe is no plan ("We might move to Austin"), and what the text
+    says as done has its words in :func:`change_answers` already."""
+    lowered = text.lower()
+    if not any(cue in lowered for cue in _CHANGE_CUES):
+        return ""
+    planned = []
+    for pattern, words in ((_PLANNED_MOVE, "live 住"), *_CHANGE_ANSWERS):
+        for found in pattern.finditer(text):
+            clause = clause_at(text, found.start())
+            if not HEDGED.search(clause) and (pattern is _PLANNED_MOVE or NOT_YET.search(clause)):
+                planned.append(words)
+                break
+    done = change_answers(text).split()
+    return " ".join(word for word in dict.fromkeys(" ".join(planned).split()) if word not in done)
+
+
+@lru_cache(maxsize=65_536)
+def answer_words(text: str) -> str:
+    """The words of the questions a statement answers beyond its own: those of a change (:func:`change_answers`)
+    and of where someone lives or works (``_STATE_ANSWERS``), or "". A word the statement says already is
+    not said again: "我住在北京" said "住" twice, and that outweighed "搬到深圳了" for "我住在哪？"."""
+    # a change and a state at once: "I got promoted to senior engineer at ByteDance" is the title and the employer
+    words = f"{change_answers(text)} {_answers_said_so(text, _STATE_ANSWERS)}"
+    lowered = text.lower()
+    return " ".join(dict.fromkeys(word for word in words.split() if word not in lowered))
+
+
+def _answers_said_so(text: str, table: tuple[tuple[re.Pattern[str], str], ...]) -> str:
+    """The words of each pattern that matches in a clause saying it is so, not a maybe or a plan."""
+    return " ".join(words for pattern, words in table if said_as_so(pattern, text))
