@@ -146,6 +146,11 @@ class SearchSettings(Section):
         description="share of keyword evidence a turn gets for query words found only in the turns indexed with it "
         "(the answer's own turn ranks above the turn that follows it)",
     )
+    correct_spelling: bool = Field(
+        default=True,
+        description="read a misspelt English word of a query ('adress') as the word one edit away that the scope's "
+        "memories hold ('address'); words the scope holds and names are never changed",
+    )
     reply_context_weight: float = Field(
         default=0.6,
         ge=0,

@@ -42,6 +42,7 @@ from memstrata.read.retrieve import (
     topic_text,
 )
 from memstrata.read.settings import ReadSettings
+from memstrata.read.spelling import corrected_spelling
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
 
@@ -107,6 +108,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     # Past the exact key, words are matched as Simplified: "我爸媽住在哪裡？" is asked with the word lists' 爸妈 and
     # 哪里 (relatives, personal keys, time words such as 上週), and embedded as the same question.
     query = query.model_copy(update={"text": simplified(query.text)})
+    if settings.correct_spelling:  # "whats my current adress" asks for the address (read/spelling.py)
+        query = query.model_copy(update={"text": corrected_spelling(store, query)})
     found = _retrieve(store, embedder, query, settings)
     span, asked, topic, relatives, retrieved = found.span, found.asked, found.topic, found.relatives, found.retrieved
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})

@@ -29,6 +29,7 @@ class ReadSettings:
     conversation_cutoff: float = _SEARCH.conversation_cutoff
     context_weight: float = _SEARCH.context_weight
     reply_context_weight: float = _SEARCH.reply_context_weight
+    correct_spelling: bool = _SEARCH.correct_spelling
     timezone: tzinfo = UTC  # the users' zone: the days relative time in a question names (config: time.timezone)
 
     @classmethod
@@ -50,6 +51,7 @@ class ReadSettings:
             conversation_cutoff=search.conversation_cutoff,
             context_weight=search.context_weight,
             reply_context_weight=search.reply_context_weight,
+            correct_spelling=search.correct_spelling,
             timezone=settings.time.zone(),
         )
 

@@ -1,0 +1,78 @@
+"""Misspelt words in a question, read as the words the scope's memories hold ("whats my current adress").
+
+A typo matched nothing: no memory holds "adress" or "wrok", so "whats my current adress" and "Where do I currntly
+wrok?" got no hit at all. A word of the question that is neither an English word nor a word of any memory in the
+scope (under the query's filters) is read as an English word one edit away (a letter added, dropped, changed, or two
+swapped) that some memory of the scope holds: one with the same first letter before one without, then the most
+common. A word no such correction exists for stays as typed.
+
+Corrections are checked against the scope's own memories, never against a dictionary alone: pyspellchecker's word
+list alone reads the cat "Mochi" as "mocha", "Mei" as "me" and "adress" as "dress". A word the scope holds is never
+changed, and a capitalised word inside the sentence is taken for a name and left alone. Only one edit: two edits
+cost 170-370 ms for a long unknown word ("bytedance") and mostly find other words. English only; Chinese is matched
+by its characters and an IME does not misspell.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+
+from spellchecker import SpellChecker
+
+from memstrata.lexical import search_terms
+from memstrata.query import SearchQuery
+from memstrata.storage.protocol import Store
+
+# Latin words of four letters or more, not part of a key, an address or a number ("u_12", "a.b", "x-ray" stay)
+# (Chinese may touch it: "我的adress是什么")
+_WORD = re.compile(r"(?<![A-Za-z0-9_.@:/'’-])[A-Za-z]{4,}(?![A-Za-z0-9_.@:/-])")
+_CANDIDATES = 8  # corrections tried per word, most common first: each is one keyword lookup in the scope
+
+_LOAD = threading.Lock()
+_english: SpellChecker | None = None
+
+
+def english() -> SpellChecker:
+    """pyspellchecker's English word list (160k words, 0.1 s to load), loaded once per process."""
+    global _english
+    with _LOAD:
+        if _english is None:
+            _english = SpellChecker(language="en", distance=1)
+        return _english
+
+
+def corrected_spelling(store: Store, query: SearchQuery) -> str:
+    """``query.text`` with each misspelt word replaced by the scope's word it stands for (see the module)."""
+    holds = _scope_holds(store, query)
+    words = english()
+    sentence_start = re.match(r"\W*", query.text)
+    first = sentence_start.end() if sentence_start else 0
+
+    def read(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word[0].isupper() and match.start() != first:  # a name ("Feng", "Shopee")
+            return word
+        lower = word.lower()
+        if lower in words or holds(lower):
+            return word
+        # a typo seldom changes the first letter ("adress" is "address", not "dress"), then the commonest
+        found = sorted(words.known(words.edit_distance_1(lower)),
+                       key=lambda known: (known[0] != lower[0], -words[known], known))  # fmt: skip
+        found = found[:_CANDIDATES]
+        if not found or not holds(*found):  # one lookup for all: mostly none of them is in the scope either
+            return word
+        fixed = next((known for known in found if holds(known)), lower)
+        return word if fixed == lower else fixed.capitalize() if word[0].isupper() else fixed
+
+    return _WORD.sub(read, query.text)
+
+
+def _scope_holds(store: Store, query: SearchQuery) -> Callable[..., bool]:
+    def holds(*words: str) -> bool:
+        """Whether some memory of the scope, under the query's filters, holds one of ``words``."""
+        terms = [term for word in words for term in search_terms(word)]
+        return bool(terms) and bool(store.keyword_search(query.scope, terms, query.filters, 1))
+
+    return holds
