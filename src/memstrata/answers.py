@@ -82,10 +82,21 @@ _CHANGE_ANSWERS = (
     ),
     (  # the user's own wedding or engagement: whom they are with
         re.compile(
-            rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\bgot\s+(?:married|engaged)\b|{_OWN_ZH}(?:结婚了|领证了|订婚了)",
+            rf"(?:\b(?:i|we|user)\b[^.!?]{{0,40}}?|^|(?<=[.!?]\s))\bgot\s+(?:married|engaged)\b"  # "Got engaged to Ana"
+            rf"|{_OWN_ZH}(?:结婚了|领证了|订婚了)",
             re.IGNORECASE,
         ),
         "husband wife married 老公 老婆 结婚",
+    ),
+    (  # a favourite that changed: "最近最爱吃的是日料" after "我最喜欢吃火锅" for "我现在最喜欢吃什么？"
+        re.compile(
+            r"(?:最近|现在|如今|这阵子|这段时间)[^，。！？,.!?]{0,6}?(?:最爱|最喜欢|最喜爱)"
+            r"|(?:最爱|最喜欢)[^，。！？,.!?]{0,10}?(?:变成|换成)了?"
+            r"|\b(?:new|current)\s+favou?rite\b|\bfavou?rite\b[^.!?]{0,30}?\b(?:is\s+now|these\s+days|nowadays)\b"
+            r"|\bnow\s+my\s+favou?rite\b",
+            re.IGNORECASE,
+        ),
+        "favorite favourite 最喜欢 最爱",
     ),
     (  # a car of one's own, bought or picked up: the car the user drives now ("提了一辆比亚迪海豹", "Bought a car")
         re.compile(
@@ -135,7 +146,7 @@ _CHANGE_CUES = (
     *("搬", "迁", "入职", "跳槽", "工作", "开始在", "调岗", "调职", "安顿", "新家", "钥匙", "cigarette"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
     *("新男朋", "新女朋", "交了", "脱单", "new boy", "new girl", "met someone", "got a", "dating", "seeing"),
-    *("married", "engaged", "结婚", "领证", "订婚"),
+    *("married", "engaged", "结婚", "领证", "订婚", "最爱", "最喜", "favo"),
     *("辞职", "离职", "被裁", "创业", "开了一家", "quit", "left", "resigned", "laid off", "own "),
     *(
         "bought",

@@ -93,7 +93,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # what someone does for a living, whoever it is ("I'm a nurse", "我妈是医生")
         re.compile(
-            r"\b(?:i'?m|i\s+am|is|was|works?\s+as|worked\s+as)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?"
+            r"\b(?:i'?m|i\s+am|(?:he|she)['’]s|is|was|works?\s+as|worked\s+as)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?"
             + _english(
                 r"nurse teacher engineer doctor physician developer programmer designer lawyer accountant manager"
                 r" architect chef pharmacist dentist professor scientist researcher analyst consultant writer"
@@ -112,8 +112,9 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             _english(
                 r"badminton tennis basketball football soccer swimming jogging yoga golf volleyball table\s+tennis"
                 r" ping\s+pong hiking cycling skiing climbing baseball boxing marathons?"
+                r" (?:go|goes|going|went)\s+(?:running|jogging|swimming|climbing|hiking)"  # not "running a shop"
             )
-            + r"|羽毛球|网球|篮球|足球|游泳|跑步|瑜伽|高尔夫|排球|乒乓球|徒步|骑行|滑雪|攀岩|健身|拳击|马拉松",
+            + r"|羽毛球|网球|篮球|足球|游泳|跑步|瑜伽|高尔夫|排球|乒乓球|徒步|骑行|滑雪|攀岩|健身|拳击|马拉松|爬山",
             re.IGNORECASE,
         ),
         "sport sports exercise hobby hobbies 运动 爱好",
@@ -126,12 +127,30 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "instrument instruments hobby hobbies 乐器 爱好",
     ),
-    (  # other pastimes
+    (  # other pastimes, and taking one up ("I took up pottery on Saturdays" for "What are my hobbies these days?")
         re.compile(
-            _english(r"painting photography knitting chess gardening fishing") + r"|画画|摄影|书法|钓鱼|下棋|围棋",
+            _english(
+                r"painting photography knitting chess gardening fishing pottery ceramics baking woodworking sketching"
+                r" calligraphy crochet (?:took|take|takes|taking|taken)\s+up"
+            )
+            + r"|画画|摄影|书法|钓鱼|下棋|围棋|陶艺|烘焙|插花|编织|练字|迷上了",
             re.IGNORECASE,
         ),
         "hobby hobbies 爱好",
+    ),
+    (  # a favourite: "我现在最喜欢吃什么？" and "最近最爱吃的是日料" share 最 alone; "what's my fav food"
+        re.compile(r"favou?rites?|fav|最喜欢|最爱|最喜爱", re.IGNORECASE),
+        "favorite favourite fav 最喜欢 最爱",
+    ),
+    (  # one's partner in the words a statement uses ("Got engaged to Ana", "I've been seeing Ana"), not someone
+        # else's ("My brother Feng married Julia", "我哥的老婆"): "Who is my partner?" found nothing
+        re.compile(
+            _english(r"boyfriends? girlfriends? bf gf fianc[ée]e? engaged dating")
+            + r"|\bseeing\s+(?-i:[A-Z])[a-z]+|\bmy\s+(?:husband|wife|spouse)\b"
+            r"|(?<!的)(?:男朋友|女朋友|男友|女友|未婚夫|未婚妻|老公|老婆|对象)|订婚|求婚|恋爱|交往",
+            re.IGNORECASE,
+        ),
+        "partner dating relationship fiance fiancee 伴侣 对象 另一半",
     ),
     (  # where someone comes from
         re.compile(
@@ -221,6 +240,8 @@ def category_words(text: str) -> str:
 # found at all): said with those words too.
 _IDIOMS = (
     (re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE), "for work, my job"),
+    # "我对象是做什么的？" asks for a job in none of its words ("I've been seeing Ana, she's a nurse" was not found)
+    (re.compile(r"(?:做|干)什么(?:的|工作)|从事什么"), r"\g<0> (工作 职业)"),
     (
         re.compile(
             r"\b(?:foods?|eat|eating|drinks?)\b[^.?!]{0,30}\bavoid\b|\bavoid\s+(?:eating|drinking)\b"

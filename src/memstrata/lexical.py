@@ -164,8 +164,10 @@ def keyword_tokens(text: str) -> list[str]:
 # 20: what one says of oneself is also said in the other language's word (生日 birthday, 手机 phone, 大学 university,
 # 职位 title, 地址 address, 邮箱 email; memstrata.categories); a car bought, a pet taken in and a promotion are
 # statements of change (the car driven, the pets had and the title held now); 21: where one works named in Latin
-# letters inside Chinese ("在 Zalando 做 engineer") says where one works, and a change with a state says both
-SEARCH_TERMS_VERSION = "21"
+# letters inside Chinese ("在 Zalando 做 engineer") says where one works, and a change with a state says both; 22: a
+# favourite (最爱, fav), one's partner ("Got engaged to Ana", "seeing Ana") and a pastime taken up name their category,
+# and a favourite said to be new ("最近最爱吃的是日料") and a subjectless "Got engaged" are statements of change
+SEARCH_TERMS_VERSION = "22"
 
 
 @lru_cache(maxsize=65536)
