@@ -81,11 +81,14 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             _english(
                 r"diabet(?:es|ic) hypertension high\s+blood\s+pressure asthma arthritis migraines? depression cancer"
                 r" insomnia eczema adhd high\s+cholesterol celiac gout thyroid heart\s+disease allerg(?:y|ies|ic)"
+                # an injury or an operation: "前天打篮球把膝盖伤了" for "我有过哪些健康问题？"
+                r" injur(?:y|ies|ed) sprained fractured concussion surgery hospitali[sz]ed"
             )
-            + r"|糖尿病|高血压|哮喘|关节炎|偏头痛|抑郁症|癌|失眠|湿疹|过敏|高血脂|痛风|甲状腺|心脏病|胃病|鼻炎|颈椎病",
+            + r"|糖尿病|高血压|哮喘|关节炎|偏头痛|抑郁症|癌|失眠|湿疹|过敏|高血脂|痛风|甲状腺|心脏病|胃病|鼻炎|颈椎病"
+            r"|受伤|伤了|骨折|扭伤|拉伤|手术|住院|骨裂",
             re.IGNORECASE,
         ),
-        "health condition illness 健康 病",
+        "health condition illness 健康 病 问题",
     ),
     (  # children
         re.compile(_english("sons? daughters?") + r"|儿子|女儿|闺女", re.IGNORECASE),

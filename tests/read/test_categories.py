@@ -164,7 +164,9 @@ def test_what_one_says_of_oneself_is_found_by_a_question_in_the_other_language(
 HISTORY = [
     ("2021-05-03T12:00:00+08:00", "我最喜欢吃火锅，每周都要吃一次"),
     ("2023-04-12T21:00:00+08:00", "I've been seeing Ana for a few months now, she's a nurse at St. Mary's"),
+    ("2023-02-12T21:00:00+08:00", "前天打篮球把膝盖伤了，疼死了"),
     ("2023-06-01T21:00:00+08:00", "My brother Feng married Julia last weekend, beautiful wedding"),
+    ("2023-09-01T21:00:00+08:00", "为了健康，我决定开始吃素"),
     ("2024-03-15T21:00:00+08:00", "I took up pottery on Saturdays, making bowls is so relaxing"),
     ("2025-01-20T21:00:00+08:00", "Got engaged to Ana last weekend!! Still can't believe it"),
     ("2025-07-08T21:00:00+08:00", "最近最爱吃的是日料，尤其是寿司"),
@@ -183,6 +185,8 @@ HISTORY = [
         ("我有什么爱好？", "周末和朋友去爬山了"),  # 火锅 came first, at 0.10
         ("我现在最喜欢吃什么？", "最近最爱吃的是日料"),  # the 2021 火锅 came first: 最爱 is not 最喜欢
         ("What's my favorite food?", "最近最爱吃的是日料"),
+        ("我现在有什么健康问题吗？", "前天打篮球把膝盖伤了"),  # 为了健康…吃素 came first, the knee not at all
+        ("Have I had any injuries?", "前天打篮球把膝盖伤了"),
     ],
 )
 def test_questions_in_other_words_find_the_statement_that_answers(memory: Memory, question: str, answer: str) -> None:
