@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memstrata.han import simplified
 from memstrata.modality import HEDGED, NOT_YET, clause_at, said_as_so
 
 # Statements of a change that answer a question about the state the change led to, with the words such a question
@@ -49,7 +50,7 @@ _CHANGE_ANSWERS = (
             r"|(?-i:\b[Ss]tart(?:s|ed|ing)?\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
             r"|(?-i:\b(?:[Qq]uit|[Qq]uitting)\s+[A-Z][a-z])"  # "I quit Alibaba last week"
             r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:a|an|the|their|its)\b|\btransferred\s+to\b"
-            r"|入职|跳槽|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|新工作|调岗|调职"
+            r"|入职|跳槽|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|换到了?一家|新工作|调岗|调职"
             rf"|开始在{_WHERE_ZH}(?:做|上班|工作|实习)"
             # going to a company in a role: "下个月我去一家创业公司星河科技当技术负责人"
             r"|(?:去|到)[^，。！？,.!?]{0,12}?(?:公司|集团|工作室|银行|医院|学校)[^，。！？,.!?]{0,24}?(?:当|做|上班|工作|任职)"
@@ -143,7 +144,7 @@ _CHANGE_ANSWERS = (
 # it ranks, so the full patterns (~120 µs on a long English turn) run only after this check (~2 µs).
 _CHANGE_CUES = (
     *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled", "keys", "our new"),
-    *("搬", "迁", "入职", "跳槽", "工作", "开始在", "调岗", "调职", "安顿", "新家", "钥匙", "cigarette"),
+    *("搬", "迁", "入职", "跳槽", "工作", "开始在", "换到", "调岗", "调职", "安顿", "新家", "钥匙", "cigarette"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
     *("新男朋", "新女朋", "交了", "脱单", "new boy", "new girl", "met someone", "got a", "dating", "seeing"),
     *("married", "engaged", "结婚", "领证", "订婚", "最爱", "最喜", "favo"),
@@ -186,7 +187,14 @@ _CHANGE_CUES = (
 # (relevance 0.002). Whoever the subject is ("我妹妹在阿里巴巴上班" answers "Where does my sister work?"); a
 # maybe or a plan is not where anyone lives or works yet.
 _STATE_ANSWERS = (
-    (re.compile(r"\blive[sd]?\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居", re.IGNORECASE), "live 住"),
+    (
+        re.compile(
+            r"\blive[sd]?\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居"
+            r"|在(?!医院|酒店|宾馆|民宿)[^，。！？,.!?\s]{1,10}?住(?:了|过)",  # "我在杭州住了三年了", not a hotel stay
+            re.IGNORECASE,
+        ),
+        "live 住",
+    ),
     (
         re.compile(
             r"\bwork(?:s|ed|ing)?\s+(?:at|for|as)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
@@ -201,7 +209,9 @@ _STATE_ANSWERS = (
 
 @lru_cache(maxsize=65_536)
 def change_answers(text: str) -> str:
-    """The words of the questions a statement of change answers (see ``_CHANGE_ANSWERS``), or ""."""
+    """The words of the questions a statement of change answers (see ``_CHANGE_ANSWERS``), or "". Traditional text is
+    read as Simplified: "我媽搬來新加坡跟我們住" (來) was no move, so it was not held after the year asked about."""
+    text = simplified(text)
     lowered = text.lower()
     if not any(cue in lowered for cue in _CHANGE_CUES):
         return ""
@@ -217,6 +227,7 @@ def planned_change_answers(text: str) -> str:
     """The words of the questions a plan of change will answer once done ("我下个月要搬到上海了", "I'm moving to
     Berlin in March": where the user lives), or "". A maybe is no plan ("We might move to Austin"), and what the text
     says as done has its words in :func:`change_answers` already."""
+    text = simplified(text)
     lowered = text.lower()
     if not any(cue in lowered for cue in _CHANGE_CUES):
         return ""
@@ -237,6 +248,7 @@ def answer_words(text: str) -> str:
     and of where someone lives or works (``_STATE_ANSWERS``), or "". A word the statement says already is
     not said again: "我住在北京" said "住" twice, and that outweighed "搬到深圳了" for "我住在哪？"."""
     # a change and a state at once: "I got promoted to senior engineer at ByteDance" is the title and the employer
+    text = simplified(text)
     words = f"{change_answers(text)} {_answers_said_so(text, _STATE_ANSWERS)}"
     lowered = text.lower()
     return " ".join(dict.fromkeys(word for word in words.split() if word not in lowered))

@@ -101,6 +101,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"nurse teacher engineer doctor physician developer programmer designer lawyer accountant manager"
                 r" architect chef pharmacist dentist professor scientist researcher analyst consultant writer"
                 r" journalist photographer student salesperson driver police\s+officer firefighter electrician plumber"
+                r" vet veterinarian surgeon therapist pilot artist musician barista mechanic"
             )
             # a title right after 是 with one character between is a name: 是李老师 (Teacher Li), 是王医生
             + r"|(?:是|当|做)(?:一名|一个|一位|个)?(?:[^，。！？,.!?\s]{2,6}?)?"
@@ -243,6 +244,13 @@ def category_words(text: str) -> str:
 # found at all): said with those words too.
 _IDIOMS = (
     (re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE), "for work, my job"),
+    # "What does my sister do?" (the whole question: "What do I do on weekends?" asks something else)
+    (
+        re.compile(
+            r"^\s*what\s+(?:does|do)\s+(?:[\w'’]+\s+){1,3}do(?:\s+(?:now|these\s+days|nowadays))?(?=\s*\??\s*$)", re.I
+        ),
+        r"\g<0> (work, job)",
+    ),
     # "我对象是做什么的？" asks for a job in none of its words ("I've been seeing Ana, she's a nurse" was not found)
     (re.compile(r"(?:做|干)什么(?:的|工作)|从事什么"), r"\g<0> (工作 职业)"),
     (

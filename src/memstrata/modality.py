@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memstrata.han import simplified
+
 # A maybe is not how things are ("我可能下个月搬去深圳"); a "seems" is a softer fact ("王总好像喜欢红酒": the graph
 # keeps that edge), so it only lowers a fact's confidence.
 MAYBE = r"可能|也许|或许|大概|说不定|\b(?:maybe|might|probably|perhaps)\b"
@@ -93,11 +95,13 @@ def said_as_so(pattern: re.Pattern[str], text: str) -> bool:
 @lru_cache(maxsize=65_536)  # asked of each hit near the top for each one above it
 def corrects(text: str) -> bool:
     """Whether ``text`` corrects what was said ("更正一下…", "Sorry I meant…", "其实…不是…")."""
+    text = simplified(text)  # the word lists are Simplified (as every one that reads Chinese here)
     return bool(_CORRECTED_WORDS.search(text) or (_CONTRASTED.search(text) and _NEGATED.search(text)))
 
 
 def calls_off(text: str) -> bool:
     """Whether ``text`` says a plan was called off ("Japan is off", "清迈最后没去成", "postponed to next year")."""
+    text = simplified(text)
     return bool(_CALLED_OFF_WORDS.search(text))
 
 
@@ -105,6 +109,7 @@ def calls_off(text: str) -> bool:
 def ends_or_corrects(text: str) -> bool:
     """Whether ``text`` ends or corrects an earlier statement (see ``ENDS_OR_CORRECTS_WORDS``); a plan or an
     attempt does not ("I'm trying to quit smoking", "我打算辞职"), and a plan called off does."""
+    text = simplified(text)
     if _CALLED_OFF_WORDS.search(text) or said_as_so(_FIRM, text):
         return True
     return bool(_CONTRASTED.search(text) and _NEGATED.search(text)) and not NOT_YET.search(text)

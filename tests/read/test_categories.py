@@ -56,6 +56,9 @@ def test_words_with_another_sense_name_no_category() -> None:
     assert category_words("我家的狗叫旺财") == "pet pets 宠物"
     assert "work" in category_words("我妈是医生").split()  # whoever it is
     assert plain_question("What does she do for a living?") == "What does she do for work, my job?"
+    assert plain_question("What does my sister do?") == "What does my sister do (work, job)?"
+    assert plain_question("What do I do on weekends?") == "What do I do on weekends?"  # not a job
+    assert plain_question("我对象是做什么的？") == "我对象是做什么的 (工作 职业)？"
 
 
 def test_a_memory_in_another_script_stands_on_its_meaning_when_its_category_words_do_not_match(

@@ -87,3 +87,18 @@ def test_a_relative_named_in_chinese_answers_an_english_question_by_the_relation
     memory.add(["我弟弟林浩在深圳的腾讯做产品经理。", "我女儿叫朵朵，今年五岁。", "我叫林晓，今年32岁。"], user_id="lx")
     hits = memory.search("What's my brother's name?", user_id="lx")
     assert hits[0].text == "我弟弟林浩在深圳的腾讯做产品经理。" and not hits[0].breakdown.cross_script
+
+
+def test_a_relative_said_in_the_short_form_is_the_one_asked_about(memory: Memory) -> None:
+    """ "我妹去成都了，换到一家正畸诊所，现在是正畸医生" names the sister only as 我妹: "What does my sister do?"
+    ranked it 19th at relevance 0, under the dentist's job she left (found by a user trial)."""
+    for n, (when, text) in enumerate([
+        ("2022-07-22T21:00:00+08:00", "我妹妹陈雨是牙医，在杭州一家诊所上班"),
+        ("2024-01-18T20:00:00+08:00", "我妹去成都了，换到一家正畸诊所，现在是正畸医生"),
+        ("2024-02-01T20:00:00+08:00", "I work at Shopee as a product manager"),
+    ]):  # fmt: skip
+        memory.add([{"role": "user", "content": text, "timestamp": when, "id": f"t{n}"}], user_id="mira")
+    for question in ("What does my sister do?", "Where is my sister working now?", "我妹妹是做什麼工作的？"):
+        assert "正畸医生" in memory.search(question, user_id="mira")[0].text, question
+    assert asked_relations("我妹是做什么的？") == asked_relations("我妹妹是做什么的？")
+    assert asked_relations("我姐夫是做什么的？") == []  # a brother-in-law

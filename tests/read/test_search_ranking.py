@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from memstrata import InvalidInputError, Memory, Scope
-from memstrata.answers import change_answers
+from memstrata.answers import answer_words, change_answers
 from memstrata.config import LifecycleSettings, load_settings
+from memstrata.modality import ends_or_corrects
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.own_first import (
@@ -597,3 +598,28 @@ def test_a_turn_saying_what_replaced_a_habit_answers_before_the_habit(memory: Me
 )
 def test_a_time_is_no_one_the_question_names(question: str, about_the_user: bool) -> None:
     assert asks_about_the_user(question) is about_the_user
+
+
+def test_traditional_text_is_read_as_simplified_by_the_statement_rules() -> None:
+    """ "我媽搬來新加坡跟我們住三個月" (來, 媽) was no move and the user's own statement, so said in 2026 it answered
+    "2024年我住哪？" and "Where did I live in 2022?" first (found by a user trial)."""
+    assert change_answers("我媽搬來新加坡跟我們住三個月") == "live 住"
+    assert subject("我媽搬來新加坡跟我們住三個月") == "another"
+    assert ends_or_corrects("我已經戒掉咖啡了") == ends_or_corrects("我已经戒掉咖啡了")
+
+
+def test_where_one_lived_for_years_says_where_one_lives() -> None:
+    assert answer_words("我在杭州住了三年了，每天早上去西湖边跑步").split() == ["live"]
+    assert answer_words("我在医院住了三天") == ""  # a stay, not a home
+
+
+def test_the_home_of_a_year_asked_about_is_not_a_later_move_of_someone_else(memory: Memory) -> None:
+    _import_turns(memory, "mira", [
+        ("2022-01-15T08:00:00+08:00", "我在杭州住了三年了，每天早上去西湖边跑步"),
+        ("2023-04-02T08:00:00+08:00", "终于搬到上海了！住在徐汇区，离地铁站很近"),
+        ("2025-01-20T08:00:00+08:00", "搬到新加坡了，现在住在Tiong Bahru"),
+        ("2026-04-02T08:00:00+08:00", "我媽搬來新加坡跟我們住三個月"),
+    ])  # fmt: skip
+    assert "杭州" in memory.search("Where did I live in 2022?", user_id="mira")[0].text
+    texts = [hit.text for hit in memory.search("2024年我住哪？", user_id="mira", threshold=0)]
+    assert texts.index("终于搬到上海了！住在徐汇区，离地铁站很近") < texts.index("我媽搬來新加坡跟我們住三個月")

@@ -19,6 +19,7 @@ from functools import lru_cache
 from itertools import groupby
 
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY, SHORT_KIN
+from memstrata.han import simplified
 from memstrata.indexing import own_index_text, states_for_the_user
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import query_terms
@@ -122,8 +123,8 @@ def asks_only_about_another(query: str) -> bool:
 
 
 def subject(text: str) -> str | None:
-    """ "user", "another", or None when the statement's start does not tell."""
-    said = text.strip()
+    """ "user", "another", or None when the statement's start does not tell (read as Simplified: "我媽…")."""
+    said = simplified(text).strip()
     if _ABOUT_ANOTHER.match(said):
         return "another"
     if _ABOUT_THE_USER.match(said):

@@ -37,11 +37,24 @@ _RELATIONS = (
     ("cat|kitten", "猫|猫咪"),  # a pet is named once and then called by its name too ("Mochi 其实是 female")
     ("dog|puppy", "狗|狗狗"),
 )
+# The one-character forms people say after 我 ("我妹去成都了", "我哥在华为"); not 我姐夫, 我哥们 (someone else).
+_SHORT = ("姐|妹", "哥|弟", "", "", "妈", "爸", "", "", "", "", "", "")
 _MINE = r"(?:\b(?:my|our|user's|the user's)\s+)"
 _MINE_ZH = r"(?:我|我家|我们家|用户)的?"
 _ASKED = [
-    re.compile(rf"{_MINE}(?:{english})(?:s|['’]s)?\b|{_MINE_ZH}(?:{chinese})", re.IGNORECASE)
-    for english, chinese in _RELATIONS
+    re.compile(
+        rf"{_MINE}(?:{english})(?:s|['’]s)?\b|{_MINE_ZH}(?:{chinese})"
+        + (rf"|我(?:{short})(?![夫们])" if short else ""),
+        re.IGNORECASE,
+    )
+    for (english, chinese), short in zip(_RELATIONS, _SHORT, strict=True)
+]
+# A memory that says the relation, in either language or the short form: it is about that relative.
+_SAID = [
+    re.compile(
+        rf"\b(?:{english})(?:s|['’]s)?\b|{chinese}" + (rf"|我(?:{short})(?![夫们])" if short else ""), re.IGNORECASE
+    )
+    for (english, chinese), short in zip(_RELATIONS, _SHORT, strict=True)
 ]
 _EN_NAME = r"(?-i:(?P<name>[A-Z][a-z]{1,20}))\b"
 _ZH_NAMING = r"(?:叫做|名叫|叫|名字是|名字叫)?"
@@ -117,6 +130,7 @@ class Relatives:
 
     names: tuple[str, ...]
     words: str  # the relation's words in both languages: "sister 姐姐 妹妹"
+    relations: tuple[int, ...] = ()  # indexes into the relation table
 
     def searched(self, topic: str) -> str:
         """What keyword and dense search look for: the question and the names."""
@@ -127,7 +141,10 @@ class Relatives:
         sister, and matches "What does my sister do?" on the same word as "My sister Emma is a doctor" does (so the
         later one answers: read/newer.py), and "我妹妹是做什么的？" across scripts."""
         own = text.indexed if text.own_indexed is None else text.own_indexed
-        if not any(_names(name, own) for name in self.names):
+        # "我妹去成都了，现在是正畸医生" says the sister in none of the words of "What does my sister do?" (19th, at
+        # relevance 0, under the job she left): the relation said in the other language or short form counts too
+        said = any(_SAID[index].search(own) for index in self.relations)
+        if not (said or any(_names(name, own) for name in self.names)):
             return text  # a reply carrying the turn that names her is not about her (its own words are not)
         own_indexed = None if text.own_indexed is None else f"{text.own_indexed}\n{self.words}"
         # The relation's words are the memory's own, in both languages (as a category's are): "我弟弟林浩…" matched
@@ -146,7 +163,7 @@ def relatives_asked(store: Store, query: SearchQuery, topic: str) -> Relatives |
     found = store.keyword_search(query.scope, search_terms(words), query.filters, _SEARCHED)
     items = store.get(query.scope, [hit.memory_id for hit in found])
     names = tuple(dict.fromkeys(name for item in items for name in names_given(item.text, relations)))
-    return Relatives(names, words) if names else None
+    return Relatives(names, words, tuple(relations))
 
 
 def _names(name: str, text: str) -> bool:
