@@ -143,8 +143,8 @@ class Relatives:
         own = text.indexed if text.own_indexed is None else text.own_indexed
         # "我妹去成都了，现在是正畸医生" says the sister in none of the words of "What does my sister do?" (19th, at
         # relevance 0, under the job she left): the relation said in the other language or short form counts too
-        said = any(_SAID[index].search(own) for index in self.relations)
-        if not (said or any(_names(name, own) for name in self.names)):
+        relation_said = any(_SAID[index].search(own) for index in self.relations)
+        if not (relation_said or any(_names(name, own) for name in self.names)):
             return text  # a reply carrying the turn that names her is not about her (its own words are not)
         own_indexed = None if text.own_indexed is None else f"{text.own_indexed}\n{self.words}"
         # The relation's words are the memory's own, in both languages (as a category's are): "我弟弟林浩…" matched
