@@ -53,8 +53,16 @@ def _base_forms(name: str) -> dict[str, str]:
     return {pair[0]: pair[1] for pair in pairs if len(pair) == 2}
 
 
+def _expansions(name: str) -> dict[str, tuple[str, ...]]:
+    """A packaged "short word [word ...]" list (``memstrata/data/<name>``)."""
+    text = files("memstrata").joinpath("data", name).read_text(encoding="utf-8")
+    rows = (line.split("#", 1)[0].split() for line in text.splitlines())
+    return {row[0]: tuple(row[1:]) for row in rows if len(row) > 1}
+
+
 ENGLISH_STOP_WORDS = _word_list("stopwords_en.txt")
 IRREGULAR_FORMS = _base_forms("irregular_en.txt")  # bought -> buy: porter stemming folds regular endings only
+ABBREVIATIONS = _expansions("abbreviations_en.txt")  # bf -> bf boyfriend: said both ways in chat
 CHINESE_STOP_WORDS = _word_list("stopwords_zh.txt")
 STOP_WORDS = ENGLISH_STOP_WORDS | CHINESE_STOP_WORDS
 
@@ -124,7 +132,8 @@ _HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 def keyword_tokens(text: str) -> list[str]:
     """Tokens for keyword search, in text order, stop words removed, duplicates kept; a name of joined words is
-    followed by the words it joins ("iphone phone"), a hyphenated word by its letters joined ("check-up checkup")."""
+    followed by the words it joins ("iphone phone"), a hyphenated word by its letters joined ("check-up checkup"), a
+    chat abbreviation by its words ("bf boyfriend")."""
     tokens: list[str] = []
     joined = _joined_words(text)
     for match in _TOKEN.finditer(folded(text)):
@@ -136,6 +145,7 @@ def keyword_tokens(text: str) -> list[str]:
                 tokens.append(f"emoji{ord(piece):x}")
         elif (word := _CLITIC.sub("", piece)) not in STOP_WORDS:
             tokens.append(IRREGULAR_FORMS.get(word, word))
+            tokens.extend(ABBREVIATIONS.get(word, ()))
             tokens.extend(joined.get(word, ()))
             if _HYPHENATED.fullmatch(word):  # "check-up" is also "checkup", as "checkups" and "e-mail"/"email" are
                 tokens.append(word.replace("-", ""))
@@ -166,7 +176,8 @@ def keyword_tokens(text: str) -> list[str]:
 # statements of change (the car driven, the pets had and the title held now); 21: where one works named in Latin
 # letters inside Chinese ("在 Zalando 做 engineer") says where one works, and a change with a state says both; 22: a
 # favourite (最爱, fav), one's partner ("Got engaged to Ana", "seeing Ana") and a pastime taken up name their category,
-# and a favourite said to be new ("最近最爱吃的是日料") and a subjectless "Got engaged" are statements of change
+# and a favourite said to be new ("最近最爱吃的是日料") and a subjectless "Got engaged" are statements of change; a chat
+# abbreviation is followed by its words ("bf boyfriend", data/abbreviations_en.txt)
 SEARCH_TERMS_VERSION = "22"
 
 

@@ -90,6 +90,16 @@ def test_an_irregular_form_finds_its_base_word(store: Store) -> None:
     assert found(store, "what did my child eat?") == [pizza.id]
 
 
+def test_a_chat_abbreviation_finds_its_words_and_they_find_it(store: Store) -> None:
+    """ "Who was my boyfriend in 2022?" shared no word with "my bf 阿杰 is a chef" (a user trial)."""
+    assert keyword_tokens("my bf is a chef, fav food hotpot") == ["bf", "boyfriend", "chef", "fav", "favorite",
+                                                                  "food", "hotpot"]  # fmt: skip
+    chef = put(store, "my bf 阿杰 is a chef lol")
+    daniel = put(store, "My boyfriend Daniel is a data scientist")
+    assert set(found(store, "Who was my boyfriend in 2022?")) == {chef.id, daniel.id}
+    assert set(found(store, "whos my bf")) == {chef.id, daniel.id}
+
+
 def test_a_name_of_joined_words_is_found_by_each_word(store: Store) -> None:
     """ "Which phone do I use?" shared no keyword with "I use an iPhone", and the Pixel phone it had replaced answered
     on "phone"; "iphone" now also says "phone", "AirPods" "air pods", beside Chinese too."""

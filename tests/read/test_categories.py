@@ -59,6 +59,11 @@ def test_words_with_another_sense_name_no_category() -> None:
     assert plain_question("What does my sister do?") == "What does my sister do (work, job)?"
     assert plain_question("What do I do on weekends?") == "What do I do on weekends?"  # not a job
     assert plain_question("我对象是做什么的？") == "我对象是做什么的 (工作 职业)？"
+    assert plain_question("我对象是干嘛的？") == "我对象是干嘛的 (工作 职业)？"
+    assert plain_question("Am I seeing anyone?") == "Am I seeing anyone (partner boyfriend girlfriend 对象)?"
+    assert plain_question("I booked a single room") == "I booked a single room"
+    assert "hobby" in plain_question("What do I do for fun these days?")
+    assert category_words("阳了，发烧39度，躺了三天") == "covid 新冠 阳"
 
 
 def test_a_memory_in_another_script_stands_on_its_meaning_when_its_category_words_do_not_match(

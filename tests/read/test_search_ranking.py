@@ -623,3 +623,16 @@ def test_the_home_of_a_year_asked_about_is_not_a_later_move_of_someone_else(memo
     assert "杭州" in memory.search("Where did I live in 2022?", user_id="mira")[0].text
     texts = [hit.text for hit in memory.search("2024年我住哪？", user_id="mira", threshold=0)]
     assert texts.index("终于搬到上海了！住在徐汇区，离地铁站很近") < texts.index("我媽搬來新加坡跟我們住三個月")
+
+
+def test_the_users_turn_answers_before_the_assistants_echo_of_it(memory: Memory) -> None:
+    """ "Lucky you, a chef boyfriend!" says the question's words and carries the user's turn as its context: it led
+    "Who was my boyfriend in 2022?" over "my bf 阿杰 is a chef" (0.86 to 0.70; found by a user trial)."""
+    turns = [
+        {"role": "user", "content": "my bf 阿杰 is a chef, he cooks 红烧肉", "timestamp": "2022-04-10T20:00:00+08:00"},
+        {"role": "assistant", "content": "Lucky you, a chef boyfriend!", "timestamp": "2022-04-10T20:01:00+08:00"},
+        {"role": "user", "content": "周末去西湖边跑步", "timestamp": "2022-05-10T20:00:00+08:00"},
+    ]  # fmt: skip
+    memory.add(turns, user_id="mira")
+    hits = memory.search("Who was my boyfriend in 2022?", user_id="mira")
+    assert [hit.text for hit in hits[:2]] == [turns[0]["content"], turns[1]["content"]]

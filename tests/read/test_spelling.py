@@ -54,9 +54,16 @@ def test_a_misspelt_word_is_read_as_the_scopes_word(remembered: Memory, typed: s
 
 
 def test_corrections_come_from_the_scope_only(remembered: Memory) -> None:
-    # "sister" is held by the other user's memory alone: alex's question keeps the typo
-    assert _read(remembered, "what does my sistr do") == "what does my sistr do"
-    assert _read(remembered, "what does my sistr do", user_id="other") == "what does my sister do"
+    # "tuna" is held by alex's memory alone: the other user's question keeps the typo
+    assert _read(remembered, "does the cat like tunaa") == "does the cat like tuna"
+    assert _read(remembered, "does the cat like tunaa", user_id="other") == "does the cat like tunaa"
+
+
+def test_the_words_categories_and_relations_are_asked_with_are_known_in_every_scope(remembered: Memory) -> None:
+    """ "my sistr's job?" of a sister said to be 我妹妹: no memory says "sister" in English, yet the relation's words
+    bridge the two languages (read/relatives.py)."""
+    assert _read(remembered, "my sistr's job?") == "my sister's job?"
+    assert _read(remembered, "whats my adress", user_id="nobody") == "whats my address"
 
 
 def test_search_finds_the_answer_despite_typos(remembered: Memory) -> None:

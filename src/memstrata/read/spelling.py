@@ -3,7 +3,8 @@
 A typo matched nothing: no memory holds "adress" or "wrok", so "whats my current adress" and "Where do I currntly
 wrok?" got no hit at all. A word of the question that is neither an English word nor a word of any memory in the
 scope (under the query's filters) is read as an English word one edit away (a letter added, dropped, changed, or two
-swapped) that some memory of the scope holds: one with the same first letter before one without, then the most
+swapped) that some memory of the scope holds, or that the categories and relations are asked with ("sister",
+"address": they bridge to memories in Chinese): one with the same first letter before one without, then the most
 common. A word no such correction exists for stays as typed.
 
 Corrections are checked against the scope's own memories, never against a dictionary alone: pyspellchecker's word
@@ -21,6 +22,7 @@ from collections.abc import Callable
 
 from spellchecker import SpellChecker
 
+from memstrata.categories import english_vocabulary
 from memstrata.lexical import search_terms
 from memstrata.query import SearchQuery
 from memstrata.storage.protocol import Store
@@ -70,8 +72,13 @@ def corrected_spelling(store: Store, query: SearchQuery) -> str:
 
 
 def _scope_holds(store: Store, query: SearchQuery) -> Callable[..., bool]:
+    known = english_vocabulary()
+
     def holds(*words: str) -> bool:
-        """Whether some memory of the scope, under the query's filters, holds one of ``words``."""
+        """Whether one of ``words`` is asked with a category or relation (their words bridge languages: "my sistr's
+        job?" of a sister said to be 我妹妹), or some memory of the scope, under the query's filters, holds it."""
+        if any(word in known for word in words):
+            return True
         terms = [term for word in words for term in search_terms(word)]
         return bool(terms) and bool(store.keyword_search(query.scope, terms, query.filters, 1))
 
