@@ -25,7 +25,8 @@ _PERSON_ZH = (
     r"|^|(?<=[，。！？；,.!?;]))"
 )
 # The user, said or left out, and no one else before the verb ("我和阿杰分手了", "跟男朋友分手了"; not "他们分手了").
-_OWN_ZH = r"(?:我|我们|用户|^|(?<=[，。！？；,.!?;]))(?:(?![他她])[^，。！？,.!?\s]){0,8}?"
+# "我姐订婚了" is the sister's news: no relative in between.
+_OWN_ZH = r"(?:我|我们|用户|^|(?<=[，。！？；,.!?;]))(?:(?![他她哥姐弟妹爸妈])[^，。！？,.!?\s]){0,8}?"
 # Where, after 在: a few characters, or a name in Latin letters between spaces ("在 Zalando 做 embedded engineer",
 # "开始在 Google 做 PM"), which mixed text writes apart; not at home.
 _WHERE_ZH = r"\s*(?!家)(?:[A-Za-z][\w&.'-]*(?:\s+[A-Za-z][\w&.'-]*){0,3}\s*|[^，。！？,.!?\s]{1,10}?)"

@@ -26,6 +26,13 @@ def _english(words: str) -> str:
 _HAN = re.compile(f"[{HAN_RANGES}]")
 _LATIN = re.compile(r"(?<![A-Za-z])[a-z]{3,}(?![A-Za-z])")  # an English word, not only names ("Bart在公园")
 
+_PARTNER_WORDS = "partner dating relationship fiance fiancee 伴侣 对象 另一半"
+# A statement that starts with someone else: their news ("My sister got engaged", "我姐订婚了", "她男朋友…").
+_SOMEONE_ELSES = re.compile(
+    r"\s*(?:(?:my|our)\s+(?:sister|brother|mom|mum|mother|dad|father|friend|son|daughter|cousin|colleague)s?\b"
+    r"|(?:he|she|they)\b|我(?:的|家)?[哥姐弟妹爸妈]|[他她])",
+    re.IGNORECASE,
+)
 _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # pets
         re.compile(
@@ -155,10 +162,10 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(
             _english(r"boyfriends? girlfriends? bf gf fianc[ée]e? engaged dating")
             + r"|\bseeing\s+(?-i:[A-Z])[a-z]+|\bmy\s+(?:husband|wife|spouse)\b|\bmet\s+someone\b"
-            r"|(?<!的)(?:男朋友|女朋友|男友|女友|未婚夫|未婚妻|老公|老婆|对象)|订婚|求婚|恋爱|交往",
+            r"|(?<![的哥姐弟妹爸妈])(?:男朋友|女朋友|男友|女友|未婚夫|未婚妻|老公|老婆|对象|订婚|求婚|恋爱|交往)",
             re.IGNORECASE,
         ),
-        "partner dating relationship fiance fiancee 伴侣 对象 另一半",
+        _PARTNER_WORDS,
     ),
     (  # where someone comes from
         re.compile(
@@ -241,6 +248,8 @@ def category_words(text: str) -> str:
     """The words of each category ``text`` names an instance of, and in a text of both languages, of each relative it
     names in the other one; or ""."""
     words = [words for pattern, words in _CATEGORIES if pattern.search(text)]
+    if _SOMEONE_ELSES.match(text):  # "我姐订婚了！未婚夫是个消防员": her partner, not the user's
+        words = [found for found in words if found != _PARTNER_WORDS]
     if not (_HAN.search(text) and _LATIN.search(text)):
         return " ".join(words)
     for english, chinese, english_words, chinese_words in _RELATIONS:
@@ -256,10 +265,13 @@ def category_words(text: str) -> str:
 # found at all): said with those words too.
 _IDIOMS = (
     (re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE), "for work, my job"),
-    # "What does my sister do?" (the whole question: "What do I do on weekends?" asks something else)
+    # "What does my sister do?" (the whole question: "What do I do on weekends?" asks something else; and of someone by
+    # relation or pronoun: "What does Anja do?" of a name the scope does not hold answered with everyone's jobs)
     (
         re.compile(
-            r"^\s*what\s+(?:does|do)\s+(?:[\w'’]+\s+){1,3}do(?:\s+(?:now|these\s+days|nowadays))?(?=\s*\??\s*$)", re.I
+            r"^\s*what\s+(?:does|do)\s+(?:(?:my|our|your)\s+[\w'’]+(?:\s+[\w'’]+)?|i|you|he|she|they)\s+do"
+            r"(?:\s+(?:now|these\s+days|nowadays))?(?=\s*\??\s*$)",
+            re.IGNORECASE,
         ),
         r"\g<0> (work, job)",
     ),

@@ -102,3 +102,12 @@ def test_a_relative_said_in_the_short_form_is_the_one_asked_about(memory: Memory
         assert "正畸医生" in memory.search(question, user_id="mira")[0].text, question
     assert asked_relations("我妹是做什么的？") == asked_relations("我妹妹是做什么的？")
     assert asked_relations("我姐夫是做什么的？") == []  # a brother-in-law
+
+
+def test_a_relative_said_in_another_script_keeps_the_relevance_of_its_meaning(memory: Memory) -> None:
+    """With the relation's words beside it, "爸妈还在成都。我爸以前教物理" matched "What did my dad do before he
+    retired?" on "dad" alone and was scored as a same-script miss (0.30, third); read on its meaning across scripts
+    as well, it answers first (a held-out user trial)."""
+    memory.add(["my mom finally retired from the bank", "my dad had knee replacement surgery last month",
+                "爸妈还在成都。我爸以前教物理，去年退休了"], user_id="kai")  # fmt: skip
+    assert memory.search("What did my dad do before he retired?", user_id="kai")[0].text.startswith("爸妈还在成都")

@@ -8,6 +8,7 @@ import pytest
 
 from memstrata import InvalidInputError, Memory, Scope
 from memstrata.answers import answer_words, change_answers
+from memstrata.categories import category_words
 from memstrata.config import LifecycleSettings, load_settings
 from memstrata.modality import ends_or_corrects
 from memstrata.providers.protocol import Embedder
@@ -636,3 +637,40 @@ def test_the_users_turn_answers_before_the_assistants_echo_of_it(memory: Memory)
     memory.add(turns, user_id="mira")
     hits = memory.search("Who was my boyfriend in 2022?", user_id="mira")
     assert [hit.text for hit in hits[:2]] == [turns[0]["content"], turns[1]["content"]]
+
+
+def test_a_question_about_one_relative_is_not_about_another(memory: Memory) -> None:
+    """ "我妈以前是做什么的？" took "我妹去成都了，换到一家正畸诊所" for news of the mother (any relative after 我 was
+    the one asked about), and the sister's new job replaced the mother's (found by a user trial)."""
+    named = people_named("我妈以前是做什么的？")
+    assert named is not None and named.search("我妈是退休的语文老师") and not named.search("我妹去成都了")
+    both = people_named("我爸妈住哪？")
+    assert both is not None and both.search("我妈在苏州") and both.search("My dad lives in Suzhou")
+    history = [("2022-10-03T08:00:00+08:00", "我妈是退休的语文老师，天天在家练书法"),
+               ("2024-01-18T08:00:00+08:00", "我妹去成都了，换到一家正畸诊所，现在是正畸医生")]  # fmt: skip
+    assert _first_answer(memory, history, "我妈以前是做什么的？").startswith("我妈是退休的语文老师")
+
+
+def _first_answer(memory: Memory, history: list[tuple[str, str]], question: str) -> str:
+    _import_turns(memory, "kai", history)
+    return memory.search(question, user_id="kai")[0].text
+
+
+def test_a_relatives_engagement_is_not_the_users_partner(memory: Memory) -> None:
+    """ "我姐訂婚了！未婚夫是個消防員" was read as the user's own engagement (a change of partner, "wife" among its
+    words) and led "Who's my wife?" above "Yue is officially my wife" (a held-out user trial)."""
+    assert change_answers("我姐訂婚了！未婚夫是個消防員，叫Marcus") == ""
+    assert "partner" not in category_words("我姐订婚了！未婚夫是个消防员")
+    assert "partner" in category_words("我们订婚了")
+    history = [("2023-05-01T08:00:00+08:00", "WE'RE MARRIED!! Yue is officially my wife"),
+               ("2024-02-01T08:00:00+08:00", "我姐訂婚了！未婚夫是個消防員，叫Marcus")]  # fmt: skip
+    assert _first_answer(memory, history, "Who's my wife?").startswith("WE'RE MARRIED")
+
+
+def test_a_job_question_of_a_name_the_scope_does_not_hold_answers_nothing(memory: Memory) -> None:
+    """ "What does Anja do?" of a name only another user's memories hold answered with the user's family's jobs once
+    "What does … do?" was read as a job question; only a relative or a pronoun is (a held-out user trial)."""
+    memory.add(["我哥从大疆辞职了，要回成都开奶茶店", "My sister is a nurse in Vancouver"], user_id="kai")
+    memory.add(["Anja is a architect in Berlin"], user_id="lena")
+    assert memory.search("What does Anja do?", user_id="kai") == []
+    assert memory.search("What does my sister do?", user_id="kai")[0].text == "My sister is a nurse in Vancouver"

@@ -112,15 +112,23 @@ def _never_held(hit: SearchHit, above: SearchHit) -> bool:
 
 
 def with_what_replaced_them(
-    hits: Sequence[SearchHit], below: Sequence[SearchHit], query_text: str, *, names_a_time: bool = False
+    hits: Sequence[SearchHit],
+    below: Sequence[SearchHit],
+    query_text: str,
+    *,
+    names_a_time: bool = False,
+    names: tuple[str, ...] = (),
 ) -> list[SearchHit]:
     """Each of the first ``FOLLOWED`` hits preceded by the latest statement that corrects or changes it from among
     the candidates the relevance cutoff dropped: "Sorry I meant Grace 是 orthodontist 不是 general dentist" shares
     almost no word with "我姐姐是做什么的？" (relevance 0.04) and was cut, so the job the user took back answered
     alone. It takes the score of the hit it replaces, as in :func:`newer_first`. A key fact is the key's current
-    value and is never replaced; for a question that names its time only a correction is looked for."""
+    value and is never replaced; for a question that names its time only a correction is looked for. ``names``: those
+    the scope gives the relatives the question asks about (read/relatives.py)."""
     ordered, spare = list(hits), list(below)
     asked = topic_terms(query_text)
+    # "我妈以前是做什么的？": the sister's new job replaces nothing of the mother's (``names``: as in newer_first)
+    named = people_named(query_text, names)
     position = 0
     while position < min(FOLLOWED, len(ordered)):
         earlier = ordered[position]
@@ -133,6 +141,7 @@ def with_what_replaced_them(
                 hit
                 for hit in [*spare, *ordered[position + 1 :]]
                 if _replaces(hit, earlier, asked, corrections_only=names_a_time)
+                and not _leaves_the_one_asked(hit, earlier, named)
             ]
         )
         if later:

@@ -238,20 +238,36 @@ def people_named(query: str, names: tuple[str, ...] = ()) -> re.Pattern[str] | N
     said = [match.group().removesuffix("的") for match in _CAPITALISED.finditer(timeless)]
     # a name as a whole word: "Tom" is not in "tomorrow"
     words = [_as_word(name) for name in [*said, *names] if name.lower() not in _NOT_NAMES]
-    for relation, english in EN_FAMILY.items():
-        chinese = FAMILY[relation]
-        if re.search(rf"\b(?:{english})s?\b|{chinese}", query, re.IGNORECASE):
-            words += [rf"\b(?:{english})s?\b", chinese, _MY_SHORT_RELATION_ZH]
-    if _SHORT_RELATION.search(query):
-        words += [_MY_SHORT_RELATION_ZH, "哥哥|姐姐|弟弟|妹妹|爸爸|妈妈", r"\b(?:brother|sister|dad|mom|mum)\b"]
+    words += [said_so for asked, said_so in _KIN if asked.search(query)]
     return re.compile("|".join(words), re.IGNORECASE) if words else None
+
+
+# Relatives and others by their words in both languages and the one character said after 我: the one a question asks
+# about, not any relative ("我妈以前是做什么的？" took "我妹去成都了…" for a statement about the mother, and it
+# answered above hers).
+def _kin(english: str, chinese: str, short: str = "") -> str:
+    return "|".join([rf"\b(?:{english})s?\b", chinese, *([f"我(?:的|家)?[{short}]"] if short else [])])
+
+
+_SPLIT = ("sibling_of", "child_of")  # the graph's groups, asked of one by one here
+_ONE_BY_ONE = (
+    _kin("brother", "哥哥|弟弟", "哥弟"),
+    _kin("sister", "姐姐|妹妹", "姐妹"),
+    _kin("father|dad", "父亲|爸爸|老爸", "爸"),
+    _kin("mother|mom|mum", "母亲|妈妈|老妈", "妈"),
+    *(_kin(english, FAMILY[relation]) for relation, english in EN_FAMILY.items() if relation not in _SPLIT),
+)
+# (what asks about them, what says them): parents are either
+_KIN = (
+    *((re.compile(said, re.IGNORECASE), said) for said in _ONE_BY_ONE),
+    (re.compile(r"\bparents\b|爸妈|父母", re.IGNORECASE), "|".join([r"\bparents\b|爸妈|父母", *_ONE_BY_ONE[2:4]])),
+)
 
 
 def _as_word(name: str) -> str:
     return rf"\b{re.escape(name)}\b" if name.isascii() else re.escape(name)
 
 
-_SHORT_RELATION = re.compile(_MY_SHORT_RELATION_ZH)
 _NOT_NAMES = frozenset({"what", "where", "who", "when", "which", "how", "why", "does", "did", "is", "are", "was"})
 
 

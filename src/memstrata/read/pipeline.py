@@ -164,7 +164,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     known = relatives.names if relatives else ()  # the relatives' names the scope gives: "my sister" is Emma
     if query.lifecycle:
         named = span is not None
-        rescored = with_what_replaced_them(rescored, below, asked, names_a_time=named)
+        rescored = with_what_replaced_them(rescored, below, asked, names_a_time=named, names=known)
         rescored = newer_first(rescored, asked, names_a_time=named, names=known)
         if span is not None:  # what held for most of the time asked about
             rescored = changed_by_then(rescored, asked, span, settings.timezone)

@@ -298,6 +298,14 @@ class Ranker:
             candidate.dense_match = candidate.known_similarity = None  # no meaning to compare (has_meaning)
         alone = candidate.cross_script or self.words_unmatched
         candidate.relevance = _relevance(candidate, self.settings, self.weights, cross=alone)
+        said = text.own if text.said is None else text.said
+        if not alone and cross_script(self.scripts, said):
+            # Said in another script and matched only on the words indexed beside it (a relation's, a category's):
+            # read on its meaning as well, the better of the two. "爸妈还在成都。我爸…他以前教物理" matched "What did
+            # my dad do before he retired?" on "dad" alone once the relation's words were added, and fell from 0.48
+            # (its meaning across scripts) to 0.25 (a user trial).
+            across = _relevance(candidate, self.settings, self.weights, cross=True)
+            candidate.relevance = max(candidate.relevance, across)
         if is_small_talk(text.own if text.said is None else text.said) and not self.query_is_small_talk:
             # "记下了。" / "Thanks!" after a fact: its words and meaning are the earlier turn's (indexed with it),
             # which is a hit of its own; the acknowledgement answers nothing and only takes a place in the list.
