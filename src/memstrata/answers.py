@@ -50,8 +50,10 @@ _CHANGE_ANSWERS = (
             r"|got\s+a\s+job|(?:was|got|been|am|is)\s+hired|switched\s+jobs?|changed\s+jobs?)\b"
             r"|(?-i:\b[Ss]tart(?:s|ed|ing)?\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
             r"|(?-i:\b(?:[Qq]uit|[Qq]uitting)\s+[A-Z][a-z])"  # "I quit Alibaba last week"
-            r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:a|an|the|their|its)\b|\btransferred\s+to\b"
+            r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:(?:a|an|the|their|its)\b|(?-i:[A-Z]))|\btransferred\s+to\b"
+            r"|\b(?:first\s+day|day\s+(?:1|one))\s+at\s+(?-i:[A-Z])"  # "day 1 at Cascadia Robotics", not school
             r"|入职|跳槽|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|换到了?一家|新工作|调岗|调职"
+            r"|找(?:了|到了?)(?:个|一份)[^，。！？,.!?]{0,20}?工作"  # "找了个nurse practitioner的工作"
             rf"|开始在{_WHERE_ZH}(?:做|上班|工作|实习)"
             # going to a company in a role: "下个月我去一家创业公司星河科技当技术负责人"
             r"|(?:去|到)[^，。！？,.!?]{0,12}?(?:公司|集团|工作室|银行|医院|学校)[^，。！？,.!?]{0,24}?(?:当|做|上班|工作|任职)"
@@ -146,6 +148,7 @@ _CHANGE_ANSWERS = (
 _CHANGE_CUES = (
     *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled", "keys", "our new"),
     *("搬", "迁", "入职", "跳槽", "工作", "开始在", "换到", "调岗", "调职", "安顿", "新家", "钥匙", "cigarette"),
+    *("first day", "day 1", "day one"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
     *("新男朋", "新女朋", "交了", "脱单", "new boy", "new girl", "met someone", "got a", "dating", "seeing"),
     *("married", "engaged", "结婚", "领证", "订婚", "最爱", "最喜", "favo"),
@@ -200,7 +203,8 @@ _STATE_ANSWERS = (
         re.compile(
             r"\bwork(?:s|ed|ing)?\s+(?:at|for|as)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
             r"|\bpromoted\b[^.!?]{0,40}\bat\s+[A-Z]"  # "I got promoted to senior engineer at ByteDance"
-            rf"|上班|在{_WHERE_ZH}(?:工作|做|当|任职|实习|教|升职|晋升)",
+            # not what one is doing ("我最近在学做饭", "在忙着做PPT")
+            rf"|上班|在(?!学(?!校)|忙|想|准备|考虑|努力){_WHERE_ZH}(?:工作|做|当|任职|实习|教|升职|晋升)",
             re.IGNORECASE,
         ),
         "work job 工作 上班",

@@ -74,6 +74,10 @@ def newer_first(
             return True
         if not within_reach(hit, above, margin):
             return False
+        if not why and reasons(hit) and _changes_what_it_says(hit.memory, above.memory):
+            # the later change says what the question asks where the earlier statement says none of it: "moved into
+            # the house 🏡 4187 148th Ave NE" (live 住) after "下个月就搬去温哥华了", which matched on its plan's words
+            return True
         return (bool(why) and reasons(hit) == why) or _ends_or_corrects(hit.memory, above.memory)
 
     return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))

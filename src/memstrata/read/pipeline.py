@@ -170,9 +170,9 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     rescored = theirs_before_own(rescored, query.text, names=known)  # and what was said of someone asked about
-    rescored = turns_before_their_replies(rescored)  # the user's word before the assistant's echo of it
     if query.lifecycle and span is None:
         rescored = later_of_equals_first(rescored, query.text, known)
+    rescored = turns_before_their_replies(rescored)  # the user's word before the assistant's echo of it, ties too
     return _distinct_texts(hits + rescored)[: query.limit]
 
 
