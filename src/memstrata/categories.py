@@ -154,7 +154,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "hobby hobbies 爱好",
     ),
     (  # a favourite: "我现在最喜欢吃什么？" and "最近最爱吃的是日料" share 最 alone; "what's my fav food"
-        re.compile(r"favou?rites?|fav|最喜欢|最爱|最喜爱", re.IGNORECASE),
+        re.compile(r"\bfavou?rites?\b|\bfav\b|最喜欢|最爱|最喜爱", re.IGNORECASE),
         "favorite favourite fav 最喜欢 最爱",
     ),
     (  # one's partner in the words a statement uses ("Got engaged to Ana", "I've been seeing Ana"), not someone

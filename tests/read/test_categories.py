@@ -64,6 +64,8 @@ def test_words_with_another_sense_name_no_category() -> None:
     assert plain_question("I booked a single room") == "I booked a single room"
     assert "hobby" in plain_question("What do I do for fun these days?")
     assert category_words("阳了，发烧39度，躺了三天") == "covid 新冠 阳"
+    assert category_words("can you do me a favor") == ""  # "fav" as a whole word only
+    assert category_words("my fav food is hotpot") == "favorite favourite fav 最喜欢 最爱"
 
 
 def test_a_memory_in_another_script_stands_on_its_meaning_when_its_category_words_do_not_match(

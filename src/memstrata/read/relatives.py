@@ -133,8 +133,8 @@ class Relatives:
     relations: tuple[int, ...] = ()  # indexes into the relation table
 
     def searched(self, topic: str) -> str:
-        """What keyword and dense search look for: the question and the names."""
-        return f"{topic} {' '.join(self.names)}"
+        """What keyword and dense search look for: the question and the names (the question alone without any)."""
+        return f"{topic} {' '.join(self.names)}" if self.names else topic
 
     def read(self, text: MemoryText) -> MemoryText:
         """A memory naming one of them also says the relation: "Correction: Emma isn't a doctor" is about the
@@ -155,7 +155,9 @@ class Relatives:
 
 
 def relatives_asked(store: Store, query: SearchQuery, topic: str) -> Relatives | None:
-    """The relatives ``topic`` asks about by relation and the names the scope's memories give them, if any."""
+    """The relatives ``topic`` asks about by relation and the names the scope's memories give them (maybe none: a
+    memory that says the relation is still read as about them, see :meth:`Relatives.read`); None when it asks of no
+    relative."""
     relations = asked_relations(topic)
     if not relations:
         return None
