@@ -194,6 +194,30 @@ def turns_before_their_replies(hits: Sequence[SearchHit], *, margin: float = MAR
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
 
 
+def named_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
+    """A "who" question about the user's people ("Who is my girlfriend?", "我女朋友是谁？") asks for a name: a hit that
+    names someone answers before one that does not, where the two are close (within ``margin``, or as close in
+    meaning). "lol my gf just beat me at mario kart AGAIN" led "Who was my girlfriend in 2021?" over "我女朋友Priya
+    下周生日" once "gf" was read as girlfriend (a held-out user trial)."""
+    if not (_WHO.search(query_text) and _FIRST_PERSON.search(query_text)):
+        return list(hits)
+
+    def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
+        named, unnamed = _gives_a_name(hit.memory.text), _gives_a_name(above.memory.text)
+        return named and not unnamed and (within_reach(hit, above, margin) or _means_as_much(hit, above))
+
+    return move_up(hits, answers_instead, best=lambda hit: hit.score)
+
+
+_WHO = re.compile(r"^\s*(?:who|whom)\b|是谁|谁是", re.IGNORECASE)
+# A capitalised Latin word inside a sentence, Chinese beside it or not ("我女朋友Priya下周生日"), that is no time.
+_LATIN_NAME = re.compile(r"(?<![A-Za-z])(?<!^)(?<![.!?]\s)(?!I\b)[A-Z][a-z]{1,20}(?![A-Za-z])")
+
+
+def _gives_a_name(text: str) -> bool:
+    return _LATIN_NAME.search(_MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", text))) is not None
+
+
 def _has_a_speaker(hit: SearchHit) -> bool:
     """A turn of a transcript between named people (LoCoMo's Caroline and Melanie) is its speaker's, not the user's
     own: nothing tells which speaker the user is. There, a question about Melanie answered by what Melanie said

@@ -20,6 +20,7 @@ from memstrata.read.named_keys import answers_for_another, asks_for_key
 from memstrata.read.newer import changed_by_then, newer_first, with_what_replaced_them
 from memstrata.read.own_first import (
     later_of_equals_first,
+    named_first,
     own_before_others,
     theirs_before_own,
     turns_before_their_replies,
@@ -170,6 +171,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     rescored = theirs_before_own(rescored, query.text, names=known)  # and what was said of someone asked about
+    rescored = named_first(rescored, query.text)  # "Who is my girlfriend?" asks for a name
     if query.lifecycle and span is None:
         rescored = later_of_equals_first(rescored, query.text, known)
     rescored = turns_before_their_replies(rescored)  # the user's word before the assistant's echo of it, ties too
