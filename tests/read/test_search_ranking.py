@@ -720,3 +720,7 @@ def test_a_who_question_about_the_users_people_asks_for_a_name() -> None:
                             ("What did my girlfriend do?", "lol"),  # no name asked for
                             ("Who won mario kart?", "lol")]:  # not about the user's people  # fmt: skip
         assert named_first(hits, question)[0].memory.text.startswith(first), question
+    # a Chinese name is a name: "my bf 阿杰" keeps its place above a later partner's name ("Who was my boyfriend
+    # in 2022?" moved "Met someone! His name is Daniel", said in 2024, first)
+    chinese = [hit("my bf 阿杰 is a chef lol", 0.86), hit("Met someone! His name is Daniel", 0.80)]
+    assert named_first(chinese, "Who was my boyfriend in 2022?")[0].memory.text.startswith("my bf 阿杰")

@@ -18,9 +18,12 @@ from datetime import datetime
 from functools import lru_cache
 from itertools import groupby
 
+import rjieba
+
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY, SHORT_KIN
 from memstrata.han import simplified
 from memstrata.indexing import own_index_text, states_for_the_user
+from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import query_terms
 from memstrata.read.move_up import move_up, within_reach
@@ -196,15 +199,16 @@ def turns_before_their_replies(hits: Sequence[SearchHit], *, margin: float = MAR
 
 def named_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
     """A "who" question about the user's people ("Who is my girlfriend?", "我女朋友是谁？") asks for a name: a hit that
-    names someone answers before one that does not, where the two are close (within ``margin``, or as close in
-    meaning). "lol my gf just beat me at mario kart AGAIN" led "Who was my girlfriend in 2021?" over "我女朋友Priya
-    下周生日" once "gf" was read as girlfriend (a held-out user trial)."""
+    names someone (a capitalised Latin word inside the sentence, or a Chinese name jieba tags as one: 阿杰) answers
+    before one that does not, where the two are within ``margin``. "lol my gf just beat me at mario kart AGAIN" led
+    "Who was my girlfriend in 2021?" over "我女朋友Priya下周生日" once "gf" was read as girlfriend (a held-out user
+    trial)."""
     if not (_WHO.search(query_text) and _FIRST_PERSON.search(query_text)):
         return list(hits)
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
         named, unnamed = _gives_a_name(hit.memory.text), _gives_a_name(above.memory.text)
-        return named and not unnamed and (within_reach(hit, above, margin) or _means_as_much(hit, above))
+        return named and not unnamed and within_reach(hit, above, margin)
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
 
@@ -215,7 +219,9 @@ _LATIN_NAME = re.compile(r"(?<![A-Za-z])(?<!^)(?<![.!?]\s)(?!I\b)[A-Z][a-z]{1,20
 
 
 def _gives_a_name(text: str) -> bool:
-    return _LATIN_NAME.search(_MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", text))) is not None
+    if _LATIN_NAME.search(_MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", text))):
+        return True
+    return has_han(text) and any(tag == "nr" for _, tag in rjieba.tag(text))
 
 
 def _has_a_speaker(hit: SearchHit) -> bool:
