@@ -263,43 +263,38 @@ def category_words(text: str) -> str:
 # (match form "live") found where the user lives instead.
 # "Any food I should avoid?" asks for a diet or an allergy in none of their words (an allergy to shellfish was not
 # found at all): said with those words too.
+def _idiom(pattern: str, plain: str) -> tuple[re.Pattern[str], str]:
+    return re.compile(pattern, re.IGNORECASE), plain
+
+
 _IDIOMS = (
-    (re.compile(r"\bfor\s+a\s+living\b", re.IGNORECASE), "for work, my job"),
+    _idiom(r"\bfor\s+a\s+living\b", "for work, my job"),
     # "What does my sister do?" (the whole question: "What do I do on weekends?" asks something else; and of someone by
     # relation or pronoun: "What does Anja do?" of a name the scope does not hold answered with everyone's jobs)
-    (
-        re.compile(
-            r"^\s*what\s+(?:does|do)\s+(?:(?:my|our|your)\s+[\w'’]+(?:\s+[\w'’]+)?|i|you|he|she|they)\s+do"
-            r"(?:\s+(?:now|these\s+days|nowadays))?(?=\s*\??\s*$)",
-            re.IGNORECASE,
-        ),
+    _idiom(
+        r"^\s*what\s+(?:does|do)\s+(?:(?:my|our|your)\s+[\w'’]+(?:\s+[\w'’]+)?|i|you|he|she|they)\s+do"
+        r"(?:\s+(?:now|these\s+days|nowadays))?(?=\s*\??\s*$)",
         r"\g<0> (work, job)",
     ),
     # "我对象是做什么的？" asks for a job in none of its words ("I've been seeing Ana, she's a nurse" was not found)
-    (re.compile(r"(?:做|干)(?:什么|啥)(?:的|工作)|干嘛的|从事什么"), r"\g<0> (工作 职业)"),
+    _idiom(r"(?:做|干)(?:什么|啥)(?:的|工作)|干嘛的|从事什么", r"\g<0> (工作 职业)"),
     # a pastime or a partner asked for in none of their words: "What do I do for fun these days?", "Am I seeing
     # anyone?" (nothing was returned; found by a user trial)
-    (re.compile(r"\bfor\s+fun\b|\bfree\s+time\b|\bspare\s+time\b|业余时间|闲暇", re.IGNORECASE), r"\g<0> (hobby 爱好)"),
-    (
-        re.compile(
-            r"\b(?:seeing|dating)\s+(?:anyone|anybody|someone|somebody)\b|\b(?:am\s+i|still)\s+single\b|有对象|脱单",
-            re.I,
-        ),
+    _idiom(r"\bfor\s+fun\b|\bfree\s+time\b|\bspare\s+time\b|业余时间|闲暇", r"\g<0> (hobby 爱好)"),
+    _idiom(
+        r"\b(?:seeing|dating)\s+(?:anyone|anybody|someone|somebody)\b|\b(?:am\s+i|still)\s+single\b|有对象|脱单",
         r"\g<0> (partner boyfriend girlfriend 对象)",
     ),
-    (
-        re.compile(
-            r"\b(?:foods?|eat|eating|drinks?)\b[^.?!]{0,30}\bavoid\b|\bavoid\s+(?:eating|drinking)\b"
-            r"|\b(?:can'?t|cannot|shouldn'?t)\s+(?:i\s+)?eat\b|不能吃|不可以吃|有什么忌口|要忌口",
-            re.IGNORECASE,
-        ),
+    _idiom(
+        r"\b(?:foods?|eat|eating|drinks?)\b[^.?!]{0,30}\bavoid\b|\bavoid\s+(?:eating|drinking)\b"
+        r"|\b(?:can'?t|cannot|shouldn'?t)\s+(?:i\s+)?eat\b|不能吃|不可以吃|有什么忌口|要忌口",
         r"\g<0> (diet, allergic 饮食 过敏)",
     ),
     # One's partner by a word no statement uses: "我另一半从事什么行业？" / "Who is my significant other?" found
     # nothing, or the user's own job, not "男朋友叫阿杰，是建筑设计师" (found by a user trial). "my partner" is left as
     # said: statements use that word, and more words only thin out the ones that match.
-    (re.compile(r"另一半"), r"\g<0> (男朋友 女朋友 老公 老婆 对象)"),
-    (re.compile(r"\bsignificant\s+other\b", re.IGNORECASE), r"\g<0> (partner boyfriend girlfriend husband wife)"),
+    _idiom(r"另一半", r"\g<0> (男朋友 女朋友 老公 老婆 对象)"),
+    _idiom(r"\bsignificant\s+other\b", r"\g<0> (partner boyfriend girlfriend husband wife)"),
 )
 
 

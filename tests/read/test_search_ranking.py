@@ -490,14 +490,9 @@ def test_of_hits_tied_at_one_score_the_latest_comes_first_and_the_users_own_befo
     .py), and the order among them was where each was moved: the number of 2023 answered "我的手机号是多少？" above
     the one of 2025 that replaced it."""
 
-    def hit(text: str, score: float, year: int, role: str = "user") -> SearchHit:
-        said = datetime(year, 6, 1, tzinfo=UTC)
-        item = MemoryItem(id=text, scope=Scope(user_id="u"), kind="episode", text=text, metadata={"role": role},
-                          created_at=said, updated_at=said, valid_from=said)  # fmt: skip
-        return SearchHit(memory=item, score=score, breakdown=ScoreBreakdown(relevance=score, final=score))
-
-    hits = [hit("我换了新手机号：139", 0.385, 2023), hit("好的，已记下你的手机号。", 0.385, 2026, "assistant"),
-            hit("My number changed again: it's now 186", 0.385, 2025), hit("我的手机号是 138", 0.22, 2024)]  # fmt: skip
+    hits = [_turn("我换了新手机号：139", 0.385, 2023), _turn("好的，已记下你的手机号。", 0.385, 2026, "assistant"),
+            _turn("My number changed again: it's now 186", 0.385, 2025),
+            _turn("我的手机号是 138", 0.22, 2024)]  # fmt: skip
     ordered = later_of_equals_first(hits, "我的手机号是多少？")
     assert [h.memory.text[-3:] for h in ordered] == ["186", "139", "机号。", "138"]
     # a question not about the user: the later of the tied first, whoever said it
@@ -653,6 +648,14 @@ def test_a_question_about_one_relative_is_not_about_another(memory: Memory) -> N
     assert _first_answer(memory, history, "我妈以前是做什么的？").startswith("我妈是退休的语文老师")
 
 
+def _turn(text: str, score: float, year: int, role: str = "user") -> SearchHit:
+    """A hit on a turn said on 1 June of ``year``, its score its relevance."""
+    said = datetime(year, 6, 1, tzinfo=UTC)
+    item = MemoryItem(id=text, scope=Scope(user_id="u"), kind="episode", text=text, metadata={"role": role},
+                      created_at=said, updated_at=said, valid_from=said)  # fmt: skip
+    return SearchHit(memory=item, score=score, breakdown=ScoreBreakdown(relevance=score, final=score))
+
+
 def _first_answer(memory: Memory, history: list[tuple[str, str]], question: str) -> str:
     _import_turns(memory, "kai", history)
     return memory.search(question, user_id="kai")[0].text
@@ -693,14 +696,8 @@ def test_a_move_answers_before_a_plan_that_says_none_of_the_question() -> None:
     0.319): the later move answers for the question's reasons where the plan's own words give none (a held-out user
     trial)."""
 
-    def hit(text: str, score: float, year: int) -> SearchHit:
-        said = datetime(year, 5, 29, tzinfo=UTC)
-        item = MemoryItem(id=text, scope=Scope(user_id="u"), kind="episode", text=text, metadata={"role": "user"},
-                          created_at=said, updated_at=said, valid_from=said)  # fmt: skip
-        return SearchHit(memory=item, score=score, breakdown=ScoreBreakdown(relevance=score, final=score))
-
-    plan = hit("搬家好累啊…下个月就搬去温哥华了，离我姐近一点也好", 0.341, 2022)
-    moved = hit("moved into the house 🏡 4187 148th Ave NE, Bellevue WA 98007", 0.319, 2026)
+    plan = _turn("搬家好累啊…下个月就搬去温哥华了，离我姐近一点也好", 0.341, 2022)
+    moved = _turn("moved into the house 🏡 4187 148th Ave NE, Bellevue WA 98007", 0.319, 2026)
     assert newer_first([plan, moved], "我现在住在哪里？")[0].memory.text.startswith("moved into the house")
     assert newer_first([plan, moved], "我姐住在哪里？")[0] == plan  # not the one asked about
 
@@ -709,18 +706,12 @@ def test_a_who_question_about_the_users_people_asks_for_a_name() -> None:
     """ "lol my gf just beat me at mario kart AGAIN" (read with "girlfriend") led "Who was my girlfriend in 2021?" over
     "我女朋友Priya下周生日" (0.84 to 0.76; a held-out user trial)."""
 
-    def hit(text: str, score: float) -> SearchHit:
-        said = datetime(2021, 3, 1, tzinfo=UTC)
-        item = MemoryItem(id=text, scope=Scope(user_id="u"), kind="episode", text=text, metadata={"role": "user"},
-                          created_at=said, updated_at=said, valid_from=said)  # fmt: skip
-        return SearchHit(memory=item, score=score, breakdown=ScoreBreakdown(relevance=score, final=score))
-
-    hits = [hit("lol my gf just beat me at mario kart AGAIN", 0.84), hit("我女朋友Priya下周生日", 0.76)]
+    hits = [_turn("lol my gf just beat me at mario kart AGAIN", 0.84, 2021), _turn("我女朋友Priya下周生日", 0.76, 2021)]
     for question, first in [("Who was my girlfriend in 2021?", "我女朋友"), ("我女朋友是谁？", "我女朋友"),
                             ("What did my girlfriend do?", "lol"),  # no name asked for
                             ("Who won mario kart?", "lol")]:  # not about the user's people  # fmt: skip
         assert named_first(hits, question)[0].memory.text.startswith(first), question
     # a Chinese name is a name: "my bf 阿杰" keeps its place above a later partner's name ("Who was my boyfriend
     # in 2022?" moved "Met someone! His name is Daniel", said in 2024, first)
-    chinese = [hit("my bf 阿杰 is a chef lol", 0.86), hit("Met someone! His name is Daniel", 0.80)]
+    chinese = [_turn("my bf 阿杰 is a chef lol", 0.86, 2021), _turn("Met someone! His name is Daniel", 0.80, 2021)]
     assert named_first(chinese, "Who was my boyfriend in 2022?")[0].memory.text.startswith("my bf 阿杰")

@@ -306,7 +306,7 @@ class Ranker:
             # (its meaning across scripts) to 0.25 (a user trial).
             across = _relevance(candidate, self.settings, self.weights, cross=True)
             candidate.relevance = max(candidate.relevance, across)
-        if is_small_talk(text.own if text.said is None else text.said) and not self.query_is_small_talk:
+        if is_small_talk(said) and not self.query_is_small_talk:
             # "记下了。" / "Thanks!" after a fact: its words and meaning are the earlier turn's (indexed with it),
             # which is a hit of its own; the acknowledgement answers nothing and only takes a place in the list.
             # Read without the speaker's name a named turn is indexed with ("Joanna: Bye Nate!")
