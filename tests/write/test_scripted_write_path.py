@@ -230,6 +230,13 @@ def test_a_fact_translated_out_of_chinese_is_asked_again_then_waits_for_review(
     assert _live(memory, "u4") == {"User is learning Rust": "active", "用户报了日语班": "active"}
     assert len(server.requests) == calls + 2  # neither asked again
 
+    # An English turn whose only Chinese is names: a fact written in Chinese around them is a translation.
+    clinic = "My sister's clinic is called 微笑正畸 in 成都"
+    english = _facts("User's sister's clinic is 微笑正畸 in 成都")
+    _told(memory, server, clinic, _facts("用户妹妹的诊所叫 微笑正畸 in 成都"), english, user="u5")
+    assert _live(memory, "u5") == {"User's sister's clinic is 微笑正畸 in 成都": "active"}
+    assert "Facts 1 are not in the language of their turn" in server.requests[-1]["messages"][-1]["content"]
+
 
 def test_a_fact_whose_name_the_model_changed_is_asked_again_then_waits_for_review(
     scripted_memory: Memory, server: ScriptedServer

@@ -300,15 +300,16 @@ def _per_fact(
 
 
 def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
-    """Indexes of facts not in the language of their turns: Chinese although no source turn holds Chinese, or, for a
-    source mostly in Chinese, a fact without Chinese that says words the source does not ("我喜欢 hiking，周末常去爬山"
-    became "User likes hiking and often climbs mountains"). A fact restating the English of a mixed turn in its own
-    words ("User is learning Rust" of "I started learning Rust. 我还报了一个日语班。") is no translation."""
+    """Indexes of facts not in the language of their turns: Chinese although the source holds no Chinese, or only
+    names in Chinese ("My sister's clinic is called 微笑正畸 in 成都" became "用户妹妹的诊所叫 微笑正畸 in 成都"), or,
+    for a source mostly in Chinese, a fact without Chinese that says words the source does not ("我喜欢 hiking，周末常去
+    爬山" became "User likes hiking and often climbs mountains"). A fact restating the English of a mixed turn in its
+    own words ("User is learning Rust" of "I started learning Rust. 我还报了一个日语班。") is no translation."""
     flagged = []
     for index, fact in enumerate(found.facts):
         said = " ".join(turn.content for turn in _source(fact.turn, turns, fact.text))
         if has_han(fact.text):
-            translated = not has_han(said)
+            translated = not has_han(said) or (not _mostly_chinese(said) and len(_new_han(fact.text, said)) >= 2)
         else:
             translated = _mostly_chinese(said) and not memory_terms(fact.text) - {"user"} <= memory_terms(said)
         if translated:
@@ -317,6 +318,11 @@ def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _new_han(fact: str, said: str) -> set[str]:
+    """Chinese characters of a fact that its source never uses, past the framing and the commonest function words."""
+    return set(HAN_CHAR.findall(fact)) - set(HAN_CHAR.findall(said)) - _COMMON_HAN
 
 
 def _mostly_chinese(text: str) -> bool:
