@@ -154,8 +154,17 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "hobby hobbies 爱好",
     ),
     (  # a favourite: "我现在最喜欢吃什么？" and "最近最爱吃的是日料" share 最 alone; "what's my fav food"
-        re.compile(r"\bfavou?rites?\b|\bfav\b|最喜欢|最爱|最喜爱", re.IGNORECASE),
+        re.compile(r"\bfavou?rites?\b|\bfav\b|\bgo-to\b|最喜欢|最爱|最喜爱", re.IGNORECASE),
         "favorite favourite fav 最喜欢 最爱",
+    ),
+    (  # a favourite food, in the other language's words too: "My favourite food is 火锅" (2022) stayed above
+        # "我最喜欢的食物现在是laksa" (2025) for "What is my favourite food?", matched for other reasons (food, 食物)
+        re.compile(
+            r"\b(?:favou?rite|fav|go-to)\s+(?:foods?|dish(?:es)?|meals?|cuisines?|snacks?)\b"
+            r"|最(?:喜欢|爱|喜爱)(?:吃|的(?:食物|菜|美食|料理|小吃))",
+            re.IGNORECASE,
+        ),
+        "food dish meal 食物 菜 吃",
     ),
     (  # one's partner in the words a statement uses ("Got engaged to Ana", "I've been seeing Ana"), not someone
         # else's ("My brother Feng married Julia", "我哥的老婆"): "Who is my partner?" found nothing
@@ -295,6 +304,8 @@ _IDIOMS = (
     # said: statements use that word, and more words only thin out the ones that match.
     _idiom(r"另一半", r"\g<0> (男朋友 女朋友 老公 老婆 对象)"),
     _idiom(r"\bsignificant\s+other\b", r"\g<0> (partner boyfriend girlfriend husband wife)"),
+    # "What's my go-to meal?": a favourite in none of its words
+    _idiom(r"\bgo-to\b", r"\g<0> (favourite)"),
 )
 
 

@@ -65,7 +65,9 @@ def test_words_with_another_sense_name_no_category() -> None:
     assert "hobby" in plain_question("What do I do for fun these days?")
     assert category_words("阳了，发烧39度，躺了三天") == "covid 新冠 阳"
     assert category_words("can you do me a favor") == ""  # "fav" as a whole word only
-    assert category_words("my fav food is hotpot") == "favorite favourite fav 最喜欢 最爱"
+    assert category_words("my fav food is hotpot") == "favorite favourite fav 最喜欢 最爱 food dish meal 食物 菜 吃"
+    assert category_words("my favourite band is Blur") == "favorite favourite fav 最喜欢 最爱"
+    assert category_words("I go to the gym on Mondays") == ""  # "go-to" with its hyphen only
 
 
 def test_a_memory_in_another_script_stands_on_its_meaning_when_its_category_words_do_not_match(
@@ -204,6 +206,31 @@ def test_questions_in_other_words_find_the_statement_that_answers(memory: Memory
         memory.add([{"role": "user", "content": text, "timestamp": said_at}], user_id="mira")
     hits = memory.search(question, user_id="mira", limit=3)
     assert hits and hits[0].text.startswith(answer), [(hit.text, round(hit.score, 2)) for hit in hits]
+
+
+# A favourite food changed across languages, and a favourite said as a "go-to" (found by a user trial).
+FAVOURITES = [
+    ("2022-03-01T12:00:00Z", "My favourite food is 火锅, can't get enough"),
+    ("2023-05-01T12:00:00Z", "I had ramen for lunch today"),
+    ("2024-01-01T12:00:00Z", "After a long shift my go-to meal is pho"),
+    ("2025-02-01T12:00:00Z", "我最喜欢的食物现在是laksa"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What is my favourite food?", "我最喜欢的食物现在是laksa"),  # 火锅 came first: food is not 食物
+        ("我最爱吃什么？", "我最喜欢的食物现在是laksa"),
+        ("What's my go-to meal?", "After a long shift my go-to meal is pho"),
+    ],
+)
+def test_a_favourite_changed_in_the_other_language_answers_instead(memory: Memory, question: str, answer: str) -> None:
+    for said_at, text in FAVOURITES:
+        memory.add([{"role": "user", "content": text, "timestamp": said_at}], user_id="ravi")
+    hits = memory.search(question, user_id="ravi", limit=3)
+    assert hits and hits[0].text == answer, [(hit.text, round(hit.score, 2)) for hit in hits]
+    assert "I had ramen for lunch today" not in [hit.text for hit in hits[:2]]
 
 
 def test_someone_elses_wedding_is_not_the_users_partner() -> None:
