@@ -210,9 +210,10 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # what someone eats or does not
         re.compile(
             _english(
-                r"vegetarian vegan gluten lactose halal kosher shellfish (?:can'?t|cannot|don'?t|doesn'?t|never)\s+eat"
+                r"vegetarian vegan pescatarian pescetarian keto gluten lactose halal kosher shellfish"
+                r" (?:can'?t|cannot|don'?t|doesn'?t|never)\s+eat no\s+(?:meat|pork|beef|dairy)"
             )
-            + r"|素食|吃素|不吃|不能吃|忌口|清真",
+            + r"|素食|吃素|全素|纯素|不吃|不能吃|忌口|清真|戒糖|生酮",
             re.IGNORECASE,
         ),
         "diet dietary 饮食 忌口",
@@ -298,6 +299,15 @@ _IDIOMS = (
         r"\b(?:foods?|eat|eating|drinks?)\b[^.?!]{0,30}\bavoid\b|\bavoid\s+(?:eating|drinking)\b"
         r"|\b(?:can'?t|cannot|shouldn'?t)\s+(?:i\s+)?eat\b|不能吃|不可以吃|有什么忌口|要忌口",
         r"\g<0> (diet, allergic 饮食 过敏)",
+    ),
+    # "these days" asks for now, not for a day: "What's my diet these days?" led with "day 1 at Lumen Health!"
+    _idiom(r"\bthese\s+days\b", "now"),
+    # Moves counted or listed are the places one lived: "我搬过几次家？" / "How many times have I moved?" found one or
+    # two of four moves ("Finally got the keys to our place", "搬到杭州了" are indexed with "live 住": answers.py)
+    _idiom(
+        r"\bhow\s+(?:many\s+times|often)\b[^.?!]{0,20}\bmoved?\b|\bwhen\s+did\s+(?:i|we)\s+move\b|\bmy\s+moves\b"
+        r"|搬(?:过|了)(?:几|多少)次家|搬过(?:几次|多少次)?家|(?:几|多少)次家",
+        r"\g<0> (live 住)",
     ),
     # One's partner by a word no statement uses: "我另一半从事什么行业？" / "Who is my significant other?" found
     # nothing, or the user's own job, not "男朋友叫阿杰，是建筑设计师" (found by a user trial). "my partner" is left as

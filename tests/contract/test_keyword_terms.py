@@ -98,6 +98,8 @@ def test_a_chat_abbreviation_finds_its_words_and_they_find_it(store: Store) -> N
     daniel = put(store, "My boyfriend Daniel is a data scientist")
     assert set(found(store, "Who was my boyfriend in 2022?")) == {chef.id, daniel.id}
     assert set(found(store, "whos my bf")) == {chef.id, daniel.id}
+    phone = put(store, "My phone number is 415-555-0199")
+    assert found(store, "my ph # pls") == [phone.id]  # a user trial's question, which found nothing
 
 
 def test_a_name_of_joined_words_is_found_by_each_word(store: Store) -> None:

@@ -68,6 +68,7 @@ def test_words_with_another_sense_name_no_category() -> None:
     assert category_words("my fav food is hotpot") == "favorite favourite fav 最喜欢 最爱 food dish meal 食物 菜 吃"
     assert category_words("my favourite band is Blur") == "favorite favourite fav 最喜欢 最爱"
     assert category_words("I go to the gym on Mondays") == ""  # "go-to" with its hyphen only
+    assert plain_question("What's my diet these days?") == "What's my diet now?"  # "day 1 at Lumen Health!" led
 
 
 def test_a_memory_in_another_script_stands_on_its_meaning_when_its_category_words_do_not_match(
@@ -109,6 +110,14 @@ def test_a_question_about_what_to_avoid_eating_finds_an_allergy(memory: Memory) 
     for question in ("Any food I should avoid?", "What can't I eat?"):
         assert memory.search(question, user_id="diet")[0].text == "I'm allergic to shellfish.", question
     assert plain_question("Should I avoid the traffic?") == "Should I avoid the traffic?"
+
+
+def test_a_question_about_what_to_avoid_eating_finds_a_diet(memory: Memory) -> None:
+    """ "I'm pescatarian now, no meat" named no diet, so "Any food I should avoid?" did not find it."""
+    memory.add(["I'm pescatarian now, no meat", "My favourite food is 火锅", "我周末喜欢爬山"], user_id="pesc")
+    assert memory.search("Any food I should avoid?", user_id="pesc")[0].text == "I'm pescatarian now, no meat"
+    assert "diet" in category_words("最近在戒糖") and "diet" in category_words("I'm doing keto")
+    assert "diet" in category_words("我现在不吃鱼了，回到全素")
 
 
 def test_a_dog_or_a_cat_named_by_its_breed_answers_for_its_kind(memory: Memory) -> None:
@@ -231,6 +240,18 @@ def test_a_favourite_changed_in_the_other_language_answers_instead(memory: Memor
     hits = memory.search(question, user_id="ravi", limit=3)
     assert hits and hits[0].text == answer, [(hit.text, round(hit.score, 2)) for hit in hits]
     assert "I had ramen for lunch today" not in [hit.text for hit in hits[:2]]
+
+
+def test_a_question_counting_moves_finds_every_move(memory: Memory) -> None:
+    """ "我搬过几次家？" found three of four moves and "How many times have I moved?" two: the others were cut."""
+    moves = ["我搬到北京了，住在朝阳区", "Just moved to Shanghai for the new job", "搬到杭州了，西湖边上",
+             "Finally got the keys to our place in Shenzhen!"]  # fmt: skip
+    said = [*moves, "今天和同事去吃了火锅", "我的猫叫团子", "I work at Tencent now", "新年快乐！"]
+    for year, text in enumerate(said, start=2018):
+        memory.add([{"role": "user", "content": text, "timestamp": f"{year}-06-01T10:00:00Z"}], user_id="mover")
+    for question in ("我搬过几次家？", "How many times have I moved?"):
+        assert {hit.text for hit in memory.search(question, user_id="mover", limit=6)} == set(moves), question
+    assert plain_question("When did they move the meeting?") == "When did they move the meeting?"
 
 
 def test_someone_elses_wedding_is_not_the_users_partner() -> None:
