@@ -194,6 +194,43 @@ def test_a_fact_repeated_in_one_answer_is_stored_once(scripted_memory: Memory, s
     assert [d["action"] for d in decisions] == ["ADD", "NONE"] and decisions[1]["same_as"] == "用户是素食者"
 
 
+def test_a_fact_another_fact_of_its_turn_says_in_full_is_stored_once(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """The bundled model wrote "用户侄女小橙子下个月满一岁" and "用户侄女小橙子下个月满一岁想给她买个木头拼图" of one
+    turn, and both were stored. The fuller one is kept, the other recorded as said by it; whole words only
+    in English."""
+    server.enqueue(_facts("用户侄女小橙子下个月满一岁", "用户侄女小橙子下个月满一岁，想给她买个木头拼图"))
+    scripted_memory.add("我侄女小橙子下个月满一岁，想给她买个木头拼图", user_id="u1", infer=True, wait=True)
+    assert _live(scripted_memory) == {"用户侄女小橙子下个月满一岁，想给她买个木头拼图": "active"}
+    [job] = scripted_memory.list_jobs(user_id="u1")
+    none = [d for d in job.result["decisions"] if d["action"] == "NONE"]
+    assert [d["text"] for d in none] == ["用户侄女小橙子下个月满一岁"]
+    assert none[0]["same_as"] == "用户侄女小橙子下个月满一岁，想给她买个木头拼图"
+
+    server.enqueue(_facts("User likes tea", "User likes teapots from Japan"))
+    scripted_memory.add("I like tea. I also like teapots from Japan.", user_id="u2", infer=True, wait=True)
+    assert set(_live(scripted_memory, "u2")) == {"User likes tea", "User likes teapots from Japan"}
+
+
+def test_a_plan_written_as_a_wish_is_asked_again_then_waits_for_review(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """The bundled model wrote "我下个月要去东京出差" as "用户下个月想去东京出差": the trip the user will make became
+    one they would like to make. A wish the turn says ("好想去东京") is no change."""
+    memory = scripted_memory
+    trip = "我下个月要去东京出差"
+    _told(memory, server, trip, _facts("用户下个月想去东京出差"), _facts("用户下个月要去东京出差"))
+    assert _live(memory) == {"用户下个月要去东京出差": "active"}
+    assert "Fact 1 writes 想, but its turn says no wish" in server.requests[1]["messages"][-1]["content"]
+    wish = _facts("User wants to fly to Tokyo next month")
+    _told(memory, server, "I'm flying to Tokyo next month", wish, wish, user="u2")
+    assert _live(memory, "u2") == {"User wants to fly to Tokyo next month": "pending"}
+    calls = len(server.requests)
+    _told(memory, server, "好想去东京看樱花", _facts("用户想去东京看樱花"), user="u3")
+    assert _live(memory, "u3") == {"用户想去东京看樱花": "active"} and len(server.requests) == calls + 1
+
+
 def test_a_fact_whose_time_the_model_changed_is_asked_again(scripted_memory: Memory, server: ScriptedServer) -> None:
     """The bundled model wrote "用户去年搬到杭州" for "我上个月搬到了杭州": asked once to keep the turn's time words."""
     memory = scripted_memory

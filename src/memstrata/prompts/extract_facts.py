@@ -153,11 +153,12 @@ def correction_note(
     altered: Mapping[int, Sequence[str]] | None = None,
     denied: Mapping[int, Sequence[str]] | None = None,
     reversed_now: Mapping[int, Sequence[str]] | None = None,
+    wished: Mapping[int, Sequence[str]] | None = None,
 ) -> ChatMessage:
     """Asked once when facts come back translated, naming a time their turn does not say, changing a name or
     dropping a negation or adding one to what holds now (a small model's habits: "I moved here last month" written
     as "用户去年搬到这里", 团子 written as 团队, "其实我不对花生过敏，是对虾过敏" as "用户对花生过敏，不对虾过敏",
-    "我现在对头孢过敏" as "用户不再对头孢过敏")."""
+    "我现在对头孢过敏" as "用户不再对头孢过敏", "我下个月要去东京出差" as "用户下个月想去东京出差")."""
     asks = []
     if translated:
         asks.append(f"Facts {_numbers(translated)} are not in the language of their turn: write each in the language "
@@ -174,6 +175,9 @@ def correction_note(
     for index, words in sorted((reversed_now or {}).items()):
         asks.append(f"Fact {index + 1} says {'、'.join(words)} as not so, but its turn says it is so now: write what "
                     "the turn says holds now as it says it, without a negation.")  # fmt: skip
+    for index, words in sorted((wished or {}).items()):
+        asks.append(f"Fact {index + 1} writes {'、'.join(words)}, but its turn says no wish: write what the user will "
+                    "do or does as the turn says it (要去 stays 要去, \"I'm flying\" stays a plan).")  # fmt: skip
     return ChatMessage("user", " ".join([*asks, "Answer again with the same facts."]))
 
 

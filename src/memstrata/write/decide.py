@@ -48,6 +48,25 @@ def same_text(a: str, b: str) -> bool:
     return fold(a) == fold(b)
 
 
+def content_length(text: str) -> int:
+    """Characters besides spacing and punctuation: "用户是素食者。" is no fuller than "用户是素食者"."""
+    return len(_PUNCTUATION.sub("", text))
+
+
+def said_within(fact: str, fuller: str) -> bool:
+    """``fuller`` says all of ``fact`` and more, in the same words (case, width and punctuation aside; whole words
+    in Latin letters): "用户侄女小橙子下个月满一岁" within "用户侄女小橙子下个月满一岁想给她买个木头拼图", not
+    "User likes tea" within "User likes teapots"."""
+
+    def fold(text: str) -> str:
+        return " ".join(_PUNCTUATION.sub(" ", unicodedata.normalize("NFKC", text).casefold()).split())
+
+    short, long = fold(fact), fold(fuller)
+    if not short or len(short) >= len(long):
+        return False
+    return re.search(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", long) is not None
+
+
 # Who a fact is about: the user, or someone the user mentions by relation ("用户的妹妹", "User's sister").
 _RELATIONS = {
     "妹妹": "sister", "姐姐": "sister", "sister": "sister", "哥哥": "brother", "弟弟": "brother", "brother": "brother",

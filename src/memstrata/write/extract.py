@@ -27,7 +27,7 @@ from memstrata.read.evidence import memory_terms
 from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.facts import make_fact, time_supported
-from memstrata.write.fidelity import altered_names
+from memstrata.write.fidelity import altered_names, invented_wishes
 from memstrata.write.polarity import denied_now, dropped_denials
 from memstrata.write.smalltalk import select_turns
 
@@ -130,20 +130,23 @@ class LLMExtractor:
         stats.record(result, "extract")
         faults = _faults(result.data, turns)
         if faults.count:
-            # Small models sometimes translate, change a time ("last month" -> "去年") or a name (团子 -> 团队), or
-            # drop a negation ("不对花生过敏" -> "对花生过敏"). Ask once to restore the turn's words; if the second
-            # answer is no better, keep the first: a fact with a wrong word is still better than a lost one (a time
-            # its turn does not say dates nothing: write/facts.py; a fact still altering a name or dropping a
-            # negation waits for review as pending: write/fidelity.py, write/polarity.py).
-            note = correction_note(faults.translated, faults.redated, faults.altered, faults.denied, faults.reversed)
+            # Small models sometimes translate, change a time ("last month" -> "去年") or a name (团子 -> 团队),
+            # drop a negation ("不对花生过敏" -> "对花生过敏") or make a plan a wish (要去 -> 想去). Ask once to
+            # restore the turn's words; if the second answer is no better, keep the first: a fact with a wrong word
+            # is still better than a lost one (a time its turn does not say dates nothing: write/facts.py; a fact
+            # still altering a name or a plan, or dropping a negation, waits for review as pending:
+            # write/fidelity.py, write/polarity.py).
+            note = correction_note(
+                faults.translated, faults.redated, faults.altered, faults.denied, faults.reversed, faults.wished
+            )
             retry = [*messages, ChatMessage("assistant", result.raw), note]
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
             stats.record(second, "extract")
             again = _faults(second.data, turns)
             if again.count < faults.count and (result.cut_off or not second.cut_off):
                 result, faults = second, again
-        # A fact still altering a name, dropping a negation or translated is kept, but waits for review (Chinese
-        # stays Chinese).
+        # A fact still altering a name or a plan, dropping a negation or translated is kept, but waits for review
+        # (Chinese stays Chinese).
         facts = _facts(result.data, turns, faults.untrusted)
         if result.cut_off and not facts:
             # The answer looped or ran out of tokens before its first fact: nothing says these turns hold none.
@@ -199,8 +202,8 @@ def _shared(text: str, said: str) -> float:
 
 
 def _facts(found: FactList, turns: Sequence[Message], altered: set[int]) -> list[NewFact]:
-    """The extracted facts; those at ``altered`` (a name of their turn changed, a negation dropped, or translated)
-    are kept but not trusted."""
+    """The extracted facts; those at ``altered`` (a name or plan of their turn changed, a negation dropped, or
+    translated) are kept but not trusted."""
     numbers = [_turn_of(fact.text, fact.turn, turns) for fact in found.facts]
     per_turn = Counter(numbers)
     facts = []
@@ -260,14 +263,16 @@ class _Faults:
     altered: dict[int, list[str]]  # a name of the turn changed (write/fidelity.py): the nouns written instead
     denied: dict[int, list[str]]  # a negation of the turn dropped (write/polarity.py): the words it denied
     reversed: dict[int, list[str]]  # what the turn says holds now, denied (polarity.denied_now): those words
+    wished: dict[int, list[str]]  # a wish the turn does not say (fidelity.invented_wishes): the wish words
 
     @property
     def count(self) -> int:
-        return len(self.translated) + len(self.redated) + len(self.altered) + len(self.denied) + len(self.reversed)
+        flagged = (self.altered, self.denied, self.reversed, self.wished)
+        return len(self.translated) + len(self.redated) + sum(len(by_fact) for by_fact in flagged)
 
     @property
     def untrusted(self) -> set[int]:
-        return {*self.translated, *self.altered, *self.denied, *self.reversed}
+        return {*self.translated, *self.altered, *self.denied, *self.reversed, *self.wished}
 
 
 def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
@@ -277,6 +282,7 @@ def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
         _per_fact(found, turns, altered_names),
         _per_fact(found, turns, dropped_denials),
         _per_fact(found, turns, denied_now),
+        _per_fact(found, turns, invented_wishes),
     )
 
 
@@ -301,7 +307,9 @@ def _per_fact(
 
 def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
     """Indexes of facts not in the language of their turns: Chinese although the source holds no Chinese, or only
-    names in Chinese ("My sister's clinic is called 微笑正畸 in 成都" became "用户妹妹的诊所叫 微笑正畸 in 成都"), or,
+    names in Chinese ("My sister's clinic is called 微笑正畸 in 成都" became "用户妹妹的诊所叫 微笑正畸 in 成都"; a turn
+    that speaks Chinese too may give a Chinese fact: "我住在深圳, and I work at DJI" gave "用户在 DJI 做无人机
+    工程师"), or,
     for a source mostly in Chinese, a fact without Chinese that says words the source does not ("我喜欢 hiking，周末常去
     爬山" became "User likes hiking and often climbs mountains"). A fact restating the English of a mixed turn in its
     own words ("User is learning Rust" of "I started learning Rust. 我还报了一个日语班。") is no translation."""
@@ -309,7 +317,7 @@ def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
     for index, fact in enumerate(found.facts):
         said = " ".join(turn.content for turn in _source(fact.turn, turns, fact.text))
         if has_han(fact.text):
-            translated = not has_han(said) or (not _mostly_chinese(said) and len(_new_han(fact.text, said)) >= 2)
+            translated = not has_han(said) or (not _speaks_chinese(said) and len(_new_han(fact.text, said)) >= 2)
         else:
             translated = _mostly_chinese(said) and not memory_terms(fact.text) - {"user"} <= memory_terms(said)
         if translated:
@@ -318,6 +326,15 @@ def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+# Characters by which Chinese is spoken, not only named: a pronoun or a particle ("我住在深圳, and I work at DJI"
+# speaks Chinese; "My sister's clinic is called 微笑正畸 in 成都" only names in it). Not 都, 会, 和: 成都, 会展, 和平.
+_SPOKEN_HAN = frozenset("我你他她们的了在是也很就要吗呢吧")
+
+
+def _speaks_chinese(text: str) -> bool:
+    return any(character in _SPOKEN_HAN for character in HAN_CHAR.findall(text))
 
 
 def _new_han(fact: str, said: str) -> set[str]:

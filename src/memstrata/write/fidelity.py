@@ -1,4 +1,5 @@
-"""Names a model changed: a noun of a fact that its turn does not hold, shaped like one the turn does.
+"""Words a model changed: a name (a noun of a fact that its turn does not hold, shaped like one the turn does), or a
+plan written as a wish.
 
 The bundled 1.5B model, given "团子上周去世了" (团子: the user's cat), wrote "用户的团队上周去世了" (团队: a team),
 and the wrong fact was stored with confidence 0.9. A Chinese noun of a fact that uses a character its turn
@@ -6,10 +7,15 @@ never uses, and differs from a noun of the turn of the same length in some chara
 read as a name the model altered: extraction asks once more, and a fact that still alters one waits for review
 as pending.
 Paraphrase stays free: a synonym (老婆 -> 妻子) shares no character in place, and verbs are not checked.
+
+The same model wrote "我下个月要去东京出差" as "用户下个月想去东京出差": a trip the user will make became one they
+would like to make. A fact saying the user wants something where the turn says no wish at all
+(:func:`invented_wishes`) is asked about and held back the same way.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import rjieba
@@ -44,3 +50,21 @@ def altered_names(fact: str, source: str) -> list[str]:
         if any(character not in source for character in word)
         and any(len(noun) == len(word) and _resembles(word, noun) for noun in said)
     )
+
+
+# A wish in a fact ("想" but not 想到 / 想起 / 想法, "wants to", "would like to"), and any word by which a turn says one
+_FACT_WISH = re.compile(
+    r"想(?!到|起|法|念|象|像)|\b(?:wants?|wanted|would\s+like|wish(?:es)?|hopes?)\s+to\b", re.IGNORECASE
+)
+_SAID_WISH = re.compile(
+    r"想|希望|愿|盼|渴望|\b(?:wants?|wanted|wanna|would\s+like|'d\s+(?:like|love)|love\s+to|wish|hope|dream|keen|eager"
+    r"|thinking\s+(?:of|about)|considering)\b",
+    re.IGNORECASE,
+)
+
+
+def invented_wishes(fact: str, source: str) -> list[str]:
+    """The wish words of ``fact`` where its ``source`` turn says no wish at all: a plan or a fact made a wish."""
+    if _SAID_WISH.search(source):
+        return []
+    return sorted({found.group(0) for found in _FACT_WISH.finditer(fact)})

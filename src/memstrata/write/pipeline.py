@@ -26,7 +26,7 @@ from memstrata.storage.protocol import JobUpdate, Store, Vector, WriteBatch
 from memstrata.types import Job, JobStatus, MemoryItem, MemoryKind, MemoryStatus, Message, Scope
 from memstrata.write.apply import Gate, PlannedWrites, Planner
 from memstrata.write.candidates import CandidateFinder, CandidateRules
-from memstrata.write.decide import DecideRules, decide, same_text
+from memstrata.write.decide import DecideRules, content_length, decide, said_within, same_text
 from memstrata.write.decisions import Extraction, NewFact, Noop, Resolved
 from memstrata.write.extract import CallStats, Extractor
 from memstrata.write.graph_step import plan_graph_step
@@ -146,16 +146,19 @@ class _Run:
         deps = self.deps
         planner = Planner(home, deps.clock(), deps.extractor.name, deps.gate)
         finder = CandidateFinder(deps.store, home, vectors.many, deps.candidates)
-        ordered = sorted(enumerate(facts), key=lambda pair: (pair[1].said_at or planner.now, pair[0]))
+        # Within a turn the fuller facts first, so one that another says in full finds it (``_same_words``)
+        ordered = sorted(
+            enumerate(facts), key=lambda pair: (pair[1].said_at or planner.now, -content_length(pair[1].text), pair[0])
+        )
         for done, (number, fact) in enumerate(ordered):
             planner.apply(self._resolve(fact, finder, planner), number)
             self.emit("judge", done + 1, len(ordered))
         return planner.planned()
 
     def _resolve(self, fact: NewFact, finder: CandidateFinder, planner: Planner) -> Resolved:
-        equal = _same_words(fact, planner, self.deps.store)
-        if equal is not None:  # said before in the same words: no question needed
-            return Noop(fact, equal, "same text as a live memory")
+        said = _same_words(fact, planner, self.deps.store)
+        if said is not None:  # said before in the same words: no question needed
+            return Noop(fact, *said)
         stored = [c for c in finder.stored(fact) if planner.is_live(c.item.id)]
         # Facts of earlier turns of this job; facts of the same turn never replace each other.
         earlier = [
@@ -211,16 +214,22 @@ def _aligned(answers: Sequence[Any], count: int) -> list[Any]:
     return [*answers[:count], *([None] * (count - len(answers)))]
 
 
-def _same_words(fact: NewFact, planner: Planner, store: Store) -> MemoryItem | None:
-    """A live memory (planned in this job, or stored) with the same text up to case, width and punctuation."""
+def _same_words(fact: NewFact, planner: Planner, store: Store) -> tuple[MemoryItem, str] | None:
+    """A live memory (planned in this job, or stored) with the same text up to case, width and punctuation, or an
+    active fact of the same turn in this job that says it in full: the bundled model wrote "用户侄女小橙子下个月满一岁"
+    and "用户侄女小橙子下个月满一岁想给她买个木头拼图" of one turn, and both were stored."""
     for item in planner.live_inserts():
         if same_text(fact.text, item.text):
-            return item
+            return item, "same text as a live memory"
+        same_turn = set(item.provenance.message_ids) == set(fact.message_ids)
+        fuller = same_turn and item.status == MemoryStatus.ACTIVE and item.kind != MemoryKind.EPISODE
+        if fuller and said_within(fact.text, item.text):
+            return item, "said in full by a fact of the same turn"
     # Pending memories too: saying a pending fact again in the same words is what promotes it.
     for item in store.find_by_hash(planner.scope, content_hash(fact.text), (MemoryStatus.ACTIVE, MemoryStatus.PENDING)):
         live = item.status in (MemoryStatus.ACTIVE, MemoryStatus.PENDING) and planner.is_live(item.id)
         if live and item.kind != MemoryKind.EPISODE:
-            return item
+            return item, "same text as a live memory"
     return None
 
 
