@@ -306,13 +306,14 @@ def _per_fact(
 
 
 def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
-    """Indexes of facts not in the language of their turns: Chinese although the source holds no Chinese, or only
-    names in Chinese ("My sister's clinic is called 微笑正畸 in 成都" became "用户妹妹的诊所叫 微笑正畸 in 成都"; a turn
-    that speaks Chinese too may give a Chinese fact: "我住在深圳, and I work at DJI" gave "用户在 DJI 做无人机
-    工程师"), or,
-    for a source mostly in Chinese, a fact without Chinese that says words the source does not ("我喜欢 hiking，周末常去
-    爬山" became "User likes hiking and often climbs mountains"). A fact restating the English of a mixed turn in its
-    own words ("User is learning Rust" of "I started learning Rust. 我还报了一个日语班。") is no translation."""
+    """Indexes of facts not in the language of their turns:
+    - Chinese although the source holds no Chinese, or only names in Chinese ("My sister's clinic is called 微笑正畸 in
+      成都" became "用户妹妹的诊所叫 微笑正畸 in 成都"); a turn that speaks Chinese too may give a Chinese fact ("我住在
+      深圳, and I work at DJI": "用户在 DJI 做无人机工程师");
+    - for a source mostly in Chinese, a fact without Chinese that says words the source does not ("我喜欢 hiking，周末
+      常去爬山" became "User likes hiking and often climbs mountains").
+    A fact restating the English of a mixed turn in its own words ("User is learning Rust" of "I started learning
+    Rust. 我还报了一个日语班。") is no translation."""
     flagged = []
     for index, fact in enumerate(found.facts):
         said = " ".join(turn.content for turn in _source(fact.turn, turns, fact.text))
