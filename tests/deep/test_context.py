@@ -1,5 +1,6 @@
-"""memory.context(): rules first and verbatim, key facts (always those the query names), relevant memories with
-their source turns and dates, the session's recent turns; never over the budget; cited; counted as used."""
+"""memory.context(): rules first and verbatim, key facts (always those the query names), the user's standing facts,
+relevant memories with their source turns and dates, the session's recent turns; never over the budget; cited;
+counted as used."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def test_context_reads_in_order_and_cites(make_deep: MakeDeep, tmp_path: Path) -
     assert "I painted a sunset" in memories  # the episode itself, or the turn before the reply found
     assert all(f"[{m.ref}] {m.date.date().isoformat()}" in memories for m in context.memories)  # dated, cited
     assert "Friday" in text.split("## This session")[1] and context.session
-    assert set(context.citations) == {m.memory_id for m in [*context.facts, *context.memories]}
+    assert set(context.citations) == {m.memory_id for m in [*context.facts, *context.profile, *context.memories]}
     assert len(context.citations) == len(set(context.citations))  # deduplicated
     memory._core.access.flush()  # the access log is batched off the read path; make it land now
     assert memory.get(named[0].memory_id, user_id="u1").access_count == 1
@@ -217,3 +218,45 @@ def test_a_key_written_out_names_that_key_alone(memory: Memory) -> None:
     assert "3.3.0" in context.text and context.tokens <= 200
     words = memory.context("Which runtime version do we run?", user_id="ops", budget_tokens=200)
     assert words.tokens <= 200 and not any(fact.named for fact in words.facts)  # a word 25 keys share
+
+
+# A task shares no word with the standing facts it needs (a user trial of 56 agent tasks over an imported history).
+STANDING = [
+    ("2022-01-07T10:00:00+08:00", "我对花生过敏，很严重的那种"),
+    ("2023-03-01T10:00:00-08:00", "I'm pescatarian now, no meat"),
+    ("2025-07-20T10:00:00+08:00", "我现在不吃鱼了，回到全素"),
+    ("2024-05-01T10:00:00-08:00", "I live in Vancouver with my husband Marco"),
+    ("2024-06-01T10:00:00-08:00", "Our daughter Sofia turned 5 today!"),
+    ("2023-09-01T10:00:00+08:00", "我姐对芒果过敏"),
+    ("2024-08-01T10:00:00+08:00", "周末好无聊，刷了一天小红书"),
+    ("2024-03-01T10:00:00-08:00", "Valentine's dinner at Sakura Tei was amazing"),
+]
+
+
+def test_a_task_reads_the_users_standing_facts(memory: Memory) -> None:
+    """ "Book a table for dinner Friday" matched chatter and left the peanut allergy and the diet out. The profile
+    block holds the user's own current answers: the diet of now, not the one it replaced; not the sister's
+    allergy; not another user's; within its share of the budget."""
+    for when, text in STANDING:
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="mei")
+    memory.add("I'm allergic to shellfish", user_id="tom")
+    for task in ("Book a table for dinner Friday, somewhere I'd like", "帮我订今晚的餐厅"):
+        context = memory.context(task, user_id="mei", budget_tokens=600)
+        check_budget(context)
+        profile = context.text.split("## About the user\n")[1].split("\n\n")[0]
+        assert "花生过敏" in profile and "Vancouver" in profile and "Sofia" in profile, profile
+        assert "全素" in context.text and "pescatarian" not in context.text, context.text
+        assert "芒果" not in profile and "shellfish" not in context.text
+        assert {m.memory_id for m in context.profile} <= set(context.citations)
+    small = memory.context("Book a table for dinner Friday", user_id="mei", budget_tokens=100)
+    check_budget(small)
+    block = small.text.split("## About the user\n")[1].split("\n\n")[0] if small.profile else ""
+    assert sum(estimate_tokens(line) + 1 for line in block.splitlines()) <= 100 * 0.2  # PROFILE_SHARE
+
+
+def test_a_transcript_between_speakers_has_no_profile(memory: Memory) -> None:
+    """A turn by Caroline or Melanie is not the user's own word: no profile is made of it."""
+    memory.add([{"role": "user", "content": "I'm allergic to cats and I live in Denver", "name": "Caroline"}],
+               user_id="locomo")  # fmt: skip
+    context = memory.context("Plan a weekend", user_id="locomo")
+    assert not context.profile and "## About the user" not in context.text

@@ -1,13 +1,15 @@
-"""Packing what an agent should read into a token budget: rules, key facts, memories, the session.
+"""Packing what an agent should read into a token budget: rules, key facts, the user's profile, memories, the
+session.
 
 Every piece (a key fact, a memory with its source turns, a session turn) comes as a ladder of renderings,
 richest first: a memory with two source turns, with one, alone, cut short. Breadth first: in order of
 need, each piece gets its barest rendering while the budget lasts; then depth: in the same order, each is
 raised to the richest rendering that still fits. Need: key facts the query names (always in; the budget
 must hold them), then memories by rank (a session turn the search found among them, at its rank), then the
-session's other turns (newest first, at most ``SESSION_SHARE`` of the budget), then other key facts (at most
-``FACTS_SHARE``). The text keeps the reading order: rules, key facts, memories, session. Rules are verbatim and
-first; a budget that cannot hold them is refused.
+session's other turns (newest first, at most ``SESSION_SHARE`` of the budget), then the user's standing facts
+(deep/profile.py, at most ``PROFILE_SHARE``), then other key facts (at most ``FACTS_SHARE``). The text keeps the
+reading order: rules, key facts, profile, memories, session. Rules are verbatim and first; a budget that cannot
+hold them is refused.
 
 Tokens are counted with the project's estimator (``estimate_tokens``: one per Chinese character, one
 per four other characters); the whole text never exceeds the budget by that count.
@@ -23,10 +25,12 @@ from memstrata.errors import InvalidInputError
 from memstrata.lifecycle.session import estimate_tokens
 from memstrata.vault.sentences import cut_to_budget
 
-Section = Literal["facts", "memories", "session"]
-HEADERS: dict[Section, str] = {"facts": "## Key facts", "memories": "## Memories", "session": "## This session"}
+Section = Literal["facts", "profile", "memories", "session"]
+HEADERS: dict[Section, str] = {"facts": "## Key facts", "profile": "## About the user", "memories": "## Memories",
+                               "session": "## This session"}  # fmt: skip
 RULES_HEADER = "## Rules"
 SESSION_SHARE = 0.3
+PROFILE_SHARE = 0.2
 FACTS_SHARE = 0.15
 
 
@@ -62,7 +66,7 @@ class Packed:
 def _need(piece: Piece) -> tuple[int, float]:
     if piece.rank is not None:
         return (1, piece.rank - 0.5)  # just before the memory ranked after it
-    rank = 1 if piece.relevant else {"memories": 1, "session": 2, "facts": 3}[piece.section]
+    rank = 1 if piece.relevant else {"memories": 1, "session": 2, "profile": 3, "facts": 4}[piece.section]
     return (0 if piece.required else rank, piece.order if piece.section != "session" else -piece.order)
 
 
@@ -70,7 +74,8 @@ class _Budget:
     def __init__(self, total: int, used: int) -> None:
         self.total, self.used = total, used
         self.by_section: dict[Section, int] = {}
-        self.caps: dict[Section, int] = {"session": int(total * SESSION_SHARE), "facts": int(total * FACTS_SHARE)}
+        shares: dict[Section, float] = {"session": SESSION_SHARE, "profile": PROFILE_SHARE, "facts": FACTS_SHARE}
+        self.caps = {section: int(total * share) for section, share in shares.items()}
 
     def fits(self, piece: Piece, extra: int) -> bool:
         opening = 0 if piece.section in self.by_section else _cost_of_section(HEADERS[piece.section])
@@ -129,7 +134,7 @@ def pack(rules: str, pieces: Sequence[Piece], budget_tokens: int) -> Packed:
 
 def _layout(rules: str, kept: list[Piece], chosen: dict[int, int]) -> str:
     blocks = [f"{RULES_HEADER}\n{rules}"] if rules else []
-    for section in ("facts", "memories", "session"):
+    for section in ("facts", "profile", "memories", "session"):
         mine = sorted((p for p in kept if p.section == section), key=lambda p: (not p.required, p.order))
         if section == "session":
             mine.sort(key=lambda p: p.order)

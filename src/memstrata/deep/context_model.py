@@ -34,8 +34,8 @@ class ContextMemory(Frozen):
 
 
 class MemoryContext(Frozen):
-    """Rules, key facts, relevant memories with their source turns and dates, and the session's recent turns,
-    in that order, under ``budget_tokens`` (``tokens`` never exceeds it)."""
+    """Rules, key facts, the user's standing facts (profile), relevant memories with their source turns and dates,
+    and the session's recent turns, in that order, under ``budget_tokens`` (``tokens`` never exceeds it)."""
 
     query: str
     mode: Mode
@@ -44,6 +44,9 @@ class MemoryContext(Frozen):
     budget_tokens: int
     rules_files: tuple[str, ...] = ()
     facts: tuple[ContextMemory, ...] = ()
+    profile: tuple[ContextMemory, ...] = Field(
+        default=(), description="the user's own standing facts (allergies, diet, home, work, partner, kids, pets)"
+    )
     memories: tuple[ContextMemory, ...] = ()
     session: tuple[ContextTurn, ...] = ()
     citations: tuple[str, ...] = Field(default=(), description="ids of the memories in the text, in order")

@@ -3,8 +3,9 @@
 Fast mode is the one search path (``MemoryCore.search``) untouched. Deep mode (memstrata.deep) drives that
 same path once per query it plans, with the configured chat model (or its offline heuristics) and the
 configured reranker. ``context`` gathers what an agent should read and packs it under a token budget
-(deep/assemble.py): the rules layer, key facts (the ones whose key the query names always), the relevant
-memories with their source turns and dates, and the session's recent turns, each cited by memory id.
+(deep/assemble.py): the rules layer, key facts (the ones whose key the query names always), the user's standing
+facts (deep/profile.py), the relevant memories with their source turns and dates, and the session's recent turns,
+each cited by memory id.
 Memories it includes count as used (the access log, batched off the read path).
 """
 
@@ -18,6 +19,7 @@ from datetime import datetime, tzinfo
 
 from memstrata.deep.assemble import Piece, ladder, pack
 from memstrata.deep.context_model import Audience, ContextMemory, ContextTurn, MemoryContext, Mode
+from memstrata.deep.profile import standing_facts
 from memstrata.deep.search import DeepDeps, DeepResult, deep_search
 from memstrata.deep.trace import DeepTrace
 from memstrata.errors import InvalidInputError
@@ -152,6 +154,7 @@ def _turn_line(turn: StoredMessage, zone: tzinfo) -> str:
 class _Gathered:
     facts: list[tuple[MemoryItem, bool, float]]  # item, named by the query, relevance
     memories: list[tuple[SearchHit, list[StoredMessage]]]
+    profile: list[SearchHit]  # the user's standing facts no other block shows
     session: list[StoredMessage]
     # session turns the search found, by message id: the rank among the memories they would have had
     found_in_session: dict[str, int]
@@ -166,8 +169,8 @@ def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: l
     # unnamed key facts the search found relevant, then a few most recently updated ones as a profile: sixty
     # port numbers filled the key facts of a question about food
     found = [item for item in ranked_others if relevance.get(item.id, 0.0) > 0]
-    profile = [item for item in ranked_others if relevance.get(item.id, 0.0) <= 0][:PROFILE_FACTS]
-    facts += [(item, False, relevance.get(item.id, 0.0)) for item in [*found, *profile][:OTHER_FACTS]]
+    latest = [item for item in ranked_others if relevance.get(item.id, 0.0) <= 0][:PROFILE_FACTS]
+    facts += [(item, False, relevance.get(item.id, 0.0)) for item in [*found, *latest][:OTHER_FACTS]]
     turns = core.store.messages(session, limit=SESSION_TURNS, latest=True) if session is not None else []
     shown = {turn.message.id for turn in turns}
     seen_ids = {item.id for item, _, _ in facts}
@@ -194,7 +197,9 @@ def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: l
         seen_ids.add(item.id)
         seen_texts.add(normalised(item.text))
         memories.append((hit, best[:SOURCE_TURNS]))
-    return _Gathered(facts, memories, turns, found_in_session)
+    standing = [] if scope.user_id is None else standing_facts(core.search, query, seen_ids)
+    profile = [hit for hit in standing if normalised(hit.memory.text) not in seen_texts]
+    return _Gathered(facts, memories, profile, turns, found_in_session)
 
 
 def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Piece]:
@@ -216,6 +221,10 @@ def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Pie
             extras.insert(0, cut_to_budget("  > before: " + " ".join(before.split()), TURN_TOKENS))
         rungs = ladder(head, item.text, extras, rich=MEMORY_TOKENS, bare=BARE_TOKENS)
         pieces.append(Piece("memories", rungs, order, memory_id=item.id))
+    for order, hit in enumerate(gathered.profile):
+        head = f"- [{refs[hit.id]}] {_day(hit.memory, zone)} "
+        pieces.append(Piece("profile", ladder(head, hit.memory.text, (), rich=MEMORY_TOKENS, bare=BARE_TOKENS), order,
+                            memory_id=hit.id))  # fmt: skip
     for order, turn in enumerate(gathered.session):
         message = turn.message
         head = f"- {message.name or message.role}: "
@@ -245,11 +254,13 @@ def build_context(
     hits, trace = search_in_mode(core, query, mode, audience)
     gathered = _gather(core, query, session, hits)
     ids = [item.id for item, _, _ in gathered.facts] + [hit.id for hit, _ in gathered.memories]
+    ids += [hit.id for hit in gathered.profile]
     refs = _refs(ids)
     packed = pack(rules, _pieces(gathered, refs, core.read_settings.timezone), budget_tokens)
     facts = {item.id: (item, named, relevance) for item, named, relevance in gathered.facts}
     memories = {hit.id: (hit, turns) for hit, turns in gathered.memories}
-    kept_facts, kept_memories, kept_session = [], [], []
+    profile = {hit.id: hit for hit in gathered.profile}
+    kept_facts, kept_profile, kept_memories, kept_session = [], [], [], []
     for piece, rung in sorted(packed.kept, key=lambda kept: (kept[0].section != "session", kept[0].order)):
         if piece.section == "session":
             kept_session.append(_context_turn(gathered.session[piece.order]))
@@ -258,6 +269,11 @@ def build_context(
             kept_facts.append(ContextMemory(ref=refs[item.id], memory_id=item.id, kind=item.kind, key=item.key,
                                             date=_when(item), relevance=relevance,
                                             named=named))  # fmt: skip
+        elif piece.section == "profile" and piece.memory_id in profile:
+            hit = profile[piece.memory_id]
+            kept_profile.append(ContextMemory(ref=refs[hit.id], memory_id=hit.id, kind=hit.memory.kind,
+                                              key=hit.memory.key, date=_when(hit.memory),
+                                              relevance=hit.breakdown.relevance))  # fmt: skip
         elif piece.memory_id in memories:
             hit, turns = memories[piece.memory_id]
             shown_turns = max(0, len(turns) - rung)
@@ -265,11 +281,11 @@ def build_context(
                                                key=hit.memory.key, date=_when(hit.memory),
                                                relevance=hit.breakdown.relevance,
                                                turns=tuple(_context_turn(t) for t in turns[:shown_turns])))  # fmt: skip
-    citations = tuple(m.memory_id for m in [*kept_facts, *kept_memories])
+    citations = tuple(m.memory_id for m in [*kept_facts, *kept_profile, *kept_memories])
     core.access.record_later(query.scope, list(citations))  # put in front of an agent: that is use
     return MemoryContext(
         query=query.text, mode=mode, text=packed.text, tokens=packed.tokens, budget_tokens=budget_tokens,
-        rules_files=rules_files, facts=tuple(kept_facts), memories=tuple(kept_memories),
+        rules_files=rules_files, facts=tuple(kept_facts), profile=tuple(kept_profile), memories=tuple(kept_memories),
         session=tuple(kept_session), citations=citations,
         left_out=len(packed.dropped), seconds=round(time.perf_counter() - started, 3), trace=trace,
     )  # fmt: skip
