@@ -123,6 +123,8 @@ _CHANGE_ANSWERS = (
     (  # a new title: the user's position now ("Got promoted to Staff Data Engineer", "title 改成了数据平台总监")
         re.compile(
             r"\b(?:got\s+|was\s+|been\s+)?promoted\s+to\b|\bnew\s+(?:job\s+)?title\b|\btitle\s+(?:is\s+)?now\b"
+            # the news said first ("Promoted! I'm now VP of Product"); "I was promoted" says no title
+            r"|(?:^|[.!?]\s*)promoted\s*!"
             r"|升职|晋升|升为|升任|(?:title|职位|头衔)[^，。！？,.!?]{0,12}?(?:改成|变成|换成)",
             re.IGNORECASE,
         ),

@@ -179,8 +179,9 @@ def keyword_tokens(text: str) -> list[str]:
 # and a favourite said to be new ("最近最爱吃的是日料") and a subjectless "Got engaged" are statements of change; a chat
 # abbreviation is followed by its words ("bf boyfriend", data/abbreviations_en.txt); 23: a favourite food names food
 # in both languages (食物 菜 吃 food dish meal), and "go-to" is a favourite; 24: pescatarian, keto, "no meat" and
-# 戒糖 / 生酮 / 全素 / 纯素 name a diet, and "ph", "tel", "dob" are chat abbreviations
-SEARCH_TERMS_VERSION = "24"
+# 戒糖 / 生酮 / 全素 / 纯素 name a diet, and "ph", "tel", "dob" are chat abbreviations; 25: whom one reports to names
+# a manager (boss, 老板, 领导), "Promoted!" is a new title, and 累成狗 / 单身狗 name no pet
+SEARCH_TERMS_VERSION = "25"
 
 
 @lru_cache(maxsize=65536)

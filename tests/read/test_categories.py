@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memstrata import Memory
+from memstrata.answers import change_answers
 from memstrata.categories import category_words, plain_question
 
 STATEMENTS = [
@@ -252,6 +253,24 @@ def test_a_question_counting_moves_finds_every_move(memory: Memory) -> None:
     for question in ("我搬过几次家？", "How many times have I moved?"):
         assert {hit.text for hit in memory.search(question, user_id="mover", limit=6)} == set(moves), question
     assert plain_question("When did they move the meeting?") == "When did they move the meeting?"
+
+
+def test_whom_one_reports_to_now_answers_who_the_manager_is(memory: Memory) -> None:
+    """ "Promoted! … so I report to the CEO, Sarah Kim" says "manager" in none of its words (0.09, cut), and the
+    earlier "my manager is Daniel Cho" answered "Who is my manager?" (a user trial of agent tasks)."""
+    said = [("2023-08-10", "My manager at Shopee is Priya, she's very direct but fair"),
+            ("2024-07-01", "今天加班到十点，累成狗"),
+            ("2025-09-08", "day 1 at Lumen Health! my manager is Daniel Cho, VP Product, seems chill"),
+            ("2026-05-05", "Promoted! I'm now VP of Product at Lumen. Daniel moved to COO, so I report to the CEO, "
+                           "Sarah Kim")]  # fmt: skip
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="mei")
+    assert memory.search("Who is my manager?", user_id="mei")[0].text.startswith("Promoted!")
+    then = memory.search("Who was my manager in 2024?", user_id="mei")
+    assert then[0].text.startswith("My manager at Shopee is Priya")
+    assert category_words("每周向王总汇报") == "boss manager supervisor 老板 领导 上司"
+    assert category_words("I report to work at 9") == "" and category_words("今天加班到十点，累成狗") == ""
+    assert change_answers("Promoted! I'm now VP of Product") and not change_answers("we promoted the app on Reddit")
 
 
 def test_someone_elses_wedding_is_not_the_users_partner() -> None:

@@ -22,7 +22,7 @@ import rjieba
 
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY, SHORT_KIN
 from memstrata.han import simplified
-from memstrata.indexing import own_index_text, states_for_the_user
+from memstrata.indexing import category_text, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import query_terms
@@ -233,8 +233,11 @@ def _has_a_speaker(hit: SearchHit) -> bool:
 
 
 def mentions(named: re.Pattern[str], hit: SearchHit) -> bool:
-    """The memory names them, or they said it: a turn by Caroline is hers though it does not say her name."""
-    return named.search(own_index_text(hit.memory)) is not None
+    """The memory names them, or they said it (a turn by Caroline is hers though it does not say her name), or it
+    names one by the category's words ("so I report to the CEO, Sarah Kim" names the user's manager:
+    indexing.category_text)."""
+    item = hit.memory
+    return named.search(own_index_text(item)) is not None or named.search(category_text(item)) is not None
 
 
 @lru_cache(maxsize=1024)
