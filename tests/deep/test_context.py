@@ -260,3 +260,15 @@ def test_a_transcript_between_speakers_has_no_profile(memory: Memory) -> None:
                user_id="locomo")  # fmt: skip
     context = memory.context("Plan a weekend", user_id="locomo")
     assert not context.profile and "## About the user" not in context.text
+
+
+def test_a_reply_does_not_repeat_a_turn_the_context_shows(memory: Memory) -> None:
+    """A reply's "> before:" line repeated the user's turn shown as its own memory just above (a user trial)."""
+    memory.add([{"role": "user", "content": "We booked Kyoto for April!", "timestamp": "2025-01-10T10:00:00Z"},
+                {"role": "assistant", "content": "Kyoto in April sounds lovely, the cherry blossoms!",
+                 "timestamp": "2025-01-10T10:01:00Z"}], user_id="kyo")  # fmt: skip
+    context = memory.context("Are we still going to Kyoto in April?", user_id="kyo", budget_tokens=600)
+    assert context.text.count("We booked Kyoto for April!") == 1, context.text
+    assert "sounds lovely" in context.text
+    alone = memory.context("cherry blossoms", user_id="kyo", budget_tokens=600, limit=1)
+    assert "> before: user: We booked Kyoto for April!" in alone.text  # not shown otherwise: the reply keeps it

@@ -159,6 +159,10 @@ class _Gathered:
     # session turns the search found, by message id: the rank among the memories they would have had
     found_in_session: dict[str, int]
 
+    def shown_items(self) -> list[MemoryItem]:
+        return [*(item for item, _, _ in self.facts), *(hit.memory for hit in self.profile),
+                *(hit.memory for hit, _ in self.memories)]  # fmt: skip
+
 
 def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: list[SearchHit]) -> _Gathered:
     scope = query.scope
@@ -202,10 +206,17 @@ def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: l
     return _Gathered(facts, memories, profile, turns, found_in_session)
 
 
+def _shown_already(before: str, shown: set[str]) -> bool:
+    """Every turn of a reply's ``preceding_turns`` ("role: text" lines, ingest.turn_context) is a memory shown."""
+    said = [line.split(": ", 1)[-1] for line in before.splitlines() if line.strip()]
+    return bool(said) and all(normalised(text) in shown for text in said)
+
+
 def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Piece]:
     """The context's lines; dates are days of the users' ``zone`` (time.timezone): a turn said at 21:00 in
     California was shown as the next day."""
     pieces = []
+    shown = {normalised(item.text) for item in gathered.shown_items()}
     for order, (item, named, relevance) in enumerate(gathered.facts):
         head = f"- [{refs[item.id]}] {item.key}: "
         pieces.append(Piece("facts", ladder(head, item.text, (), rich=MEMORY_TOKENS, bare=BARE_TOKENS), order,
@@ -217,7 +228,8 @@ def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Pie
         head = f"- [{refs[item.id]}] {_day(item, zone)} {who}"
         extras = [cut_to_budget(_turn_line(turn, zone), TURN_TOKENS) for turn in turns]
         before = item.metadata.get("preceding_turns") if item.kind == "episode" else None
-        if isinstance(before, str) and before.strip():  # a reply reads as nothing without what it answered
+        # a reply reads as nothing without what it answered, unless the context shows that turn as a memory already
+        if isinstance(before, str) and before.strip() and not _shown_already(before, shown):
             extras.insert(0, cut_to_budget("  > before: " + " ".join(before.split()), TURN_TOKENS))
         rungs = ladder(head, item.text, extras, rich=MEMORY_TOKENS, bare=BARE_TOKENS)
         pieces.append(Piece("memories", rungs, order, memory_id=item.id))
