@@ -254,6 +254,24 @@ def test_a_task_reads_the_users_standing_facts(memory: Memory) -> None:
     assert sum(estimate_tokens(line) + 1 for line in block.splitlines()) <= 100 * 0.2  # PROFILE_SHARE
 
 
+def test_the_profile_holds_no_one_elses_state(memory: Memory) -> None:
+    """A held-out trial: "晓雯 is allergic to mango" was shown as the user's allergy in every context, "Yvonne asked
+    where to live in 上海, I said…" as the user's home, and a colleague's quoted words would have been the user's."""
+    said = [
+        ("2021-06-09T10:00:00+08:00", "Quick note for the future: I'm allergic to cashews."),
+        ("2024-05-01T10:00:00+08:00", "晓雯 is allergic to mango, never buy her mango cake"),
+        ("2026-01-10T10:00:00+08:00", "Yvonne: 「我下個月調到上海辦公室！我對蝦子過敏喔」 so she's moving here"),
+        ("2026-01-28T10:00:00+08:00", "Yvonne asked where to live in 上海, I said anywhere near line 9 lol"),
+        ("2025-09-01T10:00:00+08:00", "Moved into our new flat in 徐汇 today, I live two blocks from the metro"),
+    ]
+    for when, text in said:  # fmt: skip
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="ravi")
+    context = memory.context("Book a table for dinner Saturday", user_id="ravi", budget_tokens=600)
+    profile = context.text.split("## About the user\n")[1].split("\n\n")[0]
+    assert "cashews" in profile and "徐汇" in profile, profile
+    assert "mango" not in profile and "蝦子" not in profile and "Yvonne" not in profile, profile
+
+
 def test_a_transcript_between_speakers_has_no_profile(memory: Memory) -> None:
     """A turn by Caroline or Melanie is not the user's own word: no profile is made of it."""
     memory.add([{"role": "user", "content": "I'm allergic to cats and I live in Denver", "name": "Caroline"}],
