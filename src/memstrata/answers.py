@@ -105,7 +105,9 @@ _CHANGE_ANSWERS = (
     (  # a car of one's own, bought or picked up: the car the user drives now ("提了一辆比亚迪海豹", "Bought a car")
         re.compile(
             r"\b(?:bought|got|picked\s+up|leased)\s+(?:a|an|my|our)\s+(?:new\s+|used\s+|second-?hand\s+)?(?:car|suv|ev)\b"
-            r"|(?:提|买|换)了一?辆|提车了|买了新车|换了新车|新车到了",  # 辆 counts vehicles; 台 counts computers too
+            r"|(?:提|买|换)了一?辆|提车了|买了新车|换了新车|新车到了"  # 辆 counts vehicles; 台 counts computers too
+            r"|\b(?:bought|got|picked\s+up|leased)\s+(?:a|an|my|our)\s+(?:new\s+)?(?:理想\s?(?:L\d|MEGA|ONE)\b|问界|极氪|小米SU7"
+            r"|tesla|byd|bmw|audi|toyota|honda|volvo|porsche)",  # "Bought a 理想L6", "Just got a Tesla"
             re.IGNORECASE,
         ),
         "car drive 车 开车",

@@ -75,7 +75,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
                 r" subaru mazda volvo lexus jeep chevrolet chevy byd prius camry civic corolla"
             )
             + r"|(?<!在)(?<!加入)(?<!入职)(?:特斯拉|宝马|奥迪|丰田|本田|奔驰|大众汽车|比亚迪|理想汽车|蔚来|小鹏"
-            r"|保时捷|日产|吉利|凯美瑞|卡罗拉|雅阁|思域)"
+            r"|保时捷|日产|吉利|凯美瑞|卡罗拉|雅阁|思域|问界|极氪|小米SU7|理想\s?(?:L\d|MEGA|ONE)\b)"
             + r"|"
             + _english(r"cars? sedan suv hatchback minivan pickup\s+truck")
             + r"|轿车|电动车|新能源车|越野车|新车|买车|开车|提车|车牌|[一两]辆",
@@ -133,6 +133,14 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             re.IGNORECASE,
         ),
         "sport sports exercise hobby hobbies 运动 爱好",
+    ),
+    (  # where one works out, named by a chain or a kind of class without the word "gym" ("Switched to Form Studio
+        # … rehab pilates", "Signed up at 超级猩猩": "Which gym do I go to now?" found the gym of two years before)
+        re.compile(
+            _english(r"gyms? pilates crossfit hiit spin\s+class(?:es)?") + r"|健身房|普拉提|超级猩猩|乐刻|撸铁|私教课",
+            re.IGNORECASE,
+        ),
+        "gym 健身房 健身",
     ),
     (  # musical instruments
         re.compile(
