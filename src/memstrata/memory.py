@@ -451,7 +451,8 @@ class Memory:
         **scope: Unpack[ScopeArgs],
     ) -> MemoryContext:
         """What an agent should read for ``query``, within ``budget_tokens``: the rules layer (verbatim, first),
-        key facts (every one whose key the query names), the ``limit`` most relevant memories with their source
+        key facts (every one whose key the query names), the user's standing facts (deep/profile.py: allergies,
+        diet, home, work, partner, children, pets), the ``limit`` most relevant memories with their source
         turns and dates, then the session's recent turns when ``session_id`` is given; deduplicated, shortened
         to fit, each memory cited by id. Long-term memories come from the user's whole scope when ``user_id`` is
         given (what the user told any agent in any session: an agent passing its ``agent_id`` still reads the

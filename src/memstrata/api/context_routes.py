@@ -49,9 +49,10 @@ class DeepSearchRequest(ScopedBody):
 @router.post("/context", response_model=MemoryContext)
 def context(body: ContextRequest, call: CallerDep) -> MemoryContext:
     """What an agent should read for a query: the rules layer (verbatim, first), key facts (always those whose
-    key the query names), the relevant memories with their source turns and dates, and the session's recent
-    turns (with ``session_id``), within ``budget_tokens``, each memory cited by id. Included memories count
-    as used. ``as_of`` / ``known_at`` travel in time as search does."""
+    key the query names), the user's standing facts (allergies, diet, home, work, family: deep/profile.py), the
+    relevant memories with their source turns and dates, and the session's recent turns (with ``session_id``),
+    within ``budget_tokens``, each memory cited by id. Included memories count as used. ``as_of`` / ``known_at``
+    travel in time as search does."""
     return call.memory.context(body.query, **call.scope(body), budget_tokens=body.budget_tokens, mode=body.mode,
                                limit=body.limit, filters=body.filters, audience=body.audience, as_of=body.as_of,
                                known_at=body.known_at)  # fmt: skip

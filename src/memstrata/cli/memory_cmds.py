@@ -179,7 +179,8 @@ def context(
         str | None, typer.Option(help="time travel: what was true then (ISO 8601, e.g. 2025-03-01)")
     ] = None,
 ) -> None:
-    """What an agent should read for QUERY: rules, key facts, relevant memories with sources, session turns."""
+    """What an agent should read for QUERY: rules, key facts, the user's standing facts, relevant memories with
+    sources, session turns."""
     state = cli_state(ctx)
     valid_at = parse_time_option(as_of, "as-of")
     built = state.memory().context(

@@ -41,7 +41,8 @@ def register_context_tools(server: MCPServer, callers: Callers) -> None:
         as_of: AsOfArg = None,
     ) -> MemoryContext:
         """Everything to read before answering, as one text within budget_tokens: the rules (follow them), key
-        facts, relevant memories with dates and source turns, and this session's recent turns. Cite memories by
+        facts, the user's standing facts (allergies, diet, home, work, family), relevant memories with dates and
+        source turns, and this session's recent turns. Cite memories by
         the [id] shown; the ids are in citations. as_of: what held at that time instead of now."""
         view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
         return view.context(query, **scope, budget_tokens=budget_tokens, mode=mode, audience="agent", as_of=as_of)
