@@ -44,7 +44,8 @@ _GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"
     r"戒[掉了烟酒]|不再|再也不|不[^，。！？,.!?\s]{1,3}了"
     r"|\b(?:quit|stopped|gave up|given up|no longer|any ?more)\b(?! by)"
 )
-# and a thing of one's own let go ("Sold the Seal" after "Bought a car! BYD Seal"; "卖掉了车")
+# An ending: a relationship, a job, a life, and a thing of one's own let go ("Sold the Seal" after "Bought a car! BYD
+# Seal"; "卖掉了车")
 _ENDED = (
     r"分手|离婚|离职|辞职|退休|去世|过世|离世|卖掉|转手|把[^，。！？,.!?]{1,8}卖了"
     r"|\b(?:broke up|split up|divorced|resigned|retired|died|passed away|sold (?:the|my|our))\b"

@@ -250,8 +250,8 @@ def test_a_task_reads_the_users_standing_facts(memory: Memory) -> None:
         assert {m.memory_id for m in context.profile} <= set(context.citations)
     small = memory.context("Book a table for dinner Friday", user_id="mei", budget_tokens=100)
     check_budget(small)
-    block = small.text.split("## About the user\n")[1].split("\n\n")[0] if small.profile else ""
-    assert sum(estimate_tokens(line) + 1 for line in block.splitlines()) <= 100 * 0.2  # PROFILE_SHARE
+    block = small.text.split("## About the user\n")[1].split("\n\n")[0]
+    assert small.profile and sum(estimate_tokens(line) + 1 for line in block.splitlines()) <= 100 * 0.2  # PROFILE_SHARE
 
 
 def test_the_profile_holds_no_one_elses_state(memory: Memory) -> None:
@@ -264,7 +264,7 @@ def test_the_profile_holds_no_one_elses_state(memory: Memory) -> None:
         ("2026-01-28T10:00:00+08:00", "Yvonne asked where to live in 上海, I said anywhere near line 9 lol"),
         ("2025-09-01T10:00:00+08:00", "Moved into our new flat in 徐汇 today, I live two blocks from the metro"),
     ]
-    for when, text in said:  # fmt: skip
+    for when, text in said:
         memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="ravi")
     context = memory.context("Book a table for dinner Saturday", user_id="ravi", budget_tokens=600)
     profile = context.text.split("## About the user\n")[1].split("\n\n")[0]
