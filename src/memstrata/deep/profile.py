@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.query import SearchQuery
-from memstrata.read.own_first import whose
+from memstrata.read.own_first import FIRST_PERSON, whose
 from memstrata.read.spelling import english
 from memstrata.types import MemoryItem, SearchHit
 
@@ -71,7 +71,8 @@ def standing_facts(
     return found
 
 
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|user)\b|我|用户", re.IGNORECASE)
+# the user's own word, and the framing extracted facts use ("User …", "用户…")
+_OF_THE_USER = re.compile(rf"{FIRST_PERSON.pattern}|\b(?:myself|user)\b|用户", re.IGNORECASE)
 # Words quoted are the quoted person's: "Yvonne: 「我下個月調到上海辦公室！我對蝦子過敏喔」 so she's moving here"
 _QUOTED = re.compile(r"「[^」]*」|『[^』]*』|“[^”]*”|\"[^\"]*\"")
 
@@ -82,7 +83,7 @@ def _answers(item: MemoryItem, standing: Standing) -> bool:
     said = _QUOTED.sub(" ", item.text)
     if standing.family:
         return True
-    return whose(item) == "user" and _FIRST_PERSON.search(said) is not None and not _opens_with_a_name(said)
+    return whose(item) == "user" and _OF_THE_USER.search(said) is not None and not _opens_with_a_name(said)
 
 
 _OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b")

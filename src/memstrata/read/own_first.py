@@ -89,7 +89,7 @@ _ABOUT_ANOTHER = re.compile(
 )
 # A fact the model wrote is about "User" / "用户" (prompts/extract_facts.py).
 _ABOUT_THE_USER = re.compile(r"^(?:i\b|i'm\b|i've\b|i'd\b|my\b|me\b|user\b|我(?!们)|用户)", re.IGNORECASE)
-_FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
+FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
 
 
 # A question about what the assistant said ("What did you recommend for my trip?") asks for a reply.
@@ -102,7 +102,7 @@ _ASKS_THE_REPLY = re.compile(
 def asks_about_the_user(query: str) -> bool:
     """A question in the first person that names no one else ("What am I allergic to?", "我住在哪里？")."""
     return (
-        bool(_FIRST_PERSON.search(query))
+        bool(FIRST_PERSON.search(query))
         and not _NAMES_ANOTHER.search(query)
         and not _names_someone(query)
         and not _ASKS_THE_REPLY.search(query)
@@ -122,7 +122,7 @@ def asks_only_about_another(query: str) -> bool:
     agent asks "Where does Alice live?" of user "u42"), so a name alone does not tell."""
     if not _NAMES_ANOTHER.search(query):
         return False
-    return not _FIRST_PERSON.search(_MY_RELATION.sub(" ", query))
+    return not FIRST_PERSON.search(_MY_RELATION.sub(" ", query))
 
 
 def subject(text: str) -> str | None:
@@ -203,7 +203,7 @@ def named_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = M
     before one that does not, where the two are within ``margin``. "lol my gf just beat me at mario kart AGAIN" led
     "Who was my girlfriend in 2021?" over "我女朋友Priya下周生日" once "gf" was read as girlfriend (a held-out user
     trial)."""
-    if not (_WHO.search(query_text) and _FIRST_PERSON.search(query_text)):
+    if not (_WHO.search(query_text) and FIRST_PERSON.search(query_text)):
         return list(hits)
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:

@@ -39,13 +39,14 @@ class DecideRules:
 _PUNCTUATION = re.compile(r"[\s\W_]+", re.UNICODE)
 
 
+def _words(text: str) -> str:
+    """The text's words, case, width and punctuation aside, one space between them."""
+    return " ".join(_PUNCTUATION.sub(" ", unicodedata.normalize("NFKC", text).casefold()).split())
+
+
 def same_text(a: str, b: str) -> bool:
     """Equal up to case, width, spacing and punctuation: "用户喜欢喝乌龙茶。" is "用户喜欢喝乌龙茶"."""
-
-    def fold(text: str) -> str:
-        return _PUNCTUATION.sub("", unicodedata.normalize("NFKC", text).casefold())
-
-    return fold(a) == fold(b)
+    return _words(a).replace(" ", "") == _words(b).replace(" ", "")
 
 
 def content_length(text: str) -> int:
@@ -57,11 +58,7 @@ def said_within(fact: str, fuller: str) -> bool:
     """``fuller`` says all of ``fact`` and more, in the same words (case, width and punctuation aside; whole words
     in Latin letters): "用户侄女小橙子下个月满一岁" within "用户侄女小橙子下个月满一岁想给她买个木头拼图", not
     "User likes tea" within "User likes teapots"."""
-
-    def fold(text: str) -> str:
-        return " ".join(_PUNCTUATION.sub(" ", unicodedata.normalize("NFKC", text).casefold()).split())
-
-    short, long = fold(fact), fold(fuller)
+    short, long = _words(fact), _words(fuller)
     if not short or len(short) >= len(long):
         return False
     return re.search(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", long) is not None
