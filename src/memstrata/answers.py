@@ -132,6 +132,17 @@ _CHANGE_ANSWERS = (
         ),
         "title position 职位 头衔",
     ),
+    (  # a new manager: whom the user reports to now ("My new boss is Marta", "From next month I report directly to
+        # the CTO", "新领导是王总", "换了个上司"); "I report to Sophie" alone is a state, said again or not
+        re.compile(
+            r"\bnew\s+(?:boss|manager|supervisor|line\s+manager)\b"
+            r"|\b(?:now|from\s+(?:now\s+on|next\s+\w+|today|monday)|starting\s+\w+)[^.!?]{0,20}?\breport(?:ing)?\s+"
+            r"(?:directly\s+)?to\b|\b(?:will|'ll|now)\s+(?:be\s+)?report(?:ing)?\s+(?:directly\s+)?to\b"
+            r"|新(?:的)?(?:领导|老板|上司|经理)|换了(?:个|新)?(?:领导|老板|上司)|改(?:成)?(?:向|给)[^，。！？,.!?\s]{1,10}汇报",
+            re.IGNORECASE,
+        ),
+        "boss manager supervisor 老板 领导 上司",
+    ),
     (  # a habit given up answers whether the user still has it ("戒烟成功了", "I quit drinking")
         re.compile(
             r"\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bdon'?t\s+smoke\s+any\s?more\b|\bnon-?smoker\b"
@@ -187,6 +198,8 @@ _CHANGE_CUES = (
         "职位",
         "头衔",
     ),
+    *("new boss", "new manager", "new supervisor", "new line manager", "report", "新领导", "新老板", "新上司"),
+    *("新的", "换了", "汇报"),
 )
 
 

@@ -181,8 +181,9 @@ def keyword_tokens(text: str) -> list[str]:
 # in both languages (食物 菜 吃 food dish meal), and "go-to" is a favourite; 24: pescatarian, keto, "no meat" and
 # 戒糖 / 生酮 / 全素 / 纯素 name a diet, and "ph", "tel", "dob" are chat abbreviations; 25: whom one reports to names
 # a manager (boss, 老板, 领导), "Promoted!" is a new title, and 累成狗 / 单身狗 name no pet; 26: a gym named by its
-# chain or class (pilates, 超级猩猩), and 理想L6 / 问界 / 极氪 are cars ("Bought a 理想L6" is the car driven now)
-SEARCH_TERMS_VERSION = "26"
+# chain or class (pilates, 超级猩猩), and 理想L6 / 问界 / 极氪 are cars ("Bought a 理想L6" is the car driven now); 27: a
+# new manager is a change ("My new boss is Marta", "换了个上司", "From next month I report directly to the CTO")
+SEARCH_TERMS_VERSION = "27"
 
 
 @lru_cache(maxsize=65536)

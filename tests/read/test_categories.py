@@ -273,6 +273,34 @@ def test_whom_one_reports_to_now_answers_who_the_manager_is(memory: Memory) -> N
     assert change_answers("Promoted! I'm now VP of Product") and not change_answers("we promoted the app on Reddit")
 
 
+def test_the_latest_manager_answers_for_boss_in_both_languages_and_for_a_task_next_week(memory: Memory) -> None:
+    """A held-out trial: "Who is my boss?" ranked the manager of 2021 first. "boss" names the one asked about, so it
+    was left out of what the question asks and no later statement answered instead; a plan whose time has come
+    ("From next month I report directly to the CTO") replaced nothing; and a task for next week ("Schedule a 1:1 with
+    my boss next week") asked for what held next week, so nothing later replaced the old manager either."""
+    said = [("2021-11-03", "First day at Orbitline. My manager is Kevin Zhao (赵凯), seems chill."),
+            ("2023-08-07", "First day at 蓝亭出行. My manager is Sophie Wu (吴思琪), VP Engineering, super sharp."),
+            ("2024-02-01", "ugh the coffee machine is broken again"), ("2024-03-09", "周末去爬了莫干山，腿都废了"),
+            ("2024-06-18", "I'm allergic to cashews, please remember"), ("2024-09-02", "我女儿今天开学了"),
+            ("2025-05-30", "Sophie is leaving 😢 From next month I report directly to the CTO, 胡建国.")]  # fmt: skip
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="ravi")
+    for question in (
+        "Who is my boss?",
+        "我老板是谁？",
+        "Schedule a 1:1 with my boss next week.",
+        "下周帮我跟老板约个会",
+    ):
+        found = memory.search(question, user_id="ravi")
+        assert found and found[0].text.startswith("Sophie is leaving"), (question, [hit.text for hit in found])
+    then = memory.search("Who was my manager in 2022?", user_id="ravi")
+    assert then and then[0].text.startswith("First day at Orbitline"), [hit.text for hit in then]
+    assert (
+        change_answers("My new boss is Marta") and change_answers("换了个上司") and change_answers("现在改向李总汇报了")
+    )
+    assert not change_answers("I report to Sophie.") and not change_answers("新的一年开始了")
+
+
 def test_a_car_sold_and_a_gym_left_give_way_to_the_new_ones(memory: Memory) -> None:
     """A held-out trial: "What car do I drive now?" answered the BYD Seal after "Sold the Seal. Bought a 理想L6", and
     "Which gym do I go to now?" the gym of two years before "Switched to Form Studio … rehab pilates"."""

@@ -3,31 +3,52 @@
 "我下个月要搬到上海了" said in June 2024 is where the user lives from July: asked in 2026 "我现在住哪？", the plan
 shared no word with the question and only the old home answered. The keyword index holds a plan with the words of
 what it will answer once done (indexing.keyword_text), so it is found; ranking reads those words only once the time
-the plan names has begun, so before then it counts for nothing more than its own words. It replaces nothing
-(read/newer.py counts only changes said as done): a plan may not have happened, and a later "没搬成" calls it off.
+the plan names has begun, so before then it counts for nothing more than its own words. From then on it also
+answers before the state it changes, as a change said as done does (read/newer.py, :func:`changes_by`); a later
+"没搬成" calls it off, and a question that names an earlier time reads only changes said as done.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, tzinfo
 
-from memstrata.answers import planned_change_answers
+from memstrata.answers import change_answers, planned_change_answers
 from memstrata.indexing import states_for_the_user
 from memstrata.read.rank import MemoryText
 from memstrata.read.retrieve import time_it_names
 from memstrata.types import MemoryItem
 
 
-def read_as_done(text: MemoryText, item: MemoryItem, now: datetime, zone: tzinfo) -> MemoryText:
-    """``text`` with the words of what the memory planned, once the time it names has begun by ``now``."""
+def due_plan_answers(item: MemoryItem, now: datetime, zone: tzinfo) -> str:
+    """The words of what the memory planned (answers.planned_change_answers) once the time it names has begun by
+    ``now``, or ""."""
     words = planned_change_answers(item.text) if states_for_the_user(item) else ""
     if not words:
-        return text
+        return ""
     named = time_it_names(item, zone)
     # a fact the model dated holds its named time as event_time already (write/facts.py); a turn's is when it was said
     begins = named.start if named is not None else None if item.kind == "episode" else item.event_time
-    if begins is None or begins > now:
+    return words if begins is not None and begins <= now else ""
+
+
+def changes_by(now: datetime, zone: tzinfo) -> Callable[[MemoryItem], str]:
+    """What a memory says has changed by ``now``, as the words of the questions it answers: a change said as done
+    (answers.change_answers) or a plan whose time has begun. "Sophie is leaving 😢 From next month I report directly
+    to the CTO, 胡建国", said in May 2025, is whom the user reports to in 2026, not the manager of 2023 whose "My
+    manager is Sophie Wu" matches "Who is my boss?" on more of its words (read/newer.py)."""
+
+    def changes(item: MemoryItem) -> str:
+        return " ".join(filter(None, (change_answers(item.text), due_plan_answers(item, now, zone))))
+
+    return changes
+
+
+def read_as_done(text: MemoryText, item: MemoryItem, now: datetime, zone: tzinfo) -> MemoryText:
+    """``text`` with the words of what the memory planned, once the time it names has begun by ``now``."""
+    words = due_plan_answers(item, now, zone)
+    if not words:
         return text
     own_indexed = None if text.own_indexed is None else f"{text.own_indexed}\n{words}"
     said = text.own if text.said is None else text.said  # what the memory itself says, without the words added

@@ -18,7 +18,7 @@ Further:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import tzinfo
 from functools import lru_cache
 
@@ -34,6 +34,15 @@ from memstrata.read.own_first import mentions, people_named, subject, topic_term
 from memstrata.read.retrieve import time_it_names
 from memstrata.types import MemoryItem, SearchHit
 
+# What a memory says has changed, as the words of the questions it answers: by default a change said as done;
+# the read path adds plans whose time has come (read/due_plans.changes_by).
+Changes = Callable[[MemoryItem], str]
+
+
+def _said_as_done(item: MemoryItem) -> str:
+    return change_answers(item.text)
+
+
 MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead (read/move_up.py)
 REPLACING_EVIDENCE = 0.2  # of the corrected hit's relevance, at least, for a correction replacing it from below
 FOLLOWED = 3  # the first hits whose later replacements are looked for lower in the list and below the cutoff
@@ -45,20 +54,35 @@ def newer_first(
     *,
     margin: float = MARGIN,
     names_a_time: bool = False,
+    time_to_come: bool = False,
     names: tuple[str, ...] = (),
+    changes: Changes = _said_as_done,
 ) -> list[SearchHit]:
     """``names_a_time``: the question names its time ("Where did I live in January?"), so it asks for what held
     then and only what says the earlier statement never held moves up: a correction, or a plan called off ("Did I
-    go to Iceland in 2024?" after "Iceland is off"). ``names``: those the scope gives the relatives the question
-    asks about (read/relatives.py)."""
+    go to Iceland in 2024?" after "Iceland is off"). ``time_to_come``: that time is still to come, so a change said
+    before it also holds then ("Schedule a 1:1 with my boss next week" after a new manager), while a later statement
+    of another event does not ("We had a long meeting on Monday" for "Is there a meeting on Monday?"). ``names``:
+    those the scope gives the relatives the question asks about (read/relatives.py). ``changes``: what a memory says
+    has changed (:data:`Changes`)."""
     terms = _facets(topic_terms(query_text))
     if not terms:
         return list(hits)
-    if names_a_time:
-        return move_up(hits, _never_held, best=lambda hit: said_at(hit.memory))
 
     def reasons(hit: SearchHit) -> frozenset[str]:
         return terms & _facets(memory_terms(_statement(hit.memory)))
+
+    def holds_on(hit: SearchHit, above: SearchHit) -> bool:
+        if _never_held(hit, above):
+            return True
+        if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
+            return False
+        why = reasons(above)
+        return bool(why) and reasons(hit) == why and _changes_what_it_says(hit.memory, above.memory, changes)
+
+    if names_a_time:
+        held = holds_on if time_to_come else _never_held
+        return move_up(hits, held, best=lambda hit: said_at(hit.memory))
 
     named = people_named(query_text, names)
 
@@ -68,13 +92,13 @@ def newer_first(
         if _about_others(hit.memory, above.memory) or _leaves_the_one_asked(hit, above, named):
             return False
         why = reasons(above)
-        if why and reasons(hit) == why and _changes_what_it_says(hit.memory, above.memory):
+        if why and reasons(hit) == why and _changes_what_it_says(hit.memory, above.memory, changes):
             return True
         if _calls_off(hit.memory, above.memory):
             return True
         if not within_reach(hit, above, margin):
             return False
-        if not why and reasons(hit) and _changes_what_it_says(hit.memory, above.memory):
+        if not why and reasons(hit) and _changes_what_it_says(hit.memory, above.memory, changes):
             # the later change says what the question asks where the earlier statement says none of it: "moved into
             # the house 🏡 4187 148th Ave NE" (live 住) after "下个月就搬去温哥华了", which matched on its plan's words
             return True
@@ -122,13 +146,14 @@ def with_what_replaced_them(
     *,
     names_a_time: bool = False,
     names: tuple[str, ...] = (),
+    changes: Changes = _said_as_done,
 ) -> list[SearchHit]:
     """Each of the first ``FOLLOWED`` hits preceded by the latest statement that corrects or changes it from among
     the candidates the relevance cutoff dropped: "Sorry I meant Grace 是 orthodontist 不是 general dentist" shares
     almost no word with "我姐姐是做什么的？" (relevance 0.04) and was cut, so the job the user took back answered
     alone. It takes the score of the hit it replaces, as in :func:`newer_first`. A key fact is the key's current
     value and is never replaced; for a question that names its time only a correction is looked for. ``names``: those
-    the scope gives the relatives the question asks about (read/relatives.py)."""
+    the scope gives the relatives the question asks about (read/relatives.py); ``changes`` as in newer_first."""
     ordered, spare = list(hits), list(below)
     asked = topic_terms(query_text)
     # "我妈以前是做什么的？": the sister's new job replaces nothing of the mother's (``names``: as in newer_first)
@@ -144,7 +169,7 @@ def with_what_replaced_them(
             else [
                 hit
                 for hit in [*spare, *ordered[position + 1 :]]
-                if _replaces(hit, earlier, asked, corrections_only=names_a_time)
+                if _replaces(hit, earlier, asked, changes, corrections_only=names_a_time)
                 and not _leaves_the_one_asked(hit, earlier, named)
             ]
         )
@@ -157,7 +182,9 @@ def with_what_replaced_them(
     return ordered
 
 
-def _replaces(later: SearchHit, earlier: SearchHit, asked: Sequence[str], *, corrections_only: bool) -> bool:
+def _replaces(
+    later: SearchHit, earlier: SearchHit, asked: Sequence[str], changes: Changes, *, corrections_only: bool
+) -> bool:
     """From below, only what plainly takes the earlier statement back and still has some evidence for the question:
     a correction of it with a fifth of its relevance at least ("Sorry I meant Grace 是 orthodontist…"; a correction of
     another of its facts is no answer: "Sorry, correction: Arjun works at Microsoft, but in Suzhou" has 0.014 for
@@ -172,12 +199,12 @@ def _replaces(later: SearchHit, earlier: SearchHit, asked: Sequence[str], *, cor
         return enough and _ends_or_corrects(later.memory, earlier.memory)
     if corrections_only:
         return False
-    changed = _facets(tuple(change_answers(later.memory.text).split()))
+    changed = _facets(tuple(changes(later.memory).split()))
     statement = _facets(memory_terms(_statement(earlier.memory)))
     # A word of the question whole, not one of its characters: "我哥去年年底结婚了" (husband wife married 老公
     # 老婆 结婚) shares only 老 with "我老家是哪里的？" and took the place of "老家是绵阳的".
     shared = [term for term in asked if _facets((term,)) <= changed and _facets((term,)) <= statement]
-    return bool(shared) and _changes_what_it_says(later.memory, earlier.memory)
+    return bool(shared) and _changes_what_it_says(later.memory, earlier.memory, changes)
 
 
 def _calls_off(later: MemoryItem, earlier: MemoryItem) -> bool:
@@ -186,13 +213,13 @@ def _calls_off(later: MemoryItem, earlier: MemoryItem) -> bool:
     return bool(NOT_YET.search(earlier.text)) and calls_off(later.text) and _ends_or_corrects(later, earlier)
 
 
-def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem) -> bool:
+def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem, changes: Changes = _said_as_done) -> bool:
     """A statement of change by the one the earlier statement is about, answering the question for the same reasons
     ("搬到深圳南山区了" after "我住在北京朝阳区", both "live 住"): what the earlier one says no longer holds, however
     much better it matches on its own words (the earlier home says "住" itself and leads on every word and on
     meaning, 0.87 to 0.46). Someone else's change keeps to the margin ("My brother started at Meta" does not pass
     "I work at Google" for "Where do I work?")."""
-    if not (states_for_the_user(later) and change_answers(later.text)):
+    if not (states_for_the_user(later) and changes(later)):
         return False
     subject = whose(later)
     return subject is not None and subject == whose(earlier)

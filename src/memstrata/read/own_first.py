@@ -244,18 +244,18 @@ def mentions(named: re.Pattern[str], hit: SearchHit) -> bool:
 def topic_terms(query: str) -> tuple[str, ...]:
     """The question's words less those naming the people it asks about: what it asks of them. "我哥哥住在哪個城市？"
     asks where he lives; "我哥去年年底结婚了" and "我哥养了一只金毛" share only 哥 with it and, as that matched
-    both alike, the later one moved up as if it answered for the same reasons (read/newer.py). A partner's word
-    stays: the role's holder may change."""
+    both alike, the later one moved up as if it answered for the same reasons (read/newer.py). A partner's or a
+    boss's word stays: the role's holder may change."""
     named = people_named(query)
-    return tuple(
-        term for term in query_terms(query) if named is None or not named.search(term) or _PARTNER.search(term)
-    )
+    return tuple(term for term in query_terms(query) if named is None or not named.search(term) or _ROLE.search(term))
 
 
-# A partner is whoever holds the role now: "认识了一个新男朋友" answers "我男朋友是做什么的？" instead of the one
-# before, for the word the question names him by.
-_PARTNER = re.compile(
-    r"男朋友|女朋友|对象|老婆|老公|妻子|丈夫|太太|爱人|另一半|\b(?:boyfriend|girlfriend|wife|husband|partner|spouse)s?\b",
+# A partner or a boss is whoever holds the role now: "认识了一个新男朋友" answers "我男朋友是做什么的？" instead of
+# the one before, for the word the question names him by; "My manager is Sophie Wu" (2023) answers "Who is my boss?"
+# instead of the manager of 2021, which led on its words alone.
+_ROLE = re.compile(
+    r"男朋友|女朋友|对象|老婆|老公|妻子|丈夫|太太|爱人|另一半|老板|领导|上司|经理"
+    r"|\b(?:boyfriend|girlfriend|wife|husband|partner|spouse|boss|manager|supervisor)s?\b",
     re.IGNORECASE,
 )
 

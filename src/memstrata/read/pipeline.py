@@ -14,7 +14,7 @@ from memstrata.han import simplified
 from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
-from memstrata.read.due_plans import read_as_done
+from memstrata.read.due_plans import changes_by, read_as_done
 from memstrata.read.fuse import relevance_floor
 from memstrata.read.named_keys import answers_for_another, asks_for_key
 from memstrata.read.newer import changed_by_then, newer_first, with_what_replaced_them
@@ -162,12 +162,16 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     rescored.sort(key=lambda hit: hit.score, reverse=True)
     # Of two statements answering alike, the later one (read/newer.py); unless the question names its time:
     # "Where did I live in January?" asks for what held then, not for what replaced it (a correction still counts).
+    # A time still to come asks what holds then, and what changed holds on: "Schedule a 1:1 with my boss next week"
+    # asks for the boss of today, while "Is there a meeting on Monday?" still asks for Monday's meeting.
     known = relatives.names if relatives else ()  # the relatives' names the scope gives: "my sister" is Emma
     if query.lifecycle:
-        named = span is not None
-        rescored = with_what_replaced_them(rescored, below, asked, names_a_time=named, names=known)
-        rescored = newer_first(rescored, asked, names_a_time=named, names=known)
-        if span is not None:  # what held for most of the time asked about
+        named, to_come = span is not None, span is not None and span.start > query.now
+        changes = changes_by(query.now, settings.timezone)  # said as done, or a plan whose time has come
+        rescored = with_what_replaced_them(rescored, below, asked, names_a_time=named and not to_come, names=known,
+                                           changes=changes)  # fmt: skip
+        rescored = newer_first(rescored, asked, names_a_time=named, time_to_come=to_come, names=known, changes=changes)
+        if span is not None and not to_come:  # what held for most of the time asked about
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     rescored = theirs_before_own(rescored, query.text, names=known)  # and what was said of someone asked about
