@@ -30,16 +30,20 @@ _OWN_ZH = r"(?:我|我们|用户|^|(?<=[，。！？；,.!?;]))(?:(?![他她哥�
 # Where, after 在: a few characters, or a name in Latin letters between spaces ("在 Zalando 做 embedded engineer",
 # "开始在 Google 做 PM"), which mixed text writes apart; not at home.
 _WHERE_ZH = r"\s*(?!家)(?:[A-Za-z][\w&.'-]*(?:\s+[A-Za-z][\w&.'-]*){0,3}\s*|[^，。！？,.!?\s]{1,10}?)"
-_NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|把|将"
+# Not a person's own move: a place of work or business ("工作室搬到了良渚"), something carried, or one not made
+# ("不搬来杭州了", "没搬成").
+_NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|工作室|实验室|诊所|医院|店|把|将|不|没(?!想)|别"
 _CHANGE_ANSWERS = (
     (
         re.compile(
             rf"{_PERSON}{_ADVERBS}\s*(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
-            rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家)"
+            # "搬家前卖了吉他" says when, not that one moved
+            rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家(?![前时]|之前|的时候))"
             r"|\ban?\s+(?:\w+\s+){1,2}?resident\b|\bsettled\s+in(?:to)?\b|安顿(?:好|下来)"
             # a new home said without "move": "Finally got the keys to our place", "新家终于装修好了"
             r"|\bgot\s+(?:the|our|my)\s+keys\b|\bour\s+new\s+(?:place|apartment|flat|house|home)\b"
-            r"|新家|新房子?(?:的)?钥匙|拿到(?:了)?钥匙",
+            r"|新家|新房子?(?:的)?钥匙|拿到(?:了)?钥匙"
+            r"|\bunpacked\s+(?:the\s+)?(?:last\s+|final\s+)?box(?:es)?\b",  # "Unpacked the last box in Denver"
             re.IGNORECASE,
         ),
         "live 住",
@@ -60,7 +64,10 @@ _CHANGE_ANSWERS = (
             # a job left or a business of one's own: the old employer no longer answers "我现在做什么工作？"
             r"|(?<![没未不])(?:辞职了|离职了|被裁了?)|创业了|开了一家[^，。！？,.!?\s]{0,10}?公司"
             r"|\b(?:quit|left)\s+(?:my|the|his|her)\s+job\b|\bresigned\b|\b(?:was|got|been)\s+laid\s+off\b"
-            r"|\bstarted\s+(?:my|our|his|her)\s+own\s+(?:company|business|startup)\b",
+            r"|\bstarted\s+(?:my|our|his|her)\s+own\s+(?:company|business|startup)\b"
+            # "technically a Stripe employee now", "Officially a Google employee!"
+            r"|(?-i:\b(?:[Oo]fficially|[Tt]echnically)\s+an?\s+[A-Z][\w&.-]*\s+employee\b|\ban?\s+[A-Z][\w&.-]*\s+employee"
+            r"\s+now\b)",
             re.IGNORECASE,
         ),
         "work job 工作 上班",
@@ -94,7 +101,7 @@ _CHANGE_ANSWERS = (
     ),
     (  # a favourite that changed: "最近最爱吃的是日料" after "我最喜欢吃火锅" for "我现在最喜欢吃什么？"
         re.compile(
-            r"(?:最近|现在|如今|这阵子|这段时间)[^，。！？,.!?]{0,6}?(?:最爱|最喜欢|最喜爱)"
+            r"(?:最近|现在|如今|这阵子|这段时间)[^，。！？,.!?]{0,6}?(?:最爱|最喜欢|最喜爱|最常去|最常吃)"
             r"|(?:最爱|最喜欢)[^，。！？,.!?]{0,10}?(?:变成|换成)了?"
             r"|\b(?:new|current)\s+favou?rite\b|\bfavou?rite\b[^.!?]{0,30}?\b(?:is\s+now|these\s+days|nowadays)\b"
             r"|\bnow\s+my\s+favou?rite\b",
@@ -138,10 +145,39 @@ _CHANGE_ANSWERS = (
             r"\bnew\s+(?:boss|manager|supervisor|line\s+manager)\b"
             r"|\b(?:now|from\s+(?:now\s+on|next\s+\w+|today|monday)|starting\s+\w+)[^.!?]{0,20}?\breport(?:ing)?\s+"
             r"(?:directly\s+)?to\b|\b(?:will|'ll|now)\s+(?:be\s+)?report(?:ing)?\s+(?:directly\s+)?to\b"
-            r"|新(?:的)?(?:领导|老板|上司|经理)|换了(?:个|新)?(?:领导|老板|上司)|改(?:成)?(?:向|给)[^，。！？,.!?\s]{1,10}汇报",
+            r"|\breport(?:ing)?\s+(?:directly\s+)?to\b[^.!?]{1,40}?\bnow\b"  # "I report directly to the CTO now"
+            r"|新(?:的)?(?:领导|老板|上司|经理)|换了(?:个|新)?(?:领导|老板|上司)|改(?:成)?(?:向|给)[^，。！？,.!?\s]{1,10}汇报"
+            r"|(?:现在|改成?|改为)[^，。！？,.!?]{0,6}?汇报给",  # "我现在直接汇报给 CTO 刘洋了"
             re.IGNORECASE,
         ),
         "boss manager supervisor 老板 领导 上司",
+    ),
+    (  # a new number: the phone number now ("Number's 720-555-0172 now", "换了新手机号")
+        re.compile(
+            r"\bnew\s+(?:\w+\s+)?(?:phone\s+|mobile\s+|cell\s+)?number\b"
+            r"|\bnumber(?:'s|\s+is)\s+(?:now\s+\+?\d[\d\s().-]{6,}|\+?\d[\d\s().-]{6,}\s*now\b)"
+            r"|换了?(?:个)?新?(?:手机|电话)?号(?:码)?|新(?:手机|电话)?号码|(?:手机|电话)号(?:码)?(?:换|改)",
+            re.IGNORECASE,
+        ),
+        "phone number mobile 手机 电话 手机号",
+    ),
+    (  # pay changed: what the user earns now ("pay bumped to 210k", "Promoted to Senior Staff, 265k base", "涨薪了")
+        re.compile(
+            r"\bpay\s+(?:bumped|went\s+up|raised|rise)\b|\b(?:got|get)\s+a\s+(?:raise|pay\s+rise)\b|\braise\s+to\b"
+            r"|\bpromoted\b[^.!?]{0,40}?\b\d+(?:\.\d+)?k\b|涨薪|加薪|调薪|(?:工资|月薪|年薪|薪水)[^，。！？,.!?]{0,6}?涨",
+            re.IGNORECASE,
+        ),
+        "salary pay income 工资 薪水 收入",
+    ),
+    (  # a diet begun or left: what the user eats now ("back to eating chicken and fish", "又开始吃鱼了", "开始吃素")
+        re.compile(
+            r"\bback\s+to\s+eating\b|\beating\s+(?:meat|fish|chicken|pork|beef)\s+again\b"
+            r"|\b(?:went|gone|going|turned)\s+(?:vegetarian|vegan|pescatarian|keto)\b"
+            r"|\bno\s+longer\s+(?:a\s+)?(?:vegetarian|vegan)\b"
+            r"|又(?:开始)?吃(?:肉|鱼|荤)|开荤|不(?:再)?吃素了|开始吃素|改吃素|吃回(?:肉|荤)",
+            re.IGNORECASE,
+        ),
+        "diet dietary 饮食 忌口 vegetarian 吃素",
     ),
     (  # a habit given up answers whether the user still has it ("戒烟成功了", "I quit drinking")
         re.compile(
@@ -199,7 +235,8 @@ _CHANGE_CUES = (
         "头衔",
     ),
     *("new boss", "new manager", "new supervisor", "new line manager", "report", "新领导", "新老板", "新上司"),
-    *("新的", "换了", "汇报"),
+    *("新的", "换了", "汇报", "unpack", "employee", "最常", "number", "号", "pay", "raise", "涨", "薪"),
+    *("eating", "vegetarian", "vegan", "pescatarian", "keto", "吃肉", "吃鱼", "吃荤", "开荤", "吃素", "吃回"),
 )
 
 
@@ -210,7 +247,8 @@ _CHANGE_CUES = (
 _STATE_ANSWERS = (
     (
         re.compile(
-            r"\blive[sd]?\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居"
+            r"\bliv(?:e[sd]?|ing)\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居"
+            r"|\brent(?:ing|s)?\s+(?:a\s+(?:place|flat|apartment|house|room)\s+)?in\b|在[^，。！？,.!?\s]{1,10}?租(?:房|了)"
             r"|在(?!医院|酒店|宾馆|民宿)[^，。！？,.!?\s]{1,10}?住(?:了|过)",  # "我在杭州住了三年了", not a hotel stay
             re.IGNORECASE,
         ),
@@ -220,6 +258,7 @@ _STATE_ANSWERS = (
         re.compile(
             r"\bwork(?:s|ed|ing)?\s+(?:at|for|as)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
             r"|\bpromoted\b[^.!?]{0,40}\bat\s+[A-Z]"  # "I got promoted to senior engineer at ByteDance"
+            r"|(?-i:\b[A-Z][\w&.-]*\s+employee\b)"  # "a Stripe employee"
             # not what one is doing ("我最近在学做饭", "在忙着做PPT")
             rf"|上班|在(?!学(?!校)|忙|想|准备|考虑|努力){_WHERE_ZH}(?:工作|做|当|任职|实习|教|升职|晋升)",
             re.IGNORECASE,

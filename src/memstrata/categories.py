@@ -162,7 +162,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "hobby hobbies 爱好",
     ),
     (  # a favourite: "我现在最喜欢吃什么？" and "最近最爱吃的是日料" share 最 alone; "what's my fav food"
-        re.compile(r"\bfavou?rites?\b|\bfav\b|\bgo-to\b|最喜欢|最爱|最喜爱", re.IGNORECASE),
+        re.compile(r"\bfavou?rites?\b|\bfav\b|\bgo-to\b|最喜欢|最爱|最喜爱|最常去|最常吃", re.IGNORECASE),
         "favorite favourite fav 最喜欢 最爱",
     ),
     (  # a favourite food, in the other language's words too: "My favourite food is 火锅" (2022) stayed above
@@ -218,11 +218,24 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # whom one reports to: "so I report to the CEO, Sarah Kim" answers "Who is my manager?" (0.09, cut; a trial)
         re.compile(
             r"\breport(?:s|ed|ing)?\s+(?:directly\s+)?to\s+(?!work\b|duty\b|the\s+(?:office|police|hr)\b)"
-            r"|\bmy\s+(?:new\s+)?(?:boss|manager|supervisor)\b|(?:向|给)[^，。！？,.!?\s]{1,10}汇报"
+            r"|\bmy\s+(?:new\s+)?(?:boss|manager|supervisor)\b|(?:向|给)[^，。！？,.!?\s]{1,10}汇报|汇报给"
             r"|我(?:的)?(?:新)?(?:老板|领导|上司|主管)(?:是|叫)",
             re.IGNORECASE,
         ),
         "boss manager supervisor 老板 领导 上司",
+    ),
+    (  # what one earns: "How much do I make now?" found neither "pay bumped to 210k" nor "265k base"
+        re.compile(
+            r"\bsalary\b|\bpay\s+(?:bumped|went\s+up|raise|rise|cut)\b|\bbase\s+(?:salary|pay)\b|\btotal\s+comp\b"
+            r"|\b\d+(?:\.\d+)?k\s+(?:base|salary|a\s+year|per\s+year|/\s?yr|total)\b|\bearn(?:s|ed|ing)?\s+\$?\d"
+            r"|月薪|年薪|工资|薪水|薪资|涨薪|加薪|降薪|税前",
+            re.IGNORECASE,
+        ),
+        "salary pay income 工资 薪水 收入",
+    ),
+    (  # no meat: "2024年我吃素吗？" and "I've been cooking vegetarian" met on nothing
+        re.compile(r"\b(?:vegetarian|vegan|veggie)s?\b|吃素|素食|全素|纯素", re.IGNORECASE),
+        "vegetarian vegan 吃素 素食",
     ),
     (  # what someone eats or does not
         re.compile(
@@ -316,6 +329,11 @@ _IDIOMS = (
         r"\b(?:foods?|eat|eating|drinks?)\b[^.?!]{0,30}\bavoid\b|\bavoid\s+(?:eating|drinking)\b"
         r"|\b(?:can'?t|cannot|shouldn'?t)\s+(?:i\s+)?eat\b|不能吃|不可以吃|有什么忌口|要忌口",
         r"\g<0> (diet, allergic 饮食 过敏)",
+    ),
+    # what one earns, in none of its words: "How much do I make now?", "我现在赚多少？"
+    _idiom(
+        r"\bhow\s+much\s+(?:do|did|does)\s+(?:i|my\s+\w+)\s+(?:make|earn|get\s+paid)\b|(?:赚|挣)(?:多少|几)|收入多少",
+        r"\g<0> (salary pay 工资 薪水)",
     ),
     # "these days" asks for now, not for a day: "What's my diet these days?" led with "day 1 at Lumen Health!"
     _idiom(r"\bthese\s+days\b", "now"),

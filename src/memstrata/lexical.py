@@ -182,8 +182,11 @@ def keyword_tokens(text: str) -> list[str]:
 # 戒糖 / 生酮 / 全素 / 纯素 name a diet, and "ph", "tel", "dob" are chat abbreviations; 25: whom one reports to names
 # a manager (boss, 老板, 领导), "Promoted!" is a new title, and 累成狗 / 单身狗 name no pet; 26: a gym named by its
 # chain or class (pilates, 超级猩猩), and 理想L6 / 问界 / 极氪 are cars ("Bought a 理想L6" is the car driven now); 27: a
-# new manager is a change ("My new boss is Marta", "换了个上司", "From next month I report directly to the CTO")
-SEARCH_TERMS_VERSION = "27"
+# new manager is a change ("My new boss is Marta", "换了个上司", "From next month I report directly to the CTO"); 28:
+# what one earns names pay (265k base, 月薪), a new number, pay, diet or go-to (最常去) is a change, renting somewhere
+# is where one lives and "a Stripe employee" where one works, and a studio's move, a move not made (不搬来) or 搬家前
+# are no move of the user's
+SEARCH_TERMS_VERSION = "28"
 
 
 @lru_cache(maxsize=65536)

@@ -323,3 +323,40 @@ def test_someone_elses_wedding_is_not_the_users_partner() -> None:
     assert "partner" in category_words("Got engaged to Ana last weekend!!")
     assert "partner" in category_words("我老公在银行上班")
     assert "hobby" not in category_words("He is running a small shop")
+
+
+def test_a_change_said_in_its_own_words_answers_before_the_older_literal_statement(memory: Memory) -> None:
+    """A held-out trial of a life imported from old chats: the later state said in its own words ("Unpacked the last
+    box in Denver", "Number's 720-555-0172 now", "现在最常去的是南宋胡饼", "back to eating chicken and fish") shared no
+    word with the question, was no statement of change, and the older statement that says the question's words
+    answered (relevance 0.0-0.12 for the new state)."""
+    said = [("2021-01-17", "I'm Sam, software engineer at Amazon, living in Seattle, Capitol Hill."),
+            ("2021-03-02", "My phone is 206-555-0143 btw"), ("2022-11-19", "我最喜欢的馆子是愚园路的 Bistro 25"),
+            ("2023-04-02", "I'm vegetarian now, cooking a lot of tofu"), ("2023-07-15", "pay bumped to 210k"),
+            ("2024-02-03", "周末去爬了莫干山，腿都废了"), ("2024-06-01", "Bistro 25 关门了，好可惜"),
+            ("2025-06-01", "Unpacked the last box in Denver. Renting in Wash Park."),
+            ("2025-07-01", "Number's 720-555-0172 now."), ("2025-08-01", "现在最常去的是南宋胡饼"),
+            ("2025-09-01", "Promoted to Senior Staff, 265k base."),
+            ("2025-10-01", "Diet update: back to eating chicken and fish, doctor wants more protein.")]  # fmt: skip
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="sam")
+    asked = {"Where do I live now?": "Unpacked", "我现在住在哪个城市？": "Unpacked",
+             "What's my phone number?": "Number's", "我最喜欢的餐厅是哪家？": "现在最常去",
+             "How much do I make now?": "Promoted to Senior Staff", "Am I still vegetarian?": "Diet update",
+             "2023年我吃素吗？": "I'm vegetarian now", "2021年我住在哪里？": "I'm Sam"}  # fmt: skip
+    for question, answer in asked.items():
+        found = memory.search(question, user_id="sam")
+        assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])
+
+
+def test_a_move_that_is_not_the_users_is_no_change() -> None:
+    """The trial's false moves, each moved up above where the user lives: a studio's move beside a plan, a mother's
+    move not made, and the time of a sale ("搬家前")."""
+    not_moves = ("工作室搬到了良渚，我们家也打算明年搬过去。", "我妈最后决定还是留在成都，不搬来杭州了。",
+                 "吉他太占地方，搬家前卖给二手群了",
+                 "I think the number is wrong now", "My number is 555-123-4567")  # fmt: skip
+    for text in not_moves:
+        assert change_answers(text) == "", text
+    assert change_answers("我们搬家了，新家在滨江") == "live 住" and change_answers("搬到深圳南山区了") == "live 住"
+    assert change_answers("technically a Stripe employee now") == "work job 工作 上班"
+    assert category_words("How much do I make now?") == "" and "salary" in plain_question("How much do I make now?")

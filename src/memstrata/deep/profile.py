@@ -28,7 +28,7 @@ from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.query import SearchQuery
 from memstrata.read.own_first import FIRST_PERSON, whose
-from memstrata.read.spelling import english
+from memstrata.read.spelling import is_common_word
 from memstrata.types import MemoryItem, SearchHit
 
 
@@ -87,7 +87,6 @@ def _answers(item: MemoryItem, standing: Standing) -> bool:
 
 
 _OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b")
-COMMON_WORD = 10_000  # a word at least this frequent in English text is a sentence's opening, not a name
 
 
 def _opens_with_a_name(text: str) -> bool:
@@ -96,6 +95,4 @@ def _opens_with_a_name(text: str) -> bool:
     opening = _OPENING_WORD.match(text)
     if opening is None or opening.group(1) in ("I", "My", "Me"):
         return False
-    frequency = english().word_frequency
-    word = opening.group(1).lower()
-    return frequency[word] < COMMON_WORD if word in frequency else True
+    return not is_common_word(opening.group(1))

@@ -27,6 +27,7 @@ from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import query_terms
 from memstrata.read.move_up import move_up, within_reach
+from memstrata.read.spelling import is_common_word
 from memstrata.types import MemoryItem, SearchHit
 
 MARGIN = 0.25  # a statement about the user at most this share below one about someone else answers first
@@ -128,11 +129,24 @@ def asks_only_about_another(query: str) -> bool:
 def subject(text: str) -> str | None:
     """ "user", "another", or None when the statement's start does not tell (read as Simplified: "我媽…")."""
     said = simplified(text).strip()
-    if _ABOUT_ANOTHER.match(said):
+    another = _ABOUT_ANOTHER.match(said)
+    if another and not _a_things(another.group()):
         return "another"
     if _ABOUT_THE_USER.match(said):
         return "user"
     return None
+
+
+def _a_things(opening: str) -> bool:
+    """ "Number's" in "Number's 720-555-0172 now" (the user's number): a common word's 's that names no relative
+    is no one's ("Mom's", "Yvonne's" are)."""
+    if not opening.endswith("'s"):
+        return False
+    word = opening[:-2]
+    return _RELATIVE_WORD.fullmatch(word) is None and is_common_word(word)
+
+
+_RELATIVE_WORD = re.compile(rf"{_RELATION_EN}|mom|dad|mama|papa", re.IGNORECASE)
 
 
 def whose(item: MemoryItem) -> str | None:

@@ -47,6 +47,16 @@ def english() -> SpellChecker:
         return _english
 
 
+COMMON_WORD = 10_000  # a word at least this frequent in English text is a common word, not a name
+
+
+def is_common_word(word: str) -> bool:
+    """Whether English writes ``word`` often (at least ``COMMON_WORD`` in the dictionary's counts): "Number" in
+    "Number's 720-555-0172 now" is no one's name; Yvonne (490) is."""
+    frequency = english().word_frequency
+    return frequency[word.lower()] >= COMMON_WORD if word.lower() in frequency else False
+
+
 def corrected_spelling(store: Store, query: SearchQuery) -> str:
     """``query.text`` with each misspelt word replaced by the scope's word it stands for (see the module)."""
     holds = _scope_holds(store, query)
