@@ -88,6 +88,13 @@ _ABOUT_ANOTHER = re.compile(
     rf"|(?!user的)[A-Za-z]+的)",
     re.IGNORECASE,
 )
+# Someone and the user together at the start are the user's news too: "My girlfriend Mei and I did dim sum" answers
+# "Who was I dating in 2021?", and was passed as another's statement by the user's "Telling my manager…" (0.12).
+_WITH_THE_USER = re.compile(
+    r"^(?:(?:[Mm]y|[Oo]ur)\s+\w+\s+)?(?:[A-Z][\w-]*\s*(?:\([^)]{0,20}\)\s*)?)+and\s+(?:I|me)\b"  # "Hannah and I"
+    r"|^(?:[Mm]y|[Oo]ur)\s+\w+\s+and\s+I\b"  # "My wife and I"
+    r"|^(?:(?![说想要会让叫给告问])[^，。！？；：\s]){1,6}?(?:和|跟|与)我(?!的)"
+)
 # A fact the model wrote is about "User" / "用户" (prompts/extract_facts.py).
 _ABOUT_THE_USER = re.compile(r"^(?:i\b|i'm\b|i've\b|i'd\b|my\b|me\b|user\b|我(?!们)|用户)", re.IGNORECASE)
 FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
@@ -129,6 +136,8 @@ def asks_only_about_another(query: str) -> bool:
 def subject(text: str) -> str | None:
     """ "user", "another", or None when the statement's start does not tell (read as Simplified: "我媽…")."""
     said = simplified(text).strip()
+    if _WITH_THE_USER.match(said):
+        return "user"
     another = _ABOUT_ANOTHER.match(said)
     if another and not _a_things(another.group()):
         return "another"

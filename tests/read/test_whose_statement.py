@@ -1,0 +1,56 @@
+"""Whose state a statement tells, for ranking the user's own news first (read/own_first.py, read/newer.py,
+answers.py), with the real store and embedder. Each case comes from a user trial of a life imported from old chats."""
+
+from __future__ import annotations
+
+from memstrata import Memory
+from memstrata.answers import change_answers
+from memstrata.read.own_first import subject
+
+
+def _said(memory: Memory, user: str, said: list[tuple[str, str]]) -> None:
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id=user)
+
+
+def test_a_move_quoted_from_someone_else_is_not_the_users(memory: Memory) -> None:
+    """ "Leo 发朋友圈说“终于搬到大理了”" is Leo's move: read as the user's, it answered "我现在住在哪里？" above
+    "终于在杭州安顿下来了"."""
+    _said(memory, "jia", [("2021-03-01", "我住在朝阳区望京，通勤一小时"), ("2022-05-02", "今天加班到很晚"),
+                          ("2024-05-06", "终于在杭州安顿下来了，房子在西湖区文一西路"),
+                          ("2025-02-01", "Leo 发朋友圈说“终于搬到大理了”，挺好的，祝他幸福。"),
+                          ("2025-03-01", "周末去爬了莫干山")])  # fmt: skip
+    for question in ("我现在住在哪里？", "Where do I live now?"):
+        found = memory.search(question, user_id="jia")
+        assert found and found[0].text.startswith("终于在杭州安顿下来了"), (question, [hit.text for hit in found])
+    assert (
+        change_answers("Leo 发朋友圈说“终于搬到大理了”") == ""
+        and change_answers('He texted "just moved to Austin!"') == ""
+    )
+    assert change_answers("终于搬到大理了") == "live 住"
+
+
+def test_someone_and_the_user_together_is_the_users_news(memory: Memory) -> None:
+    """ "My girlfriend Mei and I did dim sum" was read as another's statement, and the user's own "Telling my manager
+    at Amazon on Monday" (relevance 0.12) answered "Who was I dating in 2021?" above it."""
+    _said(memory, "sam", [("2021-04-10", "My girlfriend Mei (林美) and I did dim sum at 鼎泰丰 in U Village."),
+                          ("2021-06-01", "I'm allergic to cashews"),
+                          ("2022-06-18", "Telling my manager at Amazon on Monday, nervous."),
+                          ("2022-07-01", "Moving to Austin in August.")])  # fmt: skip
+    found = memory.search("Who was I dating in 2021?", user_id="sam")
+    assert found and found[0].text.startswith("My girlfriend Mei"), [hit.text for hit in found]
+    assert subject("Hannah and I are engaged") == subject("My wife and I moved") == subject("周航和我领证了") == "user"
+    assert subject("我妈说她想搬来杭州和我们一起住") == subject("My brother and his wife moved") == "another"
+
+
+def test_a_plan_called_off_answers_before_the_assistants_reply_to_the_plan(memory: Memory) -> None:
+    """The reply "Lisbon in October is lovely", indexed with the plan it answers, led "Am I still going to Lisbon in
+    October?" (0.80) above "Lisbon's cancelled" (0.24): a plan called off passes a plan, not a reply to one."""
+    memory.add([{"role": "user", "content": "Planning Lisbon for October, Hannah's never been to Europe.",
+                 "timestamp": "2026-02-15T10:00:00Z"},
+                {"role": "assistant", "content": "Lisbon in October is lovely, still warm.",
+                 "timestamp": "2026-02-15T10:00:30Z"}], user_id="sam")  # fmt: skip
+    _said(memory, "sam", [("2026-03-01", "Happy Valentine's lol"), ("2026-05-01", "I'm allergic to cashews"),
+                          ("2026-07-12", "Lisbon's cancelled, Hannah's pregnant, no long flights!")])  # fmt: skip
+    found = memory.search("Am I still going to Lisbon in October?", user_id="sam")
+    assert found and found[0].text.startswith("Lisbon's cancelled"), [hit.text for hit in found]
