@@ -172,9 +172,12 @@ _CHANGE_ANSWERS = (
     (  # a diet begun or left: what the user eats now ("back to eating chicken and fish", "又开始吃鱼了", "开始吃素")
         re.compile(
             r"\bback\s+to\s+eating\b|\beating\s+(?:meat|fish|chicken|pork|beef)\s+again\b"
-            r"|\b(?:went|gone|going|turned)\s+(?:vegetarian|vegan|pescatarian|keto)\b"
-            r"|\bno\s+longer\s+(?:a\s+)?(?:vegetarian|vegan)\b"
-            r"|又(?:开始)?吃(?:肉|鱼|荤)|开荤|不(?:再)?吃素了|开始吃素|改吃素|吃回(?:肉|荤)",
+            r"|\b(?:went|gone|going|turned)\s+(?:fully\s+|full\s+|completely\s+|strictly\s+)?(?:vegetarian|vegan|pescatarian"
+            r"|keto)\b"
+            r"|\bno\s+longer\s+(?:strictly\s+)?(?:a\s+)?(?:veggie|vegetarian|vegan)\b"
+            r"|\bnot\s+(?:strictly\s+)?(?:a\s+)?(?:veggie|vegetarian|vegan)\s+any\s?more\b"
+            r"|又(?:开始)?吃(?:肉|鱼|荤)|开荤|不(?:再)?吃素了|开始吃素|改吃素|吃回(?:肉|荤)|(?:回到|改回|重新)(?:吃素|全素|素食)"
+            r"|不(?:再)?吃(?:肉|鱼|荤)了",
             re.IGNORECASE,
         ),
         "diet dietary 饮食 忌口 vegetarian 吃素",
@@ -236,7 +239,8 @@ _CHANGE_CUES = (
     ),
     *("new boss", "new manager", "new supervisor", "new line manager", "report", "新领导", "新老板", "新上司"),
     *("新的", "换了", "汇报", "unpack", "employee", "最常", "number", "号", "pay", "raise", "涨", "薪"),
-    *("eating", "vegetarian", "vegan", "pescatarian", "keto", "吃肉", "吃鱼", "吃荤", "开荤", "吃素", "吃回"),
+    *("eating", "vegetarian", "vegan", "veggie", "pescatarian", "keto", "吃肉", "吃鱼", "吃荤", "开荤", "吃素", "吃回"),
+    *("全素", "素食"),
 )
 
 
@@ -272,7 +276,7 @@ _STATE_ANSWERS = (
 def change_answers(text: str) -> str:
     """The words of the questions a statement of change answers (see ``_CHANGE_ANSWERS``), or "". Traditional text is
     read as Simplified: "我媽搬來新加坡跟我們住" (來) was no move, so it was not held after the year asked about."""
-    text = _unquoted(simplified(text))
+    text = unquoted(simplified(text))
     lowered = text.lower()
     if not any(cue in lowered for cue in _CHANGE_CUES):
         return ""
@@ -288,7 +292,7 @@ def planned_change_answers(text: str) -> str:
     """The words of the questions a plan of change will answer once done ("我下个月要搬到上海了", "I'm moving to
     Berlin in March": where the user lives), or "". A maybe is no plan ("We might move to Austin"), and what the text
     says as done has its words in :func:`change_answers` already."""
-    text = _unquoted(simplified(text))
+    text = unquoted(simplified(text))
     lowered = text.lower()
     if not any(cue in lowered for cue in _CHANGE_CUES):
         return ""
@@ -310,7 +314,7 @@ def answer_words(text: str) -> str:
     not said again: "我住在北京" said "住" twice, and that outweighed "搬到深圳了" for "我住在哪？"."""
     # a change and a state at once: "I got promoted to senior engineer at ByteDance" is the title and the employer
     text = simplified(text)
-    words = f"{change_answers(text)} {_answers_said_so(_unquoted(text), _STATE_ANSWERS)}"
+    words = f"{change_answers(text)} {_answers_said_so(unquoted(text), _STATE_ANSWERS)}"
     lowered = text.lower()
     return " ".join(dict.fromkeys(word for word in words.split() if word not in lowered))
 
@@ -320,7 +324,8 @@ def answer_words(text: str) -> str:
 _QUOTED = re.compile(r"“[^”]{0,200}”|「[^」]{0,200}」|『[^』]{0,200}』|\"[^\"]{0,200}\"")
 
 
-def _unquoted(text: str) -> str:
+def unquoted(text: str) -> str:
+    """``text`` without what it quotes."""
     return _QUOTED.sub(" ", text) if _QUOTED.search(text) else text
 
 

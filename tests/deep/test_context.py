@@ -272,6 +272,32 @@ def test_the_profile_holds_no_one_elses_state(memory: Memory) -> None:
     assert "mango" not in profile and "蝦子" not in profile and "Yvonne" not in profile, profile
 
 
+def test_the_profile_reads_a_change_said_without_i_and_asks_what_the_task_needs_first(memory: Memory) -> None:
+    """A trial of a life imported from old chats: "Unpacked the last box in Denver" says no "I", so the profile showed
+    the home of 2021 ("living in Seattle") as the user's home; and the block, a fifth of 600 tokens, held the
+    allergy, the diet and the home, asked first, so a family task never read the partner or the children."""
+    said = [
+        (
+            "2021-01-17T10:00:00Z",
+            "I'm Sam, software engineer at Amazon, living in Seattle, Capitol Hill. Coffee addict.",
+        ),
+        ("2021-06-09T10:00:00Z", "Quick note for the future: I'm allergic to cashews, found out at a wedding, hives."),
+        ("2022-03-01T10:00:00Z", "I've been vegetarian for a month now, cooking a lot of tofu and lentils at home."),
+        ("2024-09-07T10:00:00Z", "My wife Hannah and I finally got the keys to the car, a blue Rivian, so happy."),
+        ("2025-06-01T10:00:00Z", "Unpacked the last box in Denver. Renting in Wash Park, close to the lake."),
+        ("2026-09-02T10:00:00Z", "Our son Theo started first grade at Merrill Elementary, he loves his teacher."),
+        ("2026-02-01T10:00:00Z", "Work is busy, I report to David Singh now, he is the CTO at Stripe."),
+    ]
+    for when, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="sam")
+    home = memory.context("Recommend a car-camping trip near where I live.", user_id="sam", budget_tokens=600)
+    profile = home.text.split("## About the user\n")[1].split("\n\n")[0]
+    assert "Denver" in home.text and "Seattle" not in profile, home.text
+    family = memory.context("Plan a family weekend, something the kids will love.", user_id="sam", budget_tokens=600)
+    check_budget(family)
+    assert "Theo" in family.text and "Hannah" in family.text, family.text
+
+
 def test_a_transcript_between_speakers_has_no_profile(memory: Memory) -> None:
     """A turn by Caroline or Melanie is not the user's own word: no profile is made of it."""
     memory.add([{"role": "user", "content": "I'm allergic to cats and I live in Denver", "name": "Caroline"}],

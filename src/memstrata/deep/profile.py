@@ -10,22 +10,33 @@ matched and within a share of the budget (deep/assemble.py).
 
 Only the user's own word counts: not a reply, not a turn of a transcript between named speakers. Of the user's
 family (partner, children, pets) any statement does ("Our daughter Sofia turned 5"); of the user's own state
-(allergies, diet, home, work) only one that says it of the user in a first-person word ("I", "my", 我, 用户):
+(allergies, diet, home, work) only one that says it of the user in a first-person word ("I", "my", 我, 用户), or a
+change the user tells without one ("Unpacked the last box in Denver"):
 - not someone else's news ("我姐对芒果过敏");
 - not one without a first-person word ("晓雯 is allergic to mango" was shown as the user's allergy in a held-out
   trial), nor one that opens with a name ("Yvonne asked where to live in 上海, I said anywhere near line 9" was
   shown as the user's home);
 - not another's words the user quotes ("Yvonne: 「我對蝦子過敏」").
+
+The block holds a fifth of the budget, two to four facts at 600 tokens, so the questions are asked in the order the
+task needs them: allergies first (a meal goes wrong without them), then the rest by how close in meaning each
+question is to the task ("帮我订迪士尼的家庭套票，全家都去" asks for the partner and the children before the home).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
+import numpy as np
+
+from memstrata.answers import change_answers, unquoted
+from memstrata.errors import ProviderError
 from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
+from memstrata.providers.protocol import Embedder, Vectors
 from memstrata.query import SearchQuery
 from memstrata.read.own_first import FIRST_PERSON, whose
 from memstrata.read.spelling import is_common_word
@@ -50,40 +61,79 @@ STANDING = (
     Standing("What pets do I have?", "我养了什么宠物？", 2, family=True),
 )
 ANSWERS_SEARCHED = 3  # hits asked of each question: the user's own answer may follow another's
-# an answer scores at least this: "我的孩子" found "儿童节快乐，我也是宝宝" at 0.19; answers scored 0.24-0.63 in a trial
+# An answer scores at least this: "我的孩子" found "儿童节快乐，我也是宝宝" at 0.19; answers scored 0.24-0.63 in a trial
+# Of the family, its relevance does: a child or a partner named long ago still is one ("Our son Theo started first
+# grade", relevance 0.21, score 0.15, was left out of a family task), while a home or a job said long ago has
+# likely changed, and the decay that lowers its score keeps it out.
 MIN_SCORE = 0.2
 
 
 def standing_facts(
-    search: Callable[[SearchQuery], list[SearchHit]], query: SearchQuery, shown: Iterable[str] = ()
+    search: Callable[[SearchQuery], list[SearchHit]],
+    query: SearchQuery,
+    shown: Iterable[str] = (),
+    embedder: Embedder | None = None,
 ) -> list[SearchHit]:
     """The user's own answers to :data:`STANDING`, asked in the request's language (category words are indexed in
-    both), in the request's scope, filters and time; none already ``shown`` (memory ids), each once."""
+    both), in the request's scope, filters and time; none already ``shown`` (memory ids), each once. With an
+    ``embedder``, in the order the task needs them (:func:`by_need`)."""
     seen = set(shown)
     found = []
-    for standing in STANDING:
-        text = standing.chinese if has_han(query.text) else standing.english
+    chinese = has_han(query.text)
+    for standing in STANDING if embedder is None else by_need(embedder, query.text, chinese=chinese):
+        text = standing.chinese if chinese else standing.english
         hits = search(query.model_copy(update={"text": text, "limit": ANSWERS_SEARCHED, "threshold": None}))
         # the first answers, shown already or not: where one replaces another, the next one is the older value
-        answers = [hit for hit in hits if hit.score >= MIN_SCORE and _answers(hit.memory, standing)][: standing.most]
+        answers = [hit for hit in hits if _enough(hit, standing) and _answers(hit.memory, standing)][: standing.most]
         found += [hit for hit in answers if hit.id not in seen]
         seen |= {hit.id for hit in answers}
     return found
 
 
+def _enough(hit: SearchHit, standing: Standing) -> bool:
+    return (hit.breakdown.relevance if standing.family else hit.score) >= MIN_SCORE
+
+
+def by_need(embedder: Embedder, task: str, *, chinese: bool) -> list[Standing]:
+    """:data:`STANDING` with allergies first and the rest by the cosine of each question with ``task``; as given
+    where the task cannot be embedded."""
+    try:
+        task_vector = np.asarray(embedder.embed_batch([task])[0], dtype=np.float32)
+        questions = _question_vectors(embedder, chinese)
+    except ProviderError:  # an outage of the embedder leaves the order as given, never the context
+        return list(STANDING)
+    closeness = questions @ task_vector / (np.linalg.norm(questions, axis=1) * np.linalg.norm(task_vector) + 1e-9)
+    first, *rest = range(len(STANDING))
+    return [STANDING[first], *(STANDING[i] for i in sorted(rest, key=lambda i: -closeness[i]))]
+
+
+_QUESTION_VECTORS: WeakKeyDictionary[Embedder, dict[bool, Vectors]] = WeakKeyDictionary()
+
+
+def _question_vectors(embedder: Embedder, chinese: bool) -> Vectors:
+    """The standing questions embedded once per embedder and language."""
+    per_language = _QUESTION_VECTORS.setdefault(embedder, {})
+    if chinese not in per_language:
+        texts: Sequence[str] = [standing.chinese if chinese else standing.english for standing in STANDING]
+        per_language[chinese] = np.asarray(embedder.embed_batch(texts), dtype=np.float32)
+    return per_language[chinese]
+
+
 # the user's own word, and the framing extracted facts use ("User …", "用户…")
 _OF_THE_USER = re.compile(rf"{FIRST_PERSON.pattern}|\b(?:myself|user)\b|用户", re.IGNORECASE)
-# Words quoted are the quoted person's: "Yvonne: 「我下個月調到上海辦公室！我對蝦子過敏喔」 so she's moving here"
-_QUOTED = re.compile(r"「[^」]*」|『[^』]*』|“[^”]*”|\"[^\"]*\"")
 
 
 def _answers(item: MemoryItem, standing: Standing) -> bool:
+    """Words quoted are the quoted person's ("Yvonne: 「我下個月調到上海辦公室！我對蝦子過敏喔」 so she's moving here").
+    The user's own state is said in a first-person word, or as a change the user tells without one, as speakers do
+    ("Unpacked the last box in Denver", "终于在杭州安顿下来了": the home of 2021 answered in their place)."""
     if item.metadata.get("speaker") or not states_for_the_user(item):
         return False
-    said = _QUOTED.sub(" ", item.text)
+    said = unquoted(item.text)
     if standing.family:
         return True
-    return whose(item) == "user" and _OF_THE_USER.search(said) is not None and not _opens_with_a_name(said)
+    own = _OF_THE_USER.search(said) is not None or bool(change_answers(said))
+    return whose(item) == "user" and own and not _opens_with_a_name(said)
 
 
 _OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b")

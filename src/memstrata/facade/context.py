@@ -44,6 +44,10 @@ SESSION_TURNS = 50  # the session's latest turns considered for working memory
 NAMED_BY_WORDS = 3  # keys a query may name by their words alone ("Where do I work?") and require all of
 SOURCE_TURNS = 2  # source turns shown under a derived memory, at most
 MEMORY_TOKENS, TURN_TOKENS, BARE_TOKENS = 120, 80, 40
+# A standing fact's barest rendering: its first words say it ("Moved to 上海 this week…", "Met someone … her name is
+# 林晓雯"), and the profile's fifth of a 600-token budget held two or three facts at 40 tokens each, so the partner,
+# the children and the pets, asked last, were left out whenever a home or a diet came first.
+PROFILE_BARE_TOKENS = 24
 
 
 def checked_mode(mode: str) -> Mode:
@@ -201,7 +205,7 @@ def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: l
         seen_ids.add(item.id)
         seen_texts.add(normalised(item.text))
         memories.append((hit, best[:SOURCE_TURNS]))
-    standing = [] if scope.user_id is None else standing_facts(core.search, query, seen_ids)
+    standing = [] if scope.user_id is None else standing_facts(core.search, query, seen_ids, core.query_embedder)
     profile = [hit for hit in standing if normalised(hit.memory.text) not in seen_texts]
     return _Gathered(facts, memories, profile, turns, found_in_session)
 
@@ -235,8 +239,8 @@ def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Pie
         pieces.append(Piece("memories", rungs, order, memory_id=item.id))
     for order, hit in enumerate(gathered.profile):
         head = f"- [{refs[hit.id]}] {_day(hit.memory, zone)} "
-        pieces.append(Piece("profile", ladder(head, hit.memory.text, (), rich=MEMORY_TOKENS, bare=BARE_TOKENS), order,
-                            memory_id=hit.id))  # fmt: skip
+        rungs = ladder(head, hit.memory.text, (), rich=MEMORY_TOKENS, bare=PROFILE_BARE_TOKENS)
+        pieces.append(Piece("profile", rungs, order, memory_id=hit.id))
     for order, turn in enumerate(gathered.session):
         message = turn.message
         head = f"- {message.name or message.role}: "
