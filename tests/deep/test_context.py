@@ -254,6 +254,15 @@ def test_a_task_reads_the_users_standing_facts(memory: Memory) -> None:
     assert small.profile and sum(estimate_tokens(line) + 1 for line in block.splitlines()) <= 100 * 0.2  # PROFILE_SHARE
 
 
+def _tell(memory: Memory, user: str, said: list[tuple[str, str]]) -> None:
+    for when, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id=user)
+
+
+def _profile_block(text: str) -> str:
+    return text.split("## About the user\n")[1].split("\n\n")[0]
+
+
 def test_the_profile_holds_no_one_elses_state(memory: Memory) -> None:
     """A held-out trial: "晓雯 is allergic to mango" was shown as the user's allergy in every context, "Yvonne asked
     where to live in 上海, I said…" as the user's home, and a colleague's quoted words would have been the user's."""
@@ -264,10 +273,9 @@ def test_the_profile_holds_no_one_elses_state(memory: Memory) -> None:
         ("2026-01-28T10:00:00+08:00", "Yvonne asked where to live in 上海, I said anywhere near line 9 lol"),
         ("2025-09-01T10:00:00+08:00", "Moved into our new flat in 徐汇 today, I live two blocks from the metro"),
     ]
-    for when, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="ravi")
+    _tell(memory, "ravi", said)
     context = memory.context("Book a table for dinner Saturday", user_id="ravi", budget_tokens=600)
-    profile = context.text.split("## About the user\n")[1].split("\n\n")[0]
+    profile = _profile_block(context.text)
     assert "cashews" in profile and "徐汇" in profile, profile
     assert "mango" not in profile and "蝦子" not in profile and "Yvonne" not in profile, profile
 
@@ -288,10 +296,9 @@ def test_the_profile_reads_a_change_said_without_i_and_asks_what_the_task_needs_
         ("2026-09-02T10:00:00Z", "Our son Theo started first grade at Merrill Elementary, he loves his teacher."),
         ("2026-02-01T10:00:00Z", "Work is busy, I report to David Singh now, he is the CTO at Stripe."),
     ]
-    for when, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="sam")
+    _tell(memory, "sam", said)
     home = memory.context("Recommend a car-camping trip near where I live.", user_id="sam", budget_tokens=600)
-    profile = home.text.split("## About the user\n")[1].split("\n\n")[0]
+    profile = _profile_block(home.text)
     assert "Denver" in home.text and "Seattle" not in profile, home.text
     family = memory.context("Plan a family weekend, something the kids will love.", user_id="sam", budget_tokens=600)
     check_budget(family)
