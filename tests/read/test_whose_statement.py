@@ -54,3 +54,24 @@ def test_a_plan_called_off_answers_before_the_assistants_reply_to_the_plan(memor
                           ("2026-07-12", "Lisbon's cancelled, Hannah's pregnant, no long flights!")])  # fmt: skip
     found = memory.search("Am I still going to Lisbon in October?", user_id="sam")
     assert found and found[0].text.startswith("Lisbon's cancelled"), [hit.text for hit in found]
+
+
+def test_still_asks_whether_the_state_goes_on_and_a_correction_in_the_other_language_corrects(memory: Memory) -> None:
+    """ "Am I still vegetarian?" matched "Honestly great. Still eat eggs and cheese." on "still" alone, so the later
+    change of diet did not answer for the same reasons; and "Correction on the allergy thing: it's actually
+    pineapple, not kiwi" shares no word with "医生说我对猕猴桃过敏" (an allergy both), so it stayed below it."""
+    memory.add([{"role": "assistant", "content": "How is the vegetarian thing going?",
+                 "timestamp": "2024-05-19T10:00:00Z"},
+                {"role": "user", "content": "Honestly great. Still eat eggs and cheese.",
+                 "timestamp": "2024-05-19T10:01:00Z"}], user_id="sam")  # fmt: skip
+    _said(memory, "sam", [("2024-03-01", "Since March I'm cooking vegetarian. No meat for two months now."),
+                          ("2024-09-03", "医生说我对猕猴桃过敏，难怪每次吃完嘴巴发麻。"),
+                          ("2024-10-12", "Correction on the allergy thing: the allergist retested me, it's actually "
+                                         "pineapple, not kiwi."),
+                          ("2025-02-01", "周末去爬了莫干山"),
+                          ("2026-11-01", "Diet update: back to eating chicken and fish, more protein.")])  # fmt: skip
+    found = memory.search("Am I still vegetarian?", user_id="sam")
+    assert found and found[0].text.startswith("Diet update"), [hit.text for hit in found]
+    for question in ("我对什么过敏？", "What am I allergic to?"):
+        found = memory.search(question, user_id="sam")
+        assert found and found[0].text.startswith("Correction on the allergy"), (question, [h.text for h in found])

@@ -94,14 +94,16 @@ def newer_first(
         why = reasons(above)
         if why and reasons(hit) == why and _changes_what_it_says(hit.memory, above.memory, changes):
             return True
+        if not why and reasons(hit) and _changes_what_it_says(hit.memory, above.memory, changes):
+            # the later change says what the question asks where the earlier statement says none of it: "moved into
+            # the house 🏡 4187 148th Ave NE" (live 住) after "下个月就搬去温哥华了", which matched on its plan's words;
+            # from anywhere in the window: "Honestly great. Still eat eggs and cheese." led "Am I still vegetarian?"
+            # on the question it answered (0.60) above "back to eating chicken and fish" (0.15)
+            return True
         if _calls_off(hit.memory, above.memory):
             return True
         if not within_reach(hit, above, margin):
             return False
-        if not why and reasons(hit) and _changes_what_it_says(hit.memory, above.memory, changes):
-            # the later change says what the question asks where the earlier statement says none of it: "moved into
-            # the house 🏡 4187 148th Ave NE" (live 住) after "下个月就搬去温哥华了", which matched on its plan's words
-            return True
         return (bool(why) and reasons(hit) == why) or _ends_or_corrects(hit.memory, above.memory)
 
     return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
@@ -249,13 +251,19 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem) -> bool:
     """A later statement that ends or corrects one it shares a subject with ("我已经戒掉咖啡了" after "我每天早上
     喝两杯咖啡", "其实豆豆是柴犬不是柯基" after "我家狗豆豆是柯基"): it answers instead of the earlier one whatever
     words the question matched them on, also across scripts ("Do I drink coffee?"), since what the earlier one said
-    no longer holds. The subject is what both say, the words of the ending or correction aside."""
+    no longer holds. The subject is what both say, the words of the ending or correction aside, also by the category
+    both name in either language: "Correction on the allergy thing: it's actually pineapple, not kiwi" corrects
+    "医生说我对猕猴桃过敏" (an allergy both) and shares no word with it."""
     if not (states_for_the_user(later) and ends_or_corrects(later.text)):
         return False
     if _about_others(later, earlier):
         return False
-    shared = memory_terms(later.text) & memory_terms(earlier.text)
+    shared = _subject_terms(later) & _subject_terms(earlier)
     return any(not ENDS_OR_CORRECTS_WORDS.fullmatch(term) for term in shared)
+
+
+def _subject_terms(item: MemoryItem) -> frozenset[str]:
+    return frozenset(memory_terms(f"{item.text}\n{category_text(item)}"))
 
 
 def _statement(item: MemoryItem) -> str:

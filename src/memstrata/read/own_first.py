@@ -270,7 +270,17 @@ def topic_terms(query: str) -> tuple[str, ...]:
     both alike, the later one moved up as if it answered for the same reasons (read/newer.py). A partner's or a
     boss's word stays: the role's holder may change."""
     named = people_named(query)
-    return tuple(term for term in query_terms(query) if named is None or not named.search(term) or _ROLE.search(term))
+    return tuple(
+        term
+        for term in query_terms(query)
+        if term not in _ASPECT and (named is None or not named.search(term) or _ROLE.search(term))
+    )
+
+
+# Words of whether a state goes on, not of the state: "Am I still vegetarian?" asks of the diet, and "Honestly great.
+# Still eat eggs and cheese." matched it on "still" alone, so the later "back to eating chicken and fish" did not
+# answer for the same reasons and stayed below it.
+_ASPECT = frozenset({"still", "anymore", "currently", "again"})
 
 
 # A partner or a boss is whoever holds the role now: "认识了一个新男朋友" answers "我男朋友是做什么的？" instead of
