@@ -276,7 +276,7 @@ _STATE_ANSWERS = (
 def change_answers(text: str) -> str:
     """The words of the questions a statement of change answers (see ``_CHANGE_ANSWERS``), or "". Traditional text is
     read as Simplified: "我媽搬來新加坡跟我們住" (來) was no move, so it was not held after the year asked about."""
-    text = unquoted(simplified(text))
+    text = simplified(text)
     lowered = text.lower()
     if not any(cue in lowered for cue in _CHANGE_CUES):
         return ""
@@ -292,7 +292,7 @@ def planned_change_answers(text: str) -> str:
     """The words of the questions a plan of change will answer once done ("我下个月要搬到上海了", "I'm moving to
     Berlin in March": where the user lives), or "". A maybe is no plan ("We might move to Austin"), and what the text
     says as done has its words in :func:`change_answers` already."""
-    text = unquoted(simplified(text))
+    text = simplified(text)
     lowered = text.lower()
     if not any(cue in lowered for cue in _CHANGE_CUES):
         return ""
@@ -314,13 +314,14 @@ def answer_words(text: str) -> str:
     not said again: "我住在北京" said "住" twice, and that outweighed "搬到深圳了" for "我住在哪？"."""
     # a change and a state at once: "I got promoted to senior engineer at ByteDance" is the title and the employer
     text = simplified(text)
-    words = f"{change_answers(text)} {_answers_said_so(unquoted(text), _STATE_ANSWERS)}"
+    words = f"{change_answers(text)} {_answers_said_so(text, _STATE_ANSWERS)}"
     lowered = text.lower()
     return " ".join(dict.fromkeys(word for word in words.split() if word not in lowered))
 
 
 # What is quoted is someone's words, not the speaker's state: "Leo 发朋友圈说“终于搬到大理了”" is Leo's move, and it
-# answered "我现在住在哪里？" above the user's own (a user trial).
+# answered "我现在住在哪里？" as the user's own move (a user trial). The index keeps what the quote answers: "Where does
+# Karim live?" is answered by Karim's quoted "I finally moved to Dubai" (a held-out trial).
 _QUOTED = re.compile(r"“[^”]{0,200}”|「[^」]{0,200}」|『[^』]{0,200}』|\"[^\"]{0,200}\"")
 
 

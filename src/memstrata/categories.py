@@ -55,14 +55,17 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"beagles? poodles? labradors? retrievers? corgis? husk(?:y|ies) bulldogs? terriers? shibas?"
                 r" dachshunds? chihuahuas? pugs? schnauzers? spaniels? collies? greyhounds? dalmatians?"
             )
-            + r"|金毛|柯基|哈士奇|泰迪|柴犬|拉布拉多|边牧|萨摩耶|博美|比熊|雪纳瑞|阿拉斯加",
+            + r"|金毛|柯基|哈士奇|泰迪|柴犬|拉布拉多|边牧|萨摩耶|博美|比熊|雪纳瑞|阿拉斯加"
+            # and by its kind in the other language: "Do I have a dog?" and "我家狗叫豆豆" share no word
+            + r"|(?<!hot\s)\b(?:dogs?|pupp(?:y|ies))\b|(?<![热成])(?<!单身)狗(?![仔血])",
             re.IGNORECASE,
         ),
         "dog dogs 狗",
     ),
     (  # a cat by its breed
         re.compile(
-            _english(r"ragdolls? siamese persian\s+cats? shorthairs? maine\s+coons?") + r"|布偶猫|英短|美短|暹罗猫",
+            _english(r"ragdolls? siamese persian\s+cats? shorthairs? maine\s+coons? cats? kittens? kitty")
+            + r"|布偶猫|英短|美短|暹罗猫|狸花|(?<![熊])猫(?![眼头])",  # "Do I have a cat?" and "又收养了一只橘猫"
             re.IGNORECASE,
         ),
         "cat cats 猫",
@@ -335,8 +338,9 @@ _IDIOMS = (
         r"\bhow\s+much\s+(?:do|did|does)\s+(?:i|my\s+\w+)\s+(?:make|earn|get\s+paid)\b|(?:赚|挣)(?:多少|几)|收入多少",
         r"\g<0> (salary pay 工资 薪水)",
     ),
-    # "these days" asks for now, not for a day: "What's my diet these days?" led with "day 1 at Lumen Health!"
-    _idiom(r"\bthese\s+days\b", "now"),
+    # "these days" asks for now, not for a day: "What's my diet these days?" led with "day 1 at Lumen Health!"; and
+    # "right now" for now, not for a side ("Do I have a cat right now?" asked of "right" too)
+    _idiom(r"\bthese\s+days\b|\bright\s+now\b", "now"),
     # Moves counted or listed are the places one lived: "我搬过几次家？" / "How many times have I moved?" found one or
     # two of four moves ("Finally got the keys to our place", "搬到杭州了" are indexed with "live 住": answers.py)
     _idiom(

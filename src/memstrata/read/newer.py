@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import tzinfo
 from functools import lru_cache
 
-from memstrata.answers import change_answers
+from memstrata.answers import change_answers, unquoted
 from memstrata.indexing import category_text, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
@@ -40,7 +40,7 @@ Changes = Callable[[MemoryItem], str]
 
 
 def _said_as_done(item: MemoryItem) -> str:
-    return change_answers(item.text)
+    return change_answers(unquoted(item.text))  # a change quoted is the quoted person's (answers.unquoted)
 
 
 MARGIN = 0.2  # a later statement at most this share below the hit above it answers instead (read/move_up.py)
