@@ -145,7 +145,9 @@ _CHANGE_ANSWERS = (
             r"\bnew\s+(?:boss|manager|supervisor|line\s+manager)\b"
             r"|\b(?:now|from\s+(?:now\s+on|next\s+\w+|today|monday)|starting\s+\w+)[^.!?]{0,20}?\breport(?:ing)?\s+"
             r"(?:directly\s+)?to\b|\b(?:will|'ll|now)\s+(?:be\s+)?report(?:ing)?\s+(?:directly\s+)?to\b"
-            r"|\breport(?:ing)?\s+(?:directly\s+)?to\b[^.!?]{1,40}?\bnow\b"  # "I report directly to the CTO now"
+            # "I report directly to the CTO now", "so I report to Dr. 周慧 (Zhou Hui) now"
+            r"|\breport(?:ing)?\s+(?:directly\s+)?to\b(?:[^.!?]|(?<=Dr)\.|(?<=Mr)\.|(?<=Ms)\.|(?<=Mrs)\.|(?<=Prof)\.){1,40}?"
+            r"\bnow\b"
             r"|新(?:的)?(?:领导|老板|上司|经理)|换了(?:个|新)?(?:领导|老板|上司)|改(?:成)?(?:向|给)[^，。！？,.!?\s]{1,10}汇报"
             r"|(?:现在|改成?|改为)[^，。！？,.!?]{0,6}?汇报给",  # "我现在直接汇报给 CTO 刘洋了"
             re.IGNORECASE,

@@ -299,6 +299,9 @@ def test_the_latest_manager_answers_for_boss_in_both_languages_and_for_a_task_ne
         change_answers("My new boss is Marta") and change_answers("换了个上司") and change_answers("现在改向李总汇报了")
     )
     assert not change_answers("I report to Sophie.") and not change_answers("新的一年开始了")
+    # a title's period is no sentence's end; a sentence's is (a held-out trial: Dr. 周慧 was not the new manager)
+    assert change_answers("Prof. Zhao went on sabbatical, so I report to Dr. 周慧 (Zhou Hui) now.")
+    assert not change_answers("I report to Sam. Now it is time for lunch")
 
 
 def test_a_car_sold_and_a_gym_left_give_way_to_the_new_ones(memory: Memory) -> None:
