@@ -114,8 +114,8 @@ def changed_by_then(hits: Sequence[SearchHit], query_text: str, span: TimeSpan, 
     time answers above the earlier state it changed, for the same reasons. "I work at ByteDance" (said in 2023) led
     "Where did I work in December 2024?" above "Just started my new job at Alibaba last week!" (said that
     November) on more of its words. A change taking effect late in the time leaves the earlier state first: in most
-    of it, that state still held ("Where did I live in 2024?" with a move in July). Only changes said as done count;
-    a plan replaces nothing (read/due_plans.py)."""
+    of it, that state still held ("Where did I live in 2024?" with a move in July). Only changes said as done count
+    here: a plan of that time may not have happened (read/due_plans.py)."""
     terms = _facets(topic_terms(query_text))
     if not terms:
         return list(hits)
