@@ -3,9 +3,10 @@
 "我下个月要搬到上海了" said in June 2024 is where the user lives from July: asked in 2026 "我现在住哪？", the plan
 shared no word with the question and only the old home answered. The keyword index holds a plan with the words of
 what it will answer once done (indexing.keyword_text), so it is found; ranking reads those words only once the time
-the plan names has begun, so before then it counts for nothing more than its own words. From then on it also
-answers before the state it changes, as a change said as done does (read/newer.py, :func:`changes_by`); a later
-"没搬成" calls it off, and a question that names an earlier time reads only changes said as done.
+the plan names has begun, so before then it counts for nothing more than its own words. From then on the user's
+own plan (said in a first-person word) also answers before the state it changes, as a change said as done does
+(read/newer.py, :func:`changes_by`); a later "没搬成" calls it off, and a question that names an earlier time reads
+only changes said as done.
 """
 
 from __future__ import annotations
