@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import select
 import subprocess
 import sys
@@ -213,7 +214,8 @@ def test_stdio_answers_a_line_it_cannot_read_and_goes_on(tmp_path: Path) -> None
         assert server.stdin is not None and server.stdout is not None
         server.stdin.write("".join(line + "\n" for line in lines).encode())
         server.stdin.flush()
-        answers = [_read_answer(server.stdout, deadline=time.monotonic() + 60) for _ in range(5)]
+        read = _Lines(server.stdout)
+        answers = [read.answer(deadline=time.monotonic() + 60) for _ in range(5)]
     finally:
         server.kill()
         server.wait()
@@ -225,11 +227,23 @@ def test_stdio_answers_a_line_it_cannot_read_and_goes_on(tmp_path: Path) -> None
     assert by_id[6]["result"] == {}  # still serving
 
 
-def _read_answer(stdout: IO[bytes], deadline: float) -> dict[str, Any]:
-    while time.monotonic() < deadline:
-        if select.select([stdout], [], [], 0.5)[0]:
-            line = stdout.readline()
-            assert line, "the server closed stdout"
-            answer: dict[str, Any] = json.loads(line)
-            return answer
-    raise AssertionError("no answer within 60 s: the server dropped a line")
+class _Lines:
+    """The server's answers, a line each, read from the pipe itself: a buffered readline took every line the server
+    had written at once, and select() then waited on an empty pipe for answers already read (the test failed under
+    load, when the server's five answers came in one write)."""
+
+    def __init__(self, stdout: IO[bytes]) -> None:
+        self._fd = stdout.fileno()
+        self._pending = b""
+
+    def answer(self, deadline: float) -> dict[str, Any]:
+        while b"\n" not in self._pending:
+            if time.monotonic() >= deadline:
+                raise AssertionError("no answer within 60 s: the server dropped a line")
+            if select.select([self._fd], [], [], 0.5)[0]:
+                chunk = os.read(self._fd, 65536)
+                assert chunk, "the server closed stdout"
+                self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
+        answer: dict[str, Any] = json.loads(line)
+        return answer
