@@ -94,6 +94,8 @@ _CHANGE_ANSWERS = (
     (  # the user's own wedding or engagement: whom they are with
         re.compile(
             rf"(?:\b(?:i|we|user)\b[^.!?]{{0,40}}?|^|(?<=[.!?]\s))\bgot\s+(?:married|engaged)\b"  # "Got engaged to Ana"
+            # the news said first ("Married! Jing wore a qipao"), a proposal the user made ("I proposed to Jing")
+            r"|(?:^|(?<=[.!?]\s))(?:just\s+|finally\s+)?(?:married|engaged)\s*!|\bI\s+proposed(?:\s+to)?\b|求婚成功"
             rf"|{_OWN_ZH}(?:结婚了|领证了|订婚了)",
             re.IGNORECASE,
         ),
@@ -241,6 +243,7 @@ _CHANGE_CUES = (
     ),
     *("new boss", "new manager", "new supervisor", "new line manager", "report", "新领导", "新老板", "新上司"),
     *("新的", "换了", "汇报", "unpack", "employee", "最常", "number", "号", "pay", "raise", "涨", "薪"),
+    *("married", "engaged", "proposed", "求婚"),
     *("eating", "vegetarian", "vegan", "veggie", "pescatarian", "keto", "吃肉", "吃鱼", "吃荤", "开荤", "吃素", "吃回"),
     *("全素", "素食"),
 )

@@ -188,8 +188,9 @@ def keyword_tokens(text: str) -> list[str]:
 # are no move of the user's; 29: a change or a state inside quotes is someone's words, not the speaker's; 30: "going
 # fully vegetarian", "not strictly veggie anymore", 回到全素 are changes of diet; 31: the vegetarian category adds
 # "vegetarian 吃素" alone; 32: a cat or a dog named in one language is indexed with its word in the other; 33: "so I
-# report to Dr. 周慧 now" is a new manager (a title's period ends no sentence)
-SEARCH_TERMS_VERSION = "33"
+# report to Dr. 周慧 now" is a new manager (a title's period ends no sentence); 34: "Married!", "Engaged!" and "I
+# proposed to Jing" name one's partner
+SEARCH_TERMS_VERSION = "34"
 
 
 @lru_cache(maxsize=65536)

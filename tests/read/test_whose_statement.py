@@ -89,3 +89,16 @@ def test_still_asks_whether_the_state_goes_on_and_a_correction_in_the_other_lang
     for question in ("我对什么过敏？", "What am I allergic to?"):
         found = memory.search(question, user_id="sam")
         assert found and found[0].text.startswith("Correction on the allergy"), (question, [h.text for h in found])
+
+
+def test_the_news_of_a_wedding_or_a_proposal_names_the_partner(memory: Memory) -> None:
+    """A held-out trial: "Who is my wife?" returned nothing although "Married! Jing wore a qipao…" and "I proposed to
+    Jing…" were stored (relevance 0.09: neither says wife, husband or partner)."""
+    _said(memory, "omar", [("2020-02-10", "My emergency contact is my brother Karim, +962 79 555 0123."),
+                           ("2024-12-24", "I proposed to Jing at Gardens by the Bay and she said yes!"),
+                           ("2025-03-01", "My cousin got married last week, what a party"),
+                           ("2025-09-14", "Married! Jing wore a qipao for the second half")])  # fmt: skip
+    for question in ("Who is my wife?", "我老婆叫什么？"):
+        found = memory.search(question, user_id="omar")
+        assert found and "Jing" in found[0].text, (question, [hit.text for hit in found])
+    assert change_answers("My cousin got married last week") == "" and change_answers("I was married once") == ""
