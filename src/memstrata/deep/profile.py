@@ -18,7 +18,7 @@ change the user tells without one ("Unpacked the last box in Denver"):
   shown as the user's home);
 - not another's words the user quotes ("Yvonne: 「我對蝦子過敏」").
 
-The block holds a fifth of the budget, two to four facts at 600 tokens, so the questions are asked in the order the
+The block holds a fifth of the budget, four or five facts at 600 tokens, so the questions are asked in the order the
 task needs them: allergies first (a meal goes wrong without them), then the rest by how close in meaning each
 question is to the task ("帮我订迪士尼的家庭套票，全家都去" asks for the partner and the children before the home).
 """
@@ -61,9 +61,9 @@ STANDING = (
     Standing("What pets do I have?", "我养了什么宠物？", 2, family=True),
 )
 ANSWERS_SEARCHED = 3  # hits asked of each question: the user's own answer may follow another's
-# An answer scores at least this: "我的孩子" found "儿童节快乐，我也是宝宝" at 0.19; answers scored 0.24-0.63 in a trial
-# Of the family, its relevance does: a child or a partner named long ago still is one ("Our son Theo started first
-# grade", relevance 0.21, score 0.15, was left out of a family task), while a home or a job said long ago has
+# An answer scores at least this ("我的孩子" found "儿童节快乐，我也是宝宝" at 0.19; answers scored 0.24-0.63 in a
+# trial). Of the family, its relevance does: a child or a partner named long ago still is one ("Our son Theo started
+# first grade", relevance 0.21, score 0.15, was left out of a family task), while a home or a job said long ago has
 # likely changed, and the decay that lowers its score keeps it out.
 MIN_SCORE = 0.2
 
