@@ -72,13 +72,15 @@ def newer_first(
     def reasons(hit: SearchHit) -> frozenset[str]:
         return terms & _facets(memory_terms(_statement(hit.memory)))
 
-    def holds_on(hit: SearchHit, above: SearchHit) -> bool:
-        if _never_held(hit, above):
-            return True
-        if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
-            return False
+    def said_later(hit: SearchHit, above: SearchHit) -> bool:
+        return not above.breakdown.key_match and said_at(hit.memory) > said_at(above.memory)
+
+    def changed_for_the_same_reasons(hit: SearchHit, above: SearchHit) -> bool:
         why = reasons(above)
         return bool(why) and reasons(hit) == why and _changes_what_it_says(hit.memory, above.memory, changes)
+
+    def holds_on(hit: SearchHit, above: SearchHit) -> bool:
+        return _never_held(hit, above) or (said_later(hit, above) and changed_for_the_same_reasons(hit, above))
 
     if names_a_time:
         held = holds_on if time_to_come else _never_held
@@ -87,13 +89,13 @@ def newer_first(
     named = people_named(query_text, names)
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
-        if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
+        if not said_later(hit, above):
             return False
         if _about_others(hit.memory, above.memory) or _leaves_the_one_asked(hit, above, named):
             return False
-        why = reasons(above)
-        if why and reasons(hit) == why and _changes_what_it_says(hit.memory, above.memory, changes):
+        if changed_for_the_same_reasons(hit, above):
             return True
+        why = reasons(above)
         if not why and reasons(hit) and _changes_what_it_says(hit.memory, above.memory, changes):
             # the later change says what the question asks where the earlier statement says none of it: "moved into
             # the house 🏡 4187 148th Ave NE" (live 住) after "下个月就搬去温哥华了", which matched on its plan's words;
