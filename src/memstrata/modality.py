@@ -48,9 +48,10 @@ _GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"
 # Seal"; "卖掉了车")
 _ENDED = (
     r"分手|离婚|离职|辞职|退休|去世|过世|离世|卖掉|转手|把[^，。！？,.!?]{1,8}卖了|卖给[^，。！？,.!?]{1,8}了"
-    r"|去喵星|去汪星|彩虹桥"  # a pet's death, said as pet owners do
+    r"|去喵星|去汪星|彩虹桥|安乐死"  # a pet's death, said as pet owners do ("We had to put Biscuit down")
     r"|\b(?:broke up|split up|divorced|resigned|retired|died|passed away|sold (?:the|my|our|it|them)"
-    r"|crossed the rainbow bridge|put (?:him|her) down)\b"
+    r"|crossed the rainbow bridge|put (?:him|her|(?-i:[A-Z][a-z]+)|(?:our|my|the) (?:old )?(?:dog|cat)) down(?! for)"
+    r"|had to put (?:him|her|(?-i:[A-Z][a-z]+)|(?:our|my|the) (?:old )?(?:dog|cat)) to sleep)\b"
 )
 # What holds now in place of what held: "My favourite food is now sushi, not ramen", "现在最喜欢寿司了，不是拉面",
 # "I used to love coffee but now I only drink tea", "我以前喜欢喝咖啡，现在只喝茶".

@@ -305,6 +305,35 @@ def test_the_profile_reads_a_change_said_without_i_and_asks_what_the_task_needs_
     assert "Theo" in family.text and "Hannah" in family.text, family.text
 
 
+def test_the_profile_holds_the_users_family_as_it_is_now(memory: Memory) -> None:
+    """A held-out trial: a dog put down in 2022 and the mother's dog were shown as the user's pets, and a friend's
+    engagement as the user's partner, in every context. The ending shares no word with the pets question, and any
+    statement about a pet or a partner counted."""
+    said = [
+        ("2020-03-01T10:00:00+08:00", "Our golden retriever Biscuit is 9 now, slowing down a bit on walks."),
+        ("2021-05-01T10:00:00+08:00", "My girlfriend Anna loves hiking, we did the Dragon's Back trail today."),
+        ("2022-11-20T10:00:00+08:00", "We had to put Biscuit down this morning. He was 11. Adam held his paw."),
+        ("2023-03-04T10:00:00+08:00", "Adopted a cat from the SPCA, grey tabby, we named her 饺子. Adam picked it."),
+        ("2023-08-01T10:00:00+08:00", "Anna and I broke up last month, it was mutual."),
+        ("2024-02-10T10:00:00+08:00", "過年回嘉義，我媽養了一隻柴犬叫阿福，超胖。"),
+        ("2025-04-10T10:00:00+08:00", "佳佳說她跟男友訂婚了，「我們明年結婚！」她好開心"),
+        ("2025-06-15T10:00:00+08:00", "My sister has two kids now, the twins were born in May."),
+    ]
+    _tell(memory, "omar", said)
+    for task in ("Find a vet near home for my pets", "Plan a family weekend for all of us", "帮我订周末的家庭晚餐"):
+        context = memory.context(task, user_id="omar", budget_tokens=600)
+        profile = _profile_block(context.text) if "## About the user" in context.text else ""
+        for theirs in ("Biscuit is 9", "阿福", "girlfriend Anna", "佳佳", "twins"):
+            assert theirs not in profile, (task, profile)
+        if "Biscuit is 9" in context.text:  # found by the task's words: shown with what came of it
+            assert "  > later: 2022-11-20 We had to put Biscuit down" in context.text, context.text
+    pets = memory.context("Find a vet near home for my pets", user_id="omar", budget_tokens=600)
+    assert "饺子" in pets.text, pets.text
+    alive = memory.context("Plan a family weekend for all of us", user_id="omar", budget_tokens=600,
+                           as_of=datetime(2021, 1, 1, tzinfo=UTC))  # fmt: skip
+    assert "Biscuit" in _profile_block(alive.text) and "put Biscuit down" not in alive.text, alive.text
+
+
 def test_a_transcript_between_speakers_has_no_profile(memory: Memory) -> None:
     """A turn by Caroline or Melanie is not the user's own word: no profile is made of it."""
     memory.add([{"role": "user", "content": "I'm allergic to cats and I live in Denver", "name": "Caroline"}],

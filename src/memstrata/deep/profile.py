@@ -34,6 +34,7 @@ import numpy as np
 
 from memstrata.answers import change_answers, unquoted
 from memstrata.errors import ProviderError
+from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.providers.protocol import Embedder, Vectors
@@ -73,10 +74,12 @@ def standing_facts(
     query: SearchQuery,
     shown: Iterable[str] = (),
     embedder: Embedder | None = None,
+    ended: Callable[[MemoryItem], bool] = lambda item: False,
 ) -> list[SearchHit]:
     """The user's own answers to :data:`STANDING`, asked in the request's language (category words are indexed in
-    both), in the request's scope, filters and time; none already ``shown`` (memory ids), each once. With an
-    ``embedder``, in the order the task needs them (:func:`by_need`)."""
+    both), in the request's scope, filters and time; none already ``shown`` (memory ids), each once, none that
+    later news has ``ended`` (deep/endings.py: a dog put down, a partner left). With an ``embedder``, in the order
+    the task needs them (:func:`by_need`)."""
     seen = set(shown)
     found = []
     chinese = has_han(query.text)
@@ -84,7 +87,8 @@ def standing_facts(
         text = standing.chinese if chinese else standing.english
         hits = search(query.model_copy(update={"text": text, "limit": ANSWERS_SEARCHED, "threshold": None}))
         # the first answers, shown already or not: where one replaces another, the next one is the older value
-        answers = [hit for hit in hits if _enough(hit, standing) and _answers(hit.memory, standing)][: standing.most]
+        answers = [hit for hit in hits if _enough(hit, standing) and _answers(hit.memory, standing)]
+        answers = [hit for hit in answers if not ended(hit.memory)][: standing.most]
         found += [hit for hit in answers if hit.id not in seen]
         seen |= {hit.id for hit in answers}
     return found
@@ -131,9 +135,38 @@ def _answers(item: MemoryItem, standing: Standing) -> bool:
         return False
     said = unquoted(item.text)
     if standing.family:
-        return True
+        return not _anothers_family(said)
     own = _OF_THE_USER.search(said) is not None or bool(change_answers(said))
     return whose(item) == "user" and own and not _opens_with_a_name(said)
+
+
+# Relatives and others outside the user's household: their pets, partners and children are theirs ("過年回嘉義，我媽養了
+# 一隻柴犬叫阿福" was shown as the user's pet, "My sister has two kids now" would be the user's children).
+_OUTSIDE_EN = (
+    r"mom|mum|mother|dad|father|parents|sister|brother|sis|bro|grand(?:ma|pa|mother|father|parents)|aunt|uncle"
+    r"|cousin|friend|buddy|bestie|neighbou?r|colleague|co-?worker|roommate|boss|manager|in-laws?"
+)
+_OUTSIDE_ZH = (
+    "妈|爸|姐|哥|妹|弟|父母|爸妈|奶奶|爷爷|外婆|外公|姑姑|阿姨|舅舅|叔叔|朋友|闺蜜|邻居|同事|室友|同学|老板|领导"
+    "|婆婆|公公|岳父|岳母"
+)
+_THEIRS = re.compile(
+    rf"\b(?:my|our)\s+(?:(?:older|younger|big|little|best|elder|baby)\s+)?(?:{_OUTSIDE_EN})(?:\s+[A-Z][a-z]+)?"
+    r"(?:'s\b|’s\b|\s+(?:has|had|have|got|adopted|keeps|owns|just\s+had|is\s+(?:having|expecting|engaged|dating|pregnant)"
+    r"|married)\b)"
+    rf"|我的?(?:{_OUTSIDE_ZH})(?:家的?|的|养|有|生了|订婚|结婚|怀孕)",
+    re.IGNORECASE,
+)
+# The user's own word, "we" and "our" included: a family's news is often said as theirs together.
+_OURS = re.compile(rf"{FIRST_PERSON.pattern}|\b(?:we|our|us|ours|we're|we've)\b", re.IGNORECASE)
+_SOMEONE = re.compile(r"\b(?:he|she|they|his|her|their)\b|他|她", re.IGNORECASE)
+
+
+def _anothers_family(said: str) -> bool:
+    """Someone else's pet, partner or children: kept by a relative or a friend, or another's news the user does not
+    say as their own ("佳佳說她跟男友訂婚了，「我們明年結婚！」" was shown as the user's partner)."""
+    said = simplified(said)
+    return bool(_THEIRS.search(said)) or (_OURS.search(said) is None and _SOMEONE.search(said) is not None)
 
 
 _OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b")

@@ -19,6 +19,7 @@ from datetime import datetime, tzinfo
 
 from memstrata.deep.assemble import Piece, ladder, pack
 from memstrata.deep.context_model import Audience, ContextMemory, ContextTurn, MemoryContext, Mode
+from memstrata.deep.endings import LaterNews
 from memstrata.deep.profile import standing_facts
 from memstrata.deep.search import DeepDeps, DeepResult, deep_search
 from memstrata.deep.trace import DeepTrace
@@ -162,6 +163,7 @@ class _Gathered:
     session: list[StoredMessage]
     # session turns the search found, by message id: the rank among the memories they would have had
     found_in_session: dict[str, int]
+    endings: dict[str, MemoryItem]  # later news that ends a memory shown, by its id (deep/endings.py)
 
     def shown_items(self) -> list[MemoryItem]:
         return [*(item for item, _, _ in self.facts), *(hit.memory for hit in self.profile),
@@ -205,9 +207,15 @@ def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: l
         seen_ids.add(item.id)
         seen_texts.add(normalised(item.text))
         memories.append((hit, best[:SOURCE_TURNS]))
-    standing = [] if scope.user_id is None else standing_facts(core.search, query, seen_ids, core.query_embedder)
+    news = LaterNews(core.store, scope, query.filters, query.now)
+    standing = (
+        []
+        if scope.user_id is None
+        else standing_facts(core.search, query, seen_ids, core.query_embedder, ended=lambda m: bool(news.ending(m)))
+    )
     profile = [hit for hit in standing if normalised(hit.memory.text) not in seen_texts]
-    return _Gathered(facts, memories, profile, turns, found_in_session)
+    endings = {hit.id: ending for hit, _ in memories if (ending := news.ending(hit.memory)) is not None}
+    return _Gathered(facts, memories, profile, turns, found_in_session, endings)
 
 
 def _shown_already(before: str, shown: set[str]) -> bool:
@@ -231,6 +239,10 @@ def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Pie
         who = f"{speaker}: " if isinstance(speaker, str) and speaker else ""
         head = f"- [{refs[item.id]}] {_day(item, zone)} {who}"
         extras = [cut_to_budget(_turn_line(turn, zone), TURN_TOKENS) for turn in turns]
+        ending = gathered.endings.get(item.id)
+        if ending is not None and normalised(ending.text) not in shown:  # what holds now, beside what held
+            extras.insert(0, cut_to_budget(f"  > later: {_day(ending, zone)} {' '.join(ending.text.split())}",
+                                           TURN_TOKENS))  # fmt: skip
         before = item.metadata.get("preceding_turns") if item.kind == "episode" else None
         # a reply reads as nothing without what it answered, unless the context shows that turn as a memory already
         if isinstance(before, str) and before.strip() and not _shown_already(before, shown):
