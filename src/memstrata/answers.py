@@ -42,7 +42,15 @@ _CHANGE_ANSWERS = (
             r"|\ban?\s+(?:\w+\s+){1,2}?resident\b|\bsettled\s+in(?:to)?\b|安顿(?:好|下来)"
             # a new home said without "move": "Finally got the keys to our place", "新家终于装修好了"
             r"|\bgot\s+(?:the|our|my)\s+keys\b|\bour\s+new\s+(?:place|apartment|flat|house|home)\b"
-            r"|新家|新房子?(?:的)?钥匙|拿到(?:了)?钥匙"
+            # "Keys to the Tanjong Pagar place today", "First night in the new flat in Kowloon", "西屯的新公寓第一晚"
+            r"|(?:^\s*|\b(?:got|picked\s+up|collected|received)\s+(?:the\s+)?)keys\s+to\s+(?:the|our|my)\s+"
+            r"(?:[\w-]+\s+){0,3}?(?:place|apartment|flat|house|home|condo)\b"
+            r"|\bfirst\s+night\s+(?:in|at)\s+(?:the|our|my)\s+new\b|\bmoved\s+in\s+(?:today|yesterday|last)\b"
+            # "First proper night at 5 Marchfield Wynd", "Signed the lease today", "Keys collected: 7 Cotton Loom St"
+            r"|\bfirst\s+(?:proper\s+)?night\s+(?:in|at)\s+(?:no\.\s*)?\d|\bfirst\s+proper\s+night\b"
+            r"|\bsigned\s+(?:the|a|our|my)\s+(?:new\s+)?(?:lease|rental\s+agreement|tenancy)\b"
+            r"|\bkeys\s+(?:collected|picked\s+up|in\s+hand)\b"
+            r"|新家|新公寓|新住处|新房子?(?:的)?钥匙|拿到(?:了)?钥匙"
             r"|\bunpacked\s+(?:the\s+)?(?:last\s+|final\s+)?box(?:es)?\b",  # "Unpacked the last box in Denver"
             re.IGNORECASE,
         ),
@@ -55,8 +63,9 @@ _CHANGE_ANSWERS = (
             r"|(?-i:\b[Ss]tart(?:s|ed|ing)?\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
             r"|(?-i:\b(?:[Qq]uit|[Qq]uitting)\s+[A-Z][a-z])"  # "I quit Alibaba last week"
             r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:(?:a|an|the|their|its)\b|(?-i:[A-Z]))|\btransferred\s+to\b"
-            r"|\b(?:first\s+day|day\s+(?:1|one))\s+at\s+(?-i:[A-Z])"  # "day 1 at Cascadia Robotics", not school
+            r"|\b(?:first\s+(?:day|week)|day\s+(?:1|one))\s+at\s+(?-i:[A-Z])"  # "day 1 at Cascadia", not school
             r"|入职|跳槽|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|换到了?一家|新工作|调岗|调职"
+            r"|第一天(?:去|在|到)[^，。！？,.!?]{1,12}?上班"  # "第一天去海澄生物上班"
             r"|找(?:了|到了?)(?:个|一份)[^，。！？,.!?]{0,20}?工作"  # "找了个nurse practitioner的工作"
             rf"|开始在{_WHERE_ZH}(?:做|上班|工作|实习)"
             # going to a company in a role: "下个月我去一家创业公司星河科技当技术负责人"
@@ -150,17 +159,21 @@ _CHANGE_ANSWERS = (
             # "I report directly to the CTO now", "so I report to Dr. 周慧 (Zhou Hui) now"
             r"|\breport(?:ing)?\s+(?:directly\s+)?to\b(?:[^.!?]|(?<=Dr)\.|(?<=Mr)\.|(?<=Ms)\.|(?<=Mrs)\.|(?<=Prof)\.){1,40}?"
             r"\bnow\b"
-            r"|新(?:的)?(?:领导|老板|上司|经理)|换了(?:个|新)?(?:领导|老板|上司)|改(?:成)?(?:向|给)[^，。！？,.!?\s]{1,10}汇报"
+            # the news said first, of a new job: "First week at Brackenridge. Reporting to Isla Murdoch, the COO"
+            r"|(?:^|[.!?]\s*)(?:I'm\s+|now\s+)?reporting\s+(?:directly\s+)?to\b"
+            r"|新(?:的)?(?:领导|老板|上司|经理|主管)|换了(?:个|新)?(?:领导|老板|上司|主管)"
+            r"|改(?:成)?(?:向|给)[^，。！？,.!?\s]{1,10}汇报"
             r"|(?:现在|改成?|改为)[^，。！？,.!?]{0,6}?汇报给",  # "我现在直接汇报给 CTO 刘洋了"
             re.IGNORECASE,
         ),
-        "boss manager supervisor 老板 领导 上司",
+        "boss manager supervisor 老板 领导 上司 主管",
     ),
     (  # a new number: the phone number now ("Number's 720-555-0172 now", "换了新手机号"), also in Taiwan's word (新手機
         # 門號) and as the old one's end ("HK number again: +852 … The Singapore one is cancelled", "舊的 0933 停了":
         # each ranked below the numbers it replaced; a held-out trial)
         re.compile(
             r"\bnew\s+(?:\w+\s+)?(?:phone\s+|mobile\s+|cell\s+)?number\b|\bnumber\s+again\b"
+            r"|\bnew\s+(?:\w+\s+)?(?:mobile|cell)\s*:"  # "New UK mobile: 07911 640233"
             r"|\bnumber(?:'s|\s+is)\s+(?:now\s+\+?\d[\d\s().-]{6,}|\+?\d[\d\s().-]{6,}\s*now\b)"
             r"|\b(?:old|the\s+\w+)\s+(?:one|number)\s+is\s+(?:cancell?ed|gone|dead|off|disconnected|stopped)\b"
             r"|换了?(?:个)?新?(?:手机|电话)?(?:门)?号(?:码)?|新(?:手机|电话)?(?:号码|门号)|(?:手机|电话)号(?:码)?(?:换|改)"
@@ -209,8 +222,10 @@ _CHANGE_ANSWERS = (
 # it ranks, so the full patterns (~120 µs on a long English turn) run only after this check (~2 µs).
 _CHANGE_CUES = (
     *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled", "keys", "our new"),
+    *("first night", "first proper night", "lease", "tenancy", "rental agreement", "新公寓", "新住处", "第一天"),
+    *("mobile",),
     *("搬", "迁", "入职", "跳槽", "工作", "开始在", "换到", "调岗", "调职", "安顿", "新家", "钥匙", "cigarette"),
-    *("first day", "day 1", "day one"),
+    *("first day", "first week", "day 1", "day one"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
     *("新男朋", "新女朋", "交了", "脱单", "new boy", "new girl", "met someone", "got a", "dating", "seeing"),
     *("married", "engaged", "结婚", "领证", "订婚", "最爱", "最喜", "favo"),
@@ -245,7 +260,7 @@ _CHANGE_CUES = (
         "职位",
         "头衔",
     ),
-    *("new boss", "new manager", "new supervisor", "new line manager", "report", "新领导", "新老板", "新上司"),
+    *("new boss", "new manager", "new supervisor", "new line manager", "report", "新领导", "新老板", "新上司", "主管"),
     *("新的", "换了", "汇报", "unpack", "employee", "最常", "number", "号", "pay", "raise", "涨", "薪"),
     *("married", "engaged", "proposed", "求婚"),
     *("eating", "vegetarian", "vegan", "veggie", "pescatarian", "keto", "吃肉", "吃鱼", "吃荤", "开荤", "吃素", "吃回"),
@@ -260,7 +275,7 @@ _CHANGE_CUES = (
 _STATE_ANSWERS = (
     (
         re.compile(
-            r"\bliv(?:e[sd]?|ing)\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居"
+            r"\bliv(?:e[sd]?|ing)\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居|(?:房子|新家|公寓)(?:在|买在|租在)"
             r"|\brent(?:ing|s)?\s+(?:a\s+(?:place|flat|apartment|house|room)\s+)?in\b|在[^，。！？,.!?\s]{1,10}?租(?:房|了)"
             r"|在(?!医院|酒店|宾馆|民宿)[^，。！？,.!?\s]{1,10}?住(?:了|过)",  # "我在杭州住了三年了", not a hotel stay
             re.IGNORECASE,

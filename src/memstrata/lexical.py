@@ -190,8 +190,13 @@ def keyword_tokens(text: str) -> list[str]:
 # "vegetarian 吃素" alone; 32: a cat or a dog named in one language is indexed with its word in the other; 33: "so I
 # report to Dr. 周慧 now" is a new manager (a title's period ends no sentence); 34: "Married!", "Engaged!" and "I
 # proposed to Jing" name one's partner; 35: another's engagement as they told it ("佳佳說她跟男友訂婚了") names no
-# partner of the user's, and a date ("third date", 约会) names one's partner
-SEARCH_TERMS_VERSION = "35"
+# partner of the user's, and a date ("third date", 约会) names one's partner; 36: one's own wedding names one's
+# partner ("Hannah and I got married"), and 谁 is a stop word as "who" is; 37: a street address
+# names an address, and a lease signed, keys collected or a first proper night somewhere are a move; 主管 is a
+# manager, "Reporting to Isla" said first a new one, and a first week at a firm a new job; 38: a Chinese address
+# (2号楼801) or a street written whole (Vijverhofstraat 41), 房子在, 第一天去…上班, "New UK mobile:", a club joined by
+# name, a sum in k (£88k) as pay
+SEARCH_TERMS_VERSION = "38"
 
 
 @lru_cache(maxsize=65536)

