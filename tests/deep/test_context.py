@@ -318,20 +318,50 @@ def test_the_profile_holds_the_users_family_as_it_is_now(memory: Memory) -> None
         ("2024-02-10T10:00:00+08:00", "過年回嘉義，我媽養了一隻柴犬叫阿福，超胖。"),
         ("2025-04-10T10:00:00+08:00", "佳佳說她跟男友訂婚了，「我們明年結婚！」她好開心"),
         ("2025-06-15T10:00:00+08:00", "My sister has two kids now, the twins were born in May."),
+        # a second held-out trial: a friend's baby, a child only imagined, a sister's move, a cat rehomed
+        ("2024-07-13T10:00:00+08:00", "Adopted a second cat, a ginger tom called Pim, to keep 饺子 company."),
+        ("2025-01-25T10:00:00+08:00", "Pim and 饺子 just can't share a flat. Our neighbour Joost has taken Pim."),
+        ("2026-03-28T10:00:00+08:00", "我姐顾晓芸又搬家了，这次从成都搬到杭州，说是孩子上学方便"),
+        ("2026-05-01T10:00:00+08:00", "阿梨生了个儿子，七斤二两"),
+        ("2026-08-02T10:00:00+08:00", "要是生的是女儿的话就叫小满，儿子的话还没想好。"),
     ]
     _tell(memory, "omar", said)
     for task in ("Find a vet near home for my pets", "Plan a family weekend for all of us", "帮我订周末的家庭晚餐"):
         context = memory.context(task, user_id="omar", budget_tokens=600)
         profile = _profile_block(context.text) if "## About the user" in context.text else ""
-        for theirs in ("Biscuit is 9", "阿福", "girlfriend Anna", "佳佳", "twins"):
+        for theirs in (
+            "Biscuit is 9",
+            "阿福",
+            "girlfriend Anna",
+            "佳佳",
+            "twins",
+            "called Pim",
+            "顾晓芸",
+            "阿梨",
+            "小满",
+        ):
             assert theirs not in profile, (task, profile)
         if "Biscuit is 9" in context.text:  # found by the task's words: shown with what came of it
             assert "  > later: 2022-11-20 We had to put Biscuit down" in context.text, context.text
     pets = memory.context("Find a vet near home for my pets", user_id="omar", budget_tokens=600)
     assert "饺子" in pets.text, pets.text
+    if "Biscuit is 9" in pets.text:  # what still holds is read first
+        assert pets.text.index("饺子") < pets.text.index("Biscuit is 9"), pets.text
     alive = memory.context("Plan a family weekend for all of us", user_id="omar", budget_tokens=600,
                            as_of=datetime(2021, 1, 1, tzinfo=UTC))  # fmt: skip
     assert "Biscuit" in _profile_block(alive.text) and "put Biscuit down" not in alive.text, alive.text
+
+
+def test_what_still_holds_is_read_before_what_ended(memory: Memory) -> None:
+    """A trial: "Book a dinner for me and my wife" found "My girlfriend Mei…" (split up since) first. An ended memory
+    follows the others, its ending beside it."""
+    said = [("2021-04-10T10:00:00Z", "My girlfriend Mei loves xiaolongbao, Friday dinner at Din Tai Fung every week."),
+            ("2022-04-24T10:00:00Z", "Mei and I split up. It's been coming for a while."),
+            ("2024-02-01T10:00:00Z", "Bao Shop downtown has decent xiaolongbao.")]  # fmt: skip
+    _tell(memory, "sam", said)
+    text = memory.context("Find xiaolongbao for Friday dinner", user_id="sam", budget_tokens=600).text
+    assert "girlfriend Mei" in text and "  > later: 2022-04-24 Mei and I split up" in text, text
+    assert text.index("Bao Shop") < text.index("girlfriend Mei"), text
 
 
 def test_a_transcript_between_speakers_has_no_profile(memory: Memory) -> None:

@@ -35,8 +35,13 @@ def test_an_ending_names_the_one_it_ends() -> None:
     assert ends(_said("We had to put Biscuit down this morning. Adam held his paw."), "Biscuit")
     assert not ends(_said("We had to put Biscuit down this morning. Adam held his paw."), "Adam")  # another sentence
     assert ends(_said("Anna and I broke up last month"), "Anna")
-    assert ends(_said("团子昨天去喵星了"), "团子")
+    assert ends(_said("团子昨天去喵星了"), "团子") and ends(_said("小汤圆走了，肠胃停滞，才一岁多。"), "小汤圆")
+    assert ends(_said("Our neighbour Joost has taken Pim, he's got a garden."), "Pim")  # a new home
     assert not ends(_said("Anna's dog died last week"), "Anna")  # whose, not who
     assert not ends(_said("Biscuit loves the beach"), "Biscuit")  # no ending
     assert not ends(_said("Sorry to hear Biscuit died", role="assistant"), "Biscuit")  # a reply states nothing
     assert not ends(_said("Put Adam down for a nap at two"), "Adam")
+    assert ends(
+        _said("不好意思，我说错了，是 Tiong Bahru 不是 Tanjong Pagar。"), "Tanjong"
+    )  # the correction said before
+    assert not ends(_said("Snap Fitness in Sai Kung now, cancelled Anytime."), "Sai")  # another one ended beside it

@@ -19,13 +19,13 @@ from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
 from memstrata.lexical import keyword_tokens
 from memstrata.lifecycle.decay import said_at
-from memstrata.modality import ends_or_corrects
+from memstrata.modality import corrects, ends_or_corrects
 from memstrata.query import Filters
 from memstrata.read.spelling import is_common_word
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope
 
-LOOKED_UP = 8  # memories the keyword index returns for a memory's names
+LOOKED_UP = 30  # memories the keyword index returns for a memory's names (a dog named in 12 turns)
 
 _SENTENCE = re.compile(r"[^。！？；.!?;\n]+")
 _CLAUSE = re.compile(r"[^，。！？；,.!?;\n]+")
@@ -60,17 +60,22 @@ def names_in(text: str) -> frozenset[str]:
 
 
 def ends(later: MemoryItem, name: str) -> bool:
-    """Whether a clause of ``later`` that ends or corrects (modality.ends_or_corrects) names ``name`` as the one
-    ended: not as whose ("Anna's dog died"), nor as where, beside another one ended ("Snap Fitness in Sai Kung now,
-    cancelled Anytime" ended the gym, not the home in Sai Kung)."""
+    """Whether a clause of ``later`` that ends or corrects (modality.ends_or_corrects), or one of a sentence that
+    corrects, names ``name`` as the one ended: not as whose ("Anna's dog died"), nor as where, beside another one
+    ended ("Snap Fitness in Sai Kung now, cancelled Anytime" ended the gym, not the home in Sai Kung)."""
     if not states_for_the_user(later):
         return False
     pattern = _name_pattern(name)
-    for clause in _CLAUSE.finditer(simplified(later.text)):
-        said = clause.group()
-        named = [found for found in pattern.finditer(said) if not said[found.end() :].startswith(("'s", "’s", "的"))]
-        if named and ends_or_corrects(said):
-            return True
+    text = simplified(later.text)
+    for sentence in _SENTENCE.finditer(text):
+        for clause in _CLAUSE.finditer(sentence.group()):
+            said = clause.group()
+            named = [
+                found for found in pattern.finditer(said) if not said[found.end() :].startswith(("'s", "’s", "的"))
+            ]
+            # a correction may say so in the clause before ("我说错了，是 Tiong Bahru 不是 Tanjong Pagar")
+            if named and (ends_or_corrects(said) or corrects(sentence.group())):
+                return True
     return False
 
 

@@ -9,7 +9,10 @@ cutoff, time travel as the request's), and shows the user's own answers in a pro
 matched and within a share of the budget (deep/assemble.py).
 
 Only the user's own word counts: not a reply, not a turn of a transcript between named speakers. Of the user's
-family (partner, children, pets) any statement does ("Our daughter Sofia turned 5"); of the user's own state
+family (partner, children, pets) a statement about them does ("Our daughter Sofia turned 5"), not one about someone
+else's ("過年回嘉義，我媽養了一隻柴犬叫阿福", "阿梨生了个儿子", "佳佳說她跟男友訂婚了") nor a family only imagined
+("要是生的是女儿的话就叫小满"), and none that later news ended (deep/endings.py: "We had to put Biscuit down",
+"Anna and I broke up"); of the user's own state
 (allergies, diet, home, work) only one that says it of the user in a first-person word ("I", "my", 我, 用户), or a
 change the user tells without one ("Unpacked the last box in Denver"):
 - not someone else's news ("我姐对芒果过敏");
@@ -61,12 +64,13 @@ STANDING = (
     Standing("Do I have kids?", "我的孩子", 2, family=True),
     Standing("What pets do I have?", "我养了什么宠物？", 2, family=True),
 )
-ANSWERS_SEARCHED = 3  # hits asked of each question: the user's own answer may follow another's
+ANSWERS_SEARCHED = 5  # hits asked of each question: the user's own answer may follow another's
 # An answer scores at least this ("我的孩子" found "儿童节快乐，我也是宝宝" at 0.19; answers scored 0.24-0.63 in a
 # trial). Of the family, its relevance does: a child or a partner named long ago still is one ("Our son Theo started
 # first grade", relevance 0.21, score 0.15, was left out of a family task), while a home or a job said long ago has
 # likely changed, and the decay that lowers its score keeps it out.
 MIN_SCORE = 0.2
+FAMILY_MIN = 0.15
 
 
 def standing_facts(
@@ -95,7 +99,7 @@ def standing_facts(
 
 
 def _enough(hit: SearchHit, standing: Standing) -> bool:
-    return (hit.breakdown.relevance if standing.family else hit.score) >= MIN_SCORE
+    return hit.breakdown.relevance >= FAMILY_MIN if standing.family else hit.score >= MIN_SCORE
 
 
 def by_need(embedder: Embedder, task: str, *, chinese: bool) -> list[Standing]:
@@ -162,11 +166,25 @@ _OURS = re.compile(rf"{FIRST_PERSON.pattern}|\b(?:we|our|us|ours|we're|we've)\b"
 _SOMEONE = re.compile(r"\b(?:he|she|they|his|her|their)\b|他|她", re.IGNORECASE)
 
 
+# News of someone outside the household said first: "我姐顾晓芸又搬家了，说是孩子…", "阿梨生了个儿子" (a held-out
+# trial showed both as the user's family), "Mia had a baby girl"
+_OPENS_WITH_THEIRS = re.compile(
+    rf"^\s*(?:(?:my|our)\s+(?:\w+\s+)?(?:{_OUTSIDE_EN})\b|我的?(?:{_OUTSIDE_ZH}))"
+    r"|^\s*(?!我|女儿|儿子|孩子|宝宝|老婆|老公|媳妇)[^，。！？,.!?\s]{1,4}?(?<!出)(?:生了|怀孕|订婚|结婚|领证)"
+    r"|^\s*(?-i:[A-Z][a-z]+)\s+(?:had\s+(?:a|her|his|their)\s+(?:baby|son|daughter)|(?:is|got)\s+(?:pregnant|engaged|married))",
+    re.IGNORECASE,
+)
+# A family only imagined: "要是生的是女儿的话就叫小满" was shown as the user's child
+_IMAGINED = re.compile(r"^[^，。！？,.!?]*?(?:要是|如果|假如|假设|万一|\bif\b)", re.IGNORECASE)
+
+
 def _anothers_family(said: str) -> bool:
-    """Someone else's pet, partner or children: kept by a relative or a friend, or another's news the user does not
-    say as their own ("佳佳說她跟男友訂婚了，「我們明年結婚！」" was shown as the user's partner)."""
+    """Someone else's pet, partner or children: kept by a relative or a friend, another's news said first or without
+    the user ("佳佳說她跟男友訂婚了，「我們明年結婚！」" was shown as the user's partner), or one only imagined."""
     said = simplified(said)
-    return bool(_THEIRS.search(said)) or (_OURS.search(said) is None and _SOMEONE.search(said) is not None)
+    if _THEIRS.search(said) or _OPENS_WITH_THEIRS.search(said) or _IMAGINED.search(said):
+        return True
+    return _OURS.search(said) is None and _SOMEONE.search(said) is not None
 
 
 _OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b")

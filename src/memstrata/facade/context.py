@@ -215,6 +215,9 @@ def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: l
     )
     profile = [hit for hit in standing if normalised(hit.memory.text) not in seen_texts]
     endings = {hit.id: ending for hit, _ in memories if (ending := news.ending(hit.memory)) is not None}
+    # what still holds is read first: "Book a dinner for me and my wife" found "My girlfriend Mei…" (split up since)
+    # above the wedding, so an ended memory follows the others, its ending beside it
+    memories.sort(key=lambda shown: shown[0].id in endings)
     return _Gathered(facts, memories, profile, turns, found_in_session, endings)
 
 
