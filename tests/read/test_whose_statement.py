@@ -150,3 +150,28 @@ def test_a_past_time_is_answered_by_what_was_said_by_then(memory: Memory) -> Non
     assert found and found[0].text == "我的健身教练是小李。", [hit.text for hit in found]
     found = memory.search("我的健身教练是谁？", user_id="li", as_of="2026-12-01")
     assert found and found[0].text == "我的健身教练是王教练。", [hit.text for hit in found]
+
+
+def test_a_gym_joined_is_the_gym_now_and_work_as_a_time_is_not_the_job(memory: Memory) -> None:
+    """A held-out trial: "Joined Leith Links Leisure for the pool" (2026) stayed below the gym joined in 2021 for
+    "Which gym do I go to?"; once a change, its "before work" put it in place of the job for "Where do I work?"."""
+    _said(memory, "rhys", [("2021-08-09", "Joined Furnace Gym in Ancoats, £38 a month but it has a sauna."),
+                           ("2026-03-23", "First week at Brackenridge. Reporting to Isla Murdoch, the COO."),
+                           ("2024-05-01", "Yvonne's brother just moved to 高雄 for a job at the port."),
+                           ("2025-01-01", "Left the choir, Cardiff every Thursday was never going to work."),
+                           ("2026-11-07", "Joined Leith Links Leisure for the pool, £45 a month. "
+                                          "Lane swimming before work three times a week.")])  # fmt: skip
+    found = memory.search("Which gym do I go to?", user_id="rhys")
+    assert found and found[0].text.startswith("Joined Leith Links"), [hit.text for hit in found]
+    found = memory.search("Where do I work?", user_id="rhys")
+    assert found and found[0].text.startswith("First week at Brackenridge"), [hit.text for hit in found]
+
+
+def test_a_trip_called_off_does_not_call_off_another(memory: Memory) -> None:
+    """A held-out trial: "原本计划六月去西藏自驾…取消了" (2026) answered "北海道的旅行后来去了吗？" above the
+    Hokkaido trip's own ending: the two shared only 取消, a word of the ending."""
+    _said(memory, "qiao", [("2020-01-23", "本来春节后要和程凯去北海道滑雪，机票都订了，现在疫情这样只能取消了。"),
+                           ("2023-05-01", "周末去西湖边跑步了"),
+                           ("2026-04-02", "原本计划六月去西藏自驾，怀孕了去不了，取消了。")])  # fmt: skip
+    found = memory.search("北海道的旅行后来去了吗？", user_id="qiao")
+    assert found and found[0].text.startswith("本来春节后要和程凯去北海道"), [hit.text for hit in found]
