@@ -9,6 +9,13 @@ from memstrata import Memory
 from memstrata.answers import answer_words, change_answers
 from memstrata.categories import category_words, plain_question
 
+
+def _tell(memory: Memory, user: str, said: list[tuple[str, str]], zone: str = "Z") -> None:
+    """The user's turns, one a day at 10:00 in ``zone``."""
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00{zone}"}], user_id=user)
+
+
 STATEMENTS = [
     "Just adopted a beagle puppy",
     "用户车是特斯拉Model 3",
@@ -286,8 +293,7 @@ def test_whom_one_reports_to_now_answers_who_the_manager_is(memory: Memory) -> N
             ("2025-09-08", "day 1 at Lumen Health! my manager is Daniel Cho, VP Product, seems chill"),
             ("2026-05-05", "Promoted! I'm now VP of Product at Lumen. Daniel moved to COO, so I report to the CEO, "
                            "Sarah Kim")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="mei")
+    _tell(memory, "mei", said)
     assert memory.search("Who is my manager?", user_id="mei")[0].text.startswith("Promoted!")
     then = memory.search("Who was my manager in 2024?", user_id="mei")
     assert then[0].text.startswith("My manager at Shopee is Priya")
@@ -306,8 +312,7 @@ def test_the_latest_manager_answers_for_boss_in_both_languages_and_for_a_task_ne
             ("2024-02-01", "ugh the coffee machine is broken again"), ("2024-03-09", "周末去爬了莫干山，腿都废了"),
             ("2024-06-18", "I'm allergic to cashews, please remember"), ("2024-09-02", "我女儿今天开学了"),
             ("2025-05-30", "Sophie is leaving 😢 From next month I report directly to the CTO, 胡建国.")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="ravi")
+    _tell(memory, "ravi", said)
     for question in (
         "Who is my boss?",
         "我老板是谁？",
@@ -335,8 +340,7 @@ def test_a_car_sold_and_a_gym_left_give_way_to_the_new_ones(memory: Memory) -> N
             ("2024-11-01", "frost on the car this morning, first cold day"),
             ("2025-09-05", "Cancelled 超级猩猩, can't do HIIT. Switched to Form Studio in 静安: rehab pilates."),
             ("2026-05-16", "Sold the Seal. Bought a 理想L6 — we needed the space for the stroller.")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="ravi")
+    _tell(memory, "ravi", said)
     assert memory.search("What car do I drive now?", user_id="ravi")[0].text.startswith("Sold the Seal")
     assert memory.search("我现在开什么车？", user_id="ravi")[0].text.startswith("Sold the Seal")
     assert memory.search("Which gym do I go to now?", user_id="ravi")[0].text.startswith("Cancelled 超级猩猩")
@@ -364,8 +368,7 @@ def test_a_change_said_in_its_own_words_answers_before_the_older_literal_stateme
             ("2025-07-01", "Number's 720-555-0172 now."), ("2025-08-01", "现在最常去的是南宋胡饼"),
             ("2025-09-01", "Promoted to Senior Staff, 265k base."),
             ("2025-10-01", "Diet update: back to eating chicken and fish, doctor wants more protein.")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="sam")
+    _tell(memory, "sam", said)
     asked = {"Where do I live now?": "Unpacked", "我现在住在哪个城市？": "Unpacked",
              "What's my phone number?": "Number's", "我最喜欢的餐厅是哪家？": "现在最常去",
              "How much do I make now?": "Promoted to Senior Staff", "Am I still vegetarian?": "Diet update",
@@ -381,8 +384,7 @@ def test_a_new_number_said_as_the_old_ones_end_answers_first(memory: Memory) -> 
     said = [("2020-03-14", "我的手機是 0912-345-678，之後訂東西可以用這些。"),
             ("2022-04-08", "抱歉打錯，新號碼是 0933-221-970 才對。"), ("2023-01-01", "週末去爬山"),
             ("2025-10-01", "新手機門號 0978-556-014，公司配的那支不算。舊的 0933 停了。")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00+08:00"}], user_id="lin")
+    _tell(memory, "lin", said, zone="+08:00")
     for question in ("What's my phone number?", "我的手機號碼是多少？"):
         assert memory.search(question, user_id="lin")[0].text.startswith("新手機門號"), question
     assert change_answers("HK number again: +852 5432 1098. The Singapore one is cancelled.") != ""
@@ -408,8 +410,7 @@ def test_a_cat_or_a_dog_is_found_by_its_kind_in_the_other_language(memory: Memor
     said = [("2021-02-20", "它叫豆豆，是一只英短，三岁了。"), ("2022-05-01", "今天加班到很晚"),
             ("2024-08-10", "我们领养了一只柯基，叫 Mango，两岁。"), ("2025-03-01", "周末去爬了莫干山"),
             ("2026-06-14", "又收养了一只橘猫，叫年糕，Mango 一开始有点怕它。")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="jia")
+    _tell(memory, "jia", said)
     found = memory.search("Do I have a cat right now?", user_id="jia")
     assert found and found[0].text.startswith("又收养了一只橘猫"), [hit.text for hit in found]
     assert "dog" in category_words("我家狗叫豆豆") and "狗" in category_words("I have a dog")
@@ -424,8 +425,7 @@ def test_a_home_said_by_its_address_or_its_lease_is_where_the_user_lives(memory:
             ("2021-05-02", "Keys collected: 7 Cotton Loom Street, apartment 31, Ancoats."),
             ("2023-01-01", "Work is busy, the quarterly close is a nightmare"),
             ("2026-03-14", "First proper night at 5 Marchfield Wynd. It's freezing.")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="rhys")
+    _tell(memory, "rhys", said)
     found = memory.search("Where do I live now?", user_id="rhys")
     assert found and found[0].text.startswith("First proper night"), [hit.text for hit in found]
     found = memory.search("Where was I living in 2021?", user_id="rhys")
@@ -455,8 +455,7 @@ def test_ones_own_proposal_and_wedding_name_ones_partner_and_a_friends_do_not(me
     said = [("2024-10-05", "一舟在 Mont Royal 山顶跟我求婚了！我答应了！戒指是他自己设计的。"),
             ("2024-12-01", "闺蜜阿梨订婚了！未婚夫是个牙医"), ("2025-01-10", "周末加班，好累"),
             ("2025-05-25", "今天在石老人海边办完婚礼了，从今天起我是骆太太了哈哈。")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00+08:00"}], user_id="tang")
+    _tell(memory, "tang", said, zone="+08:00")
     for question, answer in (("Am I married?", "今天在石老人海边"), ("When did I get engaged?", "一舟在 Mont Royal")):
         found = memory.search(question, user_id="tang")
         assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])
@@ -470,8 +469,7 @@ def test_how_many_places_or_firms_asks_where_one_lived_or_worked(memory: Memory)
     said = [("2019-09-01", "Signed the lease today — flat 2, 14 Severn Grove in Pontcanna."),
             ("2020-01-18", "Work-wise I'm still a junior actuary at Harrow & Finch."),
             ("2022-03-06", "Moved to Taichung, renting in 西屯."), ("2023-01-01", "周末去爬山了")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="rhys")
+    _tell(memory, "rhys", said)
     lived = [hit.text for hit in memory.search("How many countries have I lived in?", user_id="rhys")]
     assert any("Severn Grove" in text for text in lived) and any("Taichung" in text for text in lived), lived
     worked = memory.search("我待過幾家公司？", user_id="rhys")
@@ -485,8 +483,7 @@ def test_a_home_by_its_keys_or_its_german_street_and_no_move_argued_over(memory:
     said = [("2021-03-01", "在五常街道租了个一居室，离公司很近。"),
             ("2023-02-14", "情人节视频吵了一架，又是因为谁搬去谁那边。"),
             ("2024-08-03", "湖东那套两居室的钥匙拿到了！二手房，以后就是苏州人了。")]  # fmt: skip
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00+08:00"}], user_id="qiao")
+    _tell(memory, "qiao", said, zone="+08:00")
     found = memory.search("我现在住在哪里？", user_id="qiao")
     assert found and found[0].text.startswith("湖东那套两居室"), [hit.text for hit in found]
     assert change_answers("又是因为谁搬去谁那边") == "" and change_answers("我们搬到杭州了") == "live 住"
