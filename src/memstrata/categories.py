@@ -403,7 +403,9 @@ _IDIOMS = (
     _idiom(
         r"\b(?:my|our)\s+(?:ex-?)?(?:boyfriend|girlfriend|bf|gf|husband|wife|fianc[ée]e?|spouse)s?\b", r"\g<0> (对象)"
     ),
-    _idiom(r"我的?(?:前)?(?:男朋友|女朋友|男友|女友|老公|老婆|丈夫|妻子|太太|未婚夫|未婚妻)", r"\g<0> (partner)"),
+    _idiom(
+        r"我的?(?:前)?(?:男朋友|女朋友|男友|女友|老公|老婆|丈夫|妻子|太太|先生|爱人|未婚夫|未婚妻)", r"\g<0> (partner)"
+    ),
     # "What's my go-to meal?": a favourite in none of its words
     _idiom(r"\bgo-to\b", r"\g<0> (favourite)"),
 )

@@ -162,6 +162,7 @@ def test_a_partner_asked_in_the_other_language_is_found_then(memory: Memory) -> 
     assert hits and hits[0].text.startswith("男朋友阿哲"), [hit.text for hit in hits]
     assert memory.search("我男朋友是誰？", user_id="lin")[0].text.startswith("Met someone"), "the one of now"
     assert plain_question("Who was my boyfriend?") == "Who was my boyfriend (对象)?"
+    assert plain_question("我先生叫什么？") == "我先生 (partner)叫什么？"  # husband, said so (an agent trial)
     assert category_words("佳佳說她跟男友訂婚了") == "" and category_words("Mia said she got engaged") == ""
     assert "partner" in category_words("Dinner with 李静 again, third date.")  # "Am I seeing anyone?"
     assert "partner" in category_words("周末和小王约会了") and category_words("Keep me up to date") == ""
