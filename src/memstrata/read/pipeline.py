@@ -106,9 +106,10 @@ def _retrieve(store: Store, embedder: Embedder, query: SearchQuery, settings: Re
 
 
 def _time_words_held(store: Store, query: SearchQuery, asked: str) -> bool:
-    """Whether a memory of the scope says a word of the time the question names: one no memory says ("Where did I live
-    in 2022?" of a history that never writes "2022") weighs most among the question's words, and every statement
-    matched only in part ("First night in the new flat in Kowloon", 2021, relevance 0.40 -> 0.03; a held-out trial)."""
+    """Whether a memory of the scope says a word of the time the question names. A word no memory says ("2022" in
+    "Where did I live in 2022?" of a history that never writes it) weighs most among the question's words, so every
+    statement matched it only in part ("First night in the new flat in Kowloon", 2021: relevance 0.40 -> 0.03; a
+    held-out trial)."""
     said = set(search_terms(topic_text(plain_question(query.text), query.scope))) - set(search_terms(asked))
     return bool(said) and bool(store.keyword_search(query.scope, sorted(said), query.filters, 1))
 
