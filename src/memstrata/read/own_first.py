@@ -142,8 +142,8 @@ _QUOTE_FIRST = re.compile(
 )
 
 
-# Someone's life event said first by their name: "阿梨生了个儿子" answered "我有孩子吗？" above the user's own
-# daughter (a held-out trial), "Mia had a baby girl"; not the household's ("女儿出生了", "老婆怀孕了").
+# Someone's life event said first by their name is theirs: "阿梨生了个儿子" (a friend's baby, read as the user's news
+# for "我有孩子吗？" in a held-out trial), "Mia had a baby girl"; not the household's ("女儿出生了", "老婆怀孕了").
 ANOTHERS_EVENT = re.compile(
     r"^\s*(?!女儿|儿子|孩子|宝宝|老婆|老公|媳妇)(?:(?!我)[^，。！？,.!?\s]){1,4}?(?<!出)(?:生了|怀孕|订婚|结婚|领证)"
     r"|^\s*(?-i:[A-Z][a-z]+)\s+(?:had\s+(?:a|her|his|their)\s+(?:baby|son|daughter)|(?:is|got)\s+(?:pregnant|engaged|married))",
