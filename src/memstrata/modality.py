@@ -16,7 +16,8 @@ from memstrata.han import simplified
 # keeps that edge), so it only lowers a fact's confidence.
 # A hypothetical is a maybe too: "If we moved to Shenzhen instead it'd be cheaper... but no" and "要是搬去东京的话…"
 # were read as moves (a held-out trial).
-MAYBE = r"可能|也许|或许|大概|说不定|要是|如果|假如|假设|万一|\b(?:maybe|might|probably|perhaps|if)\b"
+CONDITIONAL = r"要是|如果|假如|假设|万一|\bif\b"
+MAYBE = rf"可能|也许|或许|大概|说不定|{CONDITIONAL}|\b(?:maybe|might|probably|perhaps)\b"
 HEDGE = rf"{MAYBE}|好像|似乎|\b(?:not sure|i think|i guess)\b"
 PLAN = (r"打算|计划|准备|将要|要去|想去|下周|下个?月|明天|明年|下次|后天|即将|"
         r"\b(?:will|going to|plans?|planning|intends?|next (?:week|month|year)|tomorrow|upcoming)\b")  # fmt: skip
@@ -93,6 +94,16 @@ def sentence_at(text: str, position: int) -> str:
     """The sentence of ``text`` holding ``position``, its commas included ("10月的时候，我去了日本": the tense of a
     time named in one comma clause is often said in the next)."""
     return _piece_at(text, position, _SENTENCE_END)
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of ``text``, as :func:`clause_at` cuts them, empty ones left out."""
+    return [piece for piece in _CLAUSE_END.split(text) if piece]
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, as :func:`sentence_at` cuts them, empty ones left out."""
+    return [piece for piece in _SENTENCE_END.split(text) if piece]
 
 
 def _piece_at(text: str, position: int, ends: re.Pattern[str]) -> str:

@@ -17,9 +17,9 @@ from datetime import datetime
 
 from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
-from memstrata.lexical import keyword_tokens
+from memstrata.lexical import has_han, keyword_tokens
 from memstrata.lifecycle.decay import said_at
-from memstrata.modality import corrects, ends_or_corrects
+from memstrata.modality import clauses, corrects, ends_or_corrects, sentences
 from memstrata.query import Filters
 from memstrata.read.spelling import is_common_word
 from memstrata.storage.protocol import Store
@@ -27,8 +27,6 @@ from memstrata.types import MemoryItem, Scope
 
 LOOKED_UP = 30  # memories the keyword index returns for a memory's names (a dog named in 12 turns)
 
-_SENTENCE = re.compile(r"[^。！？；.!?;\n]+")
-_CLAUSE = re.compile(r"[^，。！？；,.!?;\n]+")
 # A Latin name: a capitalised word mid-sentence, or one English rarely writes ("Biscuit" is not among the 10,000
 # commonest words; "Seal", the car, is); months, weekdays and "I" name times and the speaker.
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
@@ -49,10 +47,10 @@ def names_in(text: str) -> frozenset[str]:
     """The names a statement gives someone or something, as found in text (Latin ones as written)."""
     said = simplified(text)
     latin = set()
-    for sentence in _SENTENCE.finditer(said):
-        for found in _CAPITALISED.finditer(sentence.group()):
+    for sentence in sentences(said):
+        for found in _CAPITALISED.finditer(sentence):
             word = found.group()
-            opening = not sentence.group()[: found.start()].strip()
+            opening = not sentence[: found.start()].strip()
             if not _NOT_NAMES.fullmatch(word) and not (opening and is_common_word(word)):
                 latin.add(word)
     han = {next(name for name in found.groups() if name) for found in _HAN_NAME.finditer(said)}
@@ -66,21 +64,19 @@ def ends(later: MemoryItem, name: str) -> bool:
     if not states_for_the_user(later):
         return False
     pattern = _name_pattern(name)
-    text = simplified(later.text)
-    for sentence in _SENTENCE.finditer(text):
-        for clause in _CLAUSE.finditer(sentence.group()):
-            said = clause.group()
+    for sentence in sentences(simplified(later.text)):
+        for said in clauses(sentence):
             named = [
                 found for found in pattern.finditer(said) if not said[found.end() :].startswith(("'s", "’s", "的"))
             ]
             # a correction may say so in the clause before ("我说错了，是 Tiong Bahru 不是 Tanjong Pagar")
-            if named and (ends_or_corrects(said) or corrects(sentence.group())):
+            if named and (ends_or_corrects(said) or corrects(sentence)):
                 return True
     return False
 
 
 def _name_pattern(name: str) -> re.Pattern[str]:
-    return re.compile(re.escape(name) if re.search(r"[\u4e00-\u9fff]", name) else rf"\b{re.escape(name)}\b")
+    return re.compile(re.escape(name) if has_han(name) else rf"\b{re.escape(name)}\b")
 
 
 class LaterNews:

@@ -40,6 +40,7 @@ from memstrata.errors import ProviderError
 from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
+from memstrata.modality import CONDITIONAL
 from memstrata.providers.protocol import Embedder, Vectors
 from memstrata.query import SearchQuery
 from memstrata.read.own_first import ANOTHERS_EVENT, FIRST_PERSON, whose
@@ -175,7 +176,7 @@ _OPENS_WITH_THEIRS = re.compile(
     re.IGNORECASE,
 )
 # A family only imagined: "要是生的是女儿的话就叫小满" was shown as the user's child
-_IMAGINED = re.compile(r"^[^，。！？,.!?]*?(?:要是|如果|假如|假设|万一|\bif\b)", re.IGNORECASE)
+_IMAGINED = re.compile(rf"^[^，。！？,.!?]*?(?:{CONDITIONAL})", re.IGNORECASE)
 
 
 def _anothers_family(said: str) -> bool:
