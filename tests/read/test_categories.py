@@ -7,7 +7,8 @@ import pytest
 
 from memstrata import Memory
 from memstrata.answers import answer_words, change_answers
-from memstrata.categories import category_words, plain_question
+from memstrata.categories import category_words
+from memstrata.read.idioms import plain_question
 
 
 def _tell(memory: Memory, user: str, said: list[tuple[str, str]], zone: str = "Z") -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from memstrata.categories import plain_question
 from memstrata.han import simplified
 from memstrata.lexical import search_terms
 from memstrata.lifecycle.timeparse import TimeSpan
@@ -17,6 +16,7 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.due_plans import changes_by, read_as_done
 from memstrata.read.fuse import relevance_floor
+from memstrata.read.idioms import plain_question
 from memstrata.read.named_keys import answers_for_another, asks_for_key
 from memstrata.read.newer import changed_by_then, newer_first, said_by_then_first, with_what_replaced_them
 from memstrata.read.own_first import (
