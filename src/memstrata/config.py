@@ -94,6 +94,12 @@ class EmbedderSettings(Section):
         description="search queries embedded together at most: concurrent searches that find the embedder busy "
         "share its next call (USE: 2.6 ms for one query, 0.8 ms each in a batch of eight); 1 turns this off",
     )
+    query_cache: int = Field(
+        default=2048,
+        ge=0,
+        description="vectors of recent search queries kept by text, so a repeated query (context()'s standing "
+        "questions, a deep search's rounds) is not embedded again; 0 turns this off",
+    )
 
 
 class SearchSettings(Section):

@@ -29,9 +29,8 @@ question is to the task ("帮我订迪士尼的家庭套票，全家都去" asks
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -41,7 +40,7 @@ from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.modality import CONDITIONAL
-from memstrata.providers.protocol import Embedder, Vectors
+from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.own_first import ANOTHERS_EVENT, FIRST_PERSON, whose
 from memstrata.read.spelling import is_common_word
@@ -107,27 +106,17 @@ def _enough(hit: SearchHit, standing: Standing) -> bool:
 
 def by_need(embedder: Embedder, task: str, *, chinese: bool) -> list[Standing]:
     """:data:`STANDING` with allergies first and the rest by the cosine of each question with ``task``; as given
-    where the task cannot be embedded."""
+    where the task cannot be embedded. The questions are the same on every call: the query embedder keeps their
+    vectors (providers/recent_vectors.py), as it keeps the task's for the search that follows."""
+    asked = [standing.chinese if chinese else standing.english for standing in STANDING]
     try:
-        task_vector = np.asarray(embedder.embed_batch([task])[0], dtype=np.float32)
-        questions = _question_vectors(embedder, chinese)
+        vectors = np.asarray(embedder.embed_batch([task, *asked]), dtype=np.float32)
     except ProviderError:  # an outage of the embedder leaves the order as given, never the context
         return list(STANDING)
+    task_vector, questions = vectors[0], vectors[1:]
     closeness = questions @ task_vector / (np.linalg.norm(questions, axis=1) * np.linalg.norm(task_vector) + 1e-9)
     first, *rest = range(len(STANDING))
     return [STANDING[first], *(STANDING[i] for i in sorted(rest, key=lambda i: -closeness[i]))]
-
-
-_QUESTION_VECTORS: WeakKeyDictionary[Embedder, dict[bool, Vectors]] = WeakKeyDictionary()
-
-
-def _question_vectors(embedder: Embedder, chinese: bool) -> Vectors:
-    """The standing questions embedded once per embedder and language."""
-    per_language = _QUESTION_VECTORS.setdefault(embedder, {})
-    if chinese not in per_language:
-        texts: Sequence[str] = [standing.chinese if chinese else standing.english for standing in STANDING]
-        per_language[chinese] = np.asarray(embedder.embed_batch(texts), dtype=np.float32)
-    return per_language[chinese]
 
 
 # the user's own word, and the framing extracted facts use ("User …", "用户…")

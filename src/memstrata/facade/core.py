@@ -17,6 +17,7 @@ from memstrata.providers.coalescing import CoalescingEmbedder
 from memstrata.providers.factory import cap_blas_threads
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder, embedding_identity
+from memstrata.providers.recent_vectors import RecentVectors
 from memstrata.query import Filters, ListQuery, SearchQuery
 from memstrata.read.pipeline import search as run_search
 from memstrata.read.settings import ReadSettings
@@ -48,8 +49,11 @@ class MemoryCore:
         cap_blas_threads(settings.embedder.blas_threads)  # before any embedding or vector maths runs
         self.store = store
         self.embedder = embedder
-        # Search queries go through here: concurrent searches share model calls (providers/coalescing.py).
-        self.query_embedder = CoalescingEmbedder(embedder, max_texts=settings.embedder.query_batch)
+        # Search queries go through here: concurrent searches share model calls (providers/coalescing.py), and a
+        # repeated query is not embedded again (providers/recent_vectors.py).
+        self.query_embedder: Embedder = CoalescingEmbedder(embedder, max_texts=settings.embedder.query_batch)
+        if settings.embedder.query_cache:
+            self.query_embedder = RecentVectors(self.query_embedder, size=settings.embedder.query_cache)
         self.settings = settings
         self.clock = clock
         self.llm_reason = llm_reason

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from memstrata.errors import ProviderError
-from memstrata.providers.protocol import Embedder, Vectors
+from memstrata.providers.protocol import Embedder, InFrontOf, Vectors
 
 
 class _Call:
@@ -39,7 +39,7 @@ class _Call:
         return self.vectors
 
 
-class CoalescingEmbedder:
+class CoalescingEmbedder(InFrontOf):
     """Wraps an embedder; ``embed_batch`` of at most ``small_call`` texts may run batched with other threads'.
 
     ``max_texts`` bounds one batch. Every caller in a batch sees the batch's error if the model fails, which
@@ -47,7 +47,7 @@ class CoalescingEmbedder:
     """
 
     def __init__(self, inner: Embedder, *, max_texts: int = 32, small_call: int = 4) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.max_texts = max(1, max_texts)
         self.small_call = small_call
         self._lock = threading.Lock()
@@ -55,14 +55,6 @@ class CoalescingEmbedder:
         self._busy = False  # a thread is running (or about to run) a batch
         self.batches = 0  # model calls made for small calls, and the texts they carried (observability, tests)
         self.texts = 0
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dims(self) -> int:
-        return self.inner.dims
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         if not texts or len(texts) > self.small_call or self.max_texts == 1:

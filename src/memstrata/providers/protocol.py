@@ -30,6 +30,21 @@ class Embedder(Protocol):
         ...
 
 
+class InFrontOf:
+    """An embedder in front of another (batching, remembering): the same model, so the same identity and size."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dims(self) -> int:
+        return self.inner.dims
+
+
 def embedding_identity(embedder: Embedder) -> str:
     """The ``model:dims`` label stored with every vector, so a model change is detected."""
     return f"{embedder.model_id}:{embedder.dims}"

@@ -1,0 +1,71 @@
+"""The vectors of recent search queries, kept so the same query is not embedded again.
+
+Agents ask the same things over and over: ``context()`` asks the scope seven standing questions on every call
+(deep/profile.py) and embeds the task once to order them and once to search it; deep search re-runs its question
+each round; a chat client repeats its last query. Each costs the bundled model 1-3 ms, a third of a search on
+a small scope (bench/results/2026-12-06-query-vectors.md). A query's vector depends only on its text and the
+model, so a bounded least-recently-used table by text serves repeats exactly.
+
+Only search queries come here (``MemoryCore.query_embedder``); the write path embeds memories through its own
+path and the store's embedding cache. Calls of more than ``most_texts`` texts pass through uncached, so no
+large call flushes the table. Callers get fresh arrays: changing one never changes a later answer.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from memstrata.errors import ProviderError
+from memstrata.providers.protocol import Embedder, InFrontOf, Vectors
+
+
+class RecentVectors(InFrontOf):
+    """Wraps an embedder; ``embed_batch`` of at most ``most_texts`` texts answers repeats from the last ``size``
+    texts embedded. ``hits`` and ``misses`` count texts (observability, tests)."""
+
+    def __init__(self, inner: Embedder, *, size: int, most_texts: int = 16) -> None:
+        super().__init__(inner)
+        self.size = max(1, size)
+        self.most_texts = most_texts
+        self._lock = threading.Lock()
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        if not texts or len(texts) > self.most_texts:
+            return self.inner.embed_batch(texts)
+        known = self._known(texts)
+        missing = list(dict.fromkeys(text for text in texts if text not in known))
+        if missing:  # one model call for what is new; an error reaches the caller and nothing is kept
+            fresh = self.inner.embed_batch(missing)
+            if len(fresh) != len(missing):
+                raise ProviderError(f"the embedder returned {len(fresh)} vectors for {len(missing)} texts")
+            known |= self._keep(missing, fresh)
+        return np.stack([known[text] for text in texts]).astype(np.float32, copy=False)
+
+    def _known(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        with self._lock:
+            known = {}
+            for text in texts:
+                vector = self._vectors.get(text)
+                if vector is not None:
+                    self._vectors.move_to_end(text)
+                    known[text] = vector
+            self.hits += sum(1 for text in texts if text in known)
+            self.misses += sum(1 for text in texts if text not in known)
+            return known
+
+    def _keep(self, texts: list[str], vectors: Vectors) -> dict[str, np.ndarray]:
+        kept = {text: np.array(vector, dtype=np.float32) for text, vector in zip(texts, vectors, strict=False)}
+        with self._lock:
+            for text, vector in kept.items():
+                self._vectors[text] = vector
+                self._vectors.move_to_end(text)
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+        return kept

@@ -1,0 +1,148 @@
+"""A repeated search query is not embedded again: the same vectors, fewer model calls, bounded, never shared."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memstrata import Memory
+from memstrata.config import load_settings
+from memstrata.errors import ProviderError
+from memstrata.providers.coalescing import CoalescingEmbedder
+from memstrata.providers.protocol import Embedder, Vectors
+from memstrata.providers.recent_vectors import RecentVectors
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.storage.sqlite.store import SQLiteStore
+from memstrata.testing import HashingEmbedder
+
+
+class Counted:
+    """Any embedder, with the texts each model call carried."""
+
+    def __init__(self, inner: Embedder, reply: Callable[[Sequence[str], Vectors], Vectors] | None = None) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dims = inner.dims
+        self.calls: list[list[str]] = []
+        self.reply = reply
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        self.calls.append(list(texts))
+        vectors = self.inner.embed_batch(texts)
+        return self.reply(texts, vectors) if self.reply else vectors
+
+
+def test_a_repeated_query_gets_the_models_vector_without_a_model_call(embedder: UniversalSentenceEncoder) -> None:
+    model = Counted(embedder)
+    recent = RecentVectors(model, size=16)
+    first = recent.embed_batch(["我对什么过敏？"])
+    again = recent.embed_batch(["我对什么过敏？"])
+    assert model.calls == [["我对什么过敏？"]]
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_allclose(again, embedder.embed_batch(["我对什么过敏？"]), atol=1e-6)
+    assert (recent.hits, recent.misses) == (1, 1)
+
+
+def test_only_new_texts_go_to_the_model_in_one_call_and_rows_keep_the_asked_order(
+    embedder: UniversalSentenceEncoder,
+) -> None:
+    model = Counted(embedder)
+    recent = RecentVectors(model, size=16)
+    recent.embed_batch(["Where do I live?"])
+    asked = ["What is my cat's name?", "Where do I live?", "我住在哪里？", "What is my cat's name?"]
+    vectors = recent.embed_batch(asked)
+    assert model.calls[1] == ["What is my cat's name?", "我住在哪里？"]  # each new text once
+    np.testing.assert_allclose(vectors, embedder.embed_batch(asked), atol=1e-6)
+
+
+def test_the_table_keeps_the_most_recently_used_texts_up_to_its_size() -> None:
+    model = Counted(HashingEmbedder())
+    recent = RecentVectors(model, size=2)
+    for text in ("alpha", "beta", "alpha", "gamma"):  # alpha used again, so beta is the oldest when gamma comes
+        recent.embed_batch([text])
+    model.calls.clear()
+    recent.embed_batch(["alpha"])
+    recent.embed_batch(["gamma"])
+    assert model.calls == []
+    recent.embed_batch(["beta"])
+    assert model.calls == [["beta"]]
+
+
+def test_large_calls_pass_through_and_are_not_kept() -> None:
+    model = Counted(HashingEmbedder())
+    recent = RecentVectors(model, size=100, most_texts=3)
+    texts = ["one", "two", "three", "four"]
+    recent.embed_batch(texts)
+    recent.embed_batch(["one"])
+    assert model.calls == [texts, ["one"]]
+
+
+def test_changing_an_answer_never_changes_a_later_one() -> None:
+    recent = RecentVectors(HashingEmbedder(), size=8)
+    first = recent.embed_batch(["What sport do I play?"])
+    kept = first.copy()
+    first[:] = 0.0
+    np.testing.assert_array_equal(recent.embed_batch(["What sport do I play?"]), kept)
+
+
+def test_a_failed_call_reaches_the_caller_and_keeps_nothing() -> None:
+    failing = Counted(HashingEmbedder(), reply=lambda texts, vectors: (_ for _ in ()).throw(ProviderError("down")))
+    recent = RecentVectors(failing, size=8)
+    with pytest.raises(ProviderError, match="down"):
+        recent.embed_batch(["Where do I work?"])
+    with pytest.raises(ProviderError, match="down"):
+        recent.embed_batch(["Where do I work?"])
+    assert len(failing.calls) == 2
+
+
+def test_a_model_returning_too_few_vectors_is_a_provider_error() -> None:
+    short = Counted(HashingEmbedder(), reply=lambda texts, vectors: vectors[:1])
+    recent = RecentVectors(short, size=8)
+    with pytest.raises(ProviderError, match="1 vectors for 2 texts"):
+        recent.embed_batch(["a question", "another question"])
+
+
+def test_concurrent_repeats_get_the_same_vectors(embedder: UniversalSentenceEncoder) -> None:
+    queries = ["Where do I live?", "我住在哪里？", "What is my cat's name?", "我的狗是什么品种？"] * 8
+    recent = RecentVectors(CoalescingEmbedder(embedder), size=64)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        vectors = list(pool.map(lambda text: recent.embed_batch([text])[0], queries))
+    expected = embedder.embed_batch(queries)
+    np.testing.assert_allclose(np.stack(vectors), expected, atol=1e-6)
+
+
+def _memory(tmp_path: Path, embedder: Embedder, **embedder_settings: int) -> Memory:
+    settings = load_settings({"store": {"path": str(tmp_path / "m.db")}, "embedder": embedder_settings})
+    return Memory(SQLiteStore(tmp_path / "m.db"), embedder, settings=settings)
+
+
+def test_context_embeds_its_standing_questions_once_across_calls(
+    tmp_path: Path, embedder: UniversalSentenceEncoder
+) -> None:
+    model = Counted(embedder)
+    with _memory(tmp_path, model) as memory:
+        memory.add(["我对花生过敏", "I live in Leipzig now", "我养了一只柯基叫柿子"], user_id="lin", infer=False)
+        model.calls.clear()
+        first = memory.context("Book a dinner for Friday", user_id="lin", budget_tokens=600)
+        embedded_first = sum(len(call) for call in model.calls)
+        model.calls.clear()
+        second = memory.context("Book a dinner for Friday", user_id="lin", budget_tokens=600)
+        assert model.calls == []  # the task, its search and the seven standing questions: all known
+        assert second.text == first.text
+        memory.context("Plan a weekend trip", user_id="lin", budget_tokens=600)
+        assert model.calls == [["Plan a weekend trip"]]  # only the new task
+    assert embedded_first >= 8
+
+
+def test_query_cache_zero_embeds_every_query(tmp_path: Path, embedder: UniversalSentenceEncoder) -> None:
+    model = Counted(embedder)
+    with _memory(tmp_path, model, query_cache=0) as memory:
+        memory.add(["我对花生过敏"], user_id="lin", infer=False)
+        model.calls.clear()
+        memory.search("我对什么过敏？", user_id="lin")
+        memory.search("我对什么过敏？", user_id="lin")
+        assert model.calls == [["我对什么过敏？"], ["我对什么过敏？"]]
