@@ -18,6 +18,7 @@ from memstrata.providers.recent_vectors import RecentVectors
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.testing import HashingEmbedder
+from memstrata.types import Scope
 
 
 class Counted:
@@ -136,6 +137,34 @@ def test_context_embeds_its_standing_questions_once_across_calls(
         memory.context("Plan a weekend trip", user_id="lin", budget_tokens=600)
         assert model.calls == [["Plan a weekend trip"]]  # only the new task
     assert embedded_first >= 8
+
+
+def test_a_scope_reuses_only_its_own_queries(tmp_path: Path, embedder: UniversalSentenceEncoder) -> None:
+    """No search is answered faster because another user asked the same words (a timing side channel)."""
+    model = Counted(embedder)
+    with _memory(tmp_path, model) as memory:
+        for user in ("lin", "sam"):
+            memory.add(["我对花生过敏"], user_id=user, infer=False)
+        model.calls.clear()
+        memory.search("我对什么过敏？", user_id="lin")
+        memory.search("我对什么过敏？", user_id="sam")
+        memory.search("我对什么过敏？", user_id="lin", agent_id="helper")
+        assert model.calls == [["我对什么过敏？"]] * 3
+        memory.search("我对什么过敏？", user_id="sam")
+        assert len(model.calls) == 3
+
+
+def test_views_of_two_scopes_keep_apart_and_share_the_bound() -> None:
+    model = Counted(HashingEmbedder())
+    recent = RecentVectors(model, size=2)
+    lin, sam = recent.for_scope(Scope(user_id="lin")), recent.for_scope(Scope(user_id="sam", tenant_id="acme"))
+    lin.embed_batch(["Where do I live?"])
+    sam.embed_batch(["Where do I live?"])
+    lin.embed_batch(["Where do I live?"])
+    assert len(model.calls) == 2
+    recent.for_scope(Scope(user_id="kim")).embed_batch(["Where do I live?"])  # a third entry: sam's is the oldest
+    sam.embed_batch(["Where do I live?"])
+    assert len(model.calls) == 4
 
 
 def test_query_cache_zero_embeds_every_query(tmp_path: Path, embedder: UniversalSentenceEncoder) -> None:

@@ -211,7 +211,9 @@ def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: l
     standing = (
         []
         if scope.user_id is None
-        else standing_facts(core.search, query, seen_ids, core.query_embedder, ended=lambda m: bool(news.ending(m)))
+        else standing_facts(
+            core.search, query, seen_ids, core.query_embedder(scope), ended=lambda m: bool(news.ending(m))
+        )
     )
     profile = [hit for hit in standing if normalised(hit.memory.text) not in seen_texts]
     endings = {hit.id: ending for hit, _ in memories if (ending := news.ending(hit.memory)) is not None}

@@ -51,9 +51,9 @@ class MemoryCore:
         self.embedder = embedder
         # Search queries go through here: concurrent searches share model calls (providers/coalescing.py), and a
         # repeated query is not embedded again (providers/recent_vectors.py).
-        self.query_embedder: Embedder = CoalescingEmbedder(embedder, max_texts=settings.embedder.query_batch)
-        if settings.embedder.query_cache:
-            self.query_embedder = RecentVectors(self.query_embedder, size=settings.embedder.query_cache)
+        self._query_embedder = CoalescingEmbedder(embedder, max_texts=settings.embedder.query_batch)
+        cache = settings.embedder.query_cache
+        self._recent_queries = RecentVectors(self._query_embedder, size=cache) if cache else None
         self.settings = settings
         self.clock = clock
         self.llm_reason = llm_reason
@@ -102,10 +102,15 @@ class MemoryCore:
         return WriteBatch(vectors=vectors, embedding_id=embedding_identity(self.embedder), cache_entries=cache_entries)
 
     # --- read -----------------------------------------------------------------------------
+    def query_embedder(self, scope: Scope) -> Embedder:
+        """What embeds the queries of ``scope``: a repeat of that scope's reuses its vector."""
+        recent = self._recent_queries
+        return self._query_embedder if recent is None else recent.for_scope(scope)
+
     def search(self, query: SearchQuery) -> list[SearchHit]:
         """The one search path: ``memory.search``, ``forget`` and ``context`` all come through here."""
         self.identity()
-        return run_search(self.store, self.query_embedder, query, self.read_settings)
+        return run_search(self.store, self.query_embedder(query.scope), query, self.read_settings)
 
     # --- background work --------------------------------------------------------------------
     def kept_versions(self, scope: Scope, memory_ids: Sequence[str]) -> list[MemoryItem]:

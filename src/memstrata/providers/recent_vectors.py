@@ -9,6 +9,9 @@ model, so a bounded least-recently-used table by text serves repeats exactly.
 Only search queries come here (``MemoryCore.query_embedder``); the write path embeds memories through its own
 path and the store's embedding cache. Calls of more than ``most_texts`` texts pass through uncached, so no
 large call flushes the table. Callers get fresh arrays: changing one never changes a later answer.
+
+Repeats count within one scope (:meth:`RecentVectors.for_scope`): a search is never answered faster because
+another user asked the same words, so timing tells no user what another one asked.
 """
 
 from __future__ import annotations
@@ -21,51 +24,67 @@ import numpy as np
 
 from memstrata.errors import ProviderError
 from memstrata.providers.protocol import Embedder, InFrontOf, Vectors
+from memstrata.types import Scope
 
 
 class RecentVectors(InFrontOf):
     """Wraps an embedder; ``embed_batch`` of at most ``most_texts`` texts answers repeats from the last ``size``
-    texts embedded. ``hits`` and ``misses`` count texts (observability, tests)."""
+    texts embedded in the same partition (a scope: :meth:`for_scope`). ``hits`` and ``misses`` count texts
+    (observability, tests)."""
 
     def __init__(self, inner: Embedder, *, size: int, most_texts: int = 16) -> None:
         super().__init__(inner)
         self.size = max(1, size)
         self.most_texts = most_texts
         self._lock = threading.Lock()
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
-    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+    def for_scope(self, scope: Scope) -> Embedder:
+        """The embedder of one scope's searches: repeats of that scope only."""
+        fields = (scope.tenant_id, scope.user_id, scope.agent_id, scope.session_id)
+        return _Partition(self, "\x1f".join(field or "" for field in fields))
+
+    def embed_batch(self, texts: Sequence[str], partition: str = "") -> Vectors:
         if not texts or len(texts) > self.most_texts:
             return self.inner.embed_batch(texts)
-        known = self._known(texts)
+        known = self._known(texts, partition)
         missing = list(dict.fromkeys(text for text in texts if text not in known))
         if missing:  # one model call for what is new; an error reaches the caller and nothing is kept
             fresh = self.inner.embed_batch(missing)
             if len(fresh) != len(missing):
                 raise ProviderError(f"the embedder returned {len(fresh)} vectors for {len(missing)} texts")
-            known |= self._keep(missing, fresh)
+            known |= self._keep(missing, fresh, partition)
         return np.stack([known[text] for text in texts]).astype(np.float32, copy=False)
 
-    def _known(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+    def _known(self, texts: Sequence[str], partition: str) -> dict[str, np.ndarray]:
         with self._lock:
             known = {}
             for text in texts:
-                vector = self._vectors.get(text)
+                vector = self._vectors.get((partition, text))
                 if vector is not None:
-                    self._vectors.move_to_end(text)
+                    self._vectors.move_to_end((partition, text))
                     known[text] = vector
             self.hits += sum(1 for text in texts if text in known)
             self.misses += sum(1 for text in texts if text not in known)
             return known
 
-    def _keep(self, texts: list[str], vectors: Vectors) -> dict[str, np.ndarray]:
+    def _keep(self, texts: list[str], vectors: Vectors, partition: str) -> dict[str, np.ndarray]:
         kept = {text: np.array(vector, dtype=np.float32) for text, vector in zip(texts, vectors, strict=False)}
         with self._lock:
             for text, vector in kept.items():
-                self._vectors[text] = vector
-                self._vectors.move_to_end(text)
+                self._vectors[partition, text] = vector
+                self._vectors.move_to_end((partition, text))
             while len(self._vectors) > self.size:
                 self._vectors.popitem(last=False)
         return kept
+
+
+class _Partition(InFrontOf):
+    def __init__(self, recent: RecentVectors, partition: str) -> None:
+        super().__init__(recent)
+        self.recent, self.partition = recent, partition
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        return self.recent.embed_batch(texts, self.partition)
