@@ -39,6 +39,7 @@ class Filters(Frozen):
     exclude_kind: tuple[str, ...] = ()
     status: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE,)
     key_prefix: str | None = None
+    has_key: bool = False  # only memories stored under a namespaced key
     metadata: dict[str, MetadataValue] = Field(default_factory=dict)
     created_at: TimeRange | None = None
     updated_at: TimeRange | None = None
@@ -77,6 +78,7 @@ class Filters(Frozen):
         """True when the filter uses columns beyond scope, status and kind."""
         return bool(
             self.key_prefix
+            or self.has_key
             or self.metadata
             or self.created_at
             or self.updated_at

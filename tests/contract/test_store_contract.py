@@ -152,6 +152,7 @@ def test_filters(store: Store) -> None:
     assert texts(metadata={"project": None}) == {"gamma"}
     assert texts(kind=["note"]) == {"beta"} and texts(exclude_kind=["note"]) == {"alpha", "gamma"}
     assert texts(key_prefix="p:beta") == {"beta"} and texts(key_prefix="q:") == set()
+    assert texts(has_key=True) == {"beta"} and texts(has_key=True, kind=["fact"]) == set()
     assert texts(created_at=TimeRange(gte=T0 + timedelta(minutes=30))) == {"gamma"}
     assert texts(event_time=TimeRange(lt=T0)) == {"alpha"}
     assert texts(valid_at=T0 + timedelta(minutes=1)) == {"alpha", "beta"}

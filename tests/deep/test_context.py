@@ -15,6 +15,7 @@ from tests.deep.conftest import MakeDeep
 from memstrata import Memory
 from memstrata.deep.context_model import MemoryContext
 from memstrata.errors import InvalidInputError
+from memstrata.facade import context as context_module
 from memstrata.lifecycle.session import estimate_tokens
 
 RULES = "# Team rules\nAlways answer in the user's language.\n回答要简洁。\n"
@@ -192,6 +193,18 @@ def test_a_key_fact_is_found_by_the_question_its_key_answers(memory: Memory) -> 
     assert memory.search("What is my current employer?", user_id="lin")[0].text == "字节跳动"
     built = memory.context("我的电话号码是多少？", user_id="lin", budget_tokens=64)
     assert "lin:contact:phone: 139-2222-3333" in built.text and built.tokens <= 64
+
+
+def test_a_key_fact_said_before_many_other_facts_is_still_a_key_fact(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Key facts were looked for among the most recent facts of any kind (2,000, read and decoded on every call:
+    40 % of a context's time at 2,000 facts), so one stored before them was never shown; now the keyed ones."""
+    monkeypatch.setattr(context_module, "KEY_SCAN", 3)
+    memory.add("字节跳动", key="lin:work:employer", user_id="lin")
+    memory.add(["我喜欢爬山", "周末常去西湖", "我在学日语", "我养了一只猫"], user_id="lin", infer=False)
+    built = memory.context("帮我写一段自我介绍", user_id="lin", budget_tokens=400)
+    assert "lin:work:employer: 字节跳动" in built.text
 
 
 def test_a_long_session_keeps_the_turns_that_answer_under_a_small_budget(memory: Memory) -> None:

@@ -38,7 +38,7 @@ from memstrata.timezones import local
 from memstrata.types import MemoryItem, Scope, SearchHit, StoredMessage
 from memstrata.vault.sentences import cut_to_budget
 
-KEY_SCAN = 2000  # most recent non-episode memories scanned for keyed facts (the store has no "has a key" filter)
+KEY_SCAN = 2000  # most recently updated keyed facts read for a context
 OTHER_FACTS = 20  # key facts the query does not name, at most (budget permitting)
 PROFILE_FACTS = 5  # of those, ones no search found relevant (the latest updated)
 SESSION_TURNS = 50  # the session's latest turns considered for working memory
@@ -100,7 +100,7 @@ def key_facts(
     store = core.store
     own = session or scope
     literal = [store.find_by_key(own, key) for key in keys_named_in(query, most=10)]
-    filters = Filters(exclude_kind=("episode", "summary"))
+    filters = Filters(exclude_kind=("episode", "summary"), has_key=True)
     recent = store.list_memories(ListQuery(scope=scope, filters=filters, limit=KEY_SCAN, order_by="updated_at"))
     if session is not None:
         listed = ListQuery(scope=session, filters=filters, limit=KEY_SCAN, order_by="updated_at")

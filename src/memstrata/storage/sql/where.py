@@ -65,6 +65,8 @@ def memory_where(d: Dialect, scope: Scope | None, filters: Filters, alias: str =
         where.add_sql(d.in_(f"{alias}.kind", list(filters.exclude_kind), negate=True))
     if filters.key_prefix:
         where.add(f"substr({alias}.key, 1, ?) = ?", len(filters.key_prefix), filters.key_prefix)
+    if filters.has_key:
+        where.add(f"{alias}.key IS NOT NULL")
     for name, value in filters.metadata.items():
         where.add_sql(d.metadata_is(f"{alias}.metadata", name, value))
     _time_range(d, where, f"{alias}.created_at", filters.created_at)
