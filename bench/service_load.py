@@ -107,7 +107,10 @@ async def client(
     rng = random.Random(number)
     user = f"user{number}"
     seed_start = number * args.requests
-    questions = facts.queries(50, seed=number)
+    # Each search a question its client has not asked yet (--query-pool 0), or the client's first N in turn:
+    # repeats within a scope reuse their vectors (embedder.query_cache), so they measure a different path.
+    pool = args.query_pool or args.requests
+    questions = list(dict.fromkeys(facts.queries(4 * pool, seed=number)))[:pool]
     for i in range(args.requests):
         if time.monotonic() >= deadline:
             return
@@ -187,6 +190,14 @@ def markdown(result: dict[str, Any]) -> str:
         f"Machine: {machine_line(result['machine'])}",
         "",
         *([f"Server settings: {', '.join(cfg['setting'])}", ""] if cfg.get("setting") else []),
+        "Queries: "
+        + (
+            f"each client cycles through {cfg['query_pool']} questions"
+            if cfg.get("query_pool")
+            else "every search asks a question its client has not asked before"
+        )
+        + ".",
+        "",
         f"Completed {result['completed_requests']} of {result['planned_requests']} requests in "
         f"{result['elapsed_s']} s on {cfg.get('workers', 1)} worker(s) ({cfg.get('db') or 'SQLite'}): "
         f"**{result['throughput_rps']} requests/s** answered ({result.get('search_rps')} searches/s), "
@@ -211,6 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=200, help="per client")
     parser.add_argument("--add-ratio", type=float, default=0.3)
     parser.add_argument("--seed-facts", type=int, default=20, help="facts stored per user before measuring")
+    parser.add_argument(
+        "--query-pool",
+        type=int,
+        default=0,
+        help="questions each client cycles through; 0: a new one for every search (until 2026-12-06: 50)",
+    )
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds; the run stops there")
     parser.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS of the server; 0: unset")
     parser.add_argument("--workers", type=int, default=1, help="memstrata serve processes on the one store")

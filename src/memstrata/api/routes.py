@@ -78,7 +78,11 @@ class Caller:
         return self.principal.scope(ids.user_id, ids.agent_id, ids.session_id)
 
 
-def caller(request: Request, _credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)]) -> Caller:
+# The dependencies are async: FastAPI runs a plain ``def`` dependency in a worker thread, a hand-off per request that
+# costs more than their work (a key looked up by its primary key in the key store's SQLite file, a view object).
+async def caller(
+    request: Request, _credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)]
+) -> Caller:
     # The raw header, not `_credentials`: HTTPBearer hides malformed headers, and we want to say what is wrong.
     client = request.client.host if request.client else None
     principal: Principal = request.app.state.auth.resolve(request.headers.get("authorization"), client)
@@ -88,7 +92,9 @@ def caller(request: Request, _credentials: Annotated[HTTPAuthorizationCredential
 ScopeQuery = Annotated[str | None, Query(min_length=1, max_length=256, pattern=TEXT_PATTERN, description=SCOPE_RULE)]
 
 
-def scope_query(user_id: ScopeQuery = None, agent_id: ScopeQuery = None, session_id: ScopeQuery = None) -> ScopeBody:
+async def scope_query(
+    user_id: ScopeQuery = None, agent_id: ScopeQuery = None, session_id: ScopeQuery = None
+) -> ScopeBody:
     return ScopeBody(user_id=user_id, agent_id=agent_id, session_id=session_id)
 
 
