@@ -76,10 +76,12 @@ ENDS_OR_CORRECTS_WORDS = re.compile(
     rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}|{_CALLED_OFF}|{_CONTRAST}|{_NEGATION}", re.IGNORECASE
 )
 _FIRM = re.compile(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}", re.IGNORECASE)
+# The words that end (or call off), to find what a clause ends by where it says so (read/endings.py).
+ENDING_WORDS = re.compile(rf"{_GIVEN_UP}|{_ENDED}|{_REPLACED}|{_CALLED_OFF}", re.IGNORECASE)
 _CALLED_OFF_WORDS = re.compile(_CALLED_OFF, re.IGNORECASE)
 _CORRECTED_WORDS = re.compile(_CORRECTED, re.IGNORECASE)
 _CONTRASTED = re.compile(_CONTRAST, re.IGNORECASE)
-_NEGATED = re.compile(_NEGATION, re.IGNORECASE)
+NEGATED = re.compile(_NEGATION, re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
 _SENTENCE_END = re.compile(r"[。！？；.!?;\n]")
 
@@ -121,7 +123,7 @@ def said_as_so(pattern: re.Pattern[str], text: str) -> bool:
 def corrects(text: str) -> bool:
     """Whether ``text`` corrects what was said ("更正一下…", "Sorry I meant…", "其实…不是…")."""
     text = simplified(text)  # the word lists are Simplified (as every one that reads Chinese here)
-    return bool(_CORRECTED_WORDS.search(text) or (_CONTRASTED.search(text) and _NEGATED.search(text)))
+    return bool(_CORRECTED_WORDS.search(text) or (_CONTRASTED.search(text) and NEGATED.search(text)))
 
 
 def calls_off(text: str) -> bool:
@@ -137,4 +139,4 @@ def ends_or_corrects(text: str) -> bool:
     text = simplified(text)
     if _CALLED_OFF_WORDS.search(text) or said_as_so(_FIRM, text):
         return True
-    return bool(_CONTRASTED.search(text) and _NEGATED.search(text)) and not NOT_YET.search(text)
+    return bool(_CONTRASTED.search(text) and NEGATED.search(text)) and not NOT_YET.search(text)

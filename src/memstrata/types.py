@@ -257,6 +257,7 @@ class ScoreBreakdown(Frozen):
     # Its own final score, when it answers instead of a hit ranked above it (a later statement, the user's own:
     # read/move_up.py) and took that hit's place and score; None when it kept its own.
     moved_from: float | None = None
+    later_news_of: str | None = None  # the hit above whose named one this ends or corrects (read/endings.py)
     final: float = 0.0
 
 

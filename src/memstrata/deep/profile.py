@@ -11,7 +11,7 @@ matched and within a share of the budget (deep/assemble.py).
 Only the user's own word counts: not a reply, not a turn of a transcript between named speakers. Of the user's
 family (partner, children, pets) a statement about them does ("Our daughter Sofia turned 5"), not one about someone
 else's ("過年回嘉義，我媽養了一隻柴犬叫阿福", "阿梨生了个儿子", "佳佳說她跟男友訂婚了") nor a family only imagined
-("要是生的是女儿的话就叫小满"), and none that later news ended (deep/endings.py: "We had to put Biscuit down",
+("要是生的是女儿的话就叫小满"), and none that later news ended (read/endings.py: "We had to put Biscuit down",
 "Anna and I broke up"); of the user's own state
 (allergies, diet, home, work) only one that says it of the user in a first-person word ("I", "my", 我, 用户), or a
 change the user tells without one ("Unpacked the last box in Denver"):
@@ -84,7 +84,7 @@ def standing_facts(
 ) -> list[SearchHit]:
     """The user's own answers to :data:`STANDING`, asked in the request's language (category words are indexed in
     both), in the request's scope, filters and time; none already ``shown`` (memory ids), each once, none that
-    later news has ``ended`` (deep/endings.py: a dog put down, a partner left). With an ``embedder``, in the order
+    later news has ``ended`` (read/endings.py: a dog put down, a partner left). With an ``embedder``, in the order
     the task needs them (:func:`by_need`)."""
     seen = set(shown)
     found = []

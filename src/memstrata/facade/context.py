@@ -19,7 +19,6 @@ from datetime import datetime, tzinfo
 
 from memstrata.deep.assemble import Piece, ladder, pack
 from memstrata.deep.context_model import Audience, ContextMemory, ContextTurn, MemoryContext, Mode
-from memstrata.deep.endings import LaterNews
 from memstrata.deep.profile import standing_facts
 from memstrata.deep.search import DeepDeps, DeepResult, deep_search
 from memstrata.deep.trace import DeepTrace
@@ -28,6 +27,7 @@ from memstrata.facade.core import MemoryCore
 from memstrata.indexing import normalised
 from memstrata.providers.rerank_factory import build_reranker
 from memstrata.query import Filters, ListQuery, SearchQuery, keys_named_in
+from memstrata.read.endings import LaterNews
 from memstrata.read.evidence import is_conversation
 from memstrata.read.expand import best_source_turns, source_turns
 from memstrata.read.named_keys import names_key
@@ -163,7 +163,7 @@ class _Gathered:
     session: list[StoredMessage]
     # session turns the search found, by message id: the rank among the memories they would have had
     found_in_session: dict[str, int]
-    endings: dict[str, MemoryItem]  # later news that ends a memory shown, by its id (deep/endings.py)
+    endings: dict[str, MemoryItem]  # later news that ends a memory shown, by its id (read/endings.py)
 
     def shown_items(self) -> list[MemoryItem]:
         return [*(item for item, _, _ in self.facts), *(hit.memory for hit in self.profile),
@@ -190,8 +190,12 @@ def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: l
     summarised = {hit.memory.metadata.get("task_id") for hit in hits if hit.memory.kind == SUMMARY_KIND}
     memories: list[tuple[SearchHit, list[StoredMessage]]] = []
     found_in_session: dict[str, int] = {}
+    # search put later news before the hit it ends (read/endings.py); here it is that memory's "> later:" line
+    ended_here = {hit.breakdown.later_news_of for hit in hits} & {hit.id for hit in hits}
     for hit in hits:
         item = hit.memory
+        if hit.breakdown.later_news_of in ended_here:
+            continue
         if item.id in seen_ids or normalised(item.text) in seen_texts or (item.key and item.key in fact_keys):
             continue  # shown already, or another value of a key whose answer is shown (one value per key)
         if item.kind == TASK_KIND and item.metadata.get("task_id") in summarised:

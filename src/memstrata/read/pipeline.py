@@ -15,6 +15,7 @@ from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.due_plans import changes_by, read_as_done
+from memstrata.read.endings import with_later_news
 from memstrata.read.fuse import relevance_floor
 from memstrata.read.idioms import plain_question
 from memstrata.read.named_keys import answers_for_another, asks_for_key
@@ -181,6 +182,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
         rescored = with_what_replaced_them(rescored, below, asked, names_a_time=named and not to_come, names=known,
                                            changes=changes)  # fmt: skip
         rescored = newer_first(rescored, asked, names_a_time=named, time_to_come=to_come, names=known, changes=changes)
+        if span is None:  # what a hit names, ended or taken back since (read/endings.py)
+            rescored = with_later_news(store, query, rescored, below)
         if span is not None and not to_come:  # what held for most of the time asked about
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
             rescored = said_by_then_first(rescored, asked, span, settings.timezone)

@@ -1,0 +1,216 @@
+"""Later news that ends what a memory says of someone or something named: "We had to put Biscuit down this morning"
+after "Our golden retriever Biscuit is 9 now", "Anna and I broke up" after "My girlfriend Anna loves hiking",
+"团子去喵星了" after "我的猫叫团子".
+
+The ending shares no word with the task that found the earlier memory ("Find a vet near home for my pets"), so no
+search ranks it, and a context showed a dog put down two years before as the user's pet (a held-out trial). What
+ties the two is the name, so the name is looked up: the keyword index, no embedding, one lookup per memory shown
+that names someone or something. An ending counts where its own clause names the one the earlier memory named
+("We had to put Biscuit down this morning. … Adam held his paw" ends Biscuit, not the cat Adam named), as the ended
+one ("Anna's dog died" ends the dog, not Anna), said after the earlier memory and by the time the context is for.
+
+Search reads the same news (:func:`with_later_news`): "不好意思，我说错了，是 Tiong Bahru 不是 Tanjong Pagar", said
+after "Keys to the Tanjong Pagar place", shares no word with "Where do I live?", so the correction was never among
+the candidates and the place taken back answered alone; it now comes before the statement it corrects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from memstrata.han import simplified
+from memstrata.indexing import states_for_the_user
+from memstrata.lexical import has_han, keyword_tokens
+from memstrata.lifecycle.decay import said_at
+from memstrata.modality import ENDING_WORDS, NEGATED, clauses, corrects, ends_or_corrects, sentences
+from memstrata.query import Filters, SearchQuery
+from memstrata.read.newer import FOLLOWED, REPLACING_EVIDENCE
+from memstrata.read.spelling import is_common_word
+from memstrata.storage.protocol import Store
+from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
+
+LOOKED_UP = 30  # memories the keyword index returns for a memory's names (a dog named in 12 turns)
+# In search, fewer: the index ranks short statements of the name first, as endings are ("We had to put Biscuit down"),
+# and each hit looked up costs a keyword search and the rows read (30 rows: +2 ms a search at 10k memories).
+LOOKED_UP_IN_SEARCH = 5
+
+# A Latin name: a capitalised word mid-sentence, or one English rarely writes ("Biscuit" is not among the 10,000
+# commonest words; "Seal", the car, is); months, weekdays and "I" name times and the speaker.
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
+_NOT_NAMES = re.compile(
+    r"I|January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Chinese|English"
+)
+# A Chinese name said as one: after 叫 / named / called, or right after the word for a pet or a partner
+# ("我的猫叫团子", "we named her 饺子", "男朋友阿杰，", "我家狗豆豆是柯基").
+_HAN_NAME = re.compile(
+    r"(?:叫|名叫|取名|起名|名字是|\bname\s+is\s+|\bnamed\s+(?:him|her|it|them)?\s*|\bcalled\s+)([\u4e00-\u9fff]{2,3}?)(?=[，。！？,.!?\s(（]|是|的|$)"
+    r"|(?:猫|狗|猫咪|狗狗|男朋友|女朋友|男友|女友|老公|老婆)([\u4e00-\u9fff]{2})(?=[，。！？,.!?\s(（]|是|$)",
+    re.IGNORECASE,
+)
+
+
+def names_in(text: str) -> frozenset[str]:
+    """The names a statement gives someone or something, as found in text (Latin ones as written, word by word:
+    "Quit the Ruderverein" ends "the Leipziger Ruderverein")."""
+    said = simplified(text)
+    latin = {said[start:end] for start, end in _latin_names(said)}
+    han = {next(name for name in found.groups() if name) for found in _HAN_NAME.finditer(said)}
+    return frozenset(latin | han)
+
+
+def _first_clause(text: str) -> str:
+    said = clauses(simplified(text).strip())
+    return said[0] if said else ""
+
+
+def _things_named(text: str) -> int:
+    """How many things a statement names: capitalised words side by side are one ("Tanjong Pagar", "Wei Lan")."""
+    said = simplified(text)
+    spans = _latin_names(said)
+    runs = sum(1 for n, (start, _) in enumerate(spans) if n == 0 or said[spans[n - 1][1] : start] != " ")
+    return runs + len(_HAN_NAME.findall(said))
+
+
+def _latin_names(said: str) -> list[tuple[int, int]]:
+    spans, position = [], 0
+    for sentence in sentences(said):
+        offset = said.find(sentence, position)
+        position = offset + len(sentence)
+        for found in _CAPITALISED.finditer(sentence):
+            word = found.group()
+            opening = not sentence[: found.start()].strip()
+            # a word that itself ends is no name: "Cancelled 超级猩猩" was "ended" by "Cancelled the villa"
+            ending = ENDING_WORDS.fullmatch(word) or NEGATED.fullmatch(word)
+            if not _NOT_NAMES.fullmatch(word) and not ending and not (opening and is_common_word(word)):
+                spans.append((offset + found.start(), offset + found.end()))
+    return spans
+
+
+def ends(later: MemoryItem, name: str) -> bool:
+    """Whether a clause of ``later`` that ends or corrects (modality.ends_or_corrects), or a sentence that corrects,
+    names ``name`` as the one ended: beside the words that say so (:data:`NEAR`), not as whose ("Anna's dog died"), nor
+    as where, beside another one ended ("Snap Fitness in Sai Kung now, cancelled Anytime" ended the gym, not the home
+    in Sai Kung)."""
+    if not states_for_the_user(later):
+        return False
+    pattern = _name_pattern(name)
+    for sentence in sentences(simplified(later.text)):
+        # a correction says so anywhere in the sentence ("我说错了，是 Tiong Bahru 不是 Tanjong Pagar") and takes back
+        # what it negates: "Sorry, correction: Arjun works at Microsoft, but in Suzhou, not Shanghai" takes back
+        # Shanghai, not what else was said of Arjun (his allergy)
+        if corrects(sentence) and _said_beside(sentence, pattern, NEGATED, after=True):
+            return True
+        if any(ends_or_corrects(said) and _said_beside(said, pattern, ENDING_WORDS) for said in clauses(sentence)):
+            return True
+    return False
+
+
+# Characters at most between a name and the words that end or correct it: "Anna and I broke up", "小汤圆昨天晚上走了",
+# "不是 Tanjong Pagar". Further away the name is someone in the news, not what it ends: "The amusement park trip Lisa
+# was looking forward to was cancelled" ended no Lisa (each of a dialogue set's users was so "ended" in turn).
+NEAR = 12
+
+
+def _said_beside(text: str, name: re.Pattern[str], words: re.Pattern[str], *, after: bool = False) -> bool:
+    """Whether ``name`` (not as whose) is within :data:`NEAR` of one of ``words``; ``after``: following it."""
+    named = [found for found in name.finditer(text) if not text[found.end() :].startswith(("'s", "’s", "的"))]
+    said = list(words.finditer(text))
+    return any(word.start() - found.end() <= NEAR and found.start() - word.end() <= NEAR
+               and (not after or found.start() >= word.end()) for found in named for word in said)  # fmt: skip
+
+
+def _name_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(re.escape(name) if has_han(name) else rf"\b{re.escape(name)}\b")
+
+
+class LaterNews:
+    """Endings of memories in one ``scope`` under a query's ``filters`` (its time travel included), said by
+    ``until``; each memory looked up once. ``opening_only``: only of what a memory names in its first clause, what
+    it is about ("Keys to the Tanjong Pagar place"), not someone it mentions on the way ("第一天去海澄生物上班，…，
+    老板是聂文涛，大家叫聂总": the boss leaving changed neither the company nor the title)."""
+
+    def __init__(self, store: Store, scope: Scope, filters: Filters, until: datetime, *, opening_only: bool = False,
+                 looked_up: int = LOOKED_UP) -> None:  # fmt: skip
+        self._store, self._scope, self._filters, self._until = store, scope, filters, until
+        self._opening_only, self._looked_up = opening_only, looked_up
+        self._found: dict[str, MemoryItem | None] = {}
+
+    def ending(self, item: MemoryItem) -> MemoryItem | None:
+        """The first memory said after ``item`` that ends one it names, if any."""
+        if item.id not in self._found:
+            self.look_up([item])
+        return self._found[item.id]
+
+    def look_up(self, items: Sequence[MemoryItem]) -> None:
+        """The endings of ``items``, with one keyword search and one read for all of them (search asks of three)."""
+        named = {item.id: self._names(item) for item in items if item.id not in self._found}
+        self._found |= {item_id: None for item_id, names in named.items() if not names}
+        asking = [item for item in items if named.get(item.id)]
+        if not asking:
+            return
+        tokens = list(
+            dict.fromkeys(token for item in asking for name in named[item.id] for token in keyword_tokens(name))
+        )
+        found = self._store.keyword_search(self._scope, tokens, self._filters, self._looked_up * len(asking))
+        candidates = sorted(self._store.get(self._scope, [hit.memory_id for hit in found]), key=said_at)
+        for item in asking:
+            since = said_at(item)
+            later = (other for other in candidates if other.id != item.id and since < said_at(other) <= self._until)
+            self._found[item.id] = next((other for other in later if any(ends(other, n) for n in named[item.id])), None)
+
+    def _names(self, item: MemoryItem) -> frozenset[str]:
+        return names_in(_first_clause(item.text) if self._opening_only else item.text)
+
+
+def with_later_news(store: Store, query: SearchQuery, hits: Sequence[SearchHit], below: Sequence[SearchHit]
+                    ) -> list[SearchHit]:  # fmt: skip
+    """Each of the first ``FOLLOWED`` hits that is the user's own statement preceded by the later news that ends or
+    corrects what it names (:class:`LaterNews`), with its place and score, as read/newer.py's replacements take
+    theirs; the news is taken from lower in the list or from ``below`` the cutoff where search found it (else it
+    carries no evidence of its own: ``moved_from`` 0), and ``later_news_of`` says which hit it ends. A key fact is the
+    key's current value and is never ended so."""
+    news = LaterNews(store, query.scope, query.filters, query.now, opening_only=True, looked_up=LOOKED_UP_IN_SEARCH)
+    news.look_up([hit.memory for hit in hits[:FOLLOWED] if _may_be_ended(hit)])
+    ordered, position = list(hits), 0
+    while position < min(FOLLOWED, len(ordered)):
+        earlier = ordered[position]
+        position += 1
+        if not _may_be_ended(earlier):
+            continue
+        ending = news.ending(earlier.memory)
+        if ending is None or any(hit.id == ending.id for hit in ordered[: position - 1]):
+            continue
+        found = next((hit for hit in [*ordered[position:], *below] if hit.id == ending.id), None)
+        if not _answers_instead(earlier, ending, found):
+            continue
+        if found in ordered:
+            ordered.remove(found)
+        ordered.insert(position - 1, _in_place_of(earlier, ending, found))
+        position += 1
+    return ordered
+
+
+def _may_be_ended(hit: SearchHit) -> bool:
+    return not hit.breakdown.key_match and states_for_the_user(hit.memory)
+
+
+def _answers_instead(earlier: SearchHit, news: MemoryItem, found: SearchHit | None) -> bool:
+    """An ending ends what the earlier statement is about. A correction of a statement that names several things may
+    take back one the question does not ask about ("Sorry, correction: Arjun works … in Suzhou, not Shanghai" for
+    "What's my husband allergic to?"), so there it needs evidence of its own, as read/newer.py asks of corrections."""
+    if not corrects(news.text) or _things_named(earlier.memory.text) <= 1:
+        return True
+    return found is not None and found.breakdown.relevance >= REPLACING_EVIDENCE * earlier.breakdown.relevance
+
+
+def _in_place_of(earlier: SearchHit, ending: MemoryItem, found: SearchHit | None) -> SearchHit:
+    """The news, with the place and score of the hit it ends; its own score kept as ``moved_from``."""
+    if found is None:
+        breakdown = ScoreBreakdown(relevance=earlier.breakdown.relevance, moved_from=0.0)
+    else:
+        breakdown = found.breakdown.model_copy(update={"moved_from": found.score})
+    breakdown = breakdown.model_copy(update={"later_news_of": earlier.id, "final": earlier.score})
+    return SearchHit(memory=ending, score=earlier.score, breakdown=breakdown)
