@@ -131,6 +131,9 @@ def test_namespaced_key_is_exact_match_first_and_updates_in_place(memory: Memory
     assert memory.get(third.results[0].id, user_id="u1").key == "atlas:db:engine"
     listed = memory.get_all(user_id="u1", filters={"key_prefix": "ATLAS:"})
     assert [item.text for item in listed] == ["PostgreSQL 18"]
+    memory.add("We moved the database to PostgreSQL last spring", user_id="u1", infer=False)
+    keyed = memory.search("PostgreSQL database", user_id="u1", filters={"has_key": True}, threshold=0)
+    assert [hit.text for hit in keyed] == ["PostgreSQL 18"]  # the row filter applies in search too
 
 
 def test_a_question_that_names_a_key_gets_its_value_first(memory: Memory) -> None:
