@@ -109,3 +109,11 @@ def test_search_leaves_a_key_fact_and_another_persons_news_alone(memory: Memory)
     _history(memory, "lin", (anna, datetime(2024, 1, 1, tzinfo=UTC)),
              ("Anna says Mochi ran away and never came back", datetime(2024, 6, 1, tzinfo=UTC)))  # fmt: skip
     assert memory.search("What cat did Anna adopt?", user_id="lin")[0].text == anna
+
+
+def test_search_finds_the_news_of_a_name_given_later_in_the_statement(memory: Memory) -> None:
+    """Search looks up what a hit is about: its first clause, and any name the statement gives."""
+    cat, gone = "Adopted a cat last spring, we named her 饺子.", "饺子走了，肾衰竭，才四岁。"
+    _history(memory, "ann", (cat, datetime(2024, 4, 1, tzinfo=UTC)), (gone, datetime(2025, 2, 1, tzinfo=UTC)))
+    texts = [hit.text for hit in memory.search("Do I have a cat?", user_id="ann")]
+    assert texts.index(gone) < texts.index(cat)

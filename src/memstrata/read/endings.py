@@ -61,6 +61,14 @@ def names_in(text: str) -> frozenset[str]:
     return frozenset(latin | han)
 
 
+# A name given, wherever in the statement: "Adopted a cat, we named her 饺子", "取名叫年糕" (not a bare 叫 / called:
+# "大家叫聂总" names the boss someone mentions, not what the statement is about).
+_GIVES_A_NAME = re.compile(
+    r"(?:\bnamed\s+(?:him|her|it|them)?\s*|\bname\s+is\s+|取名叫?|起名叫?|名字(?:是|叫))"
+    r"([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|[\u4e00-\u9fff]{2,3}?)(?=[，。！？,.!?\s(（]|$)"
+)
+
+
 def _first_clause(text: str) -> str:
     said = clauses(simplified(text).strip())
     return said[0] if said else ""
@@ -128,9 +136,9 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 
 class LaterNews:
     """Endings of memories in one ``scope`` under a query's ``filters`` (its time travel included), said by
-    ``until``; each memory looked up once. ``opening_only``: only of what a memory names in its first clause, what
-    it is about ("Keys to the Tanjong Pagar place"), not someone it mentions on the way ("第一天去海澄生物上班，…，
-    老板是聂文涛，大家叫聂总": the boss leaving changed neither the company nor the title)."""
+    ``until``; each memory looked up once. ``opening_only``: only of what a memory names in its first clause or gives
+    a name to, what it is about ("Keys to the Tanjong Pagar place"), not someone it mentions on the way
+    ("第一天去海澄生物上班，…，大家叫聂总": the boss leaving changed neither the company nor the title)."""
 
     def __init__(self, store: Store, scope: Scope, filters: Filters, until: datetime, *, opening_only: bool = False,
                  looked_up: int = LOOKED_UP) -> None:  # fmt: skip
@@ -162,7 +170,11 @@ class LaterNews:
             self._found[item.id] = next((other for other in later if any(ends(other, n) for n in named[item.id])), None)
 
     def _names(self, item: MemoryItem) -> frozenset[str]:
-        return names_in(_first_clause(item.text) if self._opening_only else item.text)
+        if not self._opening_only:
+            return names_in(item.text)
+        # what a statement is about: what its first clause names, and whatever it gives a name to
+        given = {found.group(1) for found in _GIVES_A_NAME.finditer(simplified(item.text))}
+        return names_in(_first_clause(item.text)) | given
 
 
 def with_later_news(store: Store, query: SearchQuery, hits: Sequence[SearchHit], below: Sequence[SearchHit]
