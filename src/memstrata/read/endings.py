@@ -166,7 +166,8 @@ class LaterNews:
         candidates = sorted(self._store.get(self._scope, [hit.memory_id for hit in found]), key=said_at)
         for item in asking:
             since = said_at(item)
-            later = (other for other in candidates if other.id != item.id and since < said_at(other) <= self._until)
+            later = (other for other in candidates if other.id != item.id and since < said_at(other) <= self._until
+                     and _same_speaker(other, item))  # fmt: skip
             self._found[item.id] = next((other for other in later if any(ends(other, n) for n in named[item.id])), None)
 
     def _names(self, item: MemoryItem) -> frozenset[str]:
@@ -205,8 +206,15 @@ def with_later_news(store: Store, query: SearchQuery, hits: Sequence[SearchHit],
     return ordered
 
 
+def _same_speaker(later: MemoryItem, earlier: MemoryItem) -> bool:
+    """News ends what the one who said it said: in a group chat or a transcript, another speaker's cat of the same name
+    is another cat."""
+    return later.metadata.get("speaker") == earlier.metadata.get("speaker")
+
+
 def _may_be_ended(hit: SearchHit) -> bool:
-    return not hit.breakdown.key_match and states_for_the_user(hit.memory)
+    """The user's own statement, not a key fact: a key's value is its current one however search found it."""
+    return hit.memory.key is None and states_for_the_user(hit.memory)
 
 
 def _answers_instead(earlier: SearchHit, news: MemoryItem, found: SearchHit | None) -> bool:
