@@ -370,3 +370,32 @@ def test_a_memory_is_read_by_the_short_id_context_shows(client: httpx.Client) ->
     assert history.status_code == 200 and history.json()[0]["memory_id"] == added
     assert client.get(f"/v1/memories/{added[:8]}", params={"user_id": "someone-else"}).status_code == 404
     assert client.get(f"/v1/memories/{added[:6]}", params={"user_id": "p"}).json()["id"] == added
+
+
+def test_a_fast_search_runs_on_the_event_loop_and_a_deep_one_in_a_worker_thread(
+    client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fast search is milliseconds of Python: the hop to a worker thread and back cost more than it bought
+    (bench/results/2026-12-06-service-inline-*.md). A deep one waits on a model for seconds, so it must not
+    hold the event loop that every other request of the process needs."""
+    import asyncio
+
+    from memstrata import Memory
+
+    original = Memory.search
+    on_the_loop: list[bool] = []
+
+    def search(self: Memory, *args: Any, **kwargs: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+            on_the_loop.append(True)
+        except RuntimeError:  # a worker thread runs no event loop
+            on_the_loop.append(False)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Memory, "search", search)
+    assert client.post("/v1/memories", json={"user_id": "u-loop", "text": "我周末喜欢打羽毛球"}).status_code == 201
+    for mode in ("fast", "deep"):
+        found = client.post("/v1/memories/search", json={"user_id": "u-loop", "query": "周末做什么运动", "mode": mode})
+        assert found.status_code == 200 and found.json()[0]["memory"]["text"] == "我周末喜欢打羽毛球", found.text
+    assert on_the_loop[0] is True and on_the_loop[1] is False

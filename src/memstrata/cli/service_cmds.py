@@ -62,6 +62,19 @@ def serve(
             help="accept requests without a key from this machine (loopback host only)",
         ),
     ] = None,
+    access_log: Annotated[
+        bool | None,
+        typer.Option("--access-log/--no-access-log", help="a line per request (default: server.access_log, off)"),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=64,
+            help="processes answering on the port, one per core at most (default: "
+            "server.workers, 1); each loads its own embedder",
+        ),
+    ] = None,
 ) -> None:
     """Serve the REST API (/v1, docs at /docs) and MCP over streamable HTTP (/mcp) on the configured store."""
     _need_server_extra()
@@ -69,6 +82,7 @@ def serve(
 
     from memstrata.api.keys import KeyStore
     from memstrata.service.app import create_app, uvicorn_options
+    from memstrata.service.workers import serve_workers, worker_plan
 
     state = cli_state(ctx)
     overrides = {
@@ -76,6 +90,8 @@ def serve(
         "port": port,
         "keys_path": keys_path,
         "allow_anonymous_loopback": allow_anonymous_loopback,
+        "workers": workers,
+        "access_log": access_log,
     }
     server = state.settings().server.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     check_port_free(server.host, server.port)  # before the model and the store are loaded: fail in a second
@@ -97,7 +113,17 @@ def serve(
             )
         if active == 0 and not server.allow_anonymous_loopback:
             err_console.print("[yellow]no API keys yet:[/yellow] `memstrata keys create --tenant NAME` makes one")
-        uvicorn.run(application, host=server.host, port=server.port, log_level="info", **uvicorn_options())
+        if server.workers == 1:
+            uvicorn.run(application, host=server.host, port=server.port, log_level="info", **uvicorn_options(server))
+            return
+        # Opened here first so the schema is migrated and the settings checked once; each worker opens its own.
+        plan = worker_plan(memory.settings.model_dump(mode="json"), server, keys.path, state.tenant)
+        keys.close()
+        state.close()
+        err_console.print(f"{server.workers} worker processes, each with its own embedder", highlight=False)
+        status = serve_workers(plan, server.workers)
+        if status:
+            raise typer.Exit(status)
     finally:
         keys.close()  # the Memory is closed with the command's context
 

@@ -60,9 +60,10 @@ at `/mcp` with the same keys.
 MAX_REQUEST_HEAD_BYTES = 512 * 1024
 
 
-def uvicorn_options() -> dict[str, Any]:
+def uvicorn_options(server: ServerSettings | None = None) -> dict[str, Any]:
     """Settings for the uvicorn server that runs :func:`create_app` (``memstrata serve`` and the tests)."""
     return {
+        "access_log": server.access_log if server is not None else False,
         "h11_max_incomplete_event_size": MAX_REQUEST_HEAD_BYTES,
         # Keep-alive longer than clients' idle expiry (httpx: 5 s, like uvicorn's default): with equal timeouts a
         # client may reuse a connection the server is closing, and its request fails with a read error.
@@ -85,8 +86,10 @@ def _vault_watcher(memory: Memory) -> VaultWatcher | None:
     return VaultWatcher(Vault(memory.for_tenant(settings.tenant_id), settings)).start()
 
 
-def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: KeyStore | None = None) -> FastAPI:
-    """Build the service around ``memory``. ``keys`` may be None only for anonymous loopback use."""
+def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: KeyStore | None = None,
+               watch_vault: bool = True) -> FastAPI:  # fmt: skip
+    """Build the service around ``memory``. ``keys`` may be None only for anonymous loopback use. ``watch_vault``:
+    whether this process runs the vault watcher [vault] asks for (one worker of several does)."""
     server = server or memory.settings.server
     if server.allow_anonymous_loopback and not is_loopback(server.host):
         raise InvalidInputError(
@@ -110,7 +113,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         memory.jobs.start_worker()  # jobs queued in the shared store before this process started run here too
-        watcher = _vault_watcher(memory)
+        watcher = _vault_watcher(memory) if watch_vault else None
         try:
             async with mcp.session_manager.run():
                 yield
