@@ -21,7 +21,7 @@ from typing import Any, Self, Unpack
 from memstrata.config import Settings, load_settings
 from memstrata.deep.context_model import Audience, MemoryContext, Mode
 from memstrata.deep.search import DeepResult
-from memstrata.errors import ConflictError, InvalidInputError, NotFoundError, TurnStoredMeanwhileError
+from memstrata.errors import ConflictError, InvalidInputError, MemstrataError, NotFoundError, TurnStoredMeanwhileError
 from memstrata.export import ImportReport
 from memstrata.facade import ids
 from memstrata.facade.admin import AdminAPI, ErasureReport
@@ -416,6 +416,19 @@ class Memory:
         if record_access:
             self._core.access.record_later(search_query.scope, [hit.id for hit in hits])
         return hits
+
+    def embed_queries(self, queries: Sequence[tuple[str, ScopeArgs]]) -> None:
+        """Embed in one model call the queries searches are about to ask, each ``(query, scope)`` as ``search`` takes
+        them. Their vectors are kept with the recent queries (``embedder.query_cache``), so each search then finds its
+        own: the service runs fast searches one at a time on its event loop, where concurrent searches would each embed
+        alone. A query that cannot be searched is passed over here: its search says what is wrong."""
+        ahead = []
+        for text, scope in queries:
+            try:
+                ahead.append(self._search_query(text, scope, limit=1, filters=None, threshold=None))
+            except MemstrataError:
+                continue
+        self._core.embed_ahead(ahead)
 
     def deep_search(
         self,

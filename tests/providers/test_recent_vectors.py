@@ -175,3 +175,60 @@ def test_query_cache_zero_embeds_every_query(tmp_path: Path, embedder: Universal
         memory.search("我对什么过敏？", user_id="lin")
         memory.search("我对什么过敏？", user_id="lin")
         assert model.calls == [["我对什么过敏？"], ["我对什么过敏？"]]
+
+
+ASKED_TOGETHER = [
+    ("我对什么过敏？", {"user_id": "lin"}),
+    ("Where do I live now?", {"user_id": "sam"}),
+    ("What did I buy yesterday?", {"user_id": "lin"}),  # the time it names is not embedded (read/retrieve.py)
+]
+
+
+def _two_users(memory: Memory) -> None:
+    memory.add(["我对花生过敏", "Bought a rice cooker yesterday"], user_id="lin", infer=False)
+    memory.add(["I live in Leipzig now"], user_id="sam", infer=False)
+
+
+def test_queries_embedded_ahead_together_are_not_embedded_again_by_their_searches(
+    tmp_path: Path, embedder: UniversalSentenceEncoder
+) -> None:
+    """A service's fast searches run one after another on its event loop: their queries are embedded in one model
+    call first (api/query_batches.py), and each search then finds its vector, with the same hits."""
+    model = Counted(embedder)
+    with _memory(tmp_path / "ahead", model) as memory, _memory(tmp_path / "alone", embedder) as alone:
+        for each in (memory, alone):
+            _two_users(each)
+        model.calls.clear()
+        memory.embed_queries([*ASKED_TOGETHER, ("", {"user_id": "lin"})])  # an invalid one is passed over
+        assert model.calls == [["我对什么过敏？", "Where do I live now?", "What did I buy ?"]]  # as search embeds it
+        for text, scope in ASKED_TOGETHER:
+            hits = [(hit.memory.text, round(hit.score, 4)) for hit in memory.search(text, **scope)]
+            assert hits and hits == [(hit.memory.text, round(hit.score, 4)) for hit in alone.search(text, **scope)]
+        assert len(model.calls) == 1
+        memory.embed_queries([("whats my adress", {"user_id": "sam"})])  # search reads it as "address": a miss
+        memory.search("whats my adress", user_id="sam")
+        assert len(model.calls) == 3
+
+
+def test_searches_of_one_event_loop_round_share_one_model_call(
+    tmp_path: Path, embedder: UniversalSentenceEncoder
+) -> None:
+    import asyncio
+
+    from memstrata.api.query_batches import QueryBatches
+
+    model = Counted(embedder)
+    batches = QueryBatches()
+    with _memory(tmp_path, model) as memory:
+        _two_users(memory)
+        model.calls.clear()
+
+        async def arrive_together() -> None:
+            views = [memory.for_tenant(None) for _ in ASKED_TOGETHER]  # the service makes a view per request
+            await asyncio.gather(*(batches.embedded(view, text, scope)
+                                   for view, (text, scope) in zip(views, ASKED_TOGETHER, strict=True)))  # fmt: skip
+            await batches.embedded(memory, "我住在哪里？", {"user_id": "sam"})  # a later round: its own call
+
+        asyncio.run(arrive_together())
+        assert (batches.batches, batches.queries) == (2, 4)
+        assert [len(call) for call in model.calls] == [3, 1]

@@ -4,12 +4,13 @@ the core is the only mutable object among them, and it guards its own lazily sta
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memstrata.config import Settings
-from memstrata.errors import EmbeddingMismatchError
+from memstrata.errors import EmbeddingMismatchError, ProviderError
 from memstrata.facade.access import AccessLog
 from memstrata.indexing import index_text
 from memstrata.providers.cache import Embedded, embed_with_cache
@@ -19,6 +20,7 @@ from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder, embedding_identity
 from memstrata.providers.recent_vectors import RecentVectors
 from memstrata.query import Filters, ListQuery, SearchQuery
+from memstrata.read.pipeline import likely_embedded
 from memstrata.read.pipeline import search as run_search
 from memstrata.read.settings import ReadSettings
 from memstrata.storage.protocol import Store, Vector, WriteBatch
@@ -31,6 +33,7 @@ from memstrata.write.rules_extractor import RulesExtractor
 from memstrata.write.worker import BackgroundWorker, JobRunner
 
 Clock = Callable[[], datetime]
+log = logging.getLogger(__name__)
 
 
 class MemoryCore:
@@ -106,6 +109,18 @@ class MemoryCore:
         """What embeds the queries of ``scope``: a repeat of that scope's reuses its vector."""
         recent = self._recent_queries
         return self._query_embedder if recent is None else recent.for_scope(scope)
+
+    def embed_ahead(self, queries: Sequence[SearchQuery]) -> None:
+        """The vectors these searches are about to ask for, in one model call, kept with the recent queries (off with
+        ``embedder.query_cache = 0``). A failing model is left for each search to meet on its own."""
+        if self._recent_queries is None or not queries:
+            return
+        try:
+            self._recent_queries.prefetch(
+                [(query.scope, likely_embedded(query, self.read_settings)) for query in queries]
+            )
+        except ProviderError as exc:
+            log.debug("queries not embedded ahead: %s", exc)
 
     def search(self, query: SearchQuery) -> list[SearchHit]:
         """The one search path: ``memory.search``, ``forget`` and ``context`` all come through here."""

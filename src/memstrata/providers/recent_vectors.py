@@ -43,8 +43,7 @@ class RecentVectors(InFrontOf):
 
     def for_scope(self, scope: Scope) -> Embedder:
         """The embedder of one scope's searches: repeats of that scope only."""
-        fields = (scope.tenant_id, scope.user_id, scope.agent_id, scope.session_id)
-        return _Partition(self, "\x1f".join(field or "" for field in fields))
+        return _Partition(self, _partition_of(scope))
 
     def embed_batch(self, texts: Sequence[str], partition: str = "") -> Vectors:
         if not texts or len(texts) > self.most_texts:
@@ -57,6 +56,21 @@ class RecentVectors(InFrontOf):
                 raise ProviderError(f"the embedder returned {len(fresh)} vectors for {len(missing)} texts")
             known |= self._keep(missing, fresh, partition)
         return np.stack([known[text] for text in texts]).astype(np.float32, copy=False)
+
+    def prefetch(self, items: Sequence[tuple[Scope, str]]) -> None:
+        """Embed, in one model call, the texts of these scopes not kept yet (searches about to ask them)."""
+        with self._lock:
+            missing = [(_partition_of(scope), text) for scope, text in items
+                       if (_partition_of(scope), text) not in self._vectors]  # fmt: skip
+        texts = list(dict.fromkeys(text for _, text in missing))
+        if not texts:
+            return
+        fresh = self.inner.embed_batch(texts)
+        if len(fresh) != len(texts):
+            raise ProviderError(f"the embedder returned {len(fresh)} vectors for {len(texts)} texts")
+        vector_of = dict(zip(texts, fresh, strict=True))
+        for partition, text in dict.fromkeys(missing):
+            self._keep([text], np.stack([vector_of[text]]), partition)
 
     def _known(self, texts: Sequence[str], partition: str) -> dict[str, np.ndarray]:
         with self._lock:
@@ -79,6 +93,11 @@ class RecentVectors(InFrontOf):
             while len(self._vectors) > self.size:
                 self._vectors.popitem(last=False)
         return kept
+
+
+def _partition_of(scope: Scope) -> str:
+    fields = (scope.tenant_id, scope.user_id, scope.agent_id, scope.session_id)
+    return "\x1f".join(field or "" for field in fields)
 
 
 class _Partition(InFrontOf):

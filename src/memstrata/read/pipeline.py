@@ -85,11 +85,24 @@ class _Retrieval:
     retrieved: Retrieved
 
 
-def _retrieve(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> _Retrieval:
-    span = query_time_span(query, settings.timezone)
+def _asked(query: SearchQuery, span: TimeSpan | None) -> str:
     # The time a question names is searched as a range, not as words: "what did I buy this week?" matched "I started
     # the violin last week" (said in March) on "week" and ranked it above the laptop bought this week.
-    asked = topic_text(meaning_text(plain_question(query.text), span), query.scope)
+    return topic_text(meaning_text(plain_question(query.text), span), query.scope)
+
+
+def likely_embedded(query: SearchQuery, settings: ReadSettings) -> str:
+    """The text :func:`search` embeds for ``query`` unless it corrects a misspelt word or names a relative (which read
+    the store): what searches arriving together embed in one model call ahead of running (``Memory.embed_queries``).
+    A text that turns out different costs only the search's own embedding."""
+    query = query.model_copy(update={"text": simplified(query.text)})
+    span = query_time_span(query, settings.timezone)
+    return meaning_text(_asked(query, span), span)
+
+
+def _retrieve(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> _Retrieval:
+    span = query_time_span(query, settings.timezone)
+    asked = _asked(query, span)
     # "What does my sister do?" is also about Emma, if the user named her so (read/relatives.py).
     relatives = relatives_asked(store, query, asked)
     searched = relatives.searched(asked) if relatives else asked

@@ -32,6 +32,7 @@ from memstrata.api.keys import KeyStore
 from memstrata.api.limits import BodySizeLimit
 from memstrata.api.models import Health, Readiness
 from memstrata.api.overload import OverloadGuard
+from memstrata.api.query_batches import QueryBatches
 from memstrata.api.strict_query import reject_unexpected_body, reject_unknown_query
 from memstrata.config import ServerSettings
 from memstrata.errors import EmbeddingMismatchError, InvalidInputError
@@ -124,6 +125,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     app = FastAPI(title="memstrata", version=_version(), description=DESCRIPTION, lifespan=lifespan,
                   docs_url=None, redoc_url=None)  # fmt: skip
     app.state.memory = memory
+    app.state.query_batches = QueryBatches()
     app.state.auth = auth
     problems.install(app)
     docs.install(app)
