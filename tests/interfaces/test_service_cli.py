@@ -134,6 +134,8 @@ def test_serve_with_two_workers_answers_from_both_on_one_port(tmp_path: Path) ->
             workers = _children(server.pid)
             time.sleep(0.3)
         assert len(workers) == 2
+        # the port opens when both are ready: a worker listening alone took every connection made meanwhile
+        assert _listening_sockets(port) == 2
         texts = [f"我的第{n}只猫叫团子{n}" for n in range(8)] + [
             f"My dog number {n} is called Rex{n}" for n in range(8)
         ]
@@ -159,6 +161,11 @@ def test_serve_with_two_workers_answers_from_both_on_one_port(tmp_path: Path) ->
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
 
 
+def _listening_sockets(port: int) -> int:
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for row in rows if row.split()[1].endswith(f":{port:04X}") and row.split()[3] == "0A")
+
+
 def _ready(url: str) -> bool:
     try:
         return httpx.get(f"{url}/ready", timeout=5).status_code == 200
@@ -181,3 +188,18 @@ def test_one_worker_process_holds_the_vault_watch_lock(tmp_path: Path) -> None:
     _held.pop().close()  # the holder exits
     assert holds_lock(lock)
     _held.pop().close()
+
+
+def test_a_serving_process_reads_the_model_and_freezes_its_start_up_before_the_port_opens(tmp_path: Path) -> None:
+    import gc
+
+    from memstrata import Memory
+    from memstrata.service.app import ready_to_serve
+
+    with Memory.from_config({"store": {"path": str(tmp_path / "m.db")}, "llm": {"provider": "rules"}}) as memory:
+        try:
+            ready_to_serve(memory)
+            assert gc.get_freeze_count() > 0  # the cyclic collector no longer walks what start-up made
+            assert getattr(memory.embedder, "_model", None) is not None  # the weights are read
+        finally:
+            gc.unfreeze()  # this test process goes on collecting as before

@@ -81,7 +81,7 @@ def serve(
     import uvicorn
 
     from memstrata.api.keys import KeyStore
-    from memstrata.service.app import create_app, uvicorn_options
+    from memstrata.service.app import create_app, ready_to_serve, uvicorn_options
     from memstrata.service.workers import serve_workers, worker_plan
 
     state = cli_state(ctx)
@@ -114,6 +114,7 @@ def serve(
         if active == 0 and not server.allow_anonymous_loopback:
             err_console.print("[yellow]no API keys yet:[/yellow] `memstrata keys create --tenant NAME` makes one")
         if server.workers == 1:
+            ready_to_serve(memory)
             uvicorn.run(application, host=server.host, port=server.port, log_level="info", **uvicorn_options(server))
             return
         # Opened here first so the schema is migrated and the settings checked once; each worker opens its own.
