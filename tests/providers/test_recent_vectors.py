@@ -232,3 +232,24 @@ def test_searches_of_one_event_loop_round_share_one_model_call(
         asyncio.run(arrive_together())
         assert (batches.batches, batches.queries) == (2, 4)
         assert [len(call) for call in model.calls] == [3, 1]
+
+
+def test_a_failure_to_embed_ahead_holds_up_no_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from memstrata.api.query_batches import QueryBatches
+
+    batches = QueryBatches()
+    with _memory(tmp_path, HashingEmbedder()) as memory:
+
+        def fails(*_: object) -> None:
+            raise RuntimeError("the model broke")
+
+        monkeypatch.setattr(Memory, "embed_queries", fails)
+
+        async def arrive_together() -> None:
+            await asyncio.wait_for(asyncio.gather(*(batches.embedded(memory, text, scope)
+                                                    for text, scope in ASKED_TOGETHER)), timeout=5)  # fmt: skip
+
+        asyncio.run(arrive_together())  # every wait ends: each search then embeds for itself
+        assert (batches.batches, batches.queries) == (0, 0)

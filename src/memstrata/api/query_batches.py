@@ -11,10 +11,13 @@ corrects, a relative it names) costs only that search's own embedding.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import defaultdict
 
 from memstrata.facade.scoping import ScopeArgs
 from memstrata.memory import Memory
+
+log = logging.getLogger(__name__)
 
 
 class QueryBatches:
@@ -40,11 +43,13 @@ class QueryBatches:
         by_tenant: dict[str | None, list[tuple[Memory, str, ScopeArgs]]] = defaultdict(list)
         for item in waiting:
             by_tenant[item[0].tenant_id].append(item)
-        try:
-            for items in by_tenant.values():
+        for items in by_tenant.values():
+            try:
                 items[0][0].embed_queries([(query, scope) for _, query, scope in items])
-                self.batches += 1
-                self.queries += len(items)
-        finally:  # whatever happened, every search goes on (and embeds for itself what is missing)
-            if embedded is not None:
-                embedded.set_result(None)
+            except Exception:  # only an optimisation: each search embeds for itself what is missing
+                log.exception("queries of %d searches not embedded ahead", len(items))
+                continue
+            self.batches += 1
+            self.queries += len(items)
+        if embedded is not None:
+            embedded.set_result(None)
