@@ -124,6 +124,8 @@ def serve(
         err_console.print(f"{server.workers} worker processes, each with its own embedder", highlight=False)
         status = serve_workers(plan, server.workers)
         if status:
+            err_console.print("[red]a worker process ended on its own[/red] (its error is above); the others were "
+                              "stopped. Fix the cause and start the service again.")  # fmt: skip
             raise typer.Exit(status)
     finally:
         keys.close()  # the Memory is closed with the command's context

@@ -111,9 +111,3 @@ class CoalescingEmbedder(InFrontOf):
             call.ready.set()
         if successor is not None:
             successor.ready.set()
-
-    def load(self) -> None:
-        """Read the model's weights now, where the wrapped embedder can (a service does this at start-up)."""
-        load = getattr(self.inner, "load", None)
-        if callable(load):
-            load()

@@ -59,9 +59,9 @@ class RecentVectors(InFrontOf):
 
     def prefetch(self, items: Sequence[tuple[Scope, str]]) -> None:
         """Embed, in one model call, the texts of these scopes not kept yet (searches about to ask them)."""
+        wanted = dict.fromkeys((_partition_of(scope), text) for scope, text in items)
         with self._lock:
-            missing = [(_partition_of(scope), text) for scope, text in items
-                       if (_partition_of(scope), text) not in self._vectors]  # fmt: skip
+            missing = [key for key in wanted if key not in self._vectors]
         texts = list(dict.fromkeys(text for _, text in missing))
         if not texts:
             return
@@ -69,7 +69,7 @@ class RecentVectors(InFrontOf):
         if len(fresh) != len(texts):
             raise ProviderError(f"the embedder returned {len(fresh)} vectors for {len(texts)} texts")
         vector_of = dict(zip(texts, fresh, strict=True))
-        for partition, text in dict.fromkeys(missing):
+        for partition, text in missing:
             self._keep([text], np.stack([vector_of[text]]), partition)
 
     def _known(self, texts: Sequence[str], partition: str) -> dict[str, np.ndarray]:
