@@ -6,10 +6,10 @@ read/move_up.py, read/due_plans.py)."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from memstrata.han import simplified
 from memstrata.modality import HEDGED, NOT_YET, clause_at, said_as_so
+from memstrata.text_cache import text_cache
 
 # Statements of a change that answer a question about the state the change led to, with the words such a question
 # asks with: "I moved to Shanghai" is where the user lives now, "我入职了一家新公司" where they work. The statement
@@ -315,7 +315,7 @@ _STATE_ANSWERS = (
 )
 
 
-@lru_cache(maxsize=65_536)
+@text_cache  # primed from the stored row (stored_words.py)
 def change_answers(text: str) -> str:
     """The words of the questions a statement of change answers (see ``_CHANGE_ANSWERS``), or "". Traditional text is
     read as Simplified: "我媽搬來新加坡跟我們住" (來) was no move, so it was not held after the year asked about."""
@@ -330,7 +330,7 @@ def change_answers(text: str) -> str:
 _PLANNED_MOVE = re.compile(r"\b(?:moving|move|relocating|relocate)\s+(?:back\s+)?(?:to|into)\b", re.IGNORECASE)
 
 
-@lru_cache(maxsize=65_536)
+@text_cache  # primed from the stored row (stored_words.py)
 def planned_change_answers(text: str) -> str:
     """The words of the questions a plan of change will answer once done ("我下个月要搬到上海了", "I'm moving to
     Berlin in March": where the user lives), or "". A maybe is no plan ("We might move to Austin"), and what the text
@@ -350,7 +350,7 @@ def planned_change_answers(text: str) -> str:
     return " ".join(word for word in dict.fromkeys(" ".join(planned).split()) if word not in done)
 
 
-@lru_cache(maxsize=65_536)
+@text_cache  # primed from the stored row (stored_words.py)
 def answer_words(text: str) -> str:
     """The words of the questions a statement answers beyond its own: those of a change (:func:`change_answers`)
     and of where someone lives or works (``_STATE_ANSWERS``), or "". A word the statement says already is

@@ -16,6 +16,7 @@ from memstrata.answers import answer_words, planned_change_answers
 from memstrata.categories import category_words
 from memstrata.han import simplified
 from memstrata.lexical import keyword_tokens
+from memstrata.text_cache import text_cache
 from memstrata.types import MemoryItem
 
 _SPACES = re.compile(r"\s+")
@@ -75,11 +76,11 @@ def category_text(item: MemoryItem) -> str:
     already, or "". Keyword search and ranking read them; the embedded text leaves them out: the same words on two
     memories ("I have a dog", "I have a cat") would bring their vectors together, and near-duplicates are found by
     their vectors."""
-    return _unsaid_category_words(item.text) if states_for_the_user(item) else ""
+    return unsaid_category_words(item.text) if states_for_the_user(item) else ""
 
 
-@lru_cache(maxsize=65_536)
-def _unsaid_category_words(text: str) -> str:
+@text_cache  # primed from the stored row (stored_words.py)
+def unsaid_category_words(text: str) -> str:
     words = category_words(text)
     if not words:
         return ""

@@ -53,6 +53,7 @@ SHIPPED = {
         "55be8ff3de197087",
         "0e7fe8839e8f259d",
         "74f183d4e62e8ee7",
+        "d8fbdf262d36fbe7",
     ],
     "postgres": [
         "09ced248cd443cc1",
@@ -65,6 +66,7 @@ SHIPPED = {
         "55be8ff3de197087",
         "0e7fe8839e8f259d",
         "e3b0c44298fc1c14",
+        "d8fbdf262d36fbe7",
     ],
 }
 

@@ -50,6 +50,7 @@ def test_an_old_store_forgets_the_plain_hashes_of_named_tenants(tmp_path: Path, 
         conn.execute("UPDATE memory_vectors SET text_hash = ?", (text_hash(SECRET),))
         conn.execute("INSERT INTO embedding_cache VALUES ('any', ?, x'00')", (text_hash("old"),))
         conn.execute("DELETE FROM schema_migrations WHERE version >= 9")  # step 9 and every later one run again
+        conn.execute("ALTER TABLE memories DROP COLUMN words")  # which step 11 added
     conn.close()
 
     store = SQLiteStore(path)

@@ -259,11 +259,12 @@ class Store(Protocol):
         ...
 
     def keyword_index_current(self) -> bool:
-        """True when every memory's keyword terms come from this version's ``lexical.search_terms``."""
+        """True when every memory's keyword terms and stored readings come from this version's word tables."""
         ...
 
     def rebuild_keyword_index(self, batch_size: int = 2000) -> Iterator[int]:
-        """Derive every memory's keyword terms again, a batch per transaction; yields rows done per batch."""
+        """Derive every memory's keyword terms and stored readings again, a batch per transaction; yields rows done
+        per batch."""
         ...
 
     # --- whole-store --------------------------------------------------------------------

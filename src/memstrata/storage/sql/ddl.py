@@ -323,6 +323,12 @@ DELETE FROM embedding_cache;
 # Nothing shared: SQLite's own indexes that PostgreSQL has had since step 1 (see the SQLite OWN[10]).
 _010_LOOKUP_INDEXES = ""
 
+# What the word tables read in a memory's text (stored_words.py), kept with the row so a search reads it instead of
+# computing it for each of its ~50 candidates. NULL (rows written before): computed when read, written by a rebuild.
+_011_STORED_WORDS = """
+ALTER TABLE memories ADD COLUMN words TEXT;
+"""
+
 SHARED = {
     1: _001_INITIAL,
     2: _002_JOBS,
@@ -334,6 +340,7 @@ SHARED = {
     8: _008_EVENT_TIME,
     9: _009_TENANT_CACHE,
     10: _010_LOOKUP_INDEXES,
+    11: _011_STORED_WORDS,
 }
 WORDS = (
     "pk",

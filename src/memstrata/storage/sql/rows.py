@@ -10,6 +10,8 @@ from typing import Any
 from memstrata.indexing import content_hash
 from memstrata.records.graph import Entity, Relation
 from memstrata.storage.sql.dialect import Dialect
+from memstrata.stored_words import prime as prime_words
+from memstrata.stored_words import stored_words
 from memstrata.types import (
     HistoryAction,
     HistoryEvent,
@@ -27,7 +29,7 @@ SCOPE_COLUMNS = ("tenant_id", "user_id", "agent_id", "session_id")
 _MEMORY = (
     "id", *SCOPE_COLUMNS, "kind", "text", "key", "metadata", "confidence", "status", "event_time", "created_at",
     "updated_at", "valid_from", "valid_to", "recorded_to", "last_accessed_at", "access_count", "provenance",
-    "embedding_id",
+    "embedding_id", "words",
 )  # fmt: skip
 MEMORY_COLUMNS = ", ".join(f"m.{name}" for name in _MEMORY)  # queries alias memories as m
 MEMORY_WRITE_COLUMNS = (*_MEMORY, "content_hash")  # what memory_params() fills, in this order
@@ -89,7 +91,7 @@ def memory_params(d: Dialect, item: MemoryItem) -> tuple[Any, ...]:
         item.id, *scope_columns(item.scope), item.kind, item.text, item.key, d.json(item.metadata),
         item.confidence, item.status.value, d.ts(item.event_time), d.ts(item.created_at), d.ts(item.updated_at),
         d.ts(item.valid_from), d.ts(item.valid_to), d.ts(item.recorded_to), d.ts(item.last_accessed_at),
-        item.access_count, d.json(provenance), item.embedding_id, content_hash(item.text),
+        item.access_count, d.json(provenance), item.embedding_id, stored_words(item.text), content_hash(item.text),
     )  # fmt: skip
 
 
@@ -97,8 +99,9 @@ def memory(d: Dialect, row: Sequence[Any]) -> MemoryItem:
     (
         memory_id, tenant, user, agent, session, kind, text, key, metadata, confidence, status, event_time,
         created_at, updated_at, valid_from, valid_to, recorded_to, last_accessed_at, access_count, provenance,
-        embedding_id,
+        embedding_id, words,
     ) = row  # fmt: skip
+    prime_words(text, words)  # what ranking reads of the text, read when it was written (stored_words.py)
     return MemoryItem.model_construct(  # rows were validated on the way in
         id=memory_id, scope=scope_from(tenant, user, agent, session), kind=kind, text=text, key=key,
         metadata=d.from_json(metadata), confidence=confidence, status=MemoryStatus(status),

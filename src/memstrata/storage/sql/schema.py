@@ -29,6 +29,7 @@ STEPS = {
     8: "event-time index: a scope's memories by event time, for time-range searches",
     9: "embedding cache per tenant: plain text hashes of named tenants dropped",
     10: "lookup indexes: a memory's history through the versions it replaced; key slots by memory",
+    11: "stored readings: memories.words, what the word tables read in each text when it was written",
 }
 LATEST_VERSION = max(STEPS)
 

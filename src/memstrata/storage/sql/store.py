@@ -31,6 +31,8 @@ from memstrata.storage.sql.rows import (
 )
 from memstrata.storage.sql.where import memory_where, scope_where
 from memstrata.storage.sql.writes import apply_batch
+from memstrata.stored_words import VERSION as STORED_WORDS_VERSION
+from memstrata.stored_words import stored_words
 from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Scope, StoredMessage
 
 log = logging.getLogger(__name__)
@@ -340,26 +342,31 @@ class SQLStore:
             yield [rows.memory(self.dialect, tuple(row)[1:]) for row in found]
 
     # --- the keyword index --------------------------------------------------------------
+    @property
+    def _terms_version(self) -> str:
+        # the keyword terms and the stored readings (stored_words.py) are derived from the same word tables
+        return f"{self.dialect.terms_version}/{STORED_WORDS_VERSION}"
+
     def keyword_index_current(self) -> bool:
         found = self._rows("SELECT value FROM meta WHERE key = 'search_terms'")
-        return bool(found) and str(found[0][0]) == self.dialect.terms_version
+        return bool(found) and str(found[0][0]) == self._terms_version
 
     def rebuild_keyword_index(self, batch_size: int = 2000) -> Iterator[int]:
-        """Every memory's keyword terms derived again, a batch per transaction, then the version recorded: an
-        interrupted rebuild is simply run again (rows written meanwhile already have current terms)."""
+        """Every memory's keyword terms and stored readings derived again, a batch per transaction, then the
+        version recorded: an interrupted rebuild is simply run again (rows written meanwhile are current)."""
         d = self.dialect
         sql = f"SELECT m.seq, {MEMORY_COLUMNS} FROM memories m WHERE m.seq > ? ORDER BY m.seq LIMIT ?"
         last_seq = 0
         while found := self._rows(sql, (last_seq, batch_size)):
             last_seq = found[-1][0]
             items = [rows.memory(d, tuple(row)[1:]) for row in found]
-            d.transaction(partial(d.reindex_keywords, items=items))
+            d.transaction(partial(_derive_again, d, items))
             yield len(items)
         d.transaction(
             lambda tx: tx.execute(
                 "INSERT INTO meta (key, value) VALUES ('search_terms', ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (self.dialect.terms_version,),
+                (self._terms_version,),
             )
         )
 
@@ -451,3 +458,10 @@ class SQLStore:
 
 def _from_bytes(blob: Any) -> Vector:
     return np.frombuffer(bytes(blob), dtype="<f4").astype(np.float32)
+
+
+def _derive_again(d: Dialect, items: Sequence[MemoryItem], tx: Tx) -> None:
+    """The keyword terms and stored readings of stored memories, from this version's word tables. The row's
+    change counter stays, so no vector index re-reads these rows."""
+    d.reindex_keywords(tx, items)
+    tx.executemany("UPDATE memories SET words = ? WHERE id = ?", [(stored_words(item.text), item.id) for item in items])

@@ -31,7 +31,7 @@ from memstrata.storage.sql.where import scope_where
 from memstrata.types import MemoryItem, MemoryStatus, Scope, utcnow
 
 _REPLACED = ("kind", "text", "key", "metadata", "confidence", "status", "event_time", "created_at", "updated_at",
-             "valid_from", "valid_to", "recorded_to", "provenance", "content_hash")  # fmt: skip
+             "valid_from", "valid_to", "recorded_to", "provenance", "words", "content_hash")  # fmt: skip
 _UPSERT_KEY = (
     "INSERT INTO kv_facts (tenant_id, user_id, agent_id, session_id, key, memory_id) VALUES (?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (key, tenant_id, user_id, agent_id, session_id) DO UPDATE SET memory_id = excluded.memory_id"
