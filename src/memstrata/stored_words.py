@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 from types import ModuleType
 
-from memstrata import answers, categories, han, indexing, lexical, modality, text_cache
+from memstrata import answers, categories, han, indexing, lexical, modality
 from memstrata.han import simplified
 from memstrata.text_cache import TextCache
 
@@ -42,7 +42,7 @@ def _fingerprint(modules: tuple[ModuleType, ...]) -> str:
 
 
 # The modules the readings come from: an edit to any of them may change a reading.
-VERSION = f"{lexical.SEARCH_TERMS_VERSION}.{_fingerprint((answers, categories, han, indexing, modality, text_cache))}"
+VERSION = f"{lexical.SEARCH_TERMS_VERSION}.{_fingerprint((answers, categories, han, indexing, modality))}"
 
 
 def _tag(text: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache, update_wrapper
 
 _SIZE = 65_536
+_PRIMED = 8_192
 
 
 class TextCache:
@@ -21,7 +22,9 @@ class TextCache:
 
     def __init__(self, function: Callable[[str], str]) -> None:
         self._computed = lru_cache(maxsize=_SIZE)(function)
-        self._primed: dict[str, str] = {}  # a plain dict, emptied when full: priming is cheap, a miss computes
+        # a plain dict, emptied when full: a search primes its rows just before it reads them, so a few searches
+        # worth is enough, and a reading cleared meanwhile is computed
+        self._primed: dict[str, str] = {}
         update_wrapper(self, function)
 
     def __call__(self, text: str) -> str:
@@ -29,7 +32,7 @@ class TextCache:
         return self._computed(text) if found is None else found
 
     def prime(self, text: str, result: str) -> None:
-        if len(self._primed) >= _SIZE:
+        if len(self._primed) >= _PRIMED:
             self._primed.clear()
         self._primed[text] = result
 
