@@ -116,12 +116,12 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads worker processes from /proc")
 def test_serve_with_two_workers_answers_from_both_on_one_port(tmp_path: Path) -> None:
     """`serve --workers 2`: two processes share the port and the store; what one stored, the other finds;
-    Ctrl-C stops all of them."""
+    Ctrl-C stops all of them; the workers log at the command's level (-v)."""
     token = cli_json(tmp_path, "keys", "create", "--tenant", "acme")["token"]
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
     server = subprocess.Popen(
-        [*CLI, "--db", str(tmp_path / "svc.db"), "serve", "--port", str(port), "--workers", "2", "--access-log"],
+        [*CLI, "-v", "--db", str(tmp_path / "svc.db"), "serve", "--port", str(port), "--workers", "2", "--access-log"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
     )  # fmt: skip
     url, auth = f"http://127.0.0.1:{port}", {"Authorization": f"Bearer {token}"}
@@ -157,6 +157,7 @@ def test_serve_with_two_workers_answers_from_both_on_one_port(tmp_path: Path) ->
         output, _ = server.communicate(timeout=60)
     assert server.returncode == 0, output
     assert "2 worker processes" in output and token not in output
+    assert output.count("memstrata.service.workers: worker ") == 2, output  # -v reaches the workers' logging
     assert output.count('"POST /v1/memories/search HTTP/1.1" 200') == len(texts) * 4  # --access-log
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
 

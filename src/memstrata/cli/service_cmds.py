@@ -7,6 +7,7 @@ server packages are imported inside the commands, so the rest of the CLI works w
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 from typing import Annotated
@@ -118,7 +119,8 @@ def serve(
             uvicorn.run(application, host=server.host, port=server.port, log_level="info", **uvicorn_options(server))
             return
         # Opened here first so the schema is migrated and the settings checked once; each worker opens its own.
-        plan = worker_plan(memory.settings.model_dump(mode="json"), server, keys.path, state.tenant)
+        plan = worker_plan(memory.settings.model_dump(mode="json"), server, keys.path, state.tenant,
+                           logging.getLogger().getEffectiveLevel())  # fmt: skip
         keys.close()
         state.close()
         err_console.print(f"{server.workers} worker processes, each with its own embedder", highlight=False)

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import multiprocessing
+import os
 import signal
 import socket
 from contextlib import suppress
@@ -32,14 +34,17 @@ from typing import IO, Any
 
 from memstrata.config import ServerSettings
 
+log = logging.getLogger(__name__)
 _held: list[IO[str]] = []  # the open lock file of a worker that watches the vault: open as long as the process
 
 
-def worker_plan(settings: dict[str, Any], server: ServerSettings, keys_path: Path, tenant: str | None) -> str:
+def worker_plan(settings: dict[str, Any], server: ServerSettings, keys_path: Path, tenant: str | None,
+                log_level: int = logging.WARNING) -> str:  # fmt: skip
     """What every worker process builds its app from (passed to it, never through the environment: it may hold a
-    provider's API key, and a worker's own child processes, the document converter's, inherit the environment)."""
+    provider's API key, and a worker's own child processes, the document converter's, inherit the environment).
+    ``log_level``: the command's (``-v``, ``-vv``); a spawned process starts with Python's logging unset."""
     return json.dumps({"settings": settings, "server": server.model_dump(mode="json"), "keys": str(keys_path),
-                       "tenant": tenant})  # fmt: skip
+                       "tenant": tenant, "log_level": log_level})  # fmt: skip
 
 
 def serve_workers(plan: str, workers: int) -> int:
@@ -92,6 +97,7 @@ def run_worker(plan_text: str, ready: BarrierType | None = None) -> None:
     from memstrata.service.app import create_app, ready_to_serve, uvicorn_options
 
     plan = json.loads(plan_text)
+    logging.basicConfig(level=plan["log_level"], format="%(name)s: %(message)s", force=True)  # stderr, as the CLI's
     server = ServerSettings.model_validate(plan["server"])
     opened = Memory.from_config(load_settings(plan["settings"]))
     keys = KeyStore(Path(plan["keys"]))
@@ -103,6 +109,9 @@ def run_worker(plan_text: str, ready: BarrierType | None = None) -> None:
         if ready is not None:
             with suppress(BrokenBarrierError):  # a worker that failed to start stops the others anyway
                 ready.wait(timeout=_READY_TIMEOUT_S)
+        log.info(
+            "worker %d ready on %s:%d%s", os.getpid(), server.host, server.port, " (vault watcher)" if watch else ""
+        )
         config = uvicorn.Config(app, host=server.host, port=server.port, log_level="info", **uvicorn_options(server))
         uvicorn.Server(config).run(sockets=[shared_port(server.host, server.port)])
     finally:
