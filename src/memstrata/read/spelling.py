@@ -17,14 +17,12 @@ by its characters and an IME does not misspell.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable
-
-from spellchecker import SpellChecker
 
 from memstrata.categories import english_vocabulary
 from memstrata.lexical import search_terms
 from memstrata.query import SearchQuery
+from memstrata.read.english_words import english_words
 from memstrata.storage.protocol import Store
 
 # Latin words of four letters or more, not part of a key, an address or a number ("u_12", "a.b", "x-ray" stay)
@@ -34,33 +32,19 @@ _WORD = re.compile(r"(?<![A-Za-z0-9_.@:/'’-])[A-Za-z]{4,24}(?![A-Za-z0-9_.@:/-
 _CANDIDATES = 8  # corrections tried per word, most common first: each is one keyword lookup in the scope
 _UNKNOWN = 10  # unknown words looked up per query: a pasted text of 200 made-up words took 0.19 s
 
-_LOAD = threading.Lock()
-_english: SpellChecker | None = None
-
-
-def english() -> SpellChecker:
-    """pyspellchecker's English word list (160k words, 0.1 s to load), loaded once per process."""
-    global _english
-    with _LOAD:
-        if _english is None:
-            _english = SpellChecker(language="en", distance=1)
-        return _english
-
-
 COMMON_WORD = 10_000  # a word at least this frequent in English text is a common word, not a name
 
 
 def is_common_word(word: str) -> bool:
     """Whether English writes ``word`` often (at least ``COMMON_WORD`` in the dictionary's counts): "Number" in
     "Number's 720-555-0172 now" is no one's name; Yvonne (490) is."""
-    frequency = english().word_frequency
-    return frequency[word.lower()] >= COMMON_WORD if word.lower() in frequency else False
+    return english_words().frequency(word) >= COMMON_WORD
 
 
 def corrected_spelling(store: Store, query: SearchQuery) -> str:
     """``query.text`` with each misspelt word replaced by the scope's word it stands for (see the module)."""
     holds = _scope_holds(store, query)
-    words = english()
+    words = english_words()
     sentence_start = re.match(r"\W*", query.text)
     first = sentence_start.end() if sentence_start else 0
 
@@ -78,8 +62,8 @@ def corrected_spelling(store: Store, query: SearchQuery) -> str:
         if holds(lower):
             return word
         # a typo seldom changes the first letter ("adress" is "address", not "dress"), then the commonest
-        found = sorted(words.known(words.edit_distance_1(lower)),
-                       key=lambda known: (known[0] != lower[0], -words[known], known))  # fmt: skip
+        found = sorted(words.known(words.one_edit(lower)),
+                       key=lambda known: (known[0] != lower[0], -words.frequency(known), known))  # fmt: skip
         found = found[:_CANDIDATES]
         if not found or not holds(*found):  # one lookup for all: mostly none of them is in the scope either
             return word
