@@ -26,9 +26,9 @@ from bench.report import RESULTS_DIR, stamp
 from memstrata import Memory
 from memstrata.config import load_settings
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.sentences import estimate_tokens
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.vault import Vault, VaultSettings
-from memstrata.vault.sentences import estimate_tokens
 
 TOPICS_EN = [
     "retrieval",

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Self, Unpack
+from typing import TYPE_CHECKING, Any, Self, Unpack
 
 from memstrata.config import Settings, load_settings
 from memstrata.deep.context_model import Audience, MemoryContext, Mode
@@ -29,7 +29,6 @@ from memstrata.facade.context import build_context, checked_audience, checked_mo
 from memstrata.facade.core import Clock, MemoryCore
 from memstrata.facade.ids import IdKind
 from memstrata.facade.jobs import JobsAPI
-from memstrata.facade.knowledge import KnowledgeAPI
 from memstrata.facade.lifecycle import ForgetResult, LifecycleAPI
 from memstrata.facade.scoping import OwnerArgs, ScopeArgs, ScopeBinding
 from memstrata.facade.sessions import SessionsAPI
@@ -45,7 +44,6 @@ from memstrata.facade.writes import (
     write_update,
 )
 from memstrata.graph.view import GraphView
-from memstrata.knowledge.pipeline import IngestReport
 from memstrata.lifecycle.maintain import MaintenanceReport
 from memstrata.providers.factory import build_embedder
 from memstrata.providers.llm import ChatModel
@@ -77,11 +75,15 @@ from memstrata.validation import (
     guarded,
     parse_model,
 )
-from memstrata.vault import Vault
 from memstrata.write.extract import Extractor, LLMExtractor
 from memstrata.write.ingest import AddInput, OnError, ParsedInput, check_metadata, parse_input
 from memstrata.write.progress import ProgressHook
 from memstrata.write.reconcile import LLMReconciler, Reconciler
+
+if TYPE_CHECKING:
+    from memstrata.facade.knowledge import KnowledgeAPI
+    from memstrata.knowledge.pipeline import IngestReport
+    from memstrata.vault import Vault
 
 __all__ = ["ErasureReport", "ForgetResult", "Memory"]
 
@@ -214,6 +216,10 @@ class Memory:
     @property
     def vault(self) -> Vault:
         """The Markdown vault configured in ``[vault]`` (notes a person can read and edit) and its rules layer."""
+        from memstrata.vault import (
+            Vault,
+        )  # on first use: the vault's Markdown and YAML parsers cost every process ~10 MB
+
         return Vault(self, self._core.settings.vault)
 
     @property
@@ -644,6 +650,9 @@ class Memory:
     @property
     def knowledge(self) -> KnowledgeAPI:
         """Documents as searchable knowledge: ingest files, folders, URLs; collections; text around a hit."""
+        # on first use: the converter, fetcher and their HTTP client cost every process ~10 MB
+        from memstrata.facade.knowledge import KnowledgeAPI
+
         return KnowledgeAPI(self._core, self._binding)
 
     def ingest(self, target: str | Path | Sequence[str | Path], **options: Any) -> IngestReport:

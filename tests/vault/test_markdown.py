@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from memstrata.errors import InvalidInputError
+from memstrata.sentences import cut_to_budget, estimate_tokens, first_sentences, sentences
 from memstrata.vault.context import Piece, Rung, assemble
 from memstrata.vault.markdown import find_section, parse_note, render_frontmatter, split_frontmatter
 from memstrata.vault.progressive import fit, render
-from memstrata.vault.sentences import cut_to_budget, estimate_tokens, first_sentences, sentences
 from memstrata.vault.units import note_units
 
 NOTE = """---

@@ -23,7 +23,7 @@ from typing import Literal
 
 from memstrata.errors import InvalidInputError
 from memstrata.lifecycle.session import estimate_tokens
-from memstrata.vault.sentences import cut_to_budget
+from memstrata.sentences import cut_to_budget
 
 Section = Literal["facts", "profile", "memories", "session"]
 HEADERS: dict[Section, str] = {"facts": "## Key facts", "profile": "## About the user", "memories": "## Memories",

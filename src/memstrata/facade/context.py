@@ -34,9 +34,9 @@ from memstrata.read.named_keys import names_key
 from memstrata.read.pipeline import below_best, minimum_relevance
 from memstrata.read.retrieve import value_now
 from memstrata.records.process import SUMMARY_KIND, TASK_KIND
+from memstrata.sentences import cut_to_budget
 from memstrata.timezones import local
 from memstrata.types import MemoryItem, Scope, SearchHit, StoredMessage
-from memstrata.vault.sentences import cut_to_budget
 
 KEY_SCAN = 2000  # most recently updated keyed facts read for a context
 OTHER_FACTS = 20  # key facts the query does not name, at most (budget permitting)

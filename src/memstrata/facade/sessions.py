@@ -12,10 +12,10 @@ from memstrata.facade.writes import write_update
 from memstrata.lifecycle.session import within_budget
 from memstrata.query import Filters, ListQuery
 from memstrata.records.history import history_event
+from memstrata.sentences import cut_to_budget
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import HistoryAction, Job, JobStatus, MemoryItem, Message, Scope
 from memstrata.validation import check_count
-from memstrata.vault.sentences import cut_to_budget
 from memstrata.write.session_summary import SUMMARY_KIND, model_writer, session_summary
 
 MAX_SUMMARY_TURNS = 400  # the last turns of a very long session are what its summary covers

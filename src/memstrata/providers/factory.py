@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from memstrata.config import EmbedderSettings
 from memstrata.errors import InvalidInputError
-from memstrata.providers.openai_compat import OpenAICompatibleEmbedder
 from memstrata.providers.protocol import Embedder
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 
@@ -18,6 +17,8 @@ def build_embedder(settings: EmbedderSettings) -> Embedder:
             "(e.g. MEMSTRATA_EMBEDDER__BASE_URL=http://localhost:11434/v1 MEMSTRATA_EMBEDDER__MODEL=bge-m3 "
             "MEMSTRATA_EMBEDDER__DIMS=1024)"
         )
+    from memstrata.providers.openai_compat import OpenAICompatibleEmbedder  # httpx: ~8 MB, only where configured
+
     return OpenAICompatibleEmbedder(
         base_url=settings.base_url, model=settings.model, dims=settings.dims, api_key=settings.api_key
     )

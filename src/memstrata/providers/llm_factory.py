@@ -15,7 +15,6 @@ from memstrata.errors import InvalidInputError
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.llm_presets import CHAT_PRESETS
 from memstrata.providers.local_llm import local_model_available, shared_local_model
-from memstrata.providers.openai_chat import OpenAICompatibleChat
 
 
 @dataclass(frozen=True)
@@ -25,9 +24,11 @@ class ResolvedLLM:
     reason: str
 
 
-def _chat(settings: LLMSettings, base_url: str, model: str | None, api_key: str | None) -> OpenAICompatibleChat:
+def _chat(settings: LLMSettings, base_url: str, model: str | None, api_key: str | None) -> ChatModel:
     if not model:
         raise InvalidInputError("llm.model is required for an OpenAI-compatible server (e.g. MEMSTRATA_LLM__MODEL)")
+    from memstrata.providers.openai_chat import OpenAICompatibleChat  # httpx: ~8 MB, only where configured
+
     return OpenAICompatibleChat(
         base_url, model, api_key, timeout_s=settings.timeout_s, max_attempts=settings.max_attempts
     )
@@ -50,7 +51,9 @@ def resolve_llm(settings: LLMSettings, environ: Mapping[str, str]) -> ResolvedLL
     if provider == "local":
         return ResolvedLLM(_local(settings), "local", "llm.provider = local (configured)")
     if provider in CHAT_PRESETS:
-        chat = OpenAICompatibleChat.from_preset(
+        from memstrata.providers.openai_chat import OpenAICompatibleChat
+
+        chat: ChatModel = OpenAICompatibleChat.from_preset(
             provider,
             model=settings.model,
             api_key=settings.api_key,

@@ -8,7 +8,6 @@ from memstrata.config import RerankSettings
 from memstrata.errors import InvalidInputError
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.rerank import LLMReranker, Reranker
-from memstrata.providers.rerank_http import HTTPReranker
 
 
 def build_reranker(
@@ -29,4 +28,6 @@ def build_reranker(
     key = settings.api_key
     if key is None and settings.api_key_env:
         key = environ.get(settings.api_key_env)
+    from memstrata.providers.rerank_http import HTTPReranker  # httpx: ~8 MB, only where configured
+
     return HTTPReranker(settings.base_url, settings.model, api_key=key, timeout_s=settings.timeout_s)

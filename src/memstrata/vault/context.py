@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memstrata.sentences import estimate_tokens, first_sentences
 from memstrata.vault.markdown import Note
 from memstrata.vault.models import ContextPiece, DomainContext, VaultHit
 from memstrata.vault.progressive import LADDER, render
-from memstrata.vault.sentences import estimate_tokens, first_sentences
 
 SURVEY_DETAIL = (2, 1)  # surveys load shallow: their design philosophy, not their body
 

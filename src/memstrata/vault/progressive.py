@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memstrata.sentences import cut_to_budget, estimate_tokens, first_sentences
 from memstrata.vault.markdown import Note, find_section, subtree
-from memstrata.vault.sentences import cut_to_budget, estimate_tokens, first_sentences
 
 # From richest to barest: (heading depth, sentences per section; None = all).
 LADDER: tuple[tuple[int, int | None], ...] = ((6, None), (6, 5), (3, 3), (2, 2), (2, 1), (1, 1), (1, 0), (0, 0))

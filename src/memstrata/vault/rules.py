@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memstrata.errors import InvalidInputError
+from memstrata.sentences import estimate_tokens
 from memstrata.vault.layout import checksum, resolve_file
 from memstrata.vault.models import RuleFile, RulesBlock
-from memstrata.vault.sentences import estimate_tokens
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memstrata.errors import ConfirmationRequiredError, MemstrataError, NotFoundError, ProviderError
 from memstrata.query import Filters
+from memstrata.sentences import cut_to_budget, estimate_tokens
 from memstrata.types import HistoryEvent, MemoryStatus, Scope
 from memstrata.vault import writes
 from memstrata.vault.context import SURVEY_DETAIL, Piece, assemble, hit_piece, note_piece
@@ -38,7 +39,6 @@ from memstrata.vault.models import (
 from memstrata.vault.plan import Plan, plan, restricted
 from memstrata.vault.progressive import fit, render
 from memstrata.vault.rules import load_rules
-from memstrata.vault.sentences import cut_to_budget, estimate_tokens
 from memstrata.vault.settings import VaultSettings, vault_settings_of
 from memstrata.vault.usage import forgetting_report, lifted, matches, summary
 from memstrata.vault.writes import Written

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
+from memstrata.sentences import is_item_line
 from memstrata.validation import check_strings, clean_text
 from memstrata.vault.errors import StaleVersionError
 from memstrata.vault.layout import TRASH, VaultLayout, checksum, version_of
 from memstrata.vault.markdown import find_section, json_safe, parse_note, render_frontmatter, split_frontmatter
-from memstrata.vault.sentences import is_item_line
 
 
 @dataclass(frozen=True)
