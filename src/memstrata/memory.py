@@ -216,9 +216,8 @@ class Memory:
     @property
     def vault(self) -> Vault:
         """The Markdown vault configured in ``[vault]`` (notes a person can read and edit) and its rules layer."""
-        from memstrata.vault import (
-            Vault,
-        )  # on first use: the vault's Markdown and YAML parsers cost every process ~10 MB
+        # on first use: the vault's Markdown and YAML parsers cost every process ~10 MB
+        from memstrata.vault import Vault
 
         return Vault(self, self._core.settings.vault)
 

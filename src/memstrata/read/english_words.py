@@ -2,9 +2,9 @@
 
 Spelling correction (read/spelling.py) and the tests for a common word (read/endings.py, read/own_first.py,
 deep/profile.py) read the word list pyspellchecker ships. Its ``SpellChecker`` keeps it as a dict of Python strings:
-36 MB of every serving process, a tenth of a million-memory process's own memory. Here the same words are one sorted
-array of their hashes with their UTF-8 bytes and counts beside them (3 MB), and the one-edit candidates of a word
-are looked up in one call. What it answers is pyspellchecker's: the same lower-cased counts
+36 MB of a process that loads it (measured alone; 8.4 MB this way). Here the same words are one sorted array of their
+hashes with their UTF-8 bytes and counts beside them (5 MB of arrays), and the one-edit candidates of a word are
+looked up in one call. What it answers is pyspellchecker's: the same lower-cased counts
 (words differing only in case summed), the same letters for edits, the same words left unchecked (numbers, words far
 longer than any in the list); ``tests/read/test_english_words.py`` compares the two.
 """

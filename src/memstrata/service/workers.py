@@ -109,9 +109,7 @@ def run_worker(plan_text: str, ready: BarrierType | None = None) -> None:
         if ready is not None:
             with suppress(BrokenBarrierError):  # a worker that failed to start stops the others anyway
                 ready.wait(timeout=_READY_TIMEOUT_S)
-        log.info(
-            "worker %d ready on %s:%d%s", os.getpid(), server.host, server.port, " (vault watcher)" if watch else ""
-        )
+        log.info("worker %d ready on %s:%d", os.getpid(), server.host, server.port)
         config = uvicorn.Config(app, host=server.host, port=server.port, log_level="info", **uvicorn_options(server))
         uvicorn.Server(config).run(sockets=[shared_port(server.host, server.port)])
     finally:
