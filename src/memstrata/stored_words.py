@@ -5,7 +5,8 @@ Ranking reads four things of every candidate's text: the categories it names an 
 states and the change it plans (:func:`answers.change_answers`, :func:`answers.planned_change_answers`). Together
 they cost ~150 µs a text (dozens of regular expressions, jieba), and a search of a large store reads ~50 candidates
 this process has not read before: 8 of a 13 ms search at 100k memories. The write path stores them in
-``memories.words``; reading the row primes the functions' caches (:mod:`memstrata.text_cache`).
+``memories.words``; reading the row keeps the record, and the first reading asked of the text unpacks it into the
+functions' caches (:mod:`memstrata.text_cache`).
 
 A reading is used only where it is the one the running code would compute: it is tagged with :data:`VERSION`
 (the keyword terms' version and a fingerprint of the modules that compute it, so any change to a word table
@@ -22,7 +23,7 @@ from types import ModuleType
 
 from memstrata import answers, categories, han, indexing, lexical, modality
 from memstrata.han import simplified
-from memstrata.text_cache import TextCache
+from memstrata.text_cache import TextCache, keep_stored, unpack_stored_with
 
 _READINGS: tuple[TextCache, ...] = (
     indexing.unsaid_category_words,
@@ -55,14 +56,21 @@ def stored_words(text: str) -> str:
     return _SEPARATOR.join([_tag(read), *(reading(read) for reading in _READINGS)])
 
 
-def prime(text: str, stored: str | None) -> None:
-    """Tell the readings' caches what ``stored`` says of ``text``, where it was stored by this version for this
-    text; else nothing (the readings are computed when asked for)."""
-    if not stored:
-        return
-    read = simplified(text)
+def remember(text: str, stored: str | None) -> None:
+    """A row of ``text`` was read with ``stored``: kept until a reading of the text is asked for, then unpacked
+    (:func:`memstrata.text_cache.keep_stored`). Looked up by the text as written: a Traditional text, which ranking
+    reads as Simplified, has its readings computed."""
+    if stored:
+        keep_stored(text, stored)
+
+
+def _unpack(text: str, stored: str) -> None:
+    """Prime each reading of ``text`` with what ``stored`` says, where this version stored it for this text."""
     tag, *words = stored.split(_SEPARATOR)
-    if tag != _tag(read) or len(words) != len(_READINGS):
+    if tag != _tag(text) or len(words) != len(_READINGS):
         return
     for reading, found in zip(_READINGS, words, strict=True):
-        reading.prime(read, found)
+        reading.prime(text, found)
+
+
+unpack_stored_with(_unpack)

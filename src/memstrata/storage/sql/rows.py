@@ -10,7 +10,7 @@ from typing import Any
 from memstrata.indexing import content_hash
 from memstrata.records.graph import Entity, Relation
 from memstrata.storage.sql.dialect import Dialect
-from memstrata.stored_words import prime as prime_words
+from memstrata.stored_words import remember as remember_words
 from memstrata.stored_words import stored_words
 from memstrata.types import (
     HistoryAction,
@@ -101,7 +101,7 @@ def memory(d: Dialect, row: Sequence[Any]) -> MemoryItem:
         created_at, updated_at, valid_from, valid_to, recorded_to, last_accessed_at, access_count, provenance,
         embedding_id, words,
     ) = row  # fmt: skip
-    prime_words(text, words)  # what ranking reads of the text, read when it was written (stored_words.py)
+    remember_words(text, words)  # what ranking reads of the text, read when it was written (stored_words.py)
     return MemoryItem.model_construct(  # rows were validated on the way in
         id=memory_id, scope=scope_from(tenant, user, agent, session), kind=kind, text=text, key=key,
         metadata=d.from_json(metadata), confidence=confidence, status=MemoryStatus(status),
