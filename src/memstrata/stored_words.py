@@ -58,10 +58,18 @@ def stored_words(text: str) -> str:
 
 def remember(text: str, stored: str | None) -> None:
     """A row of ``text`` was read with ``stored``: kept until a reading of the text is asked for, then unpacked
-    (:func:`memstrata.text_cache.keep_stored`). Looked up by the text as written: a Traditional text, which ranking
-    reads as Simplified, has its readings computed."""
-    if stored:
+    (:func:`memstrata.text_cache.keep_stored`). Ranking asks the readings of the Simplified text, so a record
+    tagged for another text than the one written (a Traditional text's) is kept under its Simplified form; a record
+    of other tables is not kept at all."""
+    if not stored:
+        return
+    tag = stored.partition(_SEPARATOR)[0]
+    if tag == _tag(text):  # the text reads as written: the common case, no conversion
         keep_stored(text, stored)
+    elif tag.startswith(f"{VERSION}:"):
+        read = simplified(text)
+        if read != text:
+            keep_stored(read, stored)  # _unpack checks the tag against the Simplified text
 
 
 def _unpack(text: str, stored: str) -> None:
