@@ -109,6 +109,30 @@ def test_mcp_over_http_honours_keys_and_tenants(svc: Service) -> None:
     assert svc.memory.for_tenant("acme").get(memory_id, user_id="shared-id").status.value == "active"
 
 
+def test_an_agent_limited_key_reads_no_other_agents_memories_through_context(svc: Service) -> None:
+    """A user trial: context() reads a user's memories from every agent, and a key limited to one agent read the
+    other agents' (a bank PIN) through memory_context and /v1/context, where search and get refused them."""
+    view = svc.memory.for_tenant("acme")
+    secret = view.add("Bob's bank PIN is 4321 银行密码", user_id="ctx-bob", agent_id="banker").results[0].id
+    mine = view.add("Bob's bank branch is on Main Street", user_id="ctx-bob", agent_id="planner").results[0].id
+    headers = svc.auth(svc.token("acme", agents=["planner"]))
+
+    question = {"query": "Bob bank PIN 银行密码", "user_id": "ctx-bob"}
+
+    async def context(client: Client) -> dict[str, Any]:
+        return structured(await client.call_tool("memory_context", {**question, "agent_id": "planner"}))
+
+    over_mcp = run(context, f"{svc.url}/mcp", headers=headers)
+    over_rest = httpx.post(f"{svc.url}/v1/context", headers=headers, json=question).json()
+    for answer in (over_mcp, over_rest):
+        assert mine in answer["citations"] and secret not in answer["citations"], answer["citations"]
+        assert "4321" not in answer["text"]
+    # a key for every agent still reads the user's memories from all of them, as context() promises
+    every_agent = httpx.post(f"{svc.url}/v1/context", headers=svc.auth(svc.token("acme")),
+                             json={**question, "agent_id": "planner"}).json()  # fmt: skip
+    assert {secret, mine} <= set(every_agent["citations"])
+
+
 def test_mcp_over_stdio(tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,

@@ -134,7 +134,7 @@ keys_strategy = st.fixed_dictionaries(
 )
 requests_strategy = st.fixed_dictionaries(
     {
-        "op": st.sampled_from(["get", "history", "update", "delete", "purge", "search", "list"]),
+        "op": st.sampled_from(["get", "history", "update", "delete", "purge", "search", "list", "context", "deep"]),
         "target": st.integers(min_value=0, max_value=10_000),  # an index into the seeded ids, or a guessed id
         "user_id": st.none() | st.sampled_from(USERS),
         "agent_id": st.none() | st.sampled_from(["planner", "coder"]),
@@ -160,7 +160,7 @@ def test_no_access_outside_the_keys_tenant_and_scopes(
         target = ids[call["target"] % len(ids)] if call["target"] < 5_000 else f"guess{call['target']:x}"
         params = {name: call[name] for name in ("user_id", "agent_id") if call[name] is not None}
         original = world.items.get(target)
-        aimed = call["op"] not in ("search", "list")  # the other operations name the target id
+        aimed = call["op"] not in ("search", "list", "context", "deep")  # the other operations name the target id
         outside = aimed and original is not None and not reachable(key, original.scope)
         if call["op"] == "purge" and original is not None and not outside:
             continue  # purging what the key may reach is allowed; it would only shrink the world
@@ -168,11 +168,16 @@ def test_no_access_outside_the_keys_tenant_and_scopes(
         response = send(http, svc.url, headers, call["op"], target, params)
         assert response.status_code < 500, response.text
 
-        if response.status_code < 300 and call["op"] in ("search", "list"):
+        if response.status_code < 300 and call["op"] in ("search", "list", "deep"):
             body = response.json()
-            found = [hit["memory"] for hit in body] if call["op"] == "search" else body["items"]
+            hits = body["hits"] if call["op"] == "deep" else body
+            found = body["items"] if call["op"] == "list" else [hit["memory"] for hit in hits]
             for memory in found:
                 assert reachable(key, Scope.model_validate(memory["scope"])), (key, memory)
+        if response.status_code < 300 and call["op"] == "context":
+            # context() reads a user's memories from every agent: never past the key's agents (a user trial)
+            for cited in response.json()["citations"]:
+                assert cited not in world.items or reachable(key, world.items[cited].scope), (key, call, cited)
         if outside:
             assert response.status_code in (403, 404, 422), (key, call, response.text)  # refused, never served
             assert current(world, target) == before, "a request changed a memory outside its key's reach"
@@ -226,4 +231,10 @@ def send(
         return http.post(f"{item}/purge", params=params, headers=headers)
     if op == "search":
         return http.post(f"{url}/v1/memories/search", headers=headers, json={**params, "query": "tea", "limit": 50})
+    if op == "context":
+        return http.post(f"{url}/v1/context", headers=headers, json={**params, "query": "who likes tea?", "limit": 50})
+    if op == "deep":
+        return http.post(
+            f"{url}/v1/memories/search/deep", headers=headers, json={**params, "query": "tea", "limit": 50}
+        )
     return http.get(f"{url}/v1/memories", params={**params, "limit": 100}, headers=headers)

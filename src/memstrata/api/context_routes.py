@@ -53,7 +53,8 @@ def context(body: ContextRequest, call: CallerDep) -> MemoryContext:
     relevant memories with their source turns and dates, and the session's recent turns (with ``session_id``),
     within ``budget_tokens``, each memory cited by id. Included memories count as used. ``as_of`` / ``known_at``
     travel in time as search does."""
-    return call.memory.context(body.query, **call.scope(body), budget_tokens=body.budget_tokens, mode=body.mode,
+    scope = call.scope(body)  # context reads the user's memories from every agent: not past the key's agents
+    return call.bound(scope).context(body.query, **scope, budget_tokens=body.budget_tokens, mode=body.mode,
                                limit=body.limit, filters=body.filters, audience=body.audience, as_of=body.as_of,
                                known_at=body.known_at)  # fmt: skip
 
@@ -62,6 +63,7 @@ def context(body: ContextRequest, call: CallerDep) -> MemoryContext:
 def deep_search(body: DeepSearchRequest, call: CallerDep) -> DeepResult:
     """Deep search with its trace: the understood question, every query searched, the evaluator's verdicts,
     why it stopped, and model calls, tokens and seconds."""
-    return call.memory.deep_search(body.query, **call.scope(body), limit=body.limit, filters=body.filters,
+    scope = call.scope(body)
+    return call.bound(scope).deep_search(body.query, **scope, limit=body.limit, filters=body.filters,
                                    threshold=body.threshold, audience=body.audience, as_of=body.as_of,
                                    known_at=body.known_at)  # fmt: skip

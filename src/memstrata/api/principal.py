@@ -39,6 +39,17 @@ class Principal:
         """The Memory view this caller works through: every store query carries its tenant."""
         return memory.for_tenant(self.tenant_id)
 
+    def bound(self, view: Memory, scope: ScopeArgs) -> Memory:
+        """``view`` (from :meth:`memory`) bound to the ids of ``scope`` (from :meth:`scope`) that this key limits,
+        so no call made through it can widen past them: ``context()`` reads a user's memories from every agent,
+        and an agent-limited key read the other agents' memories through it (a user trial)."""
+        limited: ScopeArgs = {}
+        if self.user_ids is not None and scope.get("user_id") is not None:
+            limited["user_id"] = scope.get("user_id")
+        if self.agent_ids is not None and scope.get("agent_id") is not None:
+            limited["agent_id"] = scope.get("agent_id")
+        return view.scoped(**limited) if limited else view
+
     def scope(self, user_id: str | None, agent_id: str | None, session_id: str | None) -> ScopeArgs:
         """The scope a request may use. A key bound to exactly one user (or agent) fills it in when omitted.
 

@@ -80,6 +80,10 @@ class Caller:
     def scope(self, ids: ScopeBody) -> ScopeArgs:
         return self.principal.scope(ids.user_id, ids.agent_id, ids.session_id)
 
+    def bound(self, scope: ScopeArgs) -> Memory:
+        """The view bound to the ids of ``scope`` the key limits: for calls that read wider than their scope."""
+        return self.principal.bound(self.memory, scope)
+
 
 # The dependencies are async: FastAPI runs a plain ``def`` dependency in a worker thread, a hand-off per request that
 # costs more than their work (a key looked up by its primary key in the key store's SQLite file, a view object).

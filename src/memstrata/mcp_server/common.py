@@ -78,4 +78,5 @@ class Callers:
         """The caller's Memory view, its checked scope, and the actor recorded in history."""
         principal = self.principal(ctx)
         scope = principal.scope(user_id, agent_id, session_id)
-        return principal.memory(self.memory), scope, f"mcp:{principal.key_id or 'local'}"
+        view = principal.bound(principal.memory(self.memory), scope)
+        return view, scope, f"mcp:{principal.key_id or 'local'}"
