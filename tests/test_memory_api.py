@@ -389,6 +389,30 @@ def test_a_move_answers_where_the_user_lives_now_but_not_where_they_lived_then(m
             assert memory.search(question, user_id=user)[0].text == said[1], (user, question)
 
 
+def test_a_move_from_one_city_to_another_answers_where_the_user_lives(memory: Memory) -> None:
+    """A user trial: "I moved from Beijing to Shanghai last month." scored 0.05 for "Where do I live now?" (below the
+    cutoff, so not returned) while "I moved to Shanghai" answered: "from X" between the verb and "to" hid the move."""
+    for user, moved in (("en", "I moved from Beijing to Shanghai last month."),
+                        ("mixed", "I moved from 北京 to 上海 last month.")):  # fmt: skip
+        memory.add(
+            [{"role": "user", "content": "I live in Beijing.", "timestamp": "2026-09-01T10:00:00Z"}], user_id=user
+        )
+        memory.add([{"role": "user", "content": moved, "timestamp": "2026-12-01T10:00:00Z"}], user_id=user)
+        for question in ("Where do I live now?", "我现在住在哪里？"):
+            assert memory.search(question, user_id=user)[0].text == moved, (user, question)
+
+
+def test_the_users_name_answers_what_their_name_is_in_either_language(memory: Memory) -> None:
+    """A user trial: the write path's "用户叫林小雨" scored 0.03 for "What's my name?" and 0.06 for "我叫什么名字？",
+    under the cutoff; "我叫林小雨" tied with the cat's name. A pet's name is not the user's."""
+    for user, said in (("third", "用户叫林小雨"), ("first", "我叫林小雨"), ("english", "My name is Lin Xiaoyu")):
+        memory.add([{"role": "user", "content": said}], user_id=user)
+        memory.add([{"role": "user", "content": "我养了一只猫叫团子"}], user_id=user)
+        for question in ("What's my name?", "我叫什么名字？"):
+            hits = memory.search(question, user_id=user)
+            assert hits[0].text == said, (user, question, [(h.text, h.score) for h in hits])
+
+
 def test_the_users_own_move_answers_before_a_relatives_home_search_after_search(memory: Memory) -> None:
     """ "我妹妹住在成都" led "搬到上海浦东了" on the literal "住" (0.52 to 0.36), beyond the 25% a statement about the
     user may trail one about someone else; a statement of change trails by up to half, as in newer-first."""

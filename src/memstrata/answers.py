@@ -42,7 +42,9 @@ _NOT_PEOPLE_ZH = (
 _CHANGE_ANSWERS = (
     (
         re.compile(
-            rf"{_PERSON}{_ADVERBS}\s*(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
+            rf"{_PERSON}{_ADVERBS}\s*(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?"
+            # "I moved from Beijing to Shanghai": where from, then where to (a user trial found it unanswered)
+            r"(?:from\s+[^.!?;,]{1,40}?\s+)?(?:to|into|in\s+with)\b"
             # "搬家前卖了吉他" says when, not that one moved
             rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家(?![前时]|之前|的时候))"
             r"|\ban?\s+(?:\w+\s+){1,2}?resident\b|\bsettled\s+in(?:to)?\b|安顿(?:好|下来)"
@@ -312,6 +314,18 @@ _STATE_ANSWERS = (
         ),
         "work job 工作 上班",
     ),
+    (
+        # One's own name: "What's my name?" shares no word with "用户叫林小雨" (the write path's third person), and
+        # "我叫什么名字？" none with "My name is Lin" but the name; a pet or a relative named is not the user's name
+        # ("我养了一只猫叫团子"), nor a call made ("我叫了外卖", "我们叫它团子").
+        re.compile(
+            r"(?:^|(?<=[\s，。！？；,.!?;:：]))(?:我|用户)(?:的(?:全名|名字|中文名|英文名|真名)(?:是|叫)|(?<!们)叫(?![了过着车外人醒它他她]))"
+            r"|\b(?:my|user's|the\s+user's)\s+(?:full\s+|real\s+)?name\s+is\b|\b(?:i'm|i\s+am|user\s+is)\s+called\b"
+            r"|\bcall\s+me\b",
+            re.IGNORECASE,
+        ),
+        "name 名字",
+    ),
 )
 
 
@@ -327,7 +341,9 @@ def change_answers(text: str) -> str:
 
 
 # A move still to come, which _CHANGE_ANSWERS's "moved to" does not say: "I'm moving to Berlin in March".
-_PLANNED_MOVE = re.compile(r"\b(?:moving|move|relocating|relocate)\s+(?:back\s+)?(?:to|into)\b", re.IGNORECASE)
+_PLANNED_MOVE = re.compile(
+    r"\b(?:moving|move|relocating|relocate)\s+(?:back\s+)?(?:from\s+[^.!?;,]{1,40}?\s+)?(?:to|into)\b", re.IGNORECASE
+)
 
 
 @text_cache  # primed from the stored row (stored_words.py)
