@@ -118,6 +118,11 @@ def test_long_texts_and_turns_are_kept_in_parts(store: Store, embedder: Universa
     assert [(event.event, event.id) for event in tagged] == [("UPDATE", parts[0].id)]
     assert all(memory.get(part.id, user_id="u").metadata["source"] == "wiki" for part in parts)
 
+    # parts of a repetitive text look alike but are no duplicates: consolidation leaves every one (it kept one of 3)
+    repeated = memory.add("The quarterly report row: revenue up, costs flat. " * 12, user_id="rows").results
+    assert len(repeated) >= 3 and memory.consolidate(user_id="rows") == 0
+    assert len(memory.get_all(user_id="rows")) == len(repeated)
+
     turn = memory.add([{"role": "user", "content": text}], user_id="u", session_id="s")
     (stored,) = memory.messages(user_id="u", session_id="s")
     assert stored.message.content == text  # the raw turn is whole
