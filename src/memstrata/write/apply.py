@@ -149,7 +149,13 @@ class Planner:
         live = [target for target in decision.targets if self.is_live(target.id)]
         replaced = [target for target in live if not known_before(fact, target, self.now)]
         if not replaced:
-            self._older_version(fact, max(live or decision.targets, key=lambda t: t.valid_from), decision.rejected)
+            # History of a current memory, not of one waiting for review: a pending one holds nothing yet (the new
+            # fact was stored as replaced by a pending plan on another topic: a user trial)
+            held = [target for target in live or decision.targets if target.status != MemoryStatus.PENDING]
+            if not held:
+                self._add(Add(fact, decision.rejected))
+                return
+            self._older_version(fact, max(held, key=lambda t: t.valid_from), decision.rejected)
             return
         sources = tuple(dict.fromkeys([*fact.message_ids, *(m for t in replaced for m in t.provenance.message_ids)]))
         # Every other field (event time, its end, when it was said) stays the fact's own.

@@ -6,7 +6,8 @@ from rules a reader can check, and every answer the rules refuse is recorded as 
 - ``same`` makes the fact a NONE pointing at that memory, if the memory is close to it (similarity) and about
   the same person; a "same" for a distant memory is refused and the fact is kept.
 - ``contradicts`` closes the memory and stores the fact (UPDATE), unless the two are about different people
-  ("用户喜欢猫" is not changed by "用户的妹妹喜欢狗").
+  ("用户喜欢猫" is not changed by "用户的妹妹喜欢狗"), one is a plan and the other not, or the fact is one more of a
+  kind a person holds several of (a second allergy, pet or sport: :func:`both_can_hold`).
 - ``refines`` closes the memory only if the fact repeats its content (the fact is the fuller version);
   otherwise both are kept.
 - ``unrelated`` (both can be true) changes nothing, unless the fact is close, about the same person and repeats
@@ -22,9 +23,11 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memstrata.modality import PLANNED, calls_off
 from memstrata.prompts.compare_facts import Relation
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
-from memstrata.write.evidence import content_words, same_subject
+from memstrata.write.evidence import MANY_VALUED, content_words, same_subject, same_things, shared_topics
+from memstrata.write.polarity import affirms
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,31 @@ def different_people(a: str, b: str) -> bool:
     return first != second
 
 
+# A change or an aversion said outright: "用户现在改喝茶了" changes what "用户喜欢喝咖啡" said, and "用户讨厌猫" what
+# "用户喜欢猫" said, though no word but the topic's ties them.
+_CHANGED = re.compile(
+    r"改|换|变成|只(?=[喝吃用穿听看玩养])|讨厌|厌倦|受不了|现在|如今|更喜欢"
+    r"|\b(?:switched|changed|instead|rather than|now|prefers?|only|hates?|dislikes?|can't stand)\b",
+    re.I,
+)
+
+
+def both_can_hold(fact: str, old: str, *, dated: bool = False) -> str | None:
+    """Why a "contradicts" answer cannot stand, or None. The bundled model called a plan and a state contradictory
+    ("用户什么都吃" against "用户计划在12月25日和林小雪一起吃饭": the new fact was stored as replaced by the plan), and
+    a second value of a topic that holds several a change ("User is allergic to penicillin" closed "用户对花生过敏").
+    ``dated``: the fact names when it happens, so a plan of it is a change from then ("用户下个月搬到上海")."""
+    fact_plans, old_plans = PLANNED.search(fact) is not None, PLANNED.search(old) is not None
+    if old_plans and not fact_plans and not calls_off(fact):
+        return "what holds now does not call off a plan; kept both"
+    if fact_plans and not old_plans and not dated:
+        return "a plan with no date changes nothing yet; kept both"
+    topics = shared_topics(fact, old) - {"name"}  # "User has a dog named Max": the naming is the pet's
+    if topics and topics <= MANY_VALUED and not same_things(fact, old) and affirms(fact) and not _CHANGED.search(fact):
+        return f"one more of a kind a person holds several of ({', '.join(sorted(topics))}); kept both"
+    return None
+
+
 def covers(fact: str, old: str, minimum: float) -> bool:
     """Does ``fact`` repeat at least ``minimum`` of ``old``'s content words (so it can replace it without
     losing anything)? A memory with no content words is never covered."""
@@ -173,6 +201,12 @@ def decide(
         if answer == "contradicts" and not same_subject(fact.text, item.text):
             reason = "close in form, but no word or topic in common; kept both"
             rejected.append(Rejection(answer, item.id, item.text, reason))
+            continue
+        held = (
+            both_can_hold(fact.text, item.text, dated=fact.event_time is not None) if answer == "contradicts" else None
+        )
+        if held is not None:
+            rejected.append(Rejection(answer, item.id, item.text, held))
             continue
         if answer == "refines" and not covers(fact.text, item.text, rules.refine_min_coverage):
             rejected.append(Rejection("refines", item.id, item.text, "does not repeat the old content; kept both"))

@@ -43,7 +43,12 @@ _TOPICS: dict[str, re.Pattern[str]] = {
 # Nor does a verb of liking: "User loves coffee" was closed by "User's golden retriever Biscuit loves the snow".
 _GENERIC = frozenset({"user", "user's", "用户", "助手", "assistant", "now", "现在", "also", "还", "很", "喜欢", "like",
                       "likes", "love", "loves", "loved", "enjoy", "enjoys", "prefer", "prefers", "really", "爱", "热爱",
-                      "喜爱", "一个", "一只", "longer", "anymore", "不再", "已经", "再也"})  # fmt: skip
+                      "喜爱", "一个", "一只", "longer", "anymore", "不再", "已经", "再也",
+                      # when, how much, with whom: "之前" tied "用户之前是误诊" to an unrelated memory, which it closed
+                      "之前", "以前", "以后", "最近", "一直", "所有", "一起", "计划", "打算", "准备"})  # fmt: skip
+# Topics a person holds several of at once: allergies and illnesses, pets, drinks, sports, studies. A second one
+# is no change of the first ("I'm allergic to penicillin too" closed the peanut allergy: a user trial).
+MANY_VALUED = frozenset({"health", "pet", "drink", "exercise", "study", "season"})
 
 
 def content_words(text: str) -> set[str]:
@@ -57,6 +62,18 @@ def shared_words(a: str, b: str) -> set[str]:
 
 def shared_topics(a: str, b: str) -> set[str]:
     return {name for name, pattern in _TOPICS.items() if pattern.search(a) and pattern.search(b)}
+
+
+# Words that name a kind of thing, not the thing: two allergies share "allergic", two drinks "drinks".
+_KIND_WORDS = frozenset({"allergic", "allergy", "allergies", "过敏", "drink", "drinks", "drinking", "eat", "eats",
+                         "pet", "pets", "宠物", "study", "studies", "学习", "play", "plays", "has", "have", "own",
+                         "owns", "named", "called"})  # fmt: skip
+
+
+def same_things(a: str, b: str) -> set[str]:
+    """The shared words besides those naming a kind ("allergic", "drinks"): what says the two are about one thing
+    ("gym", "咖啡"), not two things of one kind."""
+    return shared_words(a, b) - _KIND_WORDS
 
 
 def evidence(new: str, old: str, similarity: float, close: float) -> str | None:
