@@ -21,6 +21,29 @@ def is_han(char: str) -> bool:
     return HAN_CHAR.fullmatch(char) is not None
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+# Characters by which Chinese is spoken, not only named: a pronoun or a particle ("我住在深圳, and I work at DJI"
+# speaks Chinese; "My sister's clinic is called 微笑正畸 in 成都" only names in it). Not 都, 会, 和: 成都, 会展, 和平.
+_SPOKEN_HAN = frozenset("我你他她们的了在是也很就要吗呢吧")
+
+
+def speaks_chinese(text: str) -> bool:
+    """A pronoun or particle in Chinese: Chinese is spoken in ``text``, not only names written in it."""
+    return any(character in _SPOKEN_HAN for character in HAN_CHAR.findall(text))
+
+
+def mostly_chinese(text: str) -> bool:
+    """At least twice as many Chinese characters as words in Latin letters."""
+    return len(HAN_CHAR.findall(text)) >= 2 * max(1, len(_LATIN_WORD.findall(text)))
+
+
+def writes_chinese(text: str) -> bool:
+    """Written in Chinese, beyond names in Chinese characters: "I moved from 北京 to 上海" is English, and its facts
+    are English (asked as Chinese, the bundled model wrote them in Chinese, and they waited for review as
+    translations: a user trial)."""
+    return HAN_CHAR.search(text) is not None and (speaks_chinese(text) or mostly_chinese(text))
+
+
 _CONVERTER_LOCK = threading.Lock()
 
 

@@ -171,7 +171,8 @@ def test_a_missing_or_impossible_turn_number_keeps_the_fact(scripted_memory: Mem
 
 def test_small_talk_turns_never_reach_the_model(scripted_memory: Memory, server: ScriptedServer) -> None:
     scripted_memory.add(["今天天气真不错。", "Thanks, you too!", "好的，谢谢！", "谢谢你一直记得这些！",
-                         "Thanks for remembering all that!"], user_id="u1", infer=True, wait=True)  # fmt: skip
+                         "Thanks for remembering all that!", "🎉🎉🎉", "👍 !!"],
+                        user_id="u1", infer=True, wait=True)  # fmt: skip
     assert server.requests == []
     assert scripted_memory.list_jobs(user_id="u1")[0].result["model_calls"] == 0
 
@@ -184,6 +185,26 @@ def test_mixed_language_turns_are_extracted_per_language(scripted_memory: Memory
     assert set(_live(scripted_memory)) == {"用户住在杭州", "User is a nurse"}
     system = {request["messages"][0]["content"] for request in server.requests}
     assert len(system) == 2  # one fixed (cached) system prompt per language
+
+
+def test_english_turns_that_name_chinese_places_are_asked_in_english(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: "I moved from 北京 to 上海 last month." went to the Chinese call, the bundled model wrote
+    "用户从北京搬到上海", and the fact waited for review as a translation. A name in Chinese characters is not Chinese
+    spoken."""
+    server.enqueue(_facts("用户养了一只猫"), _facts("User moved from 北京 to 上海 last month", "User is a nurse"))
+    scripted_memory.add(["I moved from 北京 to 上海 last month.", "I work as a nurse.", "我养了一只猫。"], user_id="u1",
+                        infer=True, wait=True)  # fmt: skip
+    chinese, english = server.user_prompts()
+    assert "北京" in english and "nurse" in english and "猫" in chinese and "北京" not in chinese
+    systems = [request["messages"][0]["content"] for request in server.requests]
+    assert systems[0] != systems[1]  # a Chinese prompt, then an English one
+    assert set(_live(scripted_memory)) == {
+        "User moved from 北京 to 上海 last month",
+        "User is a nurse",
+        "用户养了一只猫",
+    }
 
 
 def test_a_fact_repeated_in_one_answer_is_stored_once(scripted_memory: Memory, server: ScriptedServer) -> None:

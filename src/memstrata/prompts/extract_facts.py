@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memstrata.lexical import has_han
+from memstrata.han import writes_chinese
 from memstrata.providers.llm import ChatMessage
 from memstrata.types import Message
 
@@ -142,7 +142,7 @@ def extraction_prompt(turns: Sequence[Message], *, graph: bool = False) -> list[
     bundled model translates the facts, and copies details from examples of the other language. Each of the
     (at most four) system prompts is fixed and comes first, so its evaluation is cached; only the turns change.
     No date is given: time words stay as said and are resolved against each turn's own timestamp."""
-    chinese = any(has_han(turn.content) for turn in turns)
+    chinese = any(writes_chinese(turn.content) for turn in turns)  # not a name alone ("I moved from 北京 to 上海")
     system = (_ZH + (_GRAPH_ZH if graph else "")) if chinese else (_EN + (_GRAPH_EN if graph else ""))
     return [ChatMessage("system", system), ChatMessage("user", render_turns(turns))]
 

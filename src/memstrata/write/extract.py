@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -13,7 +12,7 @@ from memstrata.graph.extracted import Triple
 from memstrata.graph.names import is_user
 from memstrata.graph.rules import mention
 from memstrata.graph.vocabulary import canonical_relation
-from memstrata.han import HAN_CHAR
+from memstrata.han import HAN_CHAR, mostly_chinese, speaks_chinese, writes_chinese
 from memstrata.lexical import has_han
 from memstrata.prompts.extract_facts import (
     ExtractedRelation,
@@ -98,8 +97,8 @@ class LLMExtractor:
         write every fact in one language, so each language gets its own call (same cached system prompt).
         Small talk and bare acknowledgements never reach the model."""
         worth = select_turns(turns)
-        chinese = [turn for turn in worth if has_han(turn.content)]
-        other = [turn for turn in worth if not has_han(turn.content)]
+        chinese = [turn for turn in worth if writes_chinese(turn.content)]
+        other = [turn for turn in worth if not writes_chinese(turn.content)]
         found = Extraction()
         for group in (chinese, other):
             if group:
@@ -318,31 +317,14 @@ def _translated(found: FactList, turns: Sequence[Message]) -> list[int]:
     for index, fact in enumerate(found.facts):
         said = " ".join(turn.content for turn in _source(fact.turn, turns, fact.text))
         if has_han(fact.text):
-            translated = not has_han(said) or (not _speaks_chinese(said) and len(_new_han(fact.text, said)) >= 2)
+            translated = not has_han(said) or (not speaks_chinese(said) and len(_new_han(fact.text, said)) >= 2)
         else:
-            translated = _mostly_chinese(said) and not memory_terms(fact.text) - {"user"} <= memory_terms(said)
+            translated = mostly_chinese(said) and not memory_terms(fact.text) - {"user"} <= memory_terms(said)
         if translated:
             flagged.append(index)
     return flagged
 
 
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
-
-
-# Characters by which Chinese is spoken, not only named: a pronoun or a particle ("我住在深圳, and I work at DJI"
-# speaks Chinese; "My sister's clinic is called 微笑正畸 in 成都" only names in it). Not 都, 会, 和: 成都, 会展, 和平.
-_SPOKEN_HAN = frozenset("我你他她们的了在是也很就要吗呢吧")
-
-
-def _speaks_chinese(text: str) -> bool:
-    return any(character in _SPOKEN_HAN for character in HAN_CHAR.findall(text))
-
-
 def _new_han(fact: str, said: str) -> set[str]:
     """Chinese characters of a fact that its source never uses, past the framing and the commonest function words."""
     return set(HAN_CHAR.findall(fact)) - set(HAN_CHAR.findall(said)) - _COMMON_HAN
-
-
-def _mostly_chinese(text: str) -> bool:
-    """At least twice as many Chinese characters as words in Latin letters."""
-    return len(HAN_CHAR.findall(text)) >= 2 * max(1, len(_LATIN_WORD.findall(text)))

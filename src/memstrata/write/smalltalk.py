@@ -18,11 +18,18 @@ _COMMITMENT = re.compile(
 _QUESTION = re.compile(r"[?？]\s*$")
 
 
+def _has_words(text: str) -> bool:
+    """A letter, digit or character: a turn of emoji or punctuation alone ("🎉🎉🎉") says nothing to remember (it cost a
+    model call: a user trial)."""
+    return any(character.isalnum() for character in text)
+
+
 def select_turns(turns: Sequence[Message]) -> list[Message]:
     """The turns to show the extractor: user turns that are not small talk; assistant turns that commit to
     something; and an assistant question right before a kept user turn, so "林小雨" answering "你妹妹叫什么？"
     still reads as a fact. Returns [] when no turn holds anything to extract."""
-    kept_user = {i for i, turn in enumerate(turns) if turn.role == "user" and not is_small_talk(turn.content)}
+    kept_user = {i for i, turn in enumerate(turns)
+                 if turn.role == "user" and _has_words(turn.content) and not is_small_talk(turn.content)}  # fmt: skip
     selected = []
     for i, turn in enumerate(turns):
         if i in kept_user:
