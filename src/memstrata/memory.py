@@ -129,7 +129,9 @@ class Memory:
         )
         store = open_store(settings.store)
         llm = resolve_llm(settings.llm, os.environ)
-        extractor = LLMExtractor(llm.model, graph=settings.graph.enabled) if llm.model else None
+        extractor = (
+            LLMExtractor(llm.model, graph=settings.graph.enabled, n_ctx=settings.llm.n_ctx) if llm.model else None
+        )
         reconciler = LLMReconciler(llm.model) if llm.model else None
         return cls(store, build_embedder(settings.embedder), settings=settings, extractor=extractor,
                    reconciler=reconciler, llm_reason=llm.reason, chat_model=llm.model)  # fmt: skip

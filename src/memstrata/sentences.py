@@ -135,3 +135,29 @@ def cut_to_budget(text: str, budget_tokens: int) -> str:
         if at > len(prefix) // 2:
             return prefix[: at + len(stop)].rstrip() + "…"
     return prefix.rstrip() + "…" if prefix else ""
+
+
+# Strongest first; a cut is made just after the mark, so a part ends with its sentence's punctuation.
+BREAKS = ("\n\n", "\n", "。", "！", "？", ". ", "! ", "? ", "；", "; ", "，", ", ", " ")
+
+
+def split_spans(text: str, max_chars: int) -> list[tuple[int, int]]:
+    """Consecutive ``[start, end)`` spans covering ``text``, each at most ``max_chars`` long. A cut is searched
+    for in the last quarter of each window, so no part is shorter than three quarters of the limit but the last."""
+    if max_chars < 1:
+        raise ValueError("max_chars must be positive")
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while len(text) - start > max_chars:
+        end = start + max_chars
+        floor = start + max(1, max_chars * 3 // 4)
+        cut = end
+        for mark in BREAKS:
+            found = text.rfind(mark, floor, end)
+            if found != -1:
+                cut = found + len(mark)
+                break
+        spans.append((start, cut))
+        start = cut
+    spans.append((start, len(text)))
+    return spans

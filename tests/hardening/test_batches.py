@@ -10,10 +10,12 @@ import pytest
 from memstrata import InvalidInputError, Memory, NotFoundError
 from memstrata.config import load_settings
 from memstrata.errors import ConflictError
-from memstrata.facade.long_text import split_spans
+from memstrata.lifecycle.session import estimate_tokens
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.sentences import split_spans
 from memstrata.storage.protocol import Store, WriteBatch
 from memstrata.types import Message
+from memstrata.write.turn_batches import input_budget, turn_batches
 from support.at_once import failures_at_once
 
 
@@ -259,3 +261,17 @@ def test_the_same_turn_sent_twice_at_once_is_stored_once_without_a_conflict(memo
         failures += failures_at_once(lambda turn=turn: memory.add(turn, user_id="race", session_id="s"), threads=4)
     assert failures == []
     assert len(memory.messages(user_id="race", session_id="s")) == 8
+
+
+@pytest.mark.parametrize("budget", [200, 996, 3000])
+def test_turn_batches_fit_the_budget_and_keep_every_character(budget: int) -> None:
+    mixed = "我今天很开心，因为天气很好。" * 300 + "Then English. " * 200
+    turns = [Message(role="user", content=text)
+             for text in ("短的一句。", "The cat sat on the mat. " * 400, mixed, "x" * 9000, "ok")]  # fmt: skip
+    batches = turn_batches(turns, budget)
+    assert all(sum(estimate_tokens(t.content) + 8 for t in batch) <= budget or len(batch) == 1 for batch in batches)
+    assert all(estimate_tokens(t.content) + 8 <= budget for batch in batches for t in batch)
+    pieces = [t for batch in batches for t in batch]
+    for turn in turns:  # each turn's pieces, in order, are the turn (blank pieces between them aside)
+        assert "".join(t.content for t in pieces if t.id == turn.id) == turn.content
+    assert input_budget(4096, 1000) < 1100  # the bundled model's context: room for a retry's answer and note

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from memstrata import JobFailedError, Memory
+from memstrata.lifecycle.session import estimate_tokens
 from memstrata.types import HistoryAction, JobStatus, MemoryStatus
 from support.scripted_llm import Reply, ScriptedServer, completion
 
@@ -443,3 +444,32 @@ def test_an_answer_cut_off_before_its_first_fact_is_tried_one_turn_at_a_time(
     turns = ["我喜欢喝茶。", "我住在杭州。"]
     memory.add([{"role": "user", "content": text} for text in turns], user_id="u1", infer=True, wait=True)
     assert set(_live(memory)) == {"用户喜欢喝茶", "用户住在杭州"}
+
+
+def test_turns_past_the_models_context_are_sent_in_calls_that_fit(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial on the bundled model (4,096 tokens): a 20,000-character turn made every call fail ("request (4502
+    tokens) exceeds the available context size"), retry or not, and the facts of the short turn beside it were
+    lost. Calls now carry what fits: the long turn in pieces, each pointing back at it."""
+
+    def extract(request: dict[str, Any]) -> Reply:
+        said = request["messages"][-1]["content"]
+        facts = [{"turn": int(found[1]), "text": text}
+                 for needle, text in (("Mia", "User's daughter Mia starts kindergarten in September"),
+                                      ("Grace Huang", "User's dentist is Dr. Grace Huang"))
+                 if (found := re.search(rf"\[(\d+)\][^\[]*{needle}", said))]  # fmt: skip
+        return completion({"facts": facts})
+
+    server.default = extract
+    long = ("Today I was thinking about clouds, trains and old movies. " * 160 + "My dentist is Dr. Grace Huang. "
+            + "x " * 6000)  # fmt: skip
+    added = scripted_memory.add([{"role": "user", "content": "My daughter Mia starts kindergarten in September."},
+                                 {"role": "user", "content": long}], user_id="u1", infer=True, wait=True)  # fmt: skip
+    assert len(long) > 20_000 and len(server.requests) >= 4
+    for request in server.requests:  # the prompt and an answer of 1,000 tokens fit 4,096 tokens
+        assert sum(estimate_tokens(m["content"]) for m in request["messages"]) + 1000 <= 4096
+    assert set(_live(scripted_memory)) == {"User's daughter Mia starts kindergarten in September",
+                                           "User's dentist is Dr. Grace Huang"}  # fmt: skip
+    [dentist] = scripted_memory.search("Who is my dentist?", user_id="u1", filters={"exclude_kind": ["episode"]})[:1]
+    assert dentist.memory.provenance.message_ids == (added.message_ids[1],)  # the long turn, whole in its message

@@ -13,35 +13,11 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memstrata.facade.core import MemoryCore
+from memstrata.sentences import split_spans
 from memstrata.types import JsonDict, MemoryItem, Message, Scope
 from memstrata.validation import is_blank
 from memstrata.write import ingest
 from memstrata.write.ingest import episode_memories
-
-# Strongest first; a cut is made just after the mark, so a part ends with its sentence's punctuation.
-BREAKS = ("\n\n", "\n", "。", "！", "？", ". ", "! ", "? ", "；", "; ", "，", ", ", " ")
-
-
-def split_spans(text: str, max_chars: int) -> list[tuple[int, int]]:
-    """Consecutive ``[start, end)`` spans covering ``text``, each at most ``max_chars`` long. A cut is searched
-    for in the last quarter of each window, so no part is shorter than three quarters of the limit but the last."""
-    if max_chars < 1:
-        raise ValueError("max_chars must be positive")
-    spans: list[tuple[int, int]] = []
-    start = 0
-    while len(text) - start > max_chars:
-        end = start + max_chars
-        floor = start + max(1, max_chars * 3 // 4)
-        cut = end
-        for mark in BREAKS:
-            found = text.rfind(mark, floor, end)
-            if found != -1:
-                cut = found + len(mark)
-                break
-        spans.append((start, cut))
-        start = cut
-    spans.append((start, len(text)))
-    return spans
 
 
 def part_label(number: int, total: int) -> str:

@@ -22,12 +22,13 @@ from typing import Any, Literal
 
 from memstrata.errors import ConcurrentWriteError, InvalidInputError
 from memstrata.facade.core import MemoryCore
-from memstrata.facade.long_text import part_label, split_spans
+from memstrata.facade.long_text import part_label
 from memstrata.facade.writes import TextOptions, rejected
 from memstrata.indexing import content_hash, index_text, text_hash
 from memstrata.query import Filters, ListQuery
 from memstrata.records.history import history_event
 from memstrata.records.versions import edited_version, kept_version, kept_version_event
+from memstrata.sentences import split_spans
 from memstrata.storage.protocol import WriteBatch
 from memstrata.types import (
     AddResult,

@@ -29,6 +29,7 @@ from memstrata.write.facts import make_fact, time_supported
 from memstrata.write.fidelity import altered_names, invented_wishes
 from memstrata.write.polarity import denied_now, dropped_denials
 from memstrata.write.smalltalk import select_turns
+from memstrata.write.turn_batches import input_budget, turn_batches
 
 # A fact that still alters a name of its turn or drops one of its negations after the retry: below the pending
 # gate (0.5), so it waits for review instead of being trusted (write/fidelity.py, write/polarity.py).
@@ -86,23 +87,26 @@ class Extractor(Protocol):
 class LLMExtractor:
     """``graph=True`` asks the same call for relation triples too, as compact [subject, relation, object] lists."""
 
-    def __init__(self, model: ChatModel, *, max_tokens: int = 500, graph: bool = True) -> None:
+    def __init__(self, model: ChatModel, *, max_tokens: int = 500, graph: bool = True, n_ctx: int = 4096) -> None:
         self.model = model
         self.name = f"llm:{model.model_id}"
         self.graph = graph
         self._max_tokens = max_tokens
+        # turns per call, so that no request exceeds the model's context (write/turn_batches.py)
+        self._input_tokens = input_budget(n_ctx, max_tokens * 2 if graph else max_tokens)
 
     def extract(self, turns: Sequence[Message], *, stats: CallStats) -> Extraction:
         """One call per language present: a small model given Chinese and English turns together tends to
-        write every fact in one language, so each language gets its own call (same cached system prompt).
-        Small talk and bare acknowledgements never reach the model."""
+        write every fact in one language, so each language gets its own call (same cached system prompt), and
+        more calls where the turns would not fit the model's context (long ones in pieces). Small talk and bare
+        acknowledgements never reach the model."""
         worth = select_turns(turns)
         chinese = [turn for turn in worth if writes_chinese(turn.content)]
         other = [turn for turn in worth if not writes_chinese(turn.content)]
         found = Extraction()
         for group in (chinese, other):
-            if group:
-                found += self._extract_or_split(group, stats)
+            for batch in turn_batches(group, self._input_tokens):
+                found += self._extract_or_split(batch, stats)
         return found
 
     def _extract_or_split(self, turns: Sequence[Message], stats: CallStats) -> Extraction:
