@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -13,9 +16,10 @@ import pytest
 pytest.importorskip("fastapi", reason="the service tests need the server extra: pip install -e '.[server]'")
 
 import httpx
-from service_support import Service, running
+from service_support import Service, running, service
 
 from memstrata.config import ServerSettings
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.service.app import create_app
 
 PROBLEM = "application/problem+json"
@@ -399,3 +403,35 @@ def test_a_fast_search_runs_on_the_event_loop_and_a_deep_one_in_a_worker_thread(
         found = client.post("/v1/memories/search", json={"user_id": "u-loop", "query": "周末做什么运动", "mode": mode})
         assert found.status_code == 200 and found.json()[0]["memory"]["text"] == "我周末喜欢打羽毛球", found.text
     assert on_the_loop[0] is True and on_the_loop[1] is False
+
+
+class _HeldEmbedder:
+    """The real embedder, held on texts longer than 1,000 characters until released."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.inner, self.model_id, self.dims = embedder, embedder.model_id, embedder.dims
+        self.release, self.entered = threading.Event(), threading.Event()
+
+    def embed_batch(self, texts: Any) -> Any:
+        if any(len(text) > 1_000 for text in texts):
+            self.entered.set()
+            self.release.wait(30)
+        return self.inner.embed_batch(texts)
+
+
+def test_a_long_query_is_searched_off_the_event_loop(tmp_path: Path, embedder: UniversalSentenceEncoder) -> None:
+    """A user trial: eight searches of ~19,000-character queries each embedded for a second on the event loop, and
+    every other request, /health included, waited up to 8.7 s. Held mid-embedding here, one must not stop /health."""
+    held = _HeldEmbedder(embedder)
+    with service(tmp_path / "held", held) as svc:  # type: ignore[arg-type]
+        headers = svc.auth(svc.token("acme", users=["u"]))
+        query = " ".join(f"word{n}" for n in range(2_000))
+        with ThreadPoolExecutor(1) as pool:
+            search = pool.submit(httpx.post, f"{svc.url}/v1/memories/search", headers=headers,
+                                 json={"query": query}, timeout=60)  # fmt: skip
+            assert held.entered.wait(30)
+            try:
+                assert httpx.get(f"{svc.url}/health", timeout=10).json() == {"status": "ok"}  # while it embeds
+            finally:
+                held.release.set()
+            assert search.result().status_code == 200

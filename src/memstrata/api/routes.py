@@ -144,6 +144,11 @@ def add_payload(body: AddRequest, call: Caller) -> AddResult:
     )
 
 
+# A longer query (a pasted text) is embedded for up to a second (16,000 characters: 1 s): run on the event loop,
+# eight of them held every other request and /health for 8 s (a user trial). It runs in a worker thread instead.
+INLINE_QUERY_CHARS = 1_000
+
+
 @router.post("/memories/search", response_model=list[SearchHit], tags=["memories"])
 async def search_memories(body: SearchRequest, call: CallerDep, request: Request) -> list[SearchHit]:
     """Hybrid keyword + vector search within a scope; each hit says why it ranked (``breakdown``)."""
@@ -151,7 +156,7 @@ async def search_memories(body: SearchRequest, call: CallerDep, request: Request
     search = partial(call.memory.search, body.query, **scope, limit=body.limit, filters=body.filters,
                      threshold=body.threshold, as_of=body.as_of, known_at=body.known_at,
                      include_archived=body.include_archived, mode=body.mode)  # fmt: skip
-    if body.mode == "deep":  # model calls: seconds, in a worker thread
+    if body.mode == "deep" or len(body.query) > INLINE_QUERY_CHARS:  # seconds, in a worker thread
         return await run_in_threadpool(search)
     # with the queries of the other searches of this round of the event loop (api/query_batches.py)
     await request.app.state.query_batches.embedded(call.memory, body.query, scope)
