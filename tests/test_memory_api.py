@@ -402,6 +402,16 @@ def test_a_move_from_one_city_to_another_answers_where_the_user_lives(memory: Me
             assert memory.search(question, user_id=user)[0].text == moved, (user, question)
 
 
+def test_a_move_said_in_english_answers_where_the_user_moved_asked_in_chinese(memory: Memory) -> None:
+    """A user trial: "上个月我搬去哪了？" as of 2022-04-01 returned only the 2020 move to Shanghai; "Moved to Singapore
+    last month" (said 2022-03-10) shared no word with it and its meaning alone fell under the cross-script floor."""
+    for text, when in (("我搬到上海了，现在在字节跳动上班", "2020-08-15T10:00:00+08:00"),
+                       ("Moved to Singapore last month for a new job at Grab", "2022-03-10T08:00:00Z")):  # fmt: skip
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="mei")
+    for question in ("上个月我搬去哪了？", "Where did I move last month?"):
+        assert memory.search(question, user_id="mei", as_of="2022-04-01")[0].text.startswith("Moved to Singapore")
+
+
 def test_the_users_name_answers_what_their_name_is_in_either_language(memory: Memory) -> None:
     """A user trial: the write path's "用户叫林小雨" scored 0.03 for "What's my name?" and 0.06 for "我叫什么名字？",
     under the cutoff; "我叫林小雨" tied with the cat's name. A pet's name is not the user's."""

@@ -62,7 +62,7 @@ _CHANGE_ANSWERS = (
             r"|\bunpacked\s+(?:the\s+)?(?:last\s+|final\s+)?box(?:es)?\b",  # "Unpacked the last box in Denver"
             re.IGNORECASE,
         ),
-        "live 住",
+        "live 住 move 搬",  # where one lives now, and where one moved ("上个月我搬去哪了？" of "Moved to Singapore")
     ),
     (
         re.compile(

@@ -401,7 +401,10 @@ def test_a_move_that_is_not_the_users_is_no_change() -> None:
                  "I think the number is wrong now", "My number is 555-123-4567")  # fmt: skip
     for text in not_moves:
         assert change_answers(text) == "", text
-    assert change_answers("我们搬家了，新家在滨江") == "live 住" and change_answers("搬到深圳南山区了") == "live 住"
+    assert (
+        change_answers("我们搬家了，新家在滨江") == "live 住 move 搬"
+        and change_answers("搬到深圳南山区了") == "live 住 move 搬"
+    )
     assert change_answers("technically a Stripe employee now") == "work job 工作 上班"
     assert category_words("How much do I make now?") == "" and "salary" in plain_question("How much do I make now?")
 
@@ -488,7 +491,7 @@ def test_a_home_by_its_keys_or_its_german_street_and_no_move_argued_over(memory:
     _tell(memory, "qiao", said, zone="+08:00")
     found = memory.search("我现在住在哪里？", user_id="qiao")
     assert found and found[0].text.startswith("湖东那套两居室"), [hit.text for hit in found]
-    assert change_answers("又是因为谁搬去谁那边") == "" and change_answers("我们搬到杭州了") == "live 住"
+    assert change_answers("又是因为谁搬去谁那边") == "" and change_answers("我们搬到杭州了") == "live 住 move 搬"
     assert "address" in category_words("die Wohnung ist in der Karl-Heine-Straße, nicht Zschochersche")
     assert "address" in category_words("Found an Altbau two-room in Eimsbüttel, Osterstraße, 1,150 warm.")
     assert "partner" in category_words("和程凯在一起三个月了") and category_words("和同事在一起吃饭") == ""

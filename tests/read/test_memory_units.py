@@ -165,9 +165,9 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
 @pytest.mark.parametrize(
     ("text", "answers"),
     [
-        ("I moved to Shanghai last month.", "live 住"),
-        ("We've finally moved into our new flat", "live 住"),
-        ("姐姐去年搬到了杭州", "live 住"),
+        ("I moved to Shanghai last month.", "live 住 move 搬"),
+        ("We've finally moved into our new flat", "live 住 move 搬"),
+        ("姐姐去年搬到了杭州", "live 住 move 搬"),
         ("上个月我跳槽到了腾讯。", "work job 工作 上班"),
         ("I started a new job at Meta", "work job 工作 上班"),
         ("Team meeting moved to Thursday", ""),  # not people moving
@@ -175,15 +175,15 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("我可能下个月搬去深圳", ""),  # a maybe, a plan: not where anyone lives yet
         ("I'm moving to Berlin next month", ""),
         ("我打算跳槽", ""),
-        ("搬到深圳南山区了，房子离公司很近", "live 住"),  # the speaker leaves themselves out
-        ("Moved into our new place in Portland, finally unpacked", "live 住"),
+        ("搬到深圳南山区了，房子离公司很近", "live 住 move 搬"),  # the speaker leaves themselves out
+        ("Moved into our new place in Portland, finally unpacked", "live 住 move 搬"),
         ("Started at Loomly today, I'm head of data now", "work job 工作 上班"),
         ("开始在蔚来做战略了", "work job 工作 上班"),
         ("我把沙发搬到客厅了", ""),  # furniture
         ("Moved the meeting to Friday", ""),
         ("started at 9 today", ""),
         ("开始在家做饭了", ""),
-        ("I moved to Shanghai in May", "live 住"),  # the month, not a maybe
+        ("I moved to Shanghai in May", "live 住 move 搬"),  # the month, not a maybe
         ("Anna and I broke up last week", "boyfriend girlfriend 男朋友 女朋友"),
         ("我和阿杰分手了，心情很差", "boyfriend girlfriend 男朋友 女朋友"),
         ("他们分手了", ""),  # someone else's ending
@@ -197,14 +197,14 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("Joined Monzo as a senior risk analyst. Full-time again!", "work job 工作 上班"),
         ("Joined Sarah for dinner", ""),
         ("单位调岗了，从南山税务局调到福田区税务局", "work job 工作 上班"),
-        ("Officially an Austin resident now. Rented a place in East Austin", "live 住"),
-        ("已经在深圳南山安顿好了", "live 住"),
-        ("Finally got the keys to our place in Denver!", "live 住"),  # a new home said without "move"
-        ("新家终于装修好了，周末请大家来玩", "live 住"),
-        ("User moved to Denver last week", "live 住"),  # the facts a model writes, of "User" / "用户"
+        ("Officially an Austin resident now. Rented a place in East Austin", "live 住 move 搬"),
+        ("已经在深圳南山安顿好了", "live 住 move 搬"),
+        ("Finally got the keys to our place in Denver!", "live 住 move 搬"),  # a new home said without "move"
+        ("新家终于装修好了，周末请大家来玩", "live 住 move 搬"),
+        ("User moved to Denver last week", "live 住 move 搬"),  # the facts a model writes, of "User" / "用户"
         ("用户换到字节跳动工作", "work job 工作 上班"),
         ("User and Anna broke up", "boyfriend girlfriend 男朋友 女朋友"),
-        ("新房子拿到钥匙了，在蛇口", "live 住"),
+        ("新房子拿到钥匙了，在蛇口", "live 住 move 搬"),
         ("Still counting myself a non-smoker.", "smoke smoking quit 抽烟 吸烟 戒烟"),
         ("认识了一个新男朋友，叫周航，是一名儿科医生。", "boyfriend girlfriend 男朋友 女朋友"),  # a new partner
         ("Met someone! Her name is Sofia", "boyfriend girlfriend 男朋友 女朋友"),

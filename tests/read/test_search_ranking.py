@@ -602,7 +602,7 @@ def test_a_time_is_no_one_the_question_names(question: str, about_the_user: bool
 def test_traditional_text_is_read_as_simplified_by_the_statement_rules() -> None:
     """ "我媽搬來新加坡跟我們住三個月" (來, 媽) was no move and the user's own statement, so said in 2026 it answered
     "2024年我住哪？" and "Where did I live in 2022?" first (found by a user trial)."""
-    assert change_answers("我媽搬來新加坡跟我們住三個月") == "live 住"
+    assert change_answers("我媽搬來新加坡跟我們住三個月") == "live 住 move 搬"
     assert subject("我媽搬來新加坡跟我們住三個月") == "another"
     assert ends_or_corrects("我已經戒掉咖啡了") == ends_or_corrects("我已经戒掉咖啡了")
 

@@ -25,7 +25,7 @@ def test_a_move_quoted_from_someone_else_is_not_the_users(memory: Memory) -> Non
         assert found and found[0].text.startswith("终于在杭州安顿下来了"), (question, [hit.text for hit in found])
     assert (
         change_answers(unquoted("Leo 发朋友圈说“终于搬到大理了”")) == ""
-        and change_answers("终于搬到大理了") == "live 住"
+        and change_answers("终于搬到大理了") == "live 住 move 搬"
     )
 
 
