@@ -24,6 +24,7 @@ from memstrata.cli.context import cli_state
 from memstrata.cli.render import Table, console, err_console, print_json
 from memstrata.providers.llm import ChatMessage, ChatModel
 from memstrata.providers.protocol import embedding_identity
+from memstrata.records.process import UNIT_KINDS
 from memstrata.storage.factory import is_postgres_url
 
 if TYPE_CHECKING:
@@ -86,10 +87,19 @@ def _embedder(memory: Memory) -> str:
         raise RuntimeError(f"the store holds vectors of {stored}, not {identity}")
     # An add stopped between storing its memories and embedding them (Ctrl-C) leaves them out of dense search,
     # and adding the same texts again finds them stored: only reindex embeds them.
-    unembedded = next(iter(memory.store.memories_needing_vectors(identity, 1)), [])
-    if unembedded:
-        raise RuntimeError(f"some memories have no vector (the first: {unembedded[0].id}), as when an add is stopped")
-    return f"{identity}; zh/en similarity of one sentence {similarity:.2f}; store vectors {stored or '(none yet)'}"
+    # A process unit's vector is written later by design (process/indexing.py: when its task finishes, or before a
+    # read that compares vectors): a store with a task running failed here, and so did every import of it.
+    deferred = 0
+    for batch in memory.store.memories_needing_vectors(identity, 500):
+        unembedded = [item for item in batch if item.kind not in UNIT_KINDS]
+        if unembedded:
+            raise RuntimeError(
+                f"some memories have no vector (the first: {unembedded[0].id}), as when an add is stopped"
+            )
+        deferred += len(batch)
+    waiting = f"; {deferred} process units wait for their vectors (embedded when their task ends)" if deferred else ""
+    held = stored or "(none yet)"
+    return f"{identity}; zh/en similarity of one sentence {similarity:.2f}; store vectors {held}{waiting}"
 
 
 def _model(model: ChatModel) -> str:
