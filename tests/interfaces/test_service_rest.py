@@ -247,6 +247,12 @@ def test_a_body_that_is_not_json_is_a_bad_request_and_405_lists_the_methods(clie
     for declared in ("text/plain", "application/x-www-form-urlencoded"):
         sent = client.post("/v1/memories", content=body, headers={"content-type": declared})
         assert_problem(sent, 415, "unsupported_media_type", mentions="Content-Type: application/json")
+    # no Content-Type at all (curl --data-binary -H 'Content-Type:'): 422 "should be a valid dictionary" (a user trial)
+    unlabelled = client.post("/v1/memories", content=body)  # httpx sends raw bytes with no Content-Type
+    assert "content-type" not in unlabelled.request.headers
+    assert_problem(unlabelled, 415, "unsupported_media_type", mentions="without a Content-Type")
+    missing = client.post("/v1/memories", json={"user_id": "lin"})  # JSON of the wrong shape stays 422
+    assert_problem(missing, 422, "invalid_request")
     refused = client.put("/v1/memories", json={})
     assert_problem(refused, 405, "method_not_allowed")
     assert {"GET", "POST", "DELETE"} <= set(refused.headers["allow"].split(", "))

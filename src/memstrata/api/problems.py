@@ -127,9 +127,14 @@ def install(app: FastAPI) -> None:
             return problem_response(400, detail, "bad_request", instance=request.url.path)
         declared = request.headers.get("content-type", "").split(";")[0].strip().lower()
         body_errors = [err for err in exc.errors() if tuple(err.get("loc", ()))[:1] == ("body",)]
-        if body_errors and declared and declared != "application/json" and not declared.endswith("+json") \
-                and not declared.startswith("multipart/"):  # fmt: skip
-            detail = f"the body was sent as {declared}; send JSON with Content-Type: application/json"
+        # a body sent with no Content-Type reaches validation as raw text ("Input should be a valid dictionary"):
+        # the fix is the header, as for any other type (a user trial got 422 for valid JSON sent without it)
+        unlabelled = not declared and any(isinstance(err.get("input"), str | bytes) for err in body_errors)
+        mislabelled = declared not in ("", "application/json") and not declared.endswith("+json") \
+            and not declared.startswith("multipart/")  # fmt: skip
+        if body_errors and (unlabelled or mislabelled):
+            sent = f"sent as {declared}" if declared else "sent without a Content-Type"
+            detail = f"the body was {sent}; send JSON with Content-Type: application/json"
             return problem_response(415, detail, "unsupported_media_type", instance=request.url.path)
         errors = [_field_problem(_with_scope_hint(err)) for err in exc.errors()]
         fields = "; ".join(f"{'.'.join(map(str, e.loc))}: {e.msg}" for e in errors)
