@@ -293,6 +293,19 @@ def test_the_profile_holds_no_one_elses_state(memory: Memory) -> None:
     assert "mango" not in profile and "蝦子" not in profile and "Yvonne" not in profile, profile
 
 
+def test_the_profile_holds_no_turn_that_matched_only_on_the_turn_before(memory: Memory) -> None:
+    """A user trial: "I drive a blue Tesla Model 3." answered "What am I allergic to?" (0.31) on the allergy said the
+    turn before it, indexed beside it, and was shown under "About the user" for a dinner order."""
+    said = [
+        ("2026-12-01T10:00:00+08:00", "你好！我叫林小雨，我养了一只猫叫团子。我对花生过敏。"),
+        ("2026-12-01T10:01:00+08:00", "My favourite food is ramen, and I'm allergic to penicillin too."),
+        ("2026-12-01T10:02:00+08:00", "I drive a blue Tesla Model 3."),
+    ]
+    _tell(memory, "lin", said)
+    profile = _profile_block(memory.context("What should I order for dinner?", user_id="lin", budget_tokens=600).text)
+    assert "penicillin" in profile and "花生" in profile and "Tesla" not in profile, profile
+
+
 def test_the_profile_reads_a_change_said_without_i_and_asks_what_the_task_needs_first(memory: Memory) -> None:
     """A trial of a life imported from old chats: "Unpacked the last box in Denver" says no "I", so the profile showed
     the home of 2021 ("living in Seattle") as the user's home; and the block, a fifth of 600 tokens, held the

@@ -34,14 +34,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memstrata.answers import change_answers, unquoted
+from memstrata.answers import answer_words, change_answers, unquoted
 from memstrata.errors import ProviderError
 from memstrata.han import simplified
-from memstrata.indexing import states_for_the_user
+from memstrata.indexing import states_for_the_user, unsaid_category_words
 from memstrata.lexical import has_han
 from memstrata.modality import CONDITIONAL
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
+from memstrata.read.evidence import memory_terms, query_terms
 from memstrata.read.own_first import ANOTHERS_EVENT, FIRST_PERSON, whose
 from memstrata.read.spelling import is_common_word
 from memstrata.types import MemoryItem, SearchHit
@@ -94,10 +95,23 @@ def standing_facts(
         hits = search(query.model_copy(update={"text": text, "limit": ANSWERS_SEARCHED, "threshold": None}))
         # the first answers, shown already or not: where one replaces another, the next one is the older value
         answers = [hit for hit in hits if _enough(hit, standing) and _answers(hit.memory, standing)]
+        answers = [hit for hit in answers if not _borrowed(hit, text)]
         answers = [hit for hit in answers if not ended(hit.memory)][: standing.most]
         found += [hit for hit in answers if hit.id not in seen]
         seen |= {hit.id for hit in answers}
     return found
+
+
+def _borrowed(hit: SearchHit, question: str) -> bool:
+    """Whether the hit matched the question's words only through the turns indexed beside it (read/memory units):
+    "I drive a blue Tesla Model 3." answered "What am I allergic to?" (0.31) on the allergy said the turn before, and
+    was shown as a fact about the user for a dinner order (a user trial)."""
+    breakdown = hit.breakdown
+    if breakdown.cross_script or not breakdown.keyword_match:
+        return False
+    text = hit.memory.text
+    own = memory_terms(f"{text} {unsaid_category_words(text)} {answer_words(text)}")
+    return not own & set(query_terms(question))
 
 
 def _enough(hit: SearchHit, standing: Standing) -> bool:
