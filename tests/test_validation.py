@@ -20,6 +20,8 @@ def _nothing_written(memory: Memory) -> None:
         ("   \n\t", "empty"),
         ("\u200b\u200b", "only invisible characters"),  # was stored: str.strip() keeps zero-width spaces
         ("\ufeff \u2060", "only invisible characters"),
+        ("\x7f", "only invisible characters"),  # DEL alone was stored, a memory that showed as empty (a user trial)
+        ("\x01\x02 \x1b", "only invisible characters"),
         ("nul\x00inside", "NUL"),
         ("broken \udcff surrogate", "UTF-8"),
         (b"\xff\xfe not utf-8", "UTF-8"),

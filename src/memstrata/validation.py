@@ -25,9 +25,9 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 def is_blank(text: str) -> bool:
-    """Nothing to read: whitespace and invisible format characters only ("\u200b\u200b", which str.strip()
-    keeps)."""
-    return all(char.isspace() or unicodedata.category(char) == "Cf" for char in text)
+    """Nothing to read: whitespace, invisible format characters ("\u200b\u200b", which str.strip() keeps) and
+    control characters ("\x7f" alone was stored as a memory that showed as empty: a user trial) only."""
+    return all(char.isspace() or unicodedata.category(char) in ("Cf", "Cc") for char in text)
 
 
 def clean_text(
@@ -56,7 +56,9 @@ def clean_text(
     if not text:
         raise InvalidInputError(f"{field} is empty; pass some non-whitespace text")
     if is_blank(text):
-        raise InvalidInputError(f"{field} holds only invisible characters (zero-width spaces, joiners); pass text")
+        raise InvalidInputError(
+            f"{field} holds only invisible characters (zero-width spaces, joiners, control characters); pass text"
+        )
     if len(text) > max_chars:
         raise InvalidInputError(
             f"{field} has {len(text)} characters, over the limit of {max_chars}; "
