@@ -28,6 +28,10 @@ from memstrata.write.decisions import Candidate, NewFact, Update
         ("User's doctor retested him", "User works as a nurse at Ruijin Hospital", True),
         ("用户是医生", "用户是护士", False),  # the user's own job
         ("用户的老师叫王芳", "用户喜欢数学", False),  # naming them is the user's own fact
+        # what someone says of the user is the user's fact: the doctor's correction of the user's allergy (a user trial)
+        ("用户医生说我其实对青霉素不过敏", "User is allergic to penicillin", False),
+        ("User's doctor said the user is not allergic to penicillin", "User is allergic to penicillin", False),
+        ("User's doctor said he is retiring", "User works as a nurse", True),
     ],
 )
 def test_a_fact_about_someone_else_is_told_apart(new: str, old: str, different: bool) -> None:

@@ -97,13 +97,22 @@ _NAMED = re.compile(r"^(?!(?:The|This|That|These|Those|It|Its|There|User|Users|A
 _NAMING = re.compile(r"^\s*(?:叫|名叫|名字(?:是|叫)|的名字|is (?:named|called)|'?s? name is|,? named|,? called)", re.I)
 
 
+# What someone says of the user is the user's fact: "用户医生说我其实对青霉素不过敏" corrects the user's allergy; read
+# as the doctor's, it was refused as "about different people" and the allergy stayed (a user trial).
+_SAYS_OF_THE_USER = re.compile(
+    r"^\s*(?:说|告诉(?:我|用户)|讲)(?:了)?[，,：:]?\s*(?:我|用户)"
+    r"|^\s*(?:said|says|told (?:me|the user|user))(?: that)?,?\s+(?:i\b|user\b|the user\b)",
+    re.I,
+)
+
+
 def subject_of(text: str) -> str:
     """'user', 'assistant', 'rel:<relation>' for a relative of the user, 'name:<Name>' for a person named at the
     start, or 'other' (no subject recognised)."""
     text = text.strip()
     owner = _ZH_OWNER.match(text) or _EN_OWNER.match(text)
     if owner:
-        if _NAMING.match(text[owner.end() :]):
+        if _NAMING.match(text[owner.end() :]) or _SAYS_OF_THE_USER.match(text[owner.end() :]):
             return "user"
         return "rel:" + _RELATIONS[owner.group(1).lower()]
     if _USER.match(text):
