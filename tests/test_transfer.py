@@ -58,6 +58,10 @@ def test_import_rejects_garbage_without_writing(memory: Memory, tmp_path: Path) 
     path.write_text("not json\n", encoding="utf-8")
     with pytest.raises(InvalidInputError, match="cannot read export"):
         memory.import_jsonl(path)
+    # a file cut short: the error named json's "line 1" of the last line, not the file's line (a user trial)
+    path.write_text(json.dumps(header) + "\n" + json.dumps(header) + "\n" + '{"type": "memory", "id": "x', "utf-8")
+    with pytest.raises(InvalidInputError, match="line 3 is not JSON"):
+        memory.import_jsonl(path)
     # a chat app's export (a JSON array) or a JSON string ended in a TypeError / AttributeError traceback
     for other in ('[{"title": "chat", "mapping": {}}]', '"just a string"'):
         path.write_text(other + "\n", encoding="utf-8")

@@ -139,12 +139,18 @@ def import_jsonl(
     without name vectors: resolution matches them by name and alias until they are mentioned again. With
     ``within``, a file holding any record outside it is refused."""
     records = _Records()
+    number = 0
     try:
         with path.open(encoding="utf-8-sig") as source:  # a file saved by a Windows editor starts with a BOM
             for number, raw in enumerate(source, start=1):
                 if raw.strip():
                     _parse_line(number, json.loads(raw), records, embedding_id)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:  # its own "line 1" is the line's: the file's line is what to look at
+        raise InvalidInputError(
+            f"cannot read export {path}: line {number} is not JSON ({exc.msg} at character {exc.pos + 1}); "
+            "a file cut short ends mid-line: export again"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"cannot read export {path}: {exc}") from None
     _check_whole(path, records)
     if within is not None:
