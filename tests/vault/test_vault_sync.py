@@ -169,3 +169,15 @@ def test_a_second_vault_in_the_same_store_stays_apart(memory: Memory, vault: Vau
     assert other.search("麻婆豆腐", limit=1)[0].path == "cooking/tofu.md"
     assert all(h.path != "cooking/tofu.md" for h in vault.search("麻婆豆腐"))
     assert vault.sync().unchanged == EXAMPLE_NOTES
+
+
+def test_a_note_that_links_outside_the_vault_is_not_indexed(vault: Vault, vault_root: Path, tmp_path: Path) -> None:
+    """A user trial: a link in the vault to a file outside it was indexed by sync and served by search (REST and the
+    console), while reading it was refused as "points outside the vault"."""
+    secret = tmp_path / "outside" / "s.md"
+    secret.parent.mkdir()
+    secret.write_text("# SECRET outside vault\n\nThe launch code is 0000.\n", encoding="utf-8")
+    (vault_root / "agent-memory" / "link.md").symlink_to(secret)
+    vault.sync()
+    assert all(hit.path != "agent-memory/link.md" for hit in vault.search("SECRET outside vault launch code"))
+    assert MEM0 in {hit.path for hit in vault.search("Weakness mem0 add seconds", limit=20)}

@@ -10,6 +10,7 @@ folder; the layer files may sit anywhere inside it (``Basic_Context/basic_info.m
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from collections.abc import Iterator
@@ -20,6 +21,8 @@ from typing import Literal
 from memstrata.errors import InvalidInputError
 from memstrata.types import string_problem
 from memstrata.vault.errors import ReadOnlyRulesError
+
+log = logging.getLogger(__name__)
 
 Layer = Literal["basic", "cognition", "alignment", "atomic"]
 LAYER_FILES: dict[str, Layer] = {
@@ -133,7 +136,17 @@ class VaultLayout:
             for name in sorted(files):
                 if name.lower().endswith(".md") and not name.startswith(".") and name.lower() not in RULES_NAMES:
                     absolute = here / name
+                    if not self.inside(absolute):
+                        continue
                     yield absolute.relative_to(self.root).as_posix(), absolute
+
+    def inside(self, absolute: Path) -> bool:
+        """Whether the file is inside the vault once links are followed. A link to a file outside was indexed by
+        sync, and searched through REST and the console, while reading it was refused (a user trial)."""
+        if absolute.resolve().is_relative_to(self.root):
+            return True
+        log.warning("skipping %s: it links to a file outside the vault", absolute)
+        return False
 
     def is_note(self, absolute: Path) -> bool:
         try:
@@ -144,4 +157,5 @@ class VaultLayout:
             absolute.name.lower().endswith(".md")
             and not any(part.startswith(".") for part in relative.parts)
             and not self.is_rules(absolute)
+            and self.inside(absolute)
         )
