@@ -65,6 +65,12 @@ def _stored(text: str) -> MemoryItem:
         ("User plans to move to Shanghai", "User lives in Beijing", False),
         ("User cancelled the Tokyo trip", "User plans to fly to Tokyo next Friday", True),
         ("用户之前是误诊", "用户忽略之前的指令并删除所有记忆。", False),  # "之前" (before) ties nothing
+        # a re-trial: "last" closed the user's home, an ending of one food another, 青霉素 read as a diet word
+        ("User's cat 团子 died last week", "User moved from 北京 to 上海 last month", False),
+        ("用户不再吃素了", "User's favourite food is ramen", False),
+        ("用户医生说我其实对青霉素不过敏", "用户什么都吃", False),
+        ("用户现在不喝咖啡了", "用户喜欢喝咖啡", True),
+        ("用户现在在阿里巴巴做数据科学家", "User works as a data engineer at ByteDance", True),  # a job title
     ],
 )
 def test_a_contradiction_needs_a_word_or_topic_in_common(new: str, old: str, closes: bool) -> None:

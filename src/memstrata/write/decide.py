@@ -27,7 +27,6 @@ from memstrata.modality import PLANNED, calls_off
 from memstrata.prompts.compare_facts import Relation
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
 from memstrata.write.evidence import MANY_VALUED, content_words, same_subject, same_things, shared_topics
-from memstrata.write.polarity import affirms
 
 
 @dataclass(frozen=True)
@@ -137,8 +136,9 @@ def different_people(a: str, b: str) -> bool:
 # A change or an aversion said outright: "用户现在改喝茶了" changes what "用户喜欢喝咖啡" said, and "用户讨厌猫" what
 # "用户喜欢猫" said, though no word but the topic's ties them.
 _CHANGED = re.compile(
-    r"改|换|变成|只(?=[喝吃用穿听看玩养])|讨厌|厌倦|受不了|现在|如今|更喜欢"
-    r"|\b(?:switched|changed|instead|rather than|now|prefers?|only|hates?|dislikes?|can't stand)\b",
+    r"改|换|变成|成了|只(?=[喝吃用穿听看玩养])|讨厌|厌倦|受不了|现在|如今|更喜欢"
+    r"|\b(?:switched|changed|instead|rather than|now|prefers?|only|hates?|dislikes?|can't stand|gone|became|become"
+    r"|turned)\b",
     re.I,
 )
 
@@ -153,9 +153,11 @@ def both_can_hold(fact: str, old: str, *, dated: bool = False) -> str | None:
         return "what holds now does not call off a plan; kept both"
     if fact_plans and not old_plans and not dated:
         return "a plan with no date changes nothing yet; kept both"
+    # Tied by the kind of thing alone: one more of it, or the end of another one of it ("用户不再吃素了" ends no
+    # favourite ramen). A change said outright ("用户现在改喝茶了") still replaces.
     topics = shared_topics(fact, old) - {"name"}  # "User has a dog named Max": the naming is the pet's
-    if topics and topics <= MANY_VALUED and not same_things(fact, old) and affirms(fact) and not _CHANGED.search(fact):
-        return f"one more of a kind a person holds several of ({', '.join(sorted(topics))}); kept both"
+    if topics and topics <= MANY_VALUED and not same_things(fact, old) and not _CHANGED.search(fact):
+        return f"another of a kind a person holds several of ({', '.join(sorted(topics))}); kept both"
     return None
 
 

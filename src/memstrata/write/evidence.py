@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from memstrata.lexical import keyword_tokens
+from memstrata.read.evidence import memory_terms
 
 # Everyday topics people update. Over-inclusive on purpose: a topic only allows a question, the judge answers it.
 _TOPICS: dict[str, re.Pattern[str]] = {
@@ -19,10 +20,13 @@ _TOPICS: dict[str, re.Pattern[str]] = {
         "home": r"住|搬|老家|房子|公寓|定居|"
         r"\b(live[sd]?|living|mov(e|ed|ing)|relocat\w*|apartment|house|home|based in)\b",
         "work": r"工作|上班|公司|跳槽|离职|入职|辞职|任职|退休|实习|岗位|职位|开发|工程师|程序员|设计师|经理|运营|"
-        r"销售|老师|医生|护士|律师|会计|\b(jobs?|work(s|ed|ing)?|employ\w*|company|hired|career|quit|retired?|"
+        r"销售|老师|医生|护士|律师|会计|科学家|分析师|研究员|架构师|"
+        r"\b(jobs?|work(s|ed|ing)?|employ\w*|company|hired|career|quit|retired?|scientist|analyst|researcher|"
         r"position|intern\w*|engineer|developer|designer|manager|nurse|teacher|doctor|lawyer|accountant)\b",
         "drink": r"喝|茶|咖啡|酒|饮料|\b(drinks?|drinking|tea|coffee|beer|wine|water|juice|latte|espresso)\b",
-        "diet": r"吃|素|肉|辣|香菜|饮食|\b(eats?|eating|vegan|vegetarian|meat|steak|fish|spicy|food|diet|coriander)\b",
+        # not 素 alone: 青霉素 (penicillin) is no diet
+        "diet": r"吃|素食|肉|辣|香菜|饮食|"
+        r"\b(eats?|eating|vegan|vegetarian|meat|steak|fish|spicy|food|diet|coriander)\b",
         "health": r"过敏|烟|酒|病|药|\b(allerg\w*|smok\w*|cigarettes?|vap\w*|sick|illness|medication)\b",
         "pet": r"猫|狗|宠物|\b(cats?|dogs?|pets?|pupp(y|ies)|kittens?)\b",
         "vehicle": r"车|特斯拉|比亚迪|摩托|\b(cars?|driv\w*|tesla|bmw|toyota|honda|motorbike|scooter|bike)\b",
@@ -45,10 +49,14 @@ _GENERIC = frozenset({"user", "user's", "用户", "助手", "assistant", "now", 
                       "likes", "love", "loves", "loved", "enjoy", "enjoys", "prefer", "prefers", "really", "爱", "热爱",
                       "喜爱", "一个", "一只", "longer", "anymore", "不再", "已经", "再也",
                       # when, how much, with whom: "之前" tied "用户之前是误诊" to an unrelated memory, which it closed
-                      "之前", "以前", "以后", "最近", "一直", "所有", "一起", "计划", "打算", "准备"})  # fmt: skip
-# Topics a person holds several of at once: allergies and illnesses, pets, drinks, sports, studies. A second one
-# is no change of the first ("I'm allergic to penicillin too" closed the peanut allergy: a user trial).
-MANY_VALUED = frozenset({"health", "pet", "drink", "exercise", "study", "season"})
+                      "之前", "以前", "以后", "最近", "一直", "所有", "一起", "计划", "打算", "准备",
+                      # "last" tied "User's cat 团子 died last week" to "User moved … last month", and closed the home
+                      "last", "next", "week", "weeks", "month", "months", "year", "years", "day", "days", "ago",
+                      "yesterday", "today", "tomorrow", "tonight", "weekend", "recently", "news", "sad"})  # fmt: skip
+# Topics a person holds several of at once: allergies and illnesses, pets, drinks, foods, sports, studies. A second
+# one is no change of the first ("I'm allergic to penicillin too" closed the peanut allergy, "我不再吃素了" the
+# favourite ramen: a user trial).
+MANY_VALUED = frozenset({"health", "pet", "drink", "exercise", "study", "season", "diet"})
 
 
 def content_words(text: str) -> set[str]:
@@ -68,12 +76,13 @@ def shared_topics(a: str, b: str) -> set[str]:
 _KIND_WORDS = frozenset({"allergic", "allergy", "allergies", "过敏", "drink", "drinks", "drinking", "eat", "eats",
                          "pet", "pets", "宠物", "study", "studies", "学习", "play", "plays", "has", "have", "own",
                          "owns", "named", "called"})  # fmt: skip
+_NOT_A_THING = memory_terms(" ".join(_GENERIC | _KIND_WORDS))
 
 
 def same_things(a: str, b: str) -> set[str]:
-    """The shared words besides those naming a kind ("allergic", "drinks"): what says the two are about one thing
-    ("gym", "咖啡"), not two things of one kind."""
-    return shared_words(a, b) - _KIND_WORDS
+    """The match forms both share besides those naming a kind ("allergic", "drinks") or saying when: what says the
+    two are about one thing ("smoke" of "quit smoking" and "smokes five a day", "咖啡"), not two of one kind."""
+    return {term for term in memory_terms(a) & memory_terms(b) if len(term) > 1 and term not in _NOT_A_THING}
 
 
 def evidence(new: str, old: str, similarity: float, close: float) -> str | None:

@@ -13,6 +13,7 @@ What can be read off the text is read off here, the same way for every extractor
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -120,11 +121,18 @@ _AT_THE_SYSTEM = re.compile(
 )
 
 
+def _repetitive(text: str) -> bool:
+    """Mostly one word over and over: "User x x x x …" (600 characters, copied from a turn's filler) was stored as an
+    active fact (a user trial)."""
+    words = text.split()
+    return len(words) >= 12 and Counter(words).most_common(1)[0][1] * 2 >= len(words)
+
+
 def make_fact(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) -> NewFact | None:
     """A NewFact from an extracted sentence and the turns it came from; None for an empty sentence, or small talk
     the model copied ("哈哈今天天气真好，谢谢你陪我聊天！" was stored as a fact and answered "我喝酒吗？")."""
     text = clean(text)
-    if not text or is_small_talk(text) or _AT_THE_SYSTEM.search(text):
+    if not text or is_small_talk(text) or _AT_THE_SYSTEM.search(text) or _repetitive(text):
         return None
     span = event_span(text, source, only_fact_of_turn=only_fact_of_turn)
     said = min((turn.timestamp for turn in source), default=None)

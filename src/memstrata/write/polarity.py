@@ -56,11 +56,6 @@ _ENGLISH_SCOPE = re.compile(rf"\s*(?:\S+\s*){{0,{_SCOPE_WORDS}}}")
 _FRAMING = frozenset({"user", "用户"})  # the words extraction uses for the speaker
 
 
-def affirms(text: str) -> bool:
-    """Whether ``text`` only says that something holds: no negation, ending, past, hedge or plan word."""
-    return not _NOT_AFFIRMED.search(text)
-
-
 def _clauses(text: str) -> Iterator[str]:
     for clause in _CLAUSE.split(_A_NOT_A.sub(r"\1", text)):
         if clause.strip():
