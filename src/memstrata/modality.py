@@ -76,6 +76,8 @@ ENDS_OR_CORRECTS_WORDS = re.compile(
     rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}|{_CALLED_OFF}|{_CONTRAST}|{_NEGATION}", re.IGNORECASE
 )
 _FIRM = re.compile(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}", re.IGNORECASE)
+# The words that end a state outright ("died", "不再", "quit"): such a statement is news of an end, no standing fact.
+ENDED_WORDS = re.compile(rf"{_GIVEN_UP}|{_ENDED}", re.IGNORECASE)
 # The words that end (or call off), to find what a clause ends by where it says so (read/endings.py).
 ENDING_WORDS = re.compile(rf"{_GIVEN_UP}|{_ENDED}|{_REPLACED}|{_CALLED_OFF}", re.IGNORECASE)
 _CALLED_OFF_WORDS = re.compile(_CALLED_OFF, re.IGNORECASE)

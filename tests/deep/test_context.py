@@ -17,6 +17,7 @@ from memstrata.deep.context_model import MemoryContext
 from memstrata.errors import InvalidInputError
 from memstrata.facade import context as context_module
 from memstrata.lifecycle.session import estimate_tokens
+from memstrata.storage.protocol import WriteBatch
 
 RULES = "# Team rules\nAlways answer in the user's language.\n回答要简洁。\n"
 KEYS = {
@@ -304,6 +305,24 @@ def test_the_profile_holds_no_turn_that_matched_only_on_the_turn_before(memory: 
     _tell(memory, "lin", said)
     profile = _profile_block(memory.context("What should I order for dinner?", user_id="lin", budget_tokens=600).text)
     assert "penicillin" in profile and "花生" in profile and "Tesla" not in profile, profile
+
+
+def test_the_profile_says_each_statement_once_and_holds_no_pet_that_died(memory: Memory) -> None:
+    """A re-trial with the bundled model: "我还对芒果过敏。" and the fact drawn from it both took the two places held
+    for allergies, and the peanut allergy was left out; "Sad news: my cat 团子 died last week." was shown as a pet."""
+    said = [
+        ("2026-11-01T10:00:00+08:00", "我对花生过敏。"),
+        ("2026-12-01T10:00:00+08:00", "我还对芒果过敏。"),
+        ("2026-12-02T10:00:00+08:00", "Sad news: my cat 团子 died last week."),
+    ]
+    _tell(memory, "lin", said)
+    turns = {turn.message.content: turn.message.id for turn in memory.messages(user_id="lin")}
+    memory.add("用户对芒果过敏", user_id="lin", kind="fact", event_time="2026-12-01T10:00:00+08:00")
+    fact = memory.get_all(user_id="lin", filters={"kind": ["fact"]})[0]
+    drawn = fact.provenance.model_copy(update={"message_ids": (turns["我还对芒果过敏。"],)})  # from that turn
+    memory.store.write(WriteBatch(replacements=[(fact.model_copy(update={"provenance": drawn}), fact.updated_at)]))
+    profile = _profile_block(memory.context("我晚饭该点什么？", user_id="lin", budget_tokens=600).text)
+    assert "花生" in profile and profile.count("芒果") == 1 and "团子" not in profile, profile
 
 
 def test_the_profile_reads_a_change_said_without_i_and_asks_what_the_task_needs_first(memory: Memory) -> None:

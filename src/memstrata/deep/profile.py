@@ -39,7 +39,7 @@ from memstrata.errors import ProviderError
 from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user, unsaid_category_words
 from memstrata.lexical import has_han
-from memstrata.modality import CONDITIONAL
+from memstrata.modality import CONDITIONAL, ENDED_WORDS
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.evidence import memory_terms, query_terms
@@ -88,6 +88,7 @@ def standing_facts(
     later news has ``ended`` (read/endings.py: a dog put down, a partner left). With an ``embedder``, in the order
     the task needs them (:func:`by_need`)."""
     seen = set(shown)
+    turns: set[str] = set()  # the turns the kept answers were said in
     found = []
     chinese = has_han(query.text)
     for standing in STANDING if embedder is None else by_need(embedder, query.text, chinese=chinese):
@@ -95,11 +96,25 @@ def standing_facts(
         hits = search(query.model_copy(update={"text": text, "limit": ANSWERS_SEARCHED, "threshold": None}))
         # the first answers, shown already or not: where one replaces another, the next one is the older value
         answers = [hit for hit in hits if _enough(hit, standing) and _answers(hit.memory, standing)]
-        answers = [hit for hit in answers if not _borrowed(hit, text)]
-        answers = [hit for hit in answers if not ended(hit.memory)][: standing.most]
-        found += [hit for hit in answers if hit.id not in seen]
-        seen |= {hit.id for hit in answers}
+        answers = [hit for hit in answers if not _borrowed(hit, text) and not _gone(hit, standing)]
+        kept: list[SearchHit] = []
+        for hit in answers:
+            # a fact drawn from a turn says what the turn says: a re-trial showed "我还对芒果过敏。" and
+            # "用户对芒果过敏" both, and the two places held for allergies left the peanut allergy out
+            said = set(hit.memory.provenance.message_ids)
+            if len(kept) == standing.most or ended(hit.memory) or (said and said <= turns):
+                continue
+            kept.append(hit)
+            turns |= said
+        found += [hit for hit in kept if hit.id not in seen]
+        seen |= {hit.id for hit in kept}
     return found
+
+
+def _gone(hit: SearchHit, standing: Standing) -> bool:
+    """A family member's end is no standing fact: a re-trial showed "Sad news: my cat 团子 died last week." as the
+    user's pet. (Of the user's own state an ending often says the new one: "我现在不吃鱼了，回到全素".)"""
+    return standing.family and ENDED_WORDS.search(hit.memory.text) is not None
 
 
 def _borrowed(hit: SearchHit, question: str) -> bool:
