@@ -111,6 +111,14 @@ def test_record_step_validates_at_the_edge(memory: Memory) -> None:
         memory.tasks.record_step(task.id, "run", "pytest", user_id="u1")
     with pytest.raises(ConflictError, match="start a new task"):  # a hypothesis was still proposed after the end
         memory.tasks.hypothesize(task.id, "the cache is stale", user_id="u1")
+    # a recorded step rewritten after the end left the summary saying otherwise (a user trial); a running one may end
+    ended = memory.tasks.start("A closed record", user_id="u1")
+    done = memory.tasks.record_step(ended.id, "run", "make test", output="green", user_id="u1")
+    running = memory.tasks.record_step(ended.id, "run", "make bench", status="running", user_id="u1")
+    memory.tasks.finish(ended.id, "done", user_id="u1")
+    with pytest.raises(ConflictError, match="can no longer change"):
+        memory.tasks.update_step(done.id, output="actually red", status="failed", user_id="u1")
+    assert memory.tasks.update_step(running.id, output="1.2 s", status="succeeded", user_id="u1").output == "1.2 s"
     with pytest.raises(InvalidInputError, match="task status"):
         memory.tasks.finish(other.id, status="running", user_id="u1")
 

@@ -42,6 +42,7 @@ from memstrata.records.process import (
     Hypothesis,
     HypothesisStatus,
     Step,
+    StepStatus,
     Strategy,
     Task,
     TaskQuery,
@@ -157,6 +158,11 @@ class TasksAPI:
         ``tags`` (merged), ``cost_seconds``, ``cost_tokens``, and the scope ids."""
         scope = {name: fields.pop(name) for name in ("user_id", "agent_id", "session_id") if name in fields}
         step = self.step(step_id, **scope)
+        task = self.get(step.task_id, **scope)
+        if task.finished and step.status != StepStatus.RUNNING:
+            # a finished task's record is closed, as for new steps: a step rewritten after it (succeeded -> failed,
+            # a dead end) left the stored summary saying otherwise (a user trial). A step still running may end.
+            raise ConflictError(f"task {task.id} is {task.status.value}; its recorded steps can no longer change")
         if fields.get("output") is not None:
             fields["output"] = self._text(fields["output"], "output")
         check_strings(fields.get("tags") or {}, "tags")
