@@ -105,6 +105,18 @@ def test_a_file_that_now_fails_keeps_its_previous_version(memory: Memory, corpus
     assert _live(memory)["en-pdf.pdf"] == before
 
 
+def test_a_file_emptied_on_disk_leaves_search_on_the_next_ingest(memory: Memory, corpus_dir: Path) -> None:
+    """A user trial: a source emptied on disk was "skipped: notes.txt is empty", and its old chunks went on answering
+    (a deleted file's were retired)."""
+    options = IngestOptions(collection="docs")
+    Ingestor(memory.store, memory.embedder, SCOPE, options).run([corpus_dir])
+    emptied = sorted(_live(memory))[0]
+    (corpus_dir / emptied).write_bytes(b"")
+    report = Ingestor(memory.store, memory.embedder, SCOPE, options).run([corpus_dir])
+    assert [Path(o.source).name for o in report.outcomes if o.status == "retired"] == [emptied]
+    assert emptied not in _live(memory) and len(_live(memory)) == 9
+
+
 def test_ingesting_one_file_never_retires_the_rest(memory: Memory, corpus_dir: Path) -> None:
     options = IngestOptions(collection="docs")
     Ingestor(memory.store, memory.embedder, SCOPE, options).run([corpus_dir])

@@ -289,7 +289,21 @@ class Ingestor:
             reason = f"{'re-' if previous or unrecorded else ''}ingested {item.display_name} into {self.collection}"
             self.writer.write_document(items, source=record, replaces=replaces, previous=stored, reason=reason,
                                        on_embedded=self.progress.embedded)  # fmt: skip
-        except (MediaSkipped, EmptySource) as exc:
+        except EmptySource as exc:
+            if previous is None and not unrecorded:
+                return self._ended(item, "skipped", fmt, started, str(exc))
+            # emptied since it was ingested: its old chunks leave search, as a deleted file's do (they answered
+            # on, and the collection still counted it: a user trial)
+            reason = f"source emptied: {item.source}"
+            if previous is not None:
+                retired = self.writer.retire_source(self.scope, self.collection, item.source, reason=reason)
+            else:
+                self.writer.retire(unrecorded, reason=reason)
+                retired = len(unrecorded)
+            self.progress.file_done()
+            return SourceOutcome(item.source, "retired", fmt, chunks=retired, seconds=time.perf_counter() - started,
+                                 error=str(exc))  # fmt: skip
+        except MediaSkipped as exc:
             return self._ended(item, "skipped", fmt, started, str(exc))
         except (SourceRejected, MemstrataError) as exc:
             return self._ended(item, "failed", fmt, started, str(exc))
