@@ -102,3 +102,18 @@ def test_sentences_end_at_sentence_ends_not_at_every_dot() -> None:
     summary = extractive_summary(turns, max_sentences=10)
     assert summary.splitlines() == ["user: Version 3.5 of the app crashed.", "user: Dr. Smith fixed it!",
                                     "user: 我很高兴。"]  # fmt: skip
+
+
+def test_a_summary_keeps_where_the_session_ended_up_and_no_assistant_question() -> None:
+    """A user trial: an 8-turn trip session's summary held its opening and "assistant: 好的，预算多少？", and left out
+    the flight booked at its end."""
+    said = [("user", "I'm planning a trip to Tokyo in March, need a hotel near Shinjuku."),
+            ("assistant", "Sure, how many nights in Tokyo?"), ("user", "Five nights in Tokyo, hotel near the station."),
+            ("assistant", "好的，预算多少？"), ("user", "Hotel budget around 150 dollars a night in Tokyo."),
+            ("user", "Also I'm allergic to seafood, remember that for Tokyo restaurants."),
+            ("user", "Also book a flight: MU523 from Shanghai on March 3rd."),
+            ("assistant", "Booked MU523, departing 09:10 on March 3rd.")]  # fmt: skip
+    turns = [Message(role=role, content=text, timestamp=NOW + timedelta(minutes=i))
+             for i, (role, text) in enumerate(said)]  # fmt: skip
+    summary = extractive_summary(turns, max_sentences=4)
+    assert "MU523" in summary and "预算多少" not in summary, summary

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from memstrata.errors import ProviderError
 from memstrata.lexical import keyword_tokens
 from memstrata.providers.llm import ChatMessage, ChatModel
+from memstrata.smalltalk import is_small_talk
 from memstrata.types import JsonDict, MemoryItem, Message, Provenance, Scope
 from memstrata.write.ingest import new_memory, turn_label
 
@@ -52,14 +53,20 @@ class Sentence:
     terms: frozenset[str]
 
 
+_QUESTION = re.compile(r"[?？]\s*$")
+
+
 def _sentences(turns: Sequence[Message]) -> list[Sentence]:
+    """The sentences worth summarising: not small talk, nor an assistant's question ("好的，预算多少？" took a place
+    in a trip's summary and the flight booked at its end was left out: a user trial)."""
     out: list[Sentence] = []
     for turn in turns:
         for piece in _SENTENCE_END.split(turn.content):
             text = piece.strip()
             terms = frozenset(keyword_tokens(text))
-            if text and terms:
-                out.append(Sentence(turn.name or turn.role, text, len(out), terms))
+            if not text or not terms or is_small_talk(text) or (turn.role == "assistant" and _QUESTION.search(text)):
+                continue
+            out.append(Sentence(turn.name or turn.role, text, len(out), terms))
     return out
 
 
@@ -75,6 +82,11 @@ def extractive_summary(
         key=lambda s: sum(spread[term] - 1 for term in s.terms) / (len(s.terms) ** 0.5),
         reverse=True,
     )
+    # Where a session ends up is part of its gist, though its words are said once: the most central sentence of
+    # its last third is considered first (a trip's summary held its opening and left the booked flight out).
+    late = [sentence for sentence in ranked if sentence.position >= len(sentences) * 2 // 3]
+    if late and len(sentences) > max_sentences:
+        ranked = [late[0], *(sentence for sentence in ranked if sentence is not late[0])]
     chosen: list[Sentence] = []
     covered: set[str] = set()
     used = 0
