@@ -133,10 +133,12 @@ def different_people(a: str, b: str) -> bool:
     return first != second
 
 
-# A change or an aversion said outright: "用户现在改喝茶了" changes what "用户喜欢喝咖啡" said, and "用户讨厌猫" what
-# "用户喜欢猫" said, though no word but the topic's ties them.
+# A change, an aversion or a correction said outright: "用户现在改喝茶了" changes what "用户喜欢喝咖啡" said,
+# "用户讨厌猫" what "用户喜欢猫" said, "用户其实对青霉素不过敏（之前是误诊）" what "User is allergic to penicillin"
+# said, though no word but the topic's ties them.
 _CHANGED = re.compile(
-    r"改|换|变成|成了|只(?=[喝吃用穿听看玩养])|讨厌|厌倦|受不了|现在|如今|更喜欢"
+    r"改|换|变成|成了|只(?=[喝吃用穿听看玩养])|讨厌|厌倦|受不了|现在|如今|更喜欢|其实|实际上|误诊"
+    r"|\b(?:actually|in fact|misdiagnos\w*)\b"
     r"|\b(?:switched|changed|instead|rather than|now|prefers?|only|hates?|dislikes?|can't stand|gone|became|become"
     r"|turned)\b",
     re.I,
