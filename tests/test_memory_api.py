@@ -412,6 +412,15 @@ def test_a_move_said_in_english_answers_where_the_user_moved_asked_in_chinese(me
         assert memory.search(question, user_id="mei", as_of="2022-04-01")[0].text.startswith("Moved to Singapore")
 
 
+def test_a_flight_a_hotel_and_an_appointment_are_found_across_languages(memory: Memory) -> None:
+    """A user trial: "订了哪个航班？" returned only "好的，预算多少？" for "Booked flight MU523 from Shanghai to Tokyo"
+    (no shared word; its meaning alone fell under the cross-script floor)."""
+    memory.add(["Booked flight MU523 from Shanghai to Tokyo, departing 09:10 on March 3rd.", "好的，预算多少？",
+                "订了京都的酒店，住三晚"], user_id="xl")  # fmt: skip
+    assert memory.search("订了哪个航班？", user_id="xl")[0].text.startswith("Booked flight MU523")
+    assert memory.search("Which hotel did I book?", user_id="xl")[0].text.startswith("订了京都的酒店")
+
+
 def test_the_users_name_answers_what_their_name_is_in_either_language(memory: Memory) -> None:
     """A user trial: the write path's "用户叫林小雨" scored 0.03 for "What's my name?" and 0.06 for "我叫什么名字？",
     under the cutoff; "我叫林小雨" tied with the cat's name. A pet's name is not the user's."""

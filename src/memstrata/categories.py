@@ -280,6 +280,17 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "diet dietary 饮食 忌口",
     ),
+    # Travel and appointments by their words in the other language: "订了哪个航班？" and "Booked flight MU523 from
+    # Shanghai to Tokyo" share no word, and their meaning alone fell under the cross-script floor (a user trial)
+    (
+        re.compile(_english(r"flights? airlines? boarding\s+pass(?:es)?") + r"|航班|机票|登机|飞机票", re.IGNORECASE),
+        "flight flights 航班 机票",
+    ),
+    (
+        re.compile(_english(r"hotels? hostels? motels? airbnb") + r"|酒店|宾馆|旅馆|民宿", re.IGNORECASE),
+        "hotel hotels 酒店",  # not 住宿: a hotel stay is no home ("住")
+    ),
+    (re.compile(_english(r"appointments?") + r"|预约|挂号", re.IGNORECASE), "appointment appointments 预约"),
 )
 
 
