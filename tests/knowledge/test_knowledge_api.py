@@ -49,6 +49,8 @@ def test_ingest_lists_sources_and_shows_the_text_around_a_hit(memory: Memory, do
     assert "十五天" in around.text and around.heading_path[-1] == "休假"
     assert around.text == stored.markdown[around.span[0] : around.span[1]]
     assert around.before == stored.markdown[max(0, around.span[0] - 40) : around.span[0]]
+    with pytest.raises(InvalidInputError, match="chars"):  # -5 was read as no context (a user trial; MCP refused it)
+        memory.knowledge.around(hit.id, chars=-5, user_id="u1")
 
     again = memory.ingest(docs, collection="手册", user_id="u1")
     assert again.count("unchanged") == 2 and again.embedded == 0  # nothing converted or embedded

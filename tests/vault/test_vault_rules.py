@@ -59,3 +59,13 @@ def test_rules_need_no_vault_folder(memory: Memory, tmp_path: Path) -> None:
     assert rules_only.rules().files[0].text == "Be kind.\n"
     with pytest.raises(InvalidInputError, match="no vault is configured"):
         rules_only.sync()
+
+
+def test_an_agent_id_names_one_rules_folder(vault: Vault, vault_root: Path) -> None:
+    """A user trial: rules("../..") and rules(" coder ") quietly gave the shared rules alone."""
+    (vault_root / "rules" / "coder").mkdir(parents=True, exist_ok=True)
+    (vault_root / "rules" / "coder" / "style.md").write_text("Use type hints.\n", encoding="utf-8")
+    assert "Use type hints." in vault.rules(" coder ").text  # read as scope ids are: stripped
+    for bad in ("../..", "coder/../..", " ", ".."):
+        with pytest.raises(InvalidInputError, match="names no agent"):
+            vault.rules(bad)

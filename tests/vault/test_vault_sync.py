@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memstrata import Memory
-from memstrata.errors import ConfirmationRequiredError, NotFoundError
+from memstrata.errors import ConfirmationRequiredError, InvalidInputError, NotFoundError
 from memstrata.types import HistoryAction
 from memstrata.vault import Vault
 from memstrata.vault.usage import lifted as lifted_score
@@ -181,3 +181,12 @@ def test_a_note_that_links_outside_the_vault_is_not_indexed(vault: Vault, vault_
     vault.sync()
     assert all(hit.path != "agent-memory/link.md" for hit in vault.search("SECRET outside vault launch code"))
     assert MEM0 in {hit.path for hit in vault.search("Weakness mem0 add seconds", limit=20)}
+
+
+def test_a_bogus_layer_or_budget_is_refused(vault: Vault) -> None:
+    """A user trial: search(layer="bogus") answered [] and show(budget_tokens=-5) an empty note."""
+    with pytest.raises(InvalidInputError, match="not a vault layer"):
+        vault.search("mem0", layer="bogus")
+    with pytest.raises(InvalidInputError, match="budget_tokens"):
+        vault.show(MEM0, budget_tokens=-5)
+    assert vault.search("mem0", layer="atomic") is not None

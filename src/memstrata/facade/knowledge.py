@@ -26,7 +26,7 @@ from memstrata.knowledge.walk import DEFAULT_EXCLUDES
 from memstrata.knowledge.writer import KnowledgeWriter
 from memstrata.storage.knowledge_protocol import CollectionCounts, SourceRecord, SourceSummary
 from memstrata.types import Scope
-from memstrata.validation import guarded
+from memstrata.validation import check_count, guarded
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,7 @@ class KnowledgeAPI:
     def around(self, memory_id: str, *, chars: int = 400, **scope: Unpack[ScopeArgs]) -> SourceSpan:
         """A knowledge hit in its document: the Markdown ``chars`` before and after the chunk, from the
         version of the source the chunk was cut from (a superseded chunk shows its own version's text)."""
+        check_count(chars, "chars", 0, 1_000_000)
         resolved = self._binding.scope(scope)
         items = self._core.store.get(resolved, [memory_id])
         item = items[0] if items else None

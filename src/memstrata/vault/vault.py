@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
-from memstrata.errors import ConfirmationRequiredError, MemstrataError, NotFoundError, ProviderError
+from memstrata.errors import ConfirmationRequiredError, InvalidInputError, MemstrataError, NotFoundError, ProviderError
 from memstrata.query import Filters
 from memstrata.sentences import cut_to_budget, estimate_tokens
 from memstrata.types import HistoryEvent, MemoryStatus, Scope
+from memstrata.validation import check_count
 from memstrata.vault import writes
 from memstrata.vault.context import SURVEY_DETAIL, Piece, assemble, hit_piece, note_piece
 from memstrata.vault.example import init_vault
 from memstrata.vault.index import KIND, IndexedNote, Indexer, disk_state, drop_index, read_index, scan
-from memstrata.vault.layout import VaultLayout, checksum, domain_of, layer_of, resolve_file, version_of
+from memstrata.vault.layout import Layer, VaultLayout, checksum, domain_of, layer_of, resolve_file, version_of
 from memstrata.vault.lock import vault_lock
 from memstrata.vault.markdown import Note, parse_note
 from memstrata.vault.models import (
@@ -178,6 +179,8 @@ class Vault:
         record_use: bool = True,
     ) -> NoteView:
         """A note from disk, progressively: headings to ``depth``, ``sentences`` per section, within the budget."""
+        if budget_tokens is not None:
+            check_count(budget_tokens, "budget_tokens", 1, 10_000_000)
         shown, note, version = self._note(path)
         if heading is None:
             rendered = fit(note, budget_tokens, depth, sentences)
@@ -214,6 +217,8 @@ class Vault:
     ) -> list[VaultHit]:
         """Hybrid search over note sections; category / concept / tag come from the notes' frontmatter
         (the taxonomy's coordinates). Notes used often rank a little higher among near-equals."""
+        if layer is not None and layer not in get_args(Layer):
+            raise InvalidInputError(f"layer {layer!r} is not a vault layer; use one of {', '.join(get_args(Layer))}")
         metadata: dict[str, str | int | float | bool | None] = {"vault": self.settings.name}
         if domain is not None:
             metadata["domain"] = domain
@@ -336,6 +341,10 @@ class Vault:
 
     def rules(self, agent_id: str | None = None) -> RulesBlock:
         """The rules layer, verbatim and in a stable order: shared rules, then ``agent_id``'s own."""
+        if agent_id is not None:  # as scope ids are read (" coder " is coder); one folder, never a path
+            agent_id = agent_id.strip()
+            if not agent_id or agent_id in (".", "..") or "/" in agent_id or "\\" in agent_id:
+                raise InvalidInputError(f"agent_id {agent_id!r} names no agent; pass an id such as 'coder'")
         root = self.settings.root() if self.settings.path else None
         return load_rules(root, self.settings.rules_dir, self.settings.rules_files, agent_id)
 
