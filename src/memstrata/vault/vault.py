@@ -341,10 +341,9 @@ class Vault:
 
     def rules(self, agent_id: str | None = None) -> RulesBlock:
         """The rules layer, verbatim and in a stable order: shared rules, then ``agent_id``'s own."""
-        if agent_id is not None:  # as scope ids are read (" coder " is coder); one folder, never a path
-            agent_id = agent_id.strip()
-            if not agent_id or agent_id in (".", "..") or "/" in agent_id or "\\" in agent_id:
-                raise InvalidInputError(f"agent_id {agent_id!r} names no agent; pass an id such as 'coder'")
+        # read as scope ids are (" coder " is coder). An id that is no folder name ("team/coder", "..") has no rules
+        # of its own, and is not refused: context() passes every agent's id here.
+        agent_id = agent_id.strip() if agent_id is not None else None
         root = self.settings.root() if self.settings.path else None
         return load_rules(root, self.settings.rules_dir, self.settings.rules_files, agent_id)
 
