@@ -116,6 +116,11 @@ def test_a_turn_that_ends_a_relation_closes_it(rules_memory: Memory) -> None:
     (edge,) = rules_memory.graph.relation_history("I", "works_at", user_id="u1")
     assert edge.target == "Globex" and not edge.record.current
     assert [e.target for e in rules_memory.graph.neighbors("user", user_id="u1").edges()] == ["Boston"]
+    # "left" ends a home or a job: read as a move out of a company, the ending was refused and the job stayed open
+    say(rules_memory, "u2", "Tom works at Google.")
+    say(rules_memory, "u2", "Tom left Google last month.")
+    (job,) = rules_memory.graph.relation_history("Tom", "works_at", user_id="u2")
+    assert job.target == "Google" and not job.record.current
 
 
 def test_path_subgraph_and_exports(rules_memory: Memory) -> None:

@@ -54,7 +54,9 @@ def end_types(triple: Triple) -> tuple[str, str]:
 # Types a name cannot share: an end plainly of one of them cannot fill a relation's end of another.
 _DISTINCT_TYPES = frozenset({"person", "organization", "location", "profession"})
 # Some mismatches are another relation, not a mistake: working "at" a place is working in it.
-_RELATION_FOR_TARGET = {("works_at", "location"): "works_in"}
+# "我在杭州工作" is a place of work, not an employer; "Tom left Google" is a job left, not a home ("left" ends either,
+# and the rules read it as a move out first: a user trial's ending was refused and the works_at edge stayed open).
+_RELATION_FOR_TARGET = {("works_at", "location"): "works_in", ("lives_in", "organization"): "works_at"}
 
 
 def _type_said(mention: Mention, known: Mapping[str, set[str]]) -> str | None:
