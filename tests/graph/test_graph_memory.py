@@ -121,6 +121,11 @@ def test_a_turn_that_ends_a_relation_closes_it(rules_memory: Memory) -> None:
     say(rules_memory, "u2", "Tom left Google last month.")
     (job,) = rules_memory.graph.relation_history("Tom", "works_at", user_id="u2")
     assert job.target == "Google" and not job.record.current
+    say(rules_memory, "u2", "Tom is married to Anna.")  # no edge before (a user trial)
+    (marriage,) = rules_memory.graph.relation_history("Tom", "spouse_of", user_id="u2")
+    assert marriage.target == "Anna" and marriage.record.current
+    say(rules_memory, "u2", "Tom divorced Anna.")
+    assert not rules_memory.graph.relation_history("Tom", "spouse_of", user_id="u2")[0].record.current
 
 
 def test_path_subgraph_and_exports(rules_memory: Memory) -> None:

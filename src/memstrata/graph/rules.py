@@ -103,6 +103,9 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [
         (rel, False, re.compile(rf"^[Mm]y (?:{words})(?:'s name)? is (?:called |named )?(?P<o>.{{1,40}})$"))
         for rel, words in EN_FAMILY.items()
     ],
+    # "Tom is married to Anna" made no edge (a user trial); "Tom divorced Anna" ends it
+    ("spouse_of", True, _en("divorced|(?:is|am|are|got) divorced from|split up with")),
+    ("spouse_of", False, _en("(?:is|am|are|got) married to|married")),
     ("dislikes", False, _en("hates?|dislikes?|(?:do|does)n't like")),
     ("likes", False, _en("likes?|loves?|enjoys?|prefers?")),
     ("depends_on", False, _en("depends? on|relies on|rely on")),
