@@ -421,6 +421,14 @@ def test_a_flight_a_hotel_and_an_appointment_are_found_across_languages(memory: 
     assert memory.search("Which hotel did I book?", user_id="xl")[0].text.startswith("订了京都的酒店")
 
 
+def test_a_name_the_segmenter_glued_to_the_next_word_still_matches(memory: Memory) -> None:
+    """A user trial: "张伟住在哪个城市" is cut "张伟住 / 在 / 哪个 / 城市", and a table row of 张伟 scored 0.013."""
+    memory.add(["name,city,salary\n张伟,北京,15000\n李娜,上海,18000", "今天天气不错"], user_id="lin")
+    hits = memory.search("张伟住在哪个城市", user_id="lin")
+    assert hits and hits[0].text.startswith("name,city,salary"), [(h.text, h.score) for h in hits]
+    assert hits[0].breakdown.keyword_match, hits[0].breakdown  # its name matched (it stood on meaning alone)
+
+
 def test_the_users_name_answers_what_their_name_is_in_either_language(memory: Memory) -> None:
     """A user trial: the write path's "用户叫林小雨" scored 0.03 for "What's my name?" and 0.06 for "我叫什么名字？",
     under the cutoff; "我叫林小雨" tied with the cat's name. A pet's name is not the user's."""
