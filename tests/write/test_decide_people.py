@@ -70,6 +70,7 @@ def _stored(text: str) -> MemoryItem:
         ("用户不再吃素了", "User's favourite food is ramen", False),
         ("用户医生说我其实对青霉素不过敏", "用户什么都吃", False),
         ("用户医生说我其实对青霉素不过敏", "User is allergic to penicillin", True),  # a correction, across languages
+        ("用户医生说我其实对青霉素不过敏", "用户对花生过敏", False),  # of another thing, in one script (a re-trial)
         ("用户现在不喝咖啡了", "用户喜欢喝咖啡", True),
         ("用户现在在阿里巴巴做数据科学家", "User works as a data engineer at ByteDance", True),  # a job title
     ],

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memstrata.han import HAN_CHAR
 from memstrata.modality import PLANNED, calls_off
 from memstrata.prompts.compare_facts import Relation
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
@@ -133,16 +134,18 @@ def different_people(a: str, b: str) -> bool:
     return first != second
 
 
-# A change, an aversion or a correction said outright: "用户现在改喝茶了" changes what "用户喜欢喝咖啡" said,
-# "用户讨厌猫" what "用户喜欢猫" said, "用户其实对青霉素不过敏（之前是误诊）" what "User is allergic to penicillin"
-# said, though no word but the topic's ties them.
+# A change or an aversion said outright: "用户现在改喝茶了" changes what "用户喜欢喝咖啡" said, and "用户讨厌猫" what
+# "用户喜欢猫" said, though no word but the topic's ties them.
 _CHANGED = re.compile(
-    r"改|换|变成|成了|只(?=[喝吃用穿听看玩养])|讨厌|厌倦|受不了|现在|如今|更喜欢|其实|实际上|误诊"
-    r"|\b(?:actually|in fact|misdiagnos\w*)\b"
+    r"改|换|变成|成了|只(?=[喝吃用穿听看玩养])|讨厌|厌倦|受不了|现在|如今|更喜欢"
     r"|\b(?:switched|changed|instead|rather than|now|prefers?|only|hates?|dislikes?|can't stand|gone|became|become"
     r"|turned)\b",
     re.I,
 )
+# A correction said outright, which may name the thing in the other language: "用户其实对青霉素不过敏（之前是误诊）"
+# corrects "User is allergic to penicillin", and no shared word can show it. In one script the things can be
+# compared, and a correction of another one closes nothing: the same correction closed "用户对花生过敏" (a re-trial).
+_CORRECTION = re.compile(r"其实|实际上|误诊|\b(?:actually|in fact|misdiagnos\w*)\b", re.I)
 
 
 def both_can_hold(fact: str, old: str, *, dated: bool = False) -> str | None:
@@ -159,7 +162,9 @@ def both_can_hold(fact: str, old: str, *, dated: bool = False) -> str | None:
     # favourite ramen). A change said outright ("用户现在改喝茶了") still replaces.
     topics = shared_topics(fact, old) - {"name"}  # "User has a dog named Max": the naming is the pet's
     if topics and topics <= MANY_VALUED and not same_things(fact, old) and not _CHANGED.search(fact):
-        return f"another of a kind a person holds several of ({', '.join(sorted(topics))}); kept both"
+        across = (HAN_CHAR.search(fact) is None) != (HAN_CHAR.search(old) is None)
+        if not (across and _CORRECTION.search(fact)):
+            return f"another of a kind a person holds several of ({', '.join(sorted(topics))}); kept both"
     return None
 
 
