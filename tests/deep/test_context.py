@@ -323,6 +323,10 @@ def test_the_profile_says_each_statement_once_and_holds_no_pet_that_died(memory:
     memory.store.write(WriteBatch(replacements=[(fact.model_copy(update={"provenance": drawn}), fact.updated_at)]))
     profile = _profile_block(memory.context("我晚饭该点什么？", user_id="lin", budget_tokens=600).text)
     assert "花生" in profile and profile.count("芒果") == 1 and "团子" not in profile, profile
+    # a third allergy (a second re-trial: a correction took the second place and the peanut allergy was left out)
+    _tell(memory, "lin", [("2026-12-03T10:00:00+08:00", "我对虾也过敏。")])
+    profile = _profile_block(memory.context("我晚饭该点什么？", user_id="lin", budget_tokens=600).text)
+    assert all(allergen in profile for allergen in ("花生", "芒果", "虾")), profile
 
 
 def test_the_profile_reads_a_change_said_without_i_and_asks_what_the_task_needs_first(memory: Memory) -> None:

@@ -57,7 +57,7 @@ class Standing:
 
 
 STANDING = (
-    Standing("What am I allergic to?", "我对什么过敏？", 2),
+    Standing("What am I allergic to?", "我对什么过敏？", 3),  # a meal goes wrong on the one left out
     Standing("What is my diet?", "我的饮食有什么忌口？", 1),
     Standing("Where do I live now?", "我现在住在哪里？", 1),
     Standing("Where do I work now?", "我现在在哪里工作？", 1),
