@@ -209,11 +209,8 @@ class Ingestor:
                     old = unrecorded.get(item.source, [])
                     report.outcomes.append(self._one(item, fmt, on_disk[item.source], previous, sandbox, report, old))
         for source in work.retire:
-            if source in unrecorded:
-                self.writer.retire(unrecorded[source], reason=f"source removed: {source}")
-                report.outcomes.append(SourceOutcome(source, "retired", chunks=len(unrecorded[source])))
-            else:
-                report.outcomes.append(self._retire(source))
+            chunks = self._retire(source, f"source removed: {source}", unrecorded.get(source, []))
+            report.outcomes.append(SourceOutcome(source, "retired", chunks=chunks))
         return self._finished(report, started)
 
     def run_one(self, path: Path | str, *, source: str, fmt: str | None = None) -> IngestReport:
@@ -245,9 +242,13 @@ class Ingestor:
         report.embedded, report.embedded_from_cache = self.writer.stats.texts, self.writer.stats.from_cache
         return report
 
-    def _retire(self, source: str) -> SourceOutcome:
-        chunks = self.writer.retire_source(self.scope, self.collection, source, reason=f"source removed: {source}")
-        return SourceOutcome(source, "retired", chunks=chunks)
+    def _retire(self, source: str, reason: str, unrecorded: Sequence[MemoryItem] = ()) -> int:
+        """A source's chunks out of search: those written before sources were recorded, else the recorded source's.
+        Returns how many."""
+        if unrecorded:
+            self.writer.retire(unrecorded, reason=reason)
+            return len(unrecorded)
+        return self.writer.retire_source(self.scope, self.collection, source, reason=reason)
 
     def _one(
         self,
@@ -294,12 +295,9 @@ class Ingestor:
                 return self._ended(item, "skipped", fmt, started, str(exc))
             # emptied since it was ingested: its old chunks leave search, as a deleted file's do (they answered
             # on, and the collection still counted it: a user trial)
-            reason = f"source emptied: {item.source}"
-            if previous is not None:
-                retired = self.writer.retire_source(self.scope, self.collection, item.source, reason=reason)
-            else:
-                self.writer.retire(unrecorded, reason=reason)
-                retired = len(unrecorded)
+            retired = self._retire(
+                item.source, f"source emptied: {item.source}", () if previous is not None else unrecorded
+            )
             self.progress.file_done()
             return SourceOutcome(item.source, "retired", fmt, chunks=retired, seconds=time.perf_counter() - started,
                                  error=str(exc))  # fmt: skip
