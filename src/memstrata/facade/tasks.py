@@ -162,7 +162,10 @@ class TasksAPI:
         if task.finished and step.status != StepStatus.RUNNING:
             # a finished task's record is closed, as for new steps: a step rewritten after it (succeeded -> failed,
             # a dead end) left the stored summary saying otherwise (a user trial). A step still running may end.
-            raise ConflictError(f"task {task.id} is {task.status.value}; its recorded steps can no longer change")
+            raise ConflictError(
+                f"task {task.id} is {task.status.value}; its recorded steps can no longer change; "
+                "start a new task to record what changed"
+            )
         if fields.get("output") is not None:
             fields["output"] = self._text(fields["output"], "output")
         check_strings(fields.get("tags") or {}, "tags")
