@@ -140,6 +140,17 @@ class Scope(Frozen):
         return ",".join(parts)
 
 
+class TenantScope(Frozen):
+    """Every scope of one tenant (None: the default tenant). Only admin counts and job lists take it: a tenant
+    view that names no user, agent or session counts its whole tenant. Memory reads always need a Scope."""
+
+    tenant_id: str | None = None
+
+
+# What admin calls (stats, jobs) may cover: one scope, one whole tenant, or (None) the whole store.
+AdminScope = Scope | TenantScope
+
+
 class MemoryKind(StrEnum):
     """Built-in kinds. Any other lowercase identifier is accepted too (kinds are extensible)."""
 

@@ -24,6 +24,7 @@ from memstrata.types import (
     Message,
     Provenance,
     Scope,
+    TenantScope,
     new_id,
 )
 
@@ -307,3 +308,14 @@ def test_messages_stats_and_export(store: Store) -> None:
     stats = store.stats(ALICE)
     assert (stats.messages, stats.history_events, stats.vectors, stats.memories_by_kind) == (2, 1, 1, {"fact": 1})
     assert store.stats().messages == 3 and stats.schema_version >= 1 and stats.location == store.location
+
+
+def test_stats_and_jobs_of_a_whole_tenant(store: Store) -> None:
+    """`memstrata --tenant acme stats` failed: a tenant view that names no user had no scope to count in."""
+    acme_alice, acme_bob = Scope(user_id="alice", tenant_id="acme"), Scope(user_id="bob", tenant_id="acme")
+    put(store, item("acme alice", acme_alice), item("acme bob", acme_bob), item("default alice"))
+    store.write(WriteBatch(messages=[(Message(role="user", content="hi"), acme_bob)]))
+    acme = store.stats(TenantScope(tenant_id="acme"))
+    assert (acme.memories_by_kind, acme.messages) == ({"fact": 2}, 1)
+    assert store.stats(TenantScope()).memories_by_kind == {"fact": 1}  # the default tenant alone
+    assert store.stats().memories_by_kind == {"fact": 3}

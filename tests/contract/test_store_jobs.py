@@ -8,7 +8,7 @@ import pytest
 
 from memstrata import ConflictError
 from memstrata.storage.protocol import JobUpdate, Store, WriteBatch
-from memstrata.types import Job, JobStatus, Scope, new_id
+from memstrata.types import Job, JobStatus, Scope, TenantScope, new_id
 
 T0 = datetime(2025, 1, 1, 9, 0, tzinfo=UTC)
 
@@ -30,6 +30,15 @@ def test_claims_take_one_scope_oldest_first(store: Store) -> None:
     assert store.claim_jobs(T0, T0 + timedelta(minutes=5), limit=10) == []
     assert [j.id for j in store.list_jobs(bob, [JobStatus.RUNNING], 10)] == [jobs[1].id]
     assert store.list_jobs(Scope(user_id="bob"), list(JobStatus), 10) == []  # another tenant
+
+
+def test_jobs_of_a_whole_tenant(store: Store) -> None:
+    """A tenant view that names no user lists its tenant's jobs (``memstrata --tenant acme jobs`` failed)."""
+    acme = [job(Scope(user_id="alice", tenant_id="acme")), job(Scope(agent_id="bot", tenant_id="acme"))]
+    store.write(WriteBatch(jobs=[*acme, job(Scope(user_id="alice"))]))
+    assert {j.id for j in store.list_jobs(TenantScope(tenant_id="acme"), list(JobStatus), 10)} == {j.id for j in acme}
+    assert len(store.list_jobs(TenantScope(), list(JobStatus), 10)) == 1  # the default tenant
+    assert len(store.list_jobs(None, list(JobStatus), 10)) == 3
 
 
 def test_expired_lease_is_claimed_again_and_the_late_worker_is_refused(store: Store) -> None:

@@ -147,6 +147,18 @@ def test_cli_acts_inside_a_tenant(tmp_path: Path) -> None:
     assert run_json(tmp_path, "--tenant", "acme", "search", "tennis", "--user", "alice") == []
 
 
+def test_cli_counts_and_lists_jobs_of_a_whole_tenant(tmp_path: Path) -> None:
+    """`--tenant acme stats` and `--tenant acme jobs` failed with "a scope needs at least one of user_id...";
+    they now cover that tenant alone."""
+    run(tmp_path, "--tenant", "acme", "add", "I play tennis on Sundays", "--user", "alice")
+    run(tmp_path, "--tenant", "acme", "add", "我喜欢喝乌龙茶", "--user", "bob")
+    run(tmp_path, "add", "a default-tenant memory", "--user", "alice")
+    assert run_json(tmp_path, "--tenant", "acme", "stats")["memories_by_status"] == {"active": 2}
+    assert run_json(tmp_path, "--tenant", "nobody", "stats")["memories_by_status"] == {}
+    assert run_json(tmp_path, "stats")["memories_by_status"] == {"active": 3}
+    assert run_json(tmp_path, "--tenant", "acme", "jobs") == []
+
+
 def test_add_infer_exits_non_zero_when_the_model_fails_and_keeps_the_turn(tmp_path: Path) -> None:
     """The model is a scripted OpenAI-compatible server at the HTTP boundary that answers garbage."""
     from support.scripted_llm import ScriptedServer, completion

@@ -15,7 +15,7 @@ from typing import Literal
 from memstrata.errors import InvalidInputError, NotFoundError
 from memstrata.query import Filters, ListQuery
 from memstrata.storage.protocol import Store
-from memstrata.types import JobStatus, MemoryStatus, Scope
+from memstrata.types import AdminScope, JobStatus, MemoryStatus, Scope
 from memstrata.validation import clean_id
 
 IdKind = Literal["memory", "job", "graph"]
@@ -69,7 +69,7 @@ def memory_id(store: Store, scope: Scope, prefix: object) -> str:
     return pick(text, ids, "memory", f"in scope {scope.label()}")
 
 
-def job_id(store: Store, scope: Scope | None, tenant_id: str | None, prefix: object) -> str:
+def job_id(store: Store, scope: AdminScope | None, tenant_id: str | None, prefix: object) -> str:
     text = checked_prefix(prefix, "job_id")
     jobs = store.list_jobs(scope, list(JobStatus), limit=1_000_000)
     return pick(text, (job.id for job in jobs if job.scope.tenant_id == tenant_id), "job", "in this tenant")

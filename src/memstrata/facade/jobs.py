@@ -12,7 +12,7 @@ from memstrata.facade.long_text import preceding_turns, turn_episodes
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.facade.writes import rejected
 from memstrata.storage.protocol import JobUpdate, WriteBatch
-from memstrata.types import AddResult, Job, JobStatus, MemoryEvent, Message, Scope
+from memstrata.types import AddResult, AdminScope, Job, JobStatus, MemoryEvent, Message, Scope
 from memstrata.validation import check_count, clean_id
 from memstrata.write.enqueue import plan_infer
 from memstrata.write.ingest import ParsedInput
@@ -94,7 +94,7 @@ class JobsAPI:
         return failed[0].model_copy(update={"status": JobStatus.QUEUED, "error": None, "raw_output": None})
 
     def _drain(
-        self, scope: Scope | None, job_ids: Sequence[str], *, timeout_s: float | None,
+        self, scope: AdminScope | None, job_ids: Sequence[str], *, timeout_s: float | None,
         progress: ProgressHook | None = None,
     ) -> None:  # fmt: skip
         store = self._core.store

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TypedDict, cast
 
 from memstrata.errors import InvalidInputError
-from memstrata.types import Scope
+from memstrata.types import AdminScope, Scope, TenantScope
 from memstrata.validation import guarded
 
 SCOPE_FIELDS = ("user_id", "agent_id", "session_id")
@@ -58,11 +58,14 @@ class ScopeBinding:
         merged = self._merged(args)
         return guarded(lambda: Scope(tenant_id=self.tenant_id, **merged), what="scope")
 
-    def optional_scope(self, args: ScopeArgs) -> Scope | None:
-        """Admin calls (flush, jobs, stats) may run store-wide, but never inside a tenant or scoped view."""
+    def optional_scope(self, args: ScopeArgs) -> AdminScope | None:
+        """Admin calls (flush, jobs, stats) may run store-wide, but a tenant view without ids covers only its
+        tenant, and a scoped view only its scope."""
         merged = self._merged(args)
-        if any(merged.values()) or self.tenant_id is not None:
+        if any(merged.values()):
             return self.scope(args)
+        if self.tenant_id is not None:
+            return TenantScope(tenant_id=self.tenant_id)
         return None
 
     def covers(self, scope: Scope) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from memstrata.records.process import Artifact, Hypothesis, Step, Strategy, Task, TaskQuery
-from memstrata.types import MemoryItem, Scope
+from memstrata.types import AdminScope, MemoryItem, Scope
 
 
 class ProcessStore(Protocol):
@@ -55,6 +55,6 @@ class ProcessStore(Protocol):
         recording a step defers its embedding to here."""
         ...
 
-    def counts(self, scope: Scope | None) -> dict[str, int]:
+    def counts(self, scope: AdminScope | None) -> dict[str, int]:
         """Rows per process table (for stats)."""
         ...

@@ -19,7 +19,17 @@ from memstrata.records.graph import Entity, Relation
 from memstrata.records.process import Artifact, Hypothesis, Step, Strategy, Task
 from memstrata.storage.knowledge_protocol import KnowledgeStore, SourceRecord
 from memstrata.storage.process_protocol import ProcessStore
-from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Message, Scope, StoredMessage
+from memstrata.types import (
+    AdminScope,
+    HistoryEvent,
+    Job,
+    JobStatus,
+    MemoryItem,
+    MemoryStatus,
+    Message,
+    Scope,
+    StoredMessage,
+)
 
 Vector = npt.NDArray[np.float32]
 
@@ -243,7 +253,7 @@ class Store(Protocol):
         """Atomically claim queued jobs (or running ones whose lease expired) of one scope, oldest first."""
         ...
 
-    def list_jobs(self, scope: Scope | None, statuses: Sequence[JobStatus], limit: int) -> list[Job]: ...
+    def list_jobs(self, scope: AdminScope | None, statuses: Sequence[JobStatus], limit: int) -> list[Job]: ...
 
     # --- embeddings ---------------------------------------------------------------------
     def embedding_id(self) -> str | None: ...
@@ -270,6 +280,6 @@ class Store(Protocol):
     # --- whole-store --------------------------------------------------------------------
     def export_all(self) -> Iterator[tuple[str, object]]: ...
 
-    def stats(self, scope: Scope | None = None) -> StoreStats: ...
+    def stats(self, scope: AdminScope | None = None) -> StoreStats: ...
 
     def close(self) -> None: ...

@@ -12,7 +12,7 @@ import time
 from dataclasses import replace
 from datetime import timedelta
 
-from memstrata.types import JobStatus, Scope
+from memstrata.types import AdminScope, JobStatus
 from memstrata.write.pipeline import WriteDeps, process_jobs
 from memstrata.write.progress import ProgressHook
 
@@ -37,7 +37,7 @@ class JobRunner:
         return len(jobs)
 
     def drain(
-        self, *, scope: Scope | None = None, timeout_s: float | None = None, progress: ProgressHook | None = None
+        self, *, scope: AdminScope | None = None, timeout_s: float | None = None, progress: ProgressHook | None = None
     ) -> None:
         """Process until nothing is queued, then wait for jobs other workers are still running."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s

@@ -20,7 +20,7 @@ from memstrata.storage.sql.process_rows import (
 from memstrata.storage.sql.rows import MEMORY_COLUMNS, prefixed
 from memstrata.storage.sql.upsert import upsert_scoped
 from memstrata.storage.sql.where import Where, scope_where
-from memstrata.types import MemoryItem, MemoryStatus, Scope
+from memstrata.types import AdminScope, MemoryItem, MemoryStatus, Scope
 
 R = TypeVar("R")
 _COUNTED = {"tasks": "process_tasks", "steps": "process_steps", "hypotheses": "process_hypotheses",
@@ -175,7 +175,7 @@ class ProcessTables:
         )
         return [rows.memory(self.d, row) for row in found]
 
-    def counts(self, scope: Scope | None) -> dict[str, int]:
+    def counts(self, scope: AdminScope | None) -> dict[str, int]:
         where = scope_where(self.d, scope, "t")
         selects = ", ".join(f"(SELECT COUNT(*) FROM {table} t WHERE {where.sql()})" for table in _COUNTED.values())
         found = self._select(f"SELECT {selects}", where.params * len(_COUNTED))[0]

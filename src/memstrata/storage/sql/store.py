@@ -33,7 +33,7 @@ from memstrata.storage.sql.where import memory_where, scope_where
 from memstrata.storage.sql.writes import apply_batch
 from memstrata.stored_words import VERSION as STORED_WORDS_VERSION
 from memstrata.stored_words import stored_words
-from memstrata.types import HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Scope, StoredMessage
+from memstrata.types import AdminScope, HistoryEvent, Job, JobStatus, MemoryItem, MemoryStatus, Scope, StoredMessage
 
 log = logging.getLogger(__name__)
 AUTO_KEYWORD_REBUILD_ROWS = 50_000  # about 10 s on two cores; larger stores are rebuilt by `memstrata reindex`
@@ -285,7 +285,7 @@ class SQLStore:
 
         return self.dialect.transaction(run)
 
-    def list_jobs(self, scope: Scope | None, statuses: Sequence[JobStatus], limit: int) -> list[Job]:
+    def list_jobs(self, scope: AdminScope | None, statuses: Sequence[JobStatus], limit: int) -> list[Job]:
         where = scope_where(self.dialect, scope, "j")
         if statuses:
             where.add_sql(self.dialect.in_("j.status", [status.value for status in statuses]))
@@ -428,7 +428,7 @@ class SQLStore:
         sql = f"SELECT seq, {SOURCE_COLUMNS} FROM knowledge_sources WHERE seq > ? ORDER BY seq LIMIT ?"
         yield from (("knowledge_source", source_row(d, row)) for row in self._pages(sql, size=100))
 
-    def stats(self, scope: Scope | None = None) -> StoreStats:
+    def stats(self, scope: AdminScope | None = None) -> StoreStats:
         where = scope_where(self.dialect, scope, "m")
 
         def select(sql: str) -> list[Any]:
