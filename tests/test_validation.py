@@ -127,6 +127,20 @@ def test_invisible_characters_neither_make_a_duplicate_nor_an_id(memory: Memory)
         memory.add("hello", user_id="\u200b")
 
 
+@pytest.mark.parametrize("user_id", ["alice\nbob", "ali\tce", "alice\x07", "\u202eecila", "ali\u200bce"])
+def test_scope_ids_with_control_or_hiding_characters_are_refused(memory: Memory, user_id: str) -> None:
+    """An id with a newline, a bell, a bidi override or a zero-width space was stored: it prints like another
+    user's id in the CLI, the logs and the console."""
+    with pytest.raises(InvalidInputError, match="control character U\\+"):
+        memory.add("hello", user_id=user_id)
+    assert memory.stats().memories_by_status == {}
+
+
+def test_scope_ids_keep_joiners_and_every_script(memory: Memory) -> None:
+    for user_id in ("爱丽丝", "\u0645\u0631\u06cc\u200c\u0645", "👩\u200d💻"):  # ZWNJ in a Persian name, ZWJ in emoji
+        assert memory.add("hello", user_id=user_id, infer=False).results[0].event == "ADD"
+
+
 def test_integers_beyond_64_bits_are_refused_in_metadata_and_filters(memory: Memory) -> None:
     """Such a value was stored, then any filter on it failed in the database (HTTP 500 over REST)."""
     with pytest.raises(InvalidInputError, match=r"metadata\.a\.b\[0\]: 1{20} does not fit in 64 bits"):

@@ -93,6 +93,23 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+# Characters that change how the text after them is shown (the "Trojan source" bidi controls) or are not shown
+# at all (zero-width space, word joiner, byte-order mark): in an id they make two different ids print alike in
+# the CLI, the logs and the console.
+_HIDING_CHARACTERS = frozenset(
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u200b\u2060\ufeff"
+)
+
+
+def _id_character_problem(value: str) -> str | None:
+    """Why ``value`` cannot name a user, agent, session or tenant: a control character (a newline, a tab, a bell),
+    a bidi control or an invisible space. Joiners stay allowed (Persian names use U+200C, emoji U+200D)."""
+    for position, char in enumerate(value):
+        if unicodedata.category(char) == "Cc" or char in _HIDING_CHARACTERS:
+            return f"contains the invisible or control character U+{ord(char):04X} at position {position}; remove it"
+    return None
+
+
 class Scope(Frozen):
     """Who a memory belongs to. Writes need at least one of user/agent/session; reads match every given
     field. ``tenant_id`` separates organisations on a shared server: it always matches exactly (None is
@@ -113,7 +130,7 @@ class Scope(Frozen):
             raise ValueError("scope ids must not be blank; leave the field out instead")
         if len(value) > 256:
             raise ValueError("scope ids must be at most 256 characters")
-        problem = string_problem(value)
+        problem = string_problem(value) or _id_character_problem(value)
         if problem is not None:
             raise ValueError(f"scope id {problem}")
         return value
