@@ -364,6 +364,20 @@ def test_json_nested_past_the_parser_says_so(client: httpx.Client) -> None:
     assert client.get("/v1/memories", params={"user_id": "d5000"}).json()["items"] == []
 
 
+def test_a_key_sent_twice_in_one_object_is_refused(client: httpx.Client) -> None:
+    """{"text": "a", "text": "b"} stored "b" without a word; a proxy or log reader may take "a"."""
+    twice = '{"user_id": "dup", "text": "I like tea", "text": "我喜欢咖啡"}'.encode()
+    resp = client.post("/v1/memories", content=twice, headers={"content-type": "application/json"})
+    assert_problem(resp, 422, "invalid_request", mentions="'text' appears twice")
+    nested = b'{"user_id": "dup", "text": "t", "metadata": {"a": 1, "a": 2}}'
+    resp = client.post("/v1/memories", content=nested, headers={"content-type": "application/json"})
+    assert_problem(resp, 422, "invalid_request", mentions="'a' appears twice")
+    assert client.get("/v1/memories", params={"user_id": "dup"}).json()["items"] == []
+    search = b'{"user_id": "dup", "query": "tea", "query": "coffee"}'
+    resp = client.post("/v1/memories/search", content=search, headers={"content-type": "application/json"})
+    assert_problem(resp, 422, "invalid_request", mentions="'query' appears twice")
+
+
 def test_a_confidence_that_is_not_a_number_is_named_so(client: httpx.Client) -> None:
     """NaN was refused as "Input should be less than or equal to 1"."""
     body = b'{"user_id": "n", "text": "c", "confidence": NaN}'

@@ -1,7 +1,9 @@
 """Unknown query parameters are refused (422), not ignored: a typo such as ``limt=5`` or ``user=alice`` would
 otherwise run a different request than the caller meant, and the OpenAPI document promises no others. So is a body
 sent to an operation that takes none (``POST /memories/{id}/archive`` with ``{"reason": ...}`` archived and dropped
-the reason): empty, ``{}`` or ``null`` pass, other JSON is a 422, and what is not JSON a 400."""
+the reason): empty, ``{}`` or ``null`` pass, other JSON is a 422, and what is not JSON a 400. A JSON body that
+names one key twice is a 422 too: ``{"text": "a", "text": "b"}`` stored "b" without a word, and another parser
+(a proxy, a log reader) may take "a"."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from typing import Any
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
+
+from memstrata.api.browser_guard import is_json
 
 _DECLARED: dict[int, frozenset[str]] = {}  # per route; routes live as long as the app
 
@@ -51,12 +55,40 @@ async def reject_unknown_query(request: Request) -> None:
         ])  # fmt: skip
 
 
-async def reject_unexpected_body(request: Request) -> None:
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found
+
+
+def _check_unique_keys(raw: bytes) -> None:
+    try:
+        json.loads(raw, object_pairs_hook=_refuse_duplicates)
+    except _DuplicateKey as exc:
+        message = f"the key {str(exc)!r} appears twice in one JSON object; send it once"
+        raise RequestValidationError([{"type": "duplicate_key", "loc": ("body", str(exc)), "input": None,
+                                       "msg": message}]) from None  # fmt: skip
+    except (ValueError, RecursionError):
+        return  # not JSON: the body's own validation says so
+
+
+async def check_body(request: Request) -> None:
     """A router dependency: an operation that declares no body gets none (beyond ``{}``: body-less writes may send
-    one, docs/server.md)."""
+    one, docs/server.md); a JSON body names each key of an object once."""
     route = request.scope.get("route")
     dependant = getattr(route, "dependant", None)
-    if dependant is None or dependant.body_params or request.method in ("GET", "HEAD", "OPTIONS"):
+    if dependant is None or request.method in ("GET", "HEAD", "OPTIONS"):
+        return
+    if dependant.body_params:
+        if is_json(request.headers.get("content-type")):  # a form upload is streamed to a file, never read here
+            _check_unique_keys(await request.body())
         return
     raw = (await request.body()).strip()
     if not raw:

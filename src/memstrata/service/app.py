@@ -34,7 +34,7 @@ from memstrata.api.limits import BodySizeLimit
 from memstrata.api.models import Health, Readiness
 from memstrata.api.overload import OverloadGuard
 from memstrata.api.query_batches import QueryBatches
-from memstrata.api.strict_query import reject_unexpected_body, reject_unknown_query
+from memstrata.api.strict_query import check_body, reject_unknown_query
 from memstrata.config import ServerSettings
 from memstrata.errors import EmbeddingMismatchError, InvalidInputError
 from memstrata.mcp_server.server import build_server
@@ -145,7 +145,7 @@ def create_app(memory: Memory, server: ServerSettings | None = None, *, keys: Ke
     routers = (routes.router, lifecycle_routes.router, graph_routes.router, vault_routes.router,
                task_routes.router, console_routes.router, knowledge_routes.router, context_routes.router)  # fmt: skip
     for router in routers:
-        app.include_router(router, dependencies=[Depends(reject_unknown_query), Depends(reject_unexpected_body)])
+        app.include_router(router, dependencies=[Depends(reject_unknown_query), Depends(check_body)])
     install_console(app)  # the web console at / (static assets under /console)
 
     @app.get("/health", response_model=Health, tags=["service"])
