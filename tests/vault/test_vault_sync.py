@@ -120,6 +120,18 @@ def test_broken_files_are_indexed_and_reported(vault: Vault, vault_root: Path) -
     assert vault.search("内容还在", limit=1)[0].path == "agent-memory/notes/bad-yaml.md"
 
 
+def test_a_binary_file_named_md_is_reported_not_indexed(vault: Vault, vault_root: Path) -> None:
+    """A PNG saved as .md was indexed as a section of replacement characters that searches then returned."""
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8
+    (vault_root / "agent-memory/notes/diagram.md").write_bytes(png)
+    (vault_root / "agent-memory/notes/noise.md").write_bytes(bytes(range(128, 256)) * 20)  # no NUL, not UTF-8
+    report = vault.sync()
+    assert report.sections_added == 0 and sorted(w.split()[0] for w in report.warnings) == [
+        "agent-memory/notes/diagram.md", "agent-memory/notes/noise.md"]  # fmt: skip
+    assert all("binary" in w for w in report.warnings)
+    assert not [hit for hit in vault.search("PNG IHDR", limit=10) if hit.path.endswith(("diagram.md", "noise.md"))]
+
+
 def test_reading_counts_as_use_and_lifts_ranking(vault: Vault) -> None:
     plain = {h.path: h.score for h in vault.search("memory as files a person can edit", limit=10)}
     for _ in range(5):

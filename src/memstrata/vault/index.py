@@ -157,6 +157,9 @@ class Indexer:
         if len(data) > self.max_note_bytes:
             counts.warnings.append(f"{path} is {len(data)} bytes, over vault.max_note_bytes; not indexed")
             return
+        if looks_binary(data):
+            counts.warnings.append(f"{path} looks like a binary file (an image or archive named .md?); not indexed")
+            return
         text = data.decode("utf-8", errors="replace").replace("\x00", "")
         if "\ufffd" in text and b"\xef\xbf\xbd" not in data:
             counts.warnings.append(f"{path} is not valid UTF-8; undecodable bytes were replaced")
@@ -260,3 +263,12 @@ def drop_index(store: Store, scope: Scope, vault: str) -> int:
     for start in range(0, len(ids), 500):
         store.purge(scope, ids[start : start + 500], keep_embeddings=True)  # the files still hold the texts
     return len(ids)
+
+
+def looks_binary(data: bytes) -> bool:
+    """A file no one wrote as text: a NUL byte near the start (as git decides), or mostly bytes that are not
+    UTF-8. A few bad bytes in a real note still index, with a warning."""
+    if b"\x00" in data[:8000]:
+        return True
+    head = data[:8000].decode("utf-8", errors="replace")
+    return bool(head) and head.count("\ufffd") > len(head) * 0.3
