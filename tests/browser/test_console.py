@@ -173,6 +173,9 @@ def test_a_person_reviews_and_corrects_memories(
     visit(page, url, "vault", "Vault")
     expect(page.locator("main table tbody tr").first).to_be_visible()
     expect(page.get_by_text("read-only", exact=True)).to_be_visible()
+    # with no agent chosen, every agent's rules, each marked with its agent (the researcher's were hidden)
+    expect(page.locator("main")).to_contain_text("rules/researcher/style.md")
+    expect(page.locator("main")).to_contain_text("agent:researcher")
     shot(page, screens, "10-vault")
 
     visit(page, url, "stats", "Stats")

@@ -53,6 +53,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: UniversalSentence
         "admin": keys.create("acme")[1],
         "bob": keys.create("acme", user_ids=["bob"])[1],
         "globex": keys.create("globex")[1],
+        "researcher": keys.create("acme", agent_ids=["researcher"])[1],
     }
     with TestClient(app) as client:
         yield {"client": client, "tokens": tokens, "memory": memory, "settings": settings, "root": root / "vault"}
@@ -89,6 +90,20 @@ def test_vault_over_rest(served: dict[str, Any]) -> None:
     assert created.status_code == 201 and created.json()["path"] == "agent-memory/notes/new.md"
     history = call(served, "GET", "/v1/vault/note/history", params={"path": "agent-memory/notes/new.md"}).json()
     assert history and all(e["actor"].startswith("rest:") for e in history)  # the key that wrote it
+
+
+def test_every_agents_rules_for_review(served: dict[str, Any]) -> None:
+    """The console showed only the shared rules with no agent chosen: an agent's own rules were out of sight."""
+    review = call(served, "GET", "/v1/vault/rules", params={"every_agent": "true"}).json()
+    assert [(f["path"], f["applies_to"]) for f in review["files"]] == [
+        (RULES, "all"), ("rules/researcher/style.md", "agent:researcher")]  # fmt: skip
+    assert [f["path"] for f in call(served, "GET", "/v1/vault/rules").json()["files"]] == [RULES]  # unchanged
+    both = call(served, "GET", "/v1/vault/rules", params={"every_agent": "true", "agent_id": "researcher"})
+    assert both.status_code == 422 and "not both" in both.json()["detail"]
+    limited = call(served, "GET", "/v1/vault/rules", who="researcher", params={"every_agent": "true"})
+    assert limited.status_code == 403 and "researcher" in limited.json()["detail"]
+    own = call(served, "GET", "/v1/vault/rules", who="researcher").json()  # the agent's own view still works
+    assert [f["path"] for f in own["files"]] == [RULES, "rules/researcher/style.md"]
 
 
 def test_rest_is_scoped_by_the_key(served: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import Field
 
 from memstrata.api.models import ScopeBody
+from memstrata.api.principal import AccessDenied
 from memstrata.api.routes import ERRORS, Caller, CallerDep, ScopeDep
 from memstrata.types import HistoryEvent
 from memstrata.vault import (
@@ -165,10 +166,19 @@ def context(
 
 
 @router.get("/rules", response_model=RulesBlock)
-def rules(call: CallerDep, ids: ScopeDep, settings: SettingsDep) -> RulesBlock:
-    """The rules layer, verbatim: rules for every agent, then those of ``agent_id``. Read-only."""
+def rules(
+    call: CallerDep,
+    ids: ScopeDep,
+    settings: SettingsDep,
+    every_agent: Annotated[bool, Query(description="every agent's rules, each marked with its agent (review)")] = False,
+) -> RulesBlock:
+    """The rules layer, verbatim: rules for every agent, then those of ``agent_id``. Read-only. ``every_agent``:
+    the rules of all agents, for a person reviewing them (not with ``agent_id``; not for an agent-limited key)."""
     scope = call.scope(ids)
-    return Vault(call.memory, settings).rules(scope["agent_id"])
+    if every_agent and call.principal.agent_ids is not None:
+        raise AccessDenied(f"this API key is limited to agent_id in {sorted(call.principal.agent_ids)}; it reads "
+                           "those agents' rules (pass agent_id), not every agent's")  # fmt: skip
+    return Vault(call.memory, settings).rules(scope["agent_id"], every_agent=every_agent)
 
 
 @router.get("/forgetting", response_model=list[ForgetCandidate])

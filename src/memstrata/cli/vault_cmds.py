@@ -249,10 +249,14 @@ def _need(value: str | None, option: str) -> str:
 
 
 @app.command("rules")
-def rules(ctx: typer.Context, agent: AgentOpt = None) -> None:
-    """The rules layer, verbatim: rules for every agent, then the given agent's own."""
+def rules(
+    ctx: typer.Context,
+    agent: AgentOpt = None,
+    every_agent: Annotated[bool, typer.Option(help="every agent's rules, each marked with its agent")] = False,
+) -> None:
+    """The rules layer, verbatim: rules for every agent, then the given agent's own (--every-agent: all agents')."""
     state = cli_state(ctx)
-    block = open_vault(state).rules(agent)
+    block = open_vault(state).rules(agent, every_agent=every_agent)
     if state.json:
         print_json(block)
     else:

@@ -3,7 +3,8 @@ verbatim, in a stable order, read-only to agents, and re-read when a file change
 
 Order: ``vault.rules_files`` as configured (a project's AGENTS.md, CLAUDE.md ...), then every
 ``<vault>/<rules_dir>/*.md`` by name (rules for all agents), then ``<rules_dir>/<agent_id>/*.md``
-by name (rules for one agent). Files are re-read when their size, mtime or inode changes.
+by name (rules for one agent). Files are re-read when their size, mtime or inode changes. A person
+reviewing the rules reads every agent's (``every_agent``), each file marked with the agent it is for.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ _CACHE = _FileCache()
 
 
 def rule_sources(
-    root: Path | None, rules_dir: str, rules_files: list[str], agent_id: str | None
+    root: Path | None, rules_dir: str, rules_files: list[str], agent_id: str | None, *, every_agent: bool = False
 ) -> list[tuple[Path, str]]:
     """(file, applies_to) in load order. Configured files must exist: a missing rule is an error."""
     sources: list[tuple[Path, str]] = []
@@ -63,16 +64,19 @@ def rule_sources(
         folder = root / rules_dir
         if folder.is_dir():
             sources += [(p.resolve(), "all") for p in sorted(folder.glob("*.md")) if p.is_file()]
-            if agent_id:
-                mine = folder / agent_id
+            agents = sorted(p.name for p in folder.iterdir() if p.is_dir()) if every_agent else [agent_id or ""]
+            for agent in filter(None, agents):
+                mine = folder / agent
                 if mine.is_dir() and mine.resolve().parent == folder.resolve():
-                    sources += [(p.resolve(), f"agent:{agent_id}") for p in sorted(mine.glob("*.md")) if p.is_file()]
+                    sources += [(p.resolve(), f"agent:{agent}") for p in sorted(mine.glob("*.md")) if p.is_file()]
     return list(dict.fromkeys(sources))
 
 
-def load_rules(root: Path | None, rules_dir: str, rules_files: list[str], agent_id: str | None) -> RulesBlock:
+def load_rules(
+    root: Path | None, rules_dir: str, rules_files: list[str], agent_id: str | None, *, every_agent: bool = False
+) -> RulesBlock:
     files: list[RuleFile] = []
-    for path, applies_to in rule_sources(root, rules_dir, rules_files, agent_id):
+    for path, applies_to in rule_sources(root, rules_dir, rules_files, agent_id, every_agent=every_agent):
         cached = _CACHE.read(path)
         shown = path.relative_to(root).as_posix() if root is not None and path.is_relative_to(root) else str(path)
         files.append(RuleFile(path=shown, applies_to=applies_to, text=cached.text, checksum=cached.digest))

@@ -339,13 +339,16 @@ class Vault:
         notes = [n for n in index.values() if domain is None or n.sections[0].metadata.get("domain") == domain]
         return forgetting_report(notes, self._memory.now(), min_idle_days=min_idle_days, limit=limit)
 
-    def rules(self, agent_id: str | None = None) -> RulesBlock:
-        """The rules layer, verbatim and in a stable order: shared rules, then ``agent_id``'s own."""
+    def rules(self, agent_id: str | None = None, *, every_agent: bool = False) -> RulesBlock:
+        """The rules layer, verbatim and in a stable order: shared rules, then ``agent_id``'s own. ``every_agent``:
+        the rules of every agent, for a person to review (each file says whom it applies to)."""
+        if every_agent and agent_id is not None:
+            raise InvalidInputError("pass agent_id (the rules that agent reads) or every_agent, not both")
         # read as scope ids are (" coder " is coder). An id that is no folder name ("team/coder", "..") has no rules
         # of its own, and is not refused: context() passes every agent's id here.
         agent_id = agent_id.strip() if agent_id is not None else None
         root = self.settings.root() if self.settings.path else None
-        return load_rules(root, self.settings.rules_dir, self.settings.rules_files, agent_id)
+        return load_rules(root, self.settings.rules_dir, self.settings.rules_files, agent_id, every_agent=every_agent)
 
     # --- writing ----------------------------------------------------------------------------
     def _written(self, done: Written, actor: str, reason: str) -> NoteRef:

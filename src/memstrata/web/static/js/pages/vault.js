@@ -23,8 +23,10 @@ async function notes(view) {
       h("td", { class: "num" }, String(note.uses)), h("td", {}, formatTime(note.updated_at))))))));
 }
 
+// With no agent chosen a person reviews every agent's rules, each file marked with whom it applies to; with one,
+// exactly what that agent reads.
 async function rules(view) {
-  const block = await api.get("/v1/vault/rules", vaultArgs());
+  const block = await api.get("/v1/vault/rules", session.scope.agent_id ? vaultArgs() : { every_agent: true });
   view.append(h("h2", {}, t("rules"), " ", badge(t("readOnly"), "readonly")), h("p", { class: "muted" }, t("rulesIntro")));
   if (!block.files.length) return view.append(notice(t("noRules")));
   return view.append(...block.files.map((file) => h("section", { class: "card" },
