@@ -129,6 +129,18 @@ def test_one_text_fills_one_slot_whatever_kinds_hold_it(memory: Memory) -> None:
     assert texts.count("我住在杭州，在阿里巴巴上班。") == 1 and len(texts) == 2
 
 
+def test_the_fact_stands_for_its_turn_when_both_say_the_same(memory: Memory) -> None:
+    """A user trial: "我对什么过敏？" answered with the raw turn, and the fact extracted from it word for word (the one
+    that updates, ends and keeps history) was left out as its duplicate. The fact now takes the turn's place."""
+    memory.add([{"role": "user", "content": "我对花生过敏，吃了会起疹子。"}], user_id="allergy")
+    # a fact the model was unsure of ranks under its turn on lifecycle alone, as an older or less used one may
+    memory.add("我对花生过敏，吃了会起疹子。", user_id="allergy", kind="fact", confidence=0.3, infer=False)
+    for question in ("我对什么过敏？", "What am I allergic to?"):
+        hits = memory.search(question, user_id="allergy")
+        assert [(hit.memory.kind, hit.text) for hit in hits] == [("fact", "我对花生过敏，吃了会起疹子。")], question
+        assert hits[0].score == hits[0].breakdown.final
+
+
 def test_a_stemmed_keyword_match_counts_as_evidence(memory: Memory) -> None:
     """The keyword index matched 'order' to 'ordering' (porter), but the evidence read 0 and the hit fell under
     the cutoff: the README's own example returned nothing."""

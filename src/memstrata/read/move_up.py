@@ -43,7 +43,12 @@ def move_up(
         if instead:
             chosen = max(instead, key=best)
             ordered.remove(chosen)
-            own = chosen.breakdown.final if chosen.breakdown.moved_from is None else chosen.breakdown.moved_from
-            breakdown = chosen.breakdown.model_copy(update={"final": above.score, "moved_from": own})
-            ordered.insert(position, chosen.model_copy(update={"score": above.score, "breakdown": breakdown}))
+            ordered.insert(position, in_place_of(chosen, above))
     return ordered
+
+
+def in_place_of(chosen: SearchHit, above: SearchHit) -> SearchHit:
+    """``chosen`` with the score of ``above``, whose place it takes; its breakdown keeps its own score."""
+    own = chosen.breakdown.final if chosen.breakdown.moved_from is None else chosen.breakdown.moved_from
+    breakdown = chosen.breakdown.model_copy(update={"final": above.score, "moved_from": own})
+    return chosen.model_copy(update={"score": above.score, "breakdown": breakdown})

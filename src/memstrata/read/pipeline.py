@@ -18,6 +18,7 @@ from memstrata.read.due_plans import changes_by, read_as_done
 from memstrata.read.endings import with_later_news
 from memstrata.read.fuse import relevance_floor
 from memstrata.read.idioms import plain_question
+from memstrata.read.move_up import in_place_of
 from memstrata.read.named_keys import answers_for_another, asks_for_key
 from memstrata.read.newer import changed_by_then, newer_first, said_by_then_first, with_what_replaced_them
 from memstrata.read.own_first import (
@@ -248,13 +249,15 @@ def _not_yet(item: MemoryItem, query: SearchQuery) -> bool:
 
 
 def _distinct_texts(hits: list[SearchHit]) -> list[SearchHit]:
-    """The best hit of each text: a fact the extractor took over word for word from its turn (the rules path
-    does for a sentence it cannot shorten) would otherwise fill a second slot of the limit with the same words."""
-    seen: set[str] = set()
-    kept = []
+    """One hit per text, at the place of its best: a fact the extractor took over word for word from its turn (the
+    rules path does for a sentence it cannot shorten) would otherwise fill a second slot of the limit with the same
+    words. The fact stands for both, though the raw turn ranked higher: it is the memory that updates, ends and
+    keeps history, and it points back at the turn (a user trial saw the turn answer "我对什么过敏？")."""
+    groups: dict[str, list[SearchHit]] = {}
     for hit in hits:
-        text = " ".join(hit.memory.text.split()).casefold()
-        if text not in seen:
-            seen.add(text)
-            kept.append(hit)
+        groups.setdefault(" ".join(hit.memory.text.split()).casefold(), []).append(hit)
+    kept = []
+    for best, *rest in groups.values():
+        fact = next((hit for hit in rest if best.memory.kind == "episode" and hit.memory.kind != "episode"), None)
+        kept.append(best if fact is None else in_place_of(fact, best))
     return kept
