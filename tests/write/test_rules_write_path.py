@@ -83,7 +83,7 @@ def test_the_rules_keep_moves_and_statements_with_an_adverb() -> None:
     from memstrata.write.rules_extractor import RulesExtractor
 
     said = ["我搬到深圳了，现在住在深圳。", "我现在在腾讯工作。", "目前在字节跳动上班", "I just moved to Berlin.",
-            "I now work at DJI."]  # fmt: skip
+            "I now work at DJI.", "我去年搬到上海了。", "我上个月就搬到深圳了", "我2023年3月在阿里上班"]  # fmt: skip
     for text in said:
         facts = RulesExtractor().extract([Message(role="user", content=text)]).facts
         assert [fact.text for fact in facts] == [text.rstrip("。")] or [f.text for f in facts] == [text], text

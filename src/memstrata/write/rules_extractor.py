@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
 
+# Up to two adverbs or times between 我 and what the user says of themselves: "我现在", "我去年就", "我2023年3月".
+_WHEN_ZH = (
+    r"(?:现在|目前|已经|刚刚?|还|也|一直|就|才|最近|去年|今年|前年|上个?月|这个?月|上周|上星期|昨天|前天|前几天|前阵子"
+    r"|年初|年底|\d{4}年(?:\d{1,2}月)?(?:份|底|初)?){0,2}"
+)
+
 # (kind, confidence, pattern). Order matters: the first match decides the kind of a sentence.
 _RULES: list[tuple[str, float, re.Pattern[str]]] = [
     ("fact", 0.9, re.compile(r"^(请)?(帮我)?记住|^(please )?remember( that)?\b|^note that\b", re.I)),
@@ -49,9 +55,10 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
         "fact",
         0.6,
         re.compile(
-            # an adverb may stand between 我 and the verb ("我现在在腾讯工作"), and Chinese drops the subject
-            # after a comma ("我搬到深圳了，现在住在深圳")
-            r"我(现在|目前|已经|刚刚?|还|也|一直)?(叫|是|住在|搬到|搬去|搬回|来自|在.{1,12}(工作|上班|上学|读书)"
+            # an adverb or a time may stand between 我 and the verb ("我现在在腾讯工作", "我去年就搬到上海了": a
+            # user trial's imported move was no fact), and Chinese drops the subject after a comma
+            # ("我搬到深圳了，现在住在深圳")
+            rf"我{_WHEN_ZH}(叫|是|住在|搬到|搬去|搬回|来自|在.{{1,12}}(工作|上班|上学|读书)"
             r"|对.{1,10}过敏|有一?(个|只|条|位)|的(名字|生日|工作))|^(现在|目前)(住在|在.{1,12}(工作|上班))"
             r"|\b(my name is|I am|I'm|I live|I work|I grew up|I was born|I have|I've got|I'm allergic|my \w+ is"
             r"|I (just |recently |have |'ve )?moved to|I now (live|work))\b",
