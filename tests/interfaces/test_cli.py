@@ -132,6 +132,9 @@ def test_importing_the_same_turns_again_says_nothing_new(tmp_path: Path) -> None
     assert first.stdout.count("ADD") == 3
     again = run(tmp_path, "add", "--jsonl", "--user", "u1", "-", stdin=turns)
     assert "nothing new: the 3 turn(s) were stored already" in again.stdout
+    # the same file saved by a Windows editor, with a byte-order mark: "line 1 is not JSON (Unexpected UTF-8 BOM)"
+    marked = run(tmp_path, "add", "--jsonl", "--user", "u1", "-", stdin="\ufeff" + turns)
+    assert "nothing new: the 3 turn(s) were stored already" in marked.stdout
 
 
 def test_cli_acts_inside_a_tenant(tmp_path: Path) -> None:

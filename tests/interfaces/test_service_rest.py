@@ -324,7 +324,7 @@ def test_an_unexpected_error_leaves_the_connection_open(svc: Service, monkeypatc
         connection.close()
 
 
-def test_a_session_id_with_a_slash_can_be_read_and_ended(client: httpx.Client) -> None:
+def test_ids_with_a_slash_can_be_read_ended_and_erased(client: httpx.Client) -> None:
     """Such an id was stored, then /v1/sessions/a%2Fb/... answered 404 no_route (the console could not end it)."""
     turns = [{"role": "user", "content": "明天下午三点开会"}, {"role": "assistant", "content": "OK, 3 pm tomorrow."}]
     added = client.post("/v1/memories", json={"user_id": "amy", "session_id": "a/b", "messages": turns})
@@ -333,6 +333,11 @@ def test_a_session_id_with_a_slash_can_be_read_and_ended(client: httpx.Client) -
     assert read.status_code == 200 and [t["content"] for t in read.json()] == [t["content"] for t in turns]
     ended = client.post("/v1/sessions/a%2Fb/end", params={"user_id": "amy"})
     assert ended.status_code == 200, ended.text
+    # and a user id with a slash can be erased: it answered 404 no_route
+    assert client.post("/v1/memories", json={"user_id": "team/amy", "text": "我喜欢喝乌龙茶"}).status_code == 201
+    erased = client.post("/v1/users/team%2Famy/erase", params={"confirm": "true"})
+    assert erased.status_code == 200 and erased.json()["deleted"]["memories"] == 1, erased.text
+    assert client.get("/v1/memories", params={"user_id": "team/amy"}).json()["items"] == []
 
 
 def _nested(levels: int) -> dict[str, Any]:
@@ -376,6 +381,15 @@ def test_a_key_sent_twice_in_one_object_is_refused(client: httpx.Client) -> None
     search = b'{"user_id": "dup", "query": "tea", "query": "coffee"}'
     resp = client.post("/v1/memories/search", content=search, headers={"content-type": "application/json"})
     assert_problem(resp, 422, "invalid_request", mentions="'query' appears twice")
+
+
+def test_a_query_parameter_given_twice_is_refused_unless_it_takes_a_list(client: httpx.Client) -> None:
+    """?user_id=lin&user_id=mallory read mallory's memories: the last value won without a word."""
+    client.post("/v1/memories", json={"user_id": "mallory", "text": "mallory's note"})
+    twice = client.get("/v1/memories", params=[("user_id", "lin"), ("user_id", "mallory")])
+    assert_problem(twice, 422, "invalid_request", mentions="'user_id' is given 2 times")
+    listed = client.get("/v1/jobs", params=[("user_id", "mallory"), ("status", "done"), ("status", "failed")])
+    assert listed.status_code == 200, listed.text  # status takes a list
 
 
 def test_a_confidence_that_is_not_a_number_is_named_so(client: httpx.Client) -> None:

@@ -74,7 +74,8 @@ def forget(body: ForgetRequest, call: CallerDep) -> ForgetResponse:
     return ForgetResponse(matched=result.matched, deleted=result.deleted)
 
 
-@router.post("/users/{user_id}/erase", response_model=ErasureResponse,
+# ":path": a user id may hold "/" ("a/b" was stored, then its erase answered 404 no_route: a user trial)
+@router.post("/users/{user_id:path}/erase", response_model=ErasureResponse,
              responses=problems(s409="confirm=true is missing: the erasure cannot be undone"))  # fmt: skip
 def erase_user(
     user_id: Annotated[str, Path(min_length=1, max_length=256, pattern=TEXT_PATTERN)],

@@ -8,7 +8,8 @@ names one key twice is a 422 too: ``{"text": "a", "text": "b"}`` stored "b" with
 from __future__ import annotations
 
 import json
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
@@ -16,26 +17,38 @@ from pydantic import BaseModel
 
 from memstrata.api.browser_guard import is_json
 
-_DECLARED: dict[int, frozenset[str]] = {}  # per route; routes live as long as the app
+_DECLARED: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # per route; routes live as long as the app
 
 
-def _query_names(dependant: Any) -> set[str]:
-    """Query parameters of a route and of every dependency it uses (a pydantic query model: its fields)."""
-    names: set[str] = set()
+def _is_list(annotation: Any) -> bool:
+    """A parameter that takes a list (``status=a&status=b``), optional or not."""
+    return get_origin(annotation) in (list, tuple, set, frozenset) or any(
+        _is_list(arg) for arg in get_args(annotation) if get_origin(annotation) in (Union, UnionType)
+    )
+
+
+def _query_names(dependant: Any) -> dict[str, bool]:
+    """Query parameters of a route and of every dependency it uses (a pydantic query model: its fields), each with
+    whether it takes a list."""
+    names: dict[str, bool] = {}
     for param in dependant.query_params:
         model = getattr(param.field_info, "annotation", None)
         if isinstance(model, type) and issubclass(model, BaseModel):
-            names.update(field.alias or name for name, field in model.model_fields.items())
+            names.update(
+                {field.alias or name: _is_list(field.annotation) for name, field in model.model_fields.items()}
+            )
         else:
-            names.add(param.alias)
+            names[param.alias] = _is_list(param.field_info.annotation)
     for sub in dependant.dependencies:
         names |= _query_names(sub)
     return names
 
 
-def _declared(route: Any) -> frozenset[str]:
+def _declared(route: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """The route's query parameter names, and those of them that may repeat."""
     if id(route) not in _DECLARED:
-        _DECLARED[id(route)] = frozenset(_query_names(route.dependant))
+        names = _query_names(route.dependant)
+        _DECLARED[id(route)] = frozenset(names), frozenset(name for name, listed in names.items() if listed)
     return _DECLARED[id(route)]
 
 
@@ -45,13 +58,22 @@ async def reject_unknown_query(request: Request) -> None:
     route = request.scope.get("route")
     if getattr(route, "dependant", None) is None:
         return
-    declared = _declared(route)
-    unknown = [name for name in dict.fromkeys(request.query_params.keys()) if name not in declared]
+    declared, repeatable = _declared(route)
+    sent = [name for name, _ in request.query_params.multi_items()]
+    unknown = [name for name in dict.fromkeys(sent) if name not in declared]
     if unknown:
         raise RequestValidationError([
             {"type": "extra_forbidden", "loc": ("query", name), "input": request.query_params.get(name),
              "msg": f"unknown query parameter {name!r}; this operation takes: {', '.join(sorted(declared)) or 'none'}"}
             for name in unknown
+        ])  # fmt: skip
+    # ?user_id=lin&user_id=mallory read mallory's memories: the last value won without a word
+    twice = [name for name in dict.fromkeys(sent) if sent.count(name) > 1 and name not in repeatable]
+    if twice:
+        raise RequestValidationError([
+            {"type": "duplicate_parameter", "loc": ("query", name), "input": request.query_params.getlist(name),
+             "msg": f"query parameter {name!r} is given {sent.count(name)} times; give it once"}
+            for name in twice
         ])  # fmt: skip
 
 

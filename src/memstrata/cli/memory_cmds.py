@@ -391,6 +391,8 @@ def demo(
 
 def _turn(line: str, number: int) -> dict[str, Any]:
     """One --jsonl turn; add() validates its fields."""
+    if number == 1:
+        line = line.removeprefix("\ufeff")  # a file saved by a Windows editor starts with a byte-order mark
     try:
         turn = json.loads(line)
     except json.JSONDecodeError as exc:
