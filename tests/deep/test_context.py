@@ -434,3 +434,39 @@ def test_a_reply_does_not_repeat_a_turn_the_context_shows(memory: Memory) -> Non
     assert "sounds lovely" in context.text
     alone = memory.context("cherry blossoms", user_id="kyo", budget_tokens=600, limit=1)
     assert "> before: user: We booked Kyoto for April!" in alone.text  # not shown otherwise: the reply keeps it
+
+
+def test_the_profile_shows_a_correction_in_place_of_what_it_takes_back(memory: Memory) -> None:
+    """A user trial: "About the user" kept "我对花生过敏" after "其实我不是对花生过敏，医生说我是对芒果过敏",
+    and kept "I'm allergic to shellfish" while leaving out "Actually 不是 shellfish allergy，是 crab 过敏" (the search
+    ranked each correction first, but the profile keeps up to three allergies). The memory the task matched points
+    at it."""
+    _tell(memory, "mei", [
+        ("2023-03-05T12:10:00+08:00", "我对花生过敏，点外卖的时候提醒我一下。"),
+        ("2025-04-09T13:00:00+08:00", "其实我不是对花生过敏，医生说我是对芒果过敏，之前搞错了。"),
+    ])  # fmt: skip
+    profile = _profile_block(memory.context("帮我点一份外卖", user_id="mei", budget_tokens=600).text)
+    assert "芒果过敏" in profile and "点外卖的时候提醒我" not in profile, profile
+    then = memory.context("帮我点一份外卖", user_id="mei", budget_tokens=600, as_of="2024-01-01")
+    assert "我对花生过敏" in then.text and "芒果" not in then.text, then.text  # before the correction
+    _tell(memory, "lin", [
+        ("2023-09-09T10:00:00+08:00", "I'm allergic to shellfish，吃虾会起疹子。"),
+        ("2026-06-18T20:00:00+08:00", "Actually 不是 shellfish allergy，是 crab 过敏，shrimp 没事，医生 retest 过了。"),
+    ])  # fmt: skip
+    context = memory.context("Order seafood dinner for me", user_id="lin", budget_tokens=600)
+    assert "crab 过敏" in _profile_block(context.text), context.text
+    if "I'm allergic to shellfish" in context.text:  # matched by the task: then it says where the correction is
+        stale = context.text.split("I'm allergic to shellfish")[1].split("\n- ")[0]
+        assert "> later: see [" in stale, context.text
+
+
+def test_a_key_fact_is_the_answer_the_profile_would_repeat_from_years_ago(memory: Memory) -> None:
+    """A user trial: under the key facts "tom:employer: Fernwood Labs" the profile showed "I live in Boston and work
+    as a data engineer at Acme Corp." (2023) as the user's job."""
+    _tell(memory, "tom", [("2023-01-15T18:00:00-05:00", "I live in Boston and work as a data engineer at Acme Corp.")])
+    memory.add("Fernwood Labs", user_id="tom", key="tom:employer")
+    memory.add("Austin", user_id="tom", key="tom:home:city")
+    context = memory.context("Book a table for dinner Friday", user_id="tom", budget_tokens=600)
+    assert "Fernwood Labs" in context.text and "Acme" not in context.text, context.text
+    memory.add("I'm allergic to penicillin.", user_id="tom")  # the profile itself stays
+    assert "penicillin" in _profile_block(memory.context("Book a table for dinner Friday", user_id="tom").text)

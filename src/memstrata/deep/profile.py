@@ -29,7 +29,7 @@ question is to the task ("帮我订迪士尼的家庭套票，全家都去" asks
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +43,8 @@ from memstrata.modality import CONDITIONAL, ENDED_WORDS
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.evidence import memory_terms, query_terms
+from memstrata.read.named_keys import asks_for_key
+from memstrata.read.newer import replacement
 from memstrata.read.own_first import ANOTHERS_EVENT, FIRST_PERSON, whose
 from memstrata.read.spelling import is_common_word
 from memstrata.types import MemoryItem, SearchHit
@@ -82,11 +84,14 @@ def standing_facts(
     shown: Iterable[str] = (),
     embedder: Embedder | None = None,
     ended: Callable[[MemoryItem], bool] = lambda item: False,
+    keys: Sequence[MemoryItem] = (),
 ) -> list[SearchHit]:
     """The user's own answers to :data:`STANDING`, asked in the request's language (category words are indexed in
     both), in the request's scope, filters and time; none already ``shown`` (memory ids), each once, none that
     later news has ``ended`` (read/endings.py: a dog put down, a partner left). With an ``embedder``, in the order
-    the task needs them (:func:`by_need`)."""
+    the task needs them (:func:`by_need`). ``keys``: the key facts the context shows; one the question names is the
+    user's current value and takes an answer's place ("tom:employer: Fernwood Labs": "I live in Boston and work …
+    at Acme Corp.", said years before, was shown beside it as the user's job in a user trial)."""
     seen = set(shown)
     turns: set[str] = set()  # the turns the kept answers were said in
     found = []
@@ -96,19 +101,36 @@ def standing_facts(
         hits = search(query.model_copy(update={"text": text, "limit": ANSWERS_SEARCHED, "threshold": None}))
         # the first answers, shown already or not: where one replaces another, the next one is the older value
         answers = [hit for hit in hits if _enough(hit, standing) and _answers(hit.memory, standing)]
-        answers = [hit for hit in answers if not _borrowed(hit, text) and not _gone(hit, standing)]
+        answers = _still_held([hit for hit in answers if not _borrowed(hit, text) and not _gone(hit, standing)], hits,
+                              text)  # fmt: skip
         kept: list[SearchHit] = []
+        most = standing.most - sum(asks_for_key(text, item.key or "", query.scope.user_id) for item in keys)
         for hit in answers:
             # a fact drawn from a turn says what the turn says: a re-trial showed "我还对芒果过敏。" and
             # "用户对芒果过敏" both, and the two places held for allergies left the peanut allergy out
             said = set(hit.memory.provenance.message_ids)
-            if len(kept) == standing.most or ended(hit.memory) or (said and said <= turns):
+            if len(kept) >= most or ended(hit.memory) or (said and said <= turns):
                 continue
             kept.append(hit)
             turns |= said
         found += [hit for hit in kept if hit.id not in seen]
         seen |= {hit.id for hit in kept}
     return found
+
+
+def _still_held(answers: list[SearchHit], hits: list[SearchHit], question: str) -> list[SearchHit]:
+    """The answers, each that a later hit of the question takes back (read/newer.py) in the place of the one that
+    does: "我对花生过敏" was shown as the user's allergy after "其实我不是对花生过敏，医生说我是对芒果过敏", and "I'm
+    allergic to shellfish" after "Actually 不是 shellfish allergy，是 crab 过敏" (a user trial), where the search had
+    ranked the correction first but the profile kept up to three allergies."""
+    held: list[SearchHit] = []
+    for hit in answers:
+        instead = replacement(hit, hits, question)
+        if instead is None:
+            held.append(hit)
+        elif instead not in held and whose(instead.memory) != "another" and states_for_the_user(instead.memory):
+            held.append(instead)
+    return held
 
 
 def _gone(hit: SearchHit, standing: Standing) -> bool:

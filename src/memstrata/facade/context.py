@@ -31,6 +31,7 @@ from memstrata.read.endings import LaterNews
 from memstrata.read.evidence import is_conversation
 from memstrata.read.expand import best_source_turns, source_turns
 from memstrata.read.named_keys import names_key
+from memstrata.read.newer import replacement
 from memstrata.read.pipeline import below_best, minimum_relevance
 from memstrata.read.retrieve import value_now
 from memstrata.records.process import SUMMARY_KIND, TASK_KIND
@@ -216,11 +217,21 @@ def _gather(core: MemoryCore, query: SearchQuery, session: Scope | None, hits: l
         []
         if scope.user_id is None
         else standing_facts(
-            core.search, query, seen_ids, core.query_embedder(scope), ended=lambda m: bool(news.ending(m))
+            core.search,
+            query,
+            seen_ids,
+            core.query_embedder(scope),
+            ended=lambda m: bool(news.ending(m)),
+            keys=[item for item, _, _ in facts if item.key],
         )
     )
     profile = [hit for hit in standing if normalised(hit.memory.text) not in seen_texts]
     endings = {hit.id: ending for hit, _ in memories if (ending := news.ending(hit.memory)) is not None}
+    # and a correction the profile shows: "I'm allergic to shellfish" matched "Order seafood dinner for me" and was
+    # shown without "Actually 不是 shellfish allergy，是 crab 过敏，shrimp 没事" (a user trial)
+    for hit, _ in memories:
+        if hit.id not in endings and (instead := replacement(hit, profile, query.text)) is not None:
+            endings[hit.id] = instead.memory
     # what still holds is read first: "Book a dinner for me and my wife" found "My girlfriend Mei…" (split up since)
     # above the wedding, so an ended memory follows the others, its ending beside it
     memories.sort(key=lambda shown: shown[0].id in endings)
@@ -252,6 +263,8 @@ def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Pie
         if ending is not None and normalised(ending.text) not in shown:  # what holds now, beside what held
             extras.insert(0, cut_to_budget(f"  > later: {_day(ending, zone)} {' '.join(ending.text.split())}",
                                            TURN_TOKENS))  # fmt: skip
+        elif ending is not None and ending.id in refs:  # shown elsewhere: where to read it
+            extras.insert(0, f"  > later: see [{refs[ending.id]}]")
         before = item.metadata.get("preceding_turns") if item.kind == "episode" else None
         # a reply reads as nothing without what it answered, unless the context shows that turn as a memory already
         if isinstance(before, str) and before.strip() and not _shown_already(before, shown):

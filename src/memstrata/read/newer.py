@@ -214,6 +214,18 @@ def with_what_replaced_them(
     return ordered
 
 
+def replacement(hit: SearchHit, others: Sequence[SearchHit], question: str) -> SearchHit | None:
+    """The latest of ``others`` (hits of the same ``question``) that takes ``hit`` back for it: a correction or an
+    ending of what it says, or the same person's change of what the question asks (as :func:`with_what_replaced_them`
+    reads them); None when none does. A key fact is the key's current value and is never replaced."""
+    if hit.breakdown.key_match or hit.memory.key is not None:
+        return None
+    asked = topic_terms(question)
+    later = [other for other in others if other is not hit and _replaces(other, hit, asked, _said_as_done,
+                                                                         corrections_only=False)]  # fmt: skip
+    return max(later, key=lambda other: said_at(other.memory)) if later else None
+
+
 def _replaces(
     later: SearchHit, earlier: SearchHit, asked: Sequence[str], changes: Changes, *, corrections_only: bool
 ) -> bool:
