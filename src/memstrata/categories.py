@@ -327,6 +327,11 @@ def english_vocabulary() -> frozenset[str]:
 
 
 @lru_cache(maxsize=65_536)
+def kinds_named(text: str) -> frozenset[str]:
+    """The categories ``text`` names an instance of, each as its words."""
+    return frozenset(words for pattern, words in _CATEGORIES if pattern.search(text))
+
+
 def category_words(text: str) -> str:
     """The words of each category ``text`` names an instance of, and in a text of both languages, of each relative it
     names in the other one; or ""."""

@@ -728,3 +728,23 @@ def test_a_who_question_about_the_users_people_asks_for_a_name() -> None:
     # in 2022?" moved "Met someone! His name is Daniel", said in 2024, first)
     chinese = [_turn("my bf 阿杰 is a chef lol", 0.86, 2021), _turn("Met someone! His name is Daniel", 0.80, 2021)]
     assert named_first(chinese, "Who was my boyfriend in 2022?")[0].memory.text.startswith("my bf 阿杰")
+
+
+def test_a_correction_of_another_kind_does_not_answer_by_a_category_both_touch(memory: Memory) -> None:
+    """A user trial: "Actually 不是 shellfish allergy，是 crab 过敏" (an allergy, and food) took the place of "最近在
+    keto diet" for "Am I on a diet?" through the food category both name; and "放弃 keto 了" was no ending."""
+    said = [
+        ("2023-09-09T10:00:00+08:00", "I'm allergic to shellfish，吃虾会起疹子。"),
+        ("2024-08-20T09:00:00+08:00", "最近在 keto diet，基本不吃米饭和面。"),
+        ("2025-09-01T09:00:00+08:00", "放弃 keto 了，现在正常吃饭，但是少糖。"),
+        ("2026-06-18T20:00:00+08:00", "Actually 不是 shellfish allergy，是 crab 过敏，shrimp 没事，医生 retest 过了。"),
+    ]
+    for when, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="lin")
+    diet = [hit.text for hit in memory.search("Am I on a diet?", user_id="lin")]
+    assert diet[0].startswith("放弃 keto"), diet
+    assert diet.index("最近在 keto diet，基本不吃米饭和面。") < diet.index(said[3][1]), diet
+    for question in ("Do I still eat rice?", "我现在吃米饭吗？"):
+        assert memory.search(question, user_id="lin")[0].text.startswith("放弃 keto"), question
+    allergy = [hit.text for hit in memory.search("What am I allergic to?", user_id="lin")]
+    assert allergy[0] == said[3][1], allergy  # the correction still answers for what it corrects

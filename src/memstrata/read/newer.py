@@ -23,6 +23,7 @@ from datetime import tzinfo
 from functools import lru_cache
 
 from memstrata.answers import change_answers, unquoted
+from memstrata.categories import kinds_named
 from memstrata.han import simplified
 from memstrata.indexing import category_text, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
@@ -309,11 +310,21 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem) -> bool:
         return False
     if _about_others(later, earlier):
         return False
-    shared = _subject_terms(later) & _subject_terms(earlier)
     # the words of an ending are no subject, whole or in part: "取消" of "取消了" tied a Tibet trip called off to the
     # Hokkaido trip called off years before (a held-out trial)
     ending = " ".join(found.group() for found in ENDS_OR_CORRECTS_WORDS.finditer(simplified(later.text)))
-    return any(not ENDS_OR_CORRECTS_WORDS.fullmatch(term) and term not in ending for term in shared)
+
+    def subject_of(terms: frozenset[str]) -> bool:
+        return any(not ENDS_OR_CORRECTS_WORDS.fullmatch(term) and term not in ending for term in terms)
+
+    if subject_of(frozenset(memory_terms(later.text)) & frozenset(memory_terms(earlier.text))):
+        return True
+    # By category alone, only of the kinds the earlier one is of: "Actually 不是 shellfish allergy，是 crab 过敏" (a
+    # health condition, and food) corrected "最近在 keto diet" through the food they share and answered "Am I on a
+    # diet?" in its place (a user trial).
+    return kinds_named(later.text) <= kinds_named(earlier.text) and subject_of(
+        _subject_terms(later) & _subject_terms(earlier)
+    )
 
 
 def _subject_terms(item: MemoryItem) -> frozenset[str]:
