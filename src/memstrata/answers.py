@@ -32,7 +32,9 @@ _OWN_ZH = (
 )
 # Where, after 在: a few characters, or a name in Latin letters between spaces ("在 Zalando 做 embedded engineer",
 # "开始在 Google 做 PM"), which mixed text writes apart; not at home.
-_WHERE_ZH = r"\s*(?!家)(?:[A-Za-z][\w&.'-]*(?:\s+[A-Za-z][\w&.'-]*){0,3}\s*|[^，。！？,.!?\s]{1,10}?)"
+# "在 Singapore 的 Google 做 PM" (a user trial): a place, 的, then the company, each in Latin letters.
+_LATIN_NAME = r"[A-Za-z][\w&.'-]*(?:\s+[A-Za-z][\w&.'-]*){0,3}\s*"
+_WHERE_ZH = rf"\s*(?!家)(?:{_LATIN_NAME}(?:的\s*{_LATIN_NAME})?|[^，。！？,.!?\s]{{1,10}}?)"
 # Not a person's own move: a place of work or business ("工作室搬到了良渚"), something carried, one not made
 # ("不搬来杭州了", "没搬成"), nor one argued over ("又是因为谁搬去谁那边": a held-out trial read it as the user's home).
 _NOT_PEOPLE_ZH = (
@@ -298,7 +300,8 @@ _STATE_ANSWERS = (
         re.compile(
             r"\bliv(?:e[sd]?|ing)\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居|(?:房子|新家|公寓)(?:在|买在|租在)"
             r"|\brent(?:ing|s)?\s+(?:a\s+(?:place|flat|apartment|house|room)\s+)?in\b|在[^，。！？,.!?\s]{1,10}?租(?:房|了)"
-            r"|在(?!医院|酒店|宾馆|民宿)[^，。！？,.!?\s]{1,10}?住(?:了|过)",  # "我在杭州住了三年了", not a hotel stay
+            # "我在杭州住了三年了", "在北京朝阳区住，在字节跳动做前端" (a user trial), not a hotel stay
+            r"|在(?!医院|酒店|宾馆|民宿)[^，。！？,.!?\s]{1,10}?住(?:了|过|(?=[，。！？；,.!?;]|$))",
             re.IGNORECASE,
         ),
         "live 住",

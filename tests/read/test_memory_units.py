@@ -238,6 +238,10 @@ def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_ans
         ("I now work as a school nurse", "work job 工作 上班"),
         ("I live in Hangzhou.", "live 住"),
         ("我住在北京朝阳区", "live 住"),
+        # a user trial: "Where do I live?" as of 2023 found nothing, "Where do I work?" as of 2024 neither
+        ("在北京朝阳区住，通勤一小时", "live 住"),
+        ("我在 Singapore 的 Google 做 PM", "work job 工作 上班"),
+        ("我在酒店住，明天回", ""),
         ("My sister lives in Boston", "live 住"),
         ("开始在家做饭了", ""),
         ("工作很累", ""),
