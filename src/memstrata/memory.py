@@ -52,6 +52,7 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, OrderField, SearchQuery
 from memstrata.storage.factory import open_store
 from memstrata.storage.protocol import Store, StoreStats
+from memstrata.timezones import other_clocks
 from memstrata.types import (
     AddResult,
     HistoryAction,
@@ -278,7 +279,10 @@ class Memory:
         clean_metadata = check_metadata(metadata)
         actor = clean_label(actor, field="actor", max_chars=200) or "api"
         if parsed.messages:
-            return self._add_turns(parsed, resolved, clean_metadata, actor, infer=infer, wait=wait)
+            added = self._add_turns(parsed, resolved, clean_metadata, actor, infer=infer, wait=wait)
+            users_time = self._core.settings.time
+            notes = other_clocks(parsed.offsets, users_time.zone(), users_time.timezone)
+            return added.model_copy(update={"notes": notes}) if notes else added
         if infer:
             return self.jobs.enqueue(parsed, resolved, clean_metadata, actor=actor, wait=wait)
         if wait:

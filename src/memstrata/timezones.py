@@ -41,3 +41,23 @@ def local(moment: datetime, zone: tzinfo) -> datetime:
     """``moment`` on the users' clock (a naive time is taken as UTC, as the store takes it)."""
     aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     return aware.astimezone(zone)
+
+
+def other_clocks(offsets: dict[timedelta, datetime], zone: tzinfo, zone_name: str) -> tuple[str, ...]:
+    """A note for each UTC offset turns were dated with that is not the users' zone's at that time: their days are
+    read on ``zone_name``'s clock ("今天是我生日" said at 00:30 in Beijing was shown a day early under UTC, and a new
+    job started at 20:00 in California was not found for that day: a user trial imported such a history)."""
+    notes = []
+    for offset, moment in sorted(offsets.items()):
+        if local(moment, zone).utcoffset() != offset:
+            written = _offset_text(offset)
+            notes.append(f"turns are dated at UTC{written}, but time.timezone is {zone_name!r}: their days ('today', "
+                         "'昨天', dates asked about, context() dates) are read on that zone's clock; set "
+                         f"time.timezone = '{written}' or the users' IANA zone (MEMSTRATA_TIME__TIMEZONE)")  # fmt: skip
+    return tuple(notes)
+
+
+def _offset_text(offset: timedelta) -> str:
+    minutes = int(offset.total_seconds() // 60)
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"

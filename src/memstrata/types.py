@@ -352,6 +352,7 @@ class AddResult(Frozen):
     message_ids: tuple[str, ...] = ()
     job_id: str | None = None  # with infer=True: the background job that extracts facts from the turns
     errors: tuple[ItemError, ...] = ()  # items left out with on_error="skip"; empty otherwise
+    notes: tuple[str, ...] = ()  # what the caller should know, nothing refused: turns dated in another zone
 
 
 class JobStatus(StrEnum):

@@ -61,3 +61,25 @@ def test_yesterday_in_a_turn_is_a_day_of_the_users_timezone(
     memory.add(said, user_id="u", infer=True, wait=True)
     (fact,) = [item for item in memory.get_all(user_id="u") if item.kind != "episode"]
     assert fact.event_time == day_began, fact
+
+
+def test_turns_dated_in_another_zone_say_which_setting_reads_their_days(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """A user trial imported a history dated -08:00 and +08:00 under the default time.timezone (UTC): "今天是我生日"
+    said at 00:30 in Beijing showed the day before, and nothing said how to read it as the user's day."""
+    clock.now = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
+    turns = [
+        {"role": "user", "content": "今天是我生日", "timestamp": "2025-06-01T00:30:00+08:00"},
+        {"role": "user", "content": "I started at Stripe today!", "timestamp": "2025-03-03T20:00:00-08:00"},
+    ]
+    notes = clocked_memory().add(turns, user_id="u").notes
+    assert len(notes) == 2 and "time.timezone = '-08:00'" in notes[0] and "time.timezone = '+08:00'" in notes[1]
+    assert clocked_memory(time={"timezone": "Asia/Shanghai"}).add(turns[:1], user_id="v").notes == ()
+    pacific = [{"role": "user", "content": "Summer hike", "timestamp": "2025-07-03T20:00:00-07:00"}]  # PDT
+    assert clocked_memory(time={"timezone": "America/Los_Angeles"}).add(pacific, user_id="w").notes == ()
+    utc = [
+        {"role": "user", "content": "said in UTC", "timestamp": "2025-07-03T20:00:00Z"},
+        {"role": "user", "content": "no zone", "timestamp": "2025-07-03T20:00:00"},
+    ]
+    assert clocked_memory().add(utc, user_id="x").notes == ()

@@ -27,6 +27,7 @@ from memstrata.cli.progress import job_progress, progress_bar
 from memstrata.cli.render import (
     console,
     counted,
+    err_console,
     escape,
     history_table,
     hits_table,
@@ -106,6 +107,8 @@ def add(
             console.print(f"[green]{event.event}[/green] {event.id}  {escape(event.memory)}", highlight=False)
         if not result.results and not jobs and isinstance(payload, list):  # every turn was stored before
             console.print(f"nothing new: the {len(payload)} turn(s) were stored already (same ids)", highlight=False)
+        for note in result.notes:
+            err_console.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
         for job in jobs:
             console.print(jobs_table([job]))
             for decision in job.result.get("decisions", []):

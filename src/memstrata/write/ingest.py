@@ -82,6 +82,8 @@ class ParsedInput:
     messages: list[Message]
     rejected: list[tuple[int, str]] = field(default_factory=list)
     message_positions: list[int] = field(default_factory=list)  # input position of each message
+    # the UTC offset each turn's own timestamp was written with, where it gave one: "+08:00" -> a turn of it (UTC)
+    offsets: dict[timedelta, datetime] = field(default_factory=dict)
 
     @property
     def texts(self) -> list[str]:
@@ -123,6 +125,8 @@ def parse_input(
                 said = None if now is None else now - timedelta(milliseconds=len(data) - 1 - position)
                 parsed.messages.append(parse_message(entry, max_chars=max_chars, position=position, now=said))
                 parsed.message_positions.append(position)
+                if (offset := _offset_written(entry)) is not None:
+                    parsed.offsets.setdefault(offset, parsed.messages[-1].timestamp)
         except InvalidInputError as exc:
             if on_error == "raise":
                 raise
@@ -150,6 +154,18 @@ def parse_text_item(entry: Mapping[str, Any], *, position: int, max_chars: int) 
         confidence=item.confidence,
         event_time=clean_time(item.event_time, field=f"item {position} event_time"),
     )
+
+
+def _offset_written(entry: object) -> timedelta | None:
+    """The UTC offset a turn's timestamp was written with ("2025-03-03T20:00:00-08:00": -8 h), or None where it gave
+    none (no timestamp, or one without a zone, read as UTC)."""
+    stamp = entry.get("timestamp") if isinstance(entry, Mapping) else None
+    if isinstance(stamp, str):
+        try:
+            stamp = datetime.fromisoformat(stamp.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            return None
+    return stamp.utcoffset() if isinstance(stamp, datetime) else None
 
 
 # How far ahead of our clock a turn's timestamp may be: a local time sent without its zone is read as UTC, up to 14
