@@ -125,6 +125,9 @@ def test_invisible_characters_neither_make_a_duplicate_nor_an_id(memory: Memory)
     assert memory.add("\ufeffBOM note from a file", user_id="zw").results[0].memory == "BOM note from a file"
     with pytest.raises(InvalidInputError, match="blank"):
         memory.add("hello", user_id="\u200b")
+    with pytest.raises(InvalidInputError, match="only invisible characters"):  # marks with nothing to mark
+        memory.add("\u0301\u0301\u0301", user_id="zw")
+    assert memory.add("café 很好", user_id="zw").results[0].event == "ADD"  # a mark on a letter is text
 
 
 @pytest.mark.parametrize("user_id", ["alice\nbob", "ali\tce", "alice\x07", "\u202eecila", "ali\u200bce"])

@@ -25,9 +25,10 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 def is_blank(text: str) -> bool:
-    """Nothing to read: whitespace, invisible format characters ("\u200b\u200b", which str.strip() keeps) and
-    control characters ("\x7f" alone was stored as a memory that showed as empty: a user trial) only."""
-    return all(char.isspace() or unicodedata.category(char) in ("Cf", "Cc") for char in text)
+    """Nothing to read: whitespace, invisible format characters ("\u200b\u200b", which str.strip() keeps), control
+    characters ("\x7f" alone was stored as a memory that showed as empty: a user trial) and combining marks with
+    nothing to mark ("\u0301\u0301\u0301" was stored while a zero-width joiner alone was refused) only."""
+    return all(char.isspace() or unicodedata.category(char) in ("Cf", "Cc", "Mn", "Me") for char in text)
 
 
 def clean_text(
