@@ -248,3 +248,13 @@ def test_add_takes_an_event_time(tmp_path: Path) -> None:
     assert [hit["memory"]["text"] for hit in then][:1] == ["住在杭州"]
     bad = run(tmp_path, "add", "x", "--user", "w", "--event-time", "yesterday", ok=False)
     assert bad.returncode == 2 and "event-time" in bad.stderr
+
+
+def test_an_update_printed_by_add_infer_says_what_it_closed() -> None:
+    """A user trial: "UPDATE User's brother's name is Tim" gave no sign it had closed the sister's name."""
+    from memstrata.cli.render import decision_line
+
+    update = {"action": "UPDATE", "old": "用户妹妹叫吴小雪", "text": "User's brother's name is Tim", "supersedes": "a"}
+    assert decision_line(update) == "  [cyan]UPDATE[/cyan] 用户妹妹叫吴小雪 -> User's brother's name is Tim"
+    assert decision_line({"action": "ADD", "text": "用户养了一只猫"}) == "  [cyan]ADD[/cyan] 用户养了一只猫"
+    assert decision_line({"action": "DELETE", "old": "[x] gone"}) == "  [cyan]DELETE[/cyan] \\[x] gone"

@@ -114,6 +114,17 @@ def test_default_cache_dir_honours_only_a_passed_environment(tmp_path: Path) -> 
     assert default_cache_dir() == default_cache_dir({})
 
 
+def test_the_resolved_local_model_lives_where_memstrata_model_dir_says(tmp_path: Path) -> None:
+    """A user trial set MEMSTRATA_MODEL_DIR as the README says and found the 1.1 GB model assembled under $HOME."""
+    from memstrata.config import LLMSettings
+    from memstrata.providers.llm_factory import resolve_llm
+
+    resolved = resolve_llm(LLMSettings(provider="local"), {"MEMSTRATA_MODEL_DIR": str(tmp_path)})
+    assert resolved.model is not None and resolved.model.model_path == tmp_path / MODEL_FILENAME  # nothing loaded
+    chosen = resolve_llm(LLMSettings(provider="local", model_dir=str(tmp_path / "x")), {"MEMSTRATA_MODEL_DIR": "/y"})
+    assert chosen.model is not None and chosen.model.model_path == tmp_path / "x" / MODEL_FILENAME  # the setting wins
+
+
 def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     if importlib.util.find_spec("xllamacpp") is None:
         pytest.skip("xllamacpp is not installed: pip install -e '.[local]'")

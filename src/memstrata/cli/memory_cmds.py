@@ -27,6 +27,7 @@ from memstrata.cli.progress import job_progress, progress_bar
 from memstrata.cli.render import (
     console,
     counted,
+    decision_line,
     err_console,
     escape,
     history_table,
@@ -112,8 +113,7 @@ def add(
         for job in jobs:
             console.print(jobs_table([job]))
             for decision in job.result.get("decisions", []):
-                text_ = decision.get("text") or decision.get("old")
-                console.print(f"  [cyan]{decision['action']}[/cyan] {escape(str(text_))}", highlight=False)
+                console.print(decision_line(decision), highlight=False)
     if failure is not None:
         raise failure
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -151,3 +151,11 @@ def _plain(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(_plain(item) for item in value) or "-"
     return "-" if value is None else str(value)
+
+
+def decision_line(decision: Mapping[str, Any]) -> str:
+    """One decision of an extraction job, as ``add --infer`` prints it. An UPDATE says what it closed: a brother's
+    name closing the sister's could not be seen in the output (a user trial)."""
+    text = decision.get("text") or decision.get("old")
+    closed = f"{decision['old']} -> " if decision.get("text") and decision.get("old") else ""
+    return f"  [cyan]{decision['action']}[/cyan] {escape(closed + str(text))}"

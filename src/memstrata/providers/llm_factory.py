@@ -14,7 +14,7 @@ from memstrata.config import LLMSettings
 from memstrata.errors import InvalidInputError
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.llm_presets import CHAT_PRESETS
-from memstrata.providers.local_llm import local_model_available, shared_local_model
+from memstrata.providers.local_llm import default_cache_dir, local_model_available, shared_local_model
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,12 @@ def _chat(settings: LLMSettings, base_url: str, model: str | None, api_key: str 
     )
 
 
-def _local(settings: LLMSettings) -> ChatModel:
+def _local(settings: LLMSettings, environ: Mapping[str, str]) -> ChatModel:
+    # llm.model_dir, else MEMSTRATA_MODEL_DIR, else the user data dir: the documented alias was never read (a user
+    # trial found the 1.1 GB model assembled under $HOME while it pointed elsewhere)
     return shared_local_model(
         Path(settings.model_path).expanduser() if settings.model_path else None,
-        cache_dir=Path(settings.model_dir).expanduser() if settings.model_dir else None,
+        cache_dir=Path(settings.model_dir).expanduser() if settings.model_dir else default_cache_dir(environ),
         n_ctx=settings.n_ctx,
         threads=settings.threads,
         max_attempts=settings.max_attempts,
@@ -49,7 +51,7 @@ def resolve_llm(settings: LLMSettings, environ: Mapping[str, str]) -> ResolvedLL
     if provider == "rules":
         return ResolvedLLM(None, "rules", "llm.provider = rules (configured)")
     if provider == "local":
-        return ResolvedLLM(_local(settings), "local", "llm.provider = local (configured)")
+        return ResolvedLLM(_local(settings, environ), "local", "llm.provider = local (configured)")
     if provider in CHAT_PRESETS:
         from memstrata.providers.openai_chat import OpenAICompatibleChat
 
@@ -75,5 +77,5 @@ def resolve_llm(settings: LLMSettings, environ: Mapping[str, str]) -> ResolvedLL
         chat = _chat(settings, base_url, model, settings.api_key or environ.get("OPENAI_API_KEY"))
         return ResolvedLLM(chat, "openai-compatible", f"OPENAI_* environment variables ({base_url}, {model})")
     if local_model_available():
-        return ResolvedLLM(_local(settings), "local", "bundled local model installed (memstrata[local])")
+        return ResolvedLLM(_local(settings, environ), "local", "bundled local model installed (memstrata[local])")
     return ResolvedLLM(None, "rules", "no model configured or installed: bilingual rules extractor")
