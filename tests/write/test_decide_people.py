@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.types import MemoryItem, MemoryStatus, Scope, new_id
 from memstrata.write.apply import Planner
 from memstrata.write.decide import decide, different_people
@@ -73,6 +75,12 @@ def _stored(text: str) -> MemoryItem:
         ("用户医生说我其实对青霉素不过敏", "用户对花生过敏", False),  # of another thing, in one script (a re-trial)
         ("用户现在不喝咖啡了", "用户喜欢喝咖啡", True),
         ("用户现在在阿里巴巴做数据科学家", "User works as a data engineer at ByteDance", True),  # a job title
+        # naming ties one person's name to itself alone: the model closed the sister's name with a new dog's and
+        # with the brother's (a user trial)
+        ("用户领养了一只狗叫 Mochi", "用户妹妹叫吴小雨", False),
+        ("User's brother is called Tom", "用户妹妹叫吴小雨", False),
+        ("用户妹妹叫吴小雪，不是小雨", "用户妹妹叫吴小雨", True),
+        ("User's sister's name is 吴小雪", "用户妹妹叫吴小雨", True),
     ],
 )
 def test_a_contradiction_needs_a_word_or_topic_in_common(new: str, old: str, closes: bool) -> None:
@@ -99,3 +107,27 @@ def test_a_fact_older_than_a_pending_memory_is_stored_not_kept_as_its_history() 
     planner.apply(Update(older, (current,), "contradicts"), 0)
     [history] = planner.planned().new_items
     assert history.status == MemoryStatus.SUPERSEDED and history.metadata["superseded_by"] == current.id
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "closes"),
+    [
+        ("User's penicillin allergy was a misdiagnosis, I'm not allergic to penicillin after all", "用户也对芒果过敏",
+         False),  # a user trial: the mango allergy was closed with the penicillin one
+        ("User's penicillin allergy was a misdiagnosis, I'm not allergic to penicillin after all", "用户对青霉素过敏",
+         True),
+        ("用户医生说我其实对青霉素不过敏", "User is allergic to penicillin", True),
+        ("用户医生说我其实对青霉素不过敏", "User is allergic to peanuts", False),
+        ("User is actually allergic to shrimp, not peanuts", "用户对花生过敏", True),
+        ("User is actually allergic to shrimp, not peanuts", "用户对青霉素过敏", False),
+    ],
+)  # fmt: skip
+def test_a_correction_in_the_other_script_closes_only_what_it_means(
+    embedder: UniversalSentenceEncoder, new: str, old: str, closes: bool
+) -> None:
+    """Across scripts no word can show which allergy a correction is about: how close the two are in meaning does."""
+    vectors = np.asarray(embedder.embed_batch([new, old]), dtype=np.float32)
+    similarity = float(vectors[0] @ vectors[1] / (np.linalg.norm(vectors[0]) * np.linalg.norm(vectors[1])))
+    fact = NewFact(text=new, kind="fact", confidence=0.9, message_ids=("t1",))
+    resolved = decide(fact, [Candidate(_stored(old), similarity=similarity, evidence="shared topic")], ["contradicts"])
+    assert isinstance(resolved, Update) is closes, similarity

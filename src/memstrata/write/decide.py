@@ -27,7 +27,7 @@ from memstrata.han import HAN_CHAR
 from memstrata.modality import PLANNED, calls_off
 from memstrata.prompts.compare_facts import Relation
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
-from memstrata.write.evidence import MANY_VALUED, content_words, same_subject, same_things, shared_topics
+from memstrata.write.evidence import MANY_VALUED, content_words, same_things, shared_topics, shared_words
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,28 @@ def subject_of(text: str) -> str:
     return f"name:{named.group(1)}" if named else "other"
 
 
+def named_one(text: str) -> str | None:
+    """Whose name a fact gives: 'self' for the user's own ("用户叫王美", "User's name is Daniel"), the relation for a
+    relative's ("用户妹妹叫吴小雨": sister), None for anything else ("用户领养了一只狗叫 Mochi" names the dog)."""
+    text = text.strip()
+    owner = _ZH_OWNER.match(text) or _EN_OWNER.match(text)
+    if owner:
+        return _RELATIONS[owner.group(1).lower()] if _NAMING.match(text[owner.end() :]) else None
+    user = _USER.match(text)
+    return "self" if user and _NAMING.match(text[user.end() :]) else None
+
+
+def _tied(fact: str, old: str) -> bool:
+    """What a contradiction needs beyond closeness of meaning: a shared word or everyday topic. Two facts of one
+    shape ("User no longer drinks oolong tea" / "User no longer eats meat") are close, and the bundled model called
+    them a contradiction. Naming counts only as the name of one person: the model called "用户领养了一只狗叫 Mochi"
+    a contradiction of "用户妹妹叫吴小雨", and "User's brother is called Tom" one of the sister's name (a trial)."""
+    if shared_words(fact, old) or shared_topics(fact, old) - {"name"}:
+        return True
+    whose = named_one(fact)
+    return whose is not None and whose == named_one(old) and "name" in shared_topics(fact, old)
+
+
 def different_people(a: str, b: str) -> bool:
     """True when the texts are surely about different people. 'other' (no subject found) could be anyone; a named
     person is not the user, but could be a relative the user mentions by relation elsewhere."""
@@ -148,7 +170,14 @@ _CHANGED = re.compile(
 _CORRECTION = re.compile(r"其实|实际上|误诊|\b(?:actually|in fact|misdiagnos\w*)\b", re.I)
 
 
-def both_can_hold(fact: str, old: str, *, dated: bool = False) -> str | None:
+# How close in meaning a correction in one script must be to a memory in the other to correct it (the bundled USE,
+# measured on a user trial's allergies): "User's penicillin allergy was a misdiagnosis" is 0.60 from "用户对青霉素过敏"
+# and 0.34 from "用户也对芒果过敏", which it closed; "…actually allergic to shrimp, not peanuts" is 0.48 from
+# "用户对花生过敏" and 0.43 from "用户对青霉素过敏"; "用户…其实对青霉素不过敏" 0.45 from "User is allergic to peanuts".
+CROSS_SCRIPT_CORRECTION = 0.47
+
+
+def both_can_hold(fact: str, old: str, *, dated: bool = False, similarity: float | None = None) -> str | None:
     """Why a "contradicts" answer cannot stand, or None. The bundled model called a plan and a state contradictory
     ("用户什么都吃" against "用户计划在12月25日和林小雪一起吃饭": the new fact was stored as replaced by the plan), and
     a second value of a topic that holds several a change ("User is allergic to penicillin" closed "用户对花生过敏").
@@ -163,7 +192,8 @@ def both_can_hold(fact: str, old: str, *, dated: bool = False) -> str | None:
     topics = shared_topics(fact, old) - {"name"}  # "User has a dog named Max": the naming is the pet's
     if topics and topics <= MANY_VALUED and not same_things(fact, old) and not _CHANGED.search(fact):
         across = (HAN_CHAR.search(fact) is None) != (HAN_CHAR.search(old) is None)
-        if not (across and _CORRECTION.search(fact)):
+        close = similarity is None or similarity >= CROSS_SCRIPT_CORRECTION
+        if not (across and _CORRECTION.search(fact) and close):
             return f"another of a kind a person holds several of ({', '.join(sorted(topics))}); kept both"
     return None
 
@@ -216,12 +246,14 @@ def decide(
         if candidate.evidence is None:
             rejected.append(Rejection(answer, item.id, item.text, "nothing ties the two together; kept both"))
             continue
-        if answer == "contradicts" and not same_subject(fact.text, item.text):
+        if answer == "contradicts" and not _tied(fact.text, item.text):
             reason = "close in form, but no word or topic in common; kept both"
             rejected.append(Rejection(answer, item.id, item.text, reason))
             continue
         held = (
-            both_can_hold(fact.text, item.text, dated=fact.event_time is not None) if answer == "contradicts" else None
+            both_can_hold(fact.text, item.text, dated=fact.event_time is not None, similarity=candidate.similarity)
+            if answer == "contradicts"
+            else None
         )
         if held is not None:
             rejected.append(Rejection(answer, item.id, item.text, held))

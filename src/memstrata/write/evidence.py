@@ -97,10 +97,3 @@ def evidence(new: str, old: str, similarity: float, close: float) -> str | None:
     if topics:
         return "shared topic: " + ", ".join(sorted(topics))
     return None
-
-
-def same_subject(new: str, old: str) -> bool:
-    """A shared word or everyday topic: what a contradiction needs beyond closeness of meaning. Two facts of one
-    shape ("User no longer drinks oolong tea" / "User no longer eats meat") are close, and the bundled model called
-    them a contradiction: the diet fact was closed and the user's diet forgotten."""
-    return bool(shared_words(new, old) or shared_topics(new, old))
