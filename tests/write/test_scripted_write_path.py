@@ -416,6 +416,22 @@ def test_an_instruction_to_the_system_is_no_fact(scripted_memory: Memory, server
     assert [turn.message.content for turn in memory.messages(user_id="u1")] == [said]
 
 
+def test_a_request_to_forget_small_talk_and_the_speakers_death_are_no_facts(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial with the bundled model: "Forget what I said about rock climbing." was stored as "User forgot
+    what they said about rock climbing" (and closed the climbing); thanks and weekend wishes as facts of the user; a
+    pet's death as "用户不幸去世了". The scripted server stands in for the model over HTTP."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    server.enqueue(_facts("User forgot what they said about rock climbing", "用户请忘掉我说过的关于成都的事",
+                          "User thanks for the information", "用户周末愉快！", "用户不幸去世了",
+                          "User's cat Tofu passed away", "User forgot his keys at the office"))  # fmt: skip
+    said = "Forget what I said about rock climbing. 请忘掉我说过的关于成都的事。Sadly Tofu passed away. 周末愉快！"
+    memory.add([{"role": "user", "content": said}], user_id="u1", infer=True, wait=True)
+    assert set(_live(memory)) == {"User's cat Tofu passed away", "User forgot his keys at the office"}
+
+
 def test_a_call_that_never_validates_is_tried_again_one_turn_at_a_time(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:

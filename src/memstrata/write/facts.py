@@ -121,6 +121,22 @@ _AT_THE_SYSTEM = re.compile(
 )
 
 
+# What the bundled model wrote of turns that state nothing about anyone (a user trial): a request to forget
+# ("Forget what I said about rock climbing." -> "User forgot what they said about rock climbing", which closed "User
+# likes rock climbing"; "请忘掉我说过的关于成都的事"), small talk with the user as its subject ("thanks, that's all
+# for now lol" -> "User thanks for the information", "周末愉快！" -> "用户周末愉快！"), and the user's own death, from
+# a pet's ("Sadly Tofu passed away last week" -> "用户不幸去世了"): the one who speaks is alive.
+_NOT_ABOUT_ANYONE = re.compile(
+    r"\b(?:forg[eo]t|disregard|erase|delete)\s+(?:about\s+)?(?:what|everything)\s+(?:i|they|he|she|the user|user)"
+    r"\s+(?:said|told|mentioned)|(?:忘掉|忘记|删掉|删除)(?:我|用户)?(?:之前)?(?:说过|提到过?|讲过)的"
+    r"|^\s*(?:the\s+)?user\s+(?:thank(?:s|ed)?|greet(?:s|ed)?|says?\s+(?:hi|hello|goodbye|bye|thanks)|wish(?:es|ed)\s+"
+    r"(?:you|the assistant|a (?:good|nice|great|happy)))\b"
+    r"|^\s*用户(?:说|祝你?|祝福)?(?:谢谢|感谢你|你好|再见|晚安|早上好|周末愉快|新年快乐|节日快乐)"
+    r"|^\s*(?:the\s+)?user\s+(?:has\s+)?(?:died|passed\s+away|is\s+dead)\b|^\s*用户(?:不幸|已经)?(?:去世|过世|离世|死)了?",
+    re.IGNORECASE,
+)
+
+
 def _repetitive(text: str) -> bool:
     """Mostly one word over and over: "User x x x x …" (600 characters, copied from a turn's filler) was stored as an
     active fact (a user trial)."""
@@ -132,7 +148,9 @@ def make_fact(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) 
     """A NewFact from an extracted sentence and the turns it came from; None for an empty sentence, or small talk
     the model copied ("哈哈今天天气真好，谢谢你陪我聊天！" was stored as a fact and answered "我喝酒吗？")."""
     text = clean(text)
-    if not text or is_small_talk(text) or _AT_THE_SYSTEM.search(text) or _repetitive(text):
+    if not text or is_small_talk(text) or _AT_THE_SYSTEM.search(text) or _NOT_ABOUT_ANYONE.search(text):
+        return None
+    if _repetitive(text):
         return None
     span = event_span(text, source, only_fact_of_turn=only_fact_of_turn)
     said = min((turn.timestamp for turn in source), default=None)
