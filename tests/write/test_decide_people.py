@@ -81,6 +81,9 @@ def _stored(text: str) -> MemoryItem:
         ("User's brother is called Tom", "用户妹妹叫吴小雨", False),
         ("用户妹妹叫吴小雪，不是小雨", "用户妹妹叫吴小雨", True),
         ("User's sister's name is 吴小雪", "用户妹妹叫吴小雨", True),
+        # one diet in words that share no form: "不再吃素" kept "是素食者" as another diet (a user trial)
+        ("用户不再吃素", "用户是素食者", True),
+        ("用户不再吃素了", "User is vegetarian", True),
     ],
 )
 def test_a_contradiction_needs_a_word_or_topic_in_common(new: str, old: str, closes: bool) -> None:

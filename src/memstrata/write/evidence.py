@@ -79,10 +79,16 @@ _KIND_WORDS = frozenset({"allergic", "allergy", "allergies", "过敏", "drink", 
 _NOT_A_THING = memory_terms(" ".join(_GENERIC | _KIND_WORDS))
 
 
+# One thing said in words that share no match form, in either language: a diet of no meat is "吃素", "素食者", "全素",
+# "vegetarian" ("用户不再吃素" did not end "用户是素食者", nor "User is vegetarian": a user trial).
+_ONE_THING = ((re.compile(r"吃素|素食|全素|\b(?:vegetarian|vegan|veggie)\b", re.I), "·vegetarian"),)
+
+
 def same_things(a: str, b: str) -> set[str]:
     """The match forms both share besides those naming a kind ("allergic", "drinks") or saying when: what says the
     two are about one thing ("smoke" of "quit smoking" and "smokes five a day", "咖啡"), not two of one kind."""
-    return {term for term in memory_terms(a) & memory_terms(b) if len(term) > 1 and term not in _NOT_A_THING}
+    shared = {term for term in memory_terms(a) & memory_terms(b) if len(term) > 1 and term not in _NOT_A_THING}
+    return shared | {thing for pattern, thing in _ONE_THING if pattern.search(a) and pattern.search(b)}
 
 
 def evidence(new: str, old: str, similarity: float, close: float) -> str | None:
