@@ -440,6 +440,18 @@ def test_the_users_name_answers_what_their_name_is_in_either_language(memory: Me
             assert hits[0].text == said, (user, question, [(h.text, h.score) for h in hits])
 
 
+def test_the_users_whole_name_answers_before_a_relatives_name(memory: Memory) -> None:
+    """A user trial with the bundled model: "What is my name?" and "我的名字是什么？" answered with the sister's name,
+    and the model's "User is Daniel Wu" was not found."""
+    for said in ("User is Daniel Wu", "User's sister's name is 吴小雪", "用户养了一只狗叫 Mochi"):
+        memory.add(said, user_id="daniel", kind="fact")
+    memory.add([{"role": "user", "content": "Hi, I'm Tom. I live in Boston."}], user_id="tom")
+    memory.add([{"role": "user", "content": "My sister is called Anna."}], user_id="tom")
+    for question in ("What is my name?", "我的名字是什么？", "What's my full name?"):
+        assert memory.search(question, user_id="daniel")[0].text == "User is Daniel Wu", question
+        assert memory.search(question, user_id="tom")[0].text == "Hi, I'm Tom. I live in Boston.", question
+
+
 def test_the_users_own_move_answers_before_a_relatives_home_search_after_search(memory: Memory) -> None:
     """ "我妹妹住在成都" led "搬到上海浦东了" on the literal "住" (0.52 to 0.36), beyond the 25% a statement about the
     user may trail one about someone else; a statement of change trails by up to half, as in newer-first."""

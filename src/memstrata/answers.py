@@ -324,7 +324,11 @@ _STATE_ANSWERS = (
         re.compile(
             r"(?:^|(?<=[\s，。！？；,.!?;:：]))(?:我|用户)(?:的(?:全名|名字|中文名|英文名|真名)(?:是|叫)|(?<!们)叫(?![了过着车外人醒它他她]))"
             r"|\b(?:my|user's|the\s+user's)\s+(?:full\s+|real\s+)?name\s+is\b|\b(?:i'm|i\s+am|user\s+is)\s+called\b"
-            r"|\bcall\s+me\b",
+            r"|\bcall\s+me\b"
+            # a whole name said as who one is ("User is Daniel Wu": "What is my name?" found the sister's), or after a
+            # greeting ("Hi, I'm Tom."); one capitalised word alone may be a nationality ("User is Canadian")
+            r"|^\s*(?:the\s+)?user\s+is\s+(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2})\s*[.!]?\s*$"
+            r"|^\s*(?:hi|hello|hey)\b[,!]?\s+(?:i'm|i\s+am|this\s+is)\s+(?-i:[A-Z][a-z]+)\b(?!\s+(?-i:[a-z]))",
             re.IGNORECASE,
         ),
         "name 名字",
