@@ -38,7 +38,7 @@ NOT_YET = re.compile(
 # "Anna and I broke up"). "Actually" alone is chatter ("Actually the concert was too loud"): a contrast is a
 # correction only with a negation beside it.
 _CORRECTED = (  # "不是柯基，是柴犬": not A, B
-    r"更正|纠正|说错|搞错|记错|弄错|打错|搞混|弄混|口误|(?:^|[，。！？,.!?\s])不是[^，。！？,.!?]{1,16}[，,]\s*(?:而|其实|应该)?是"
+    r"更正|纠正|说错|搞错|记错|弄错|打错|搞混|弄混|口误|误诊|\bmisdiagnos\w*|(?:^|[，。！？,.!?\s])不是[^，。！？,.!?]{1,16}[，,]\s*(?:而|其实|应该)?是"
     r"|\b(?:correction|misspoke|i meant|my mistake|i was wrong|mixed (?:it|them) up)\b"
 )
 _CONTRAST = r"其实|实际上|\b(?:actually|in fact)\b"

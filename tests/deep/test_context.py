@@ -460,6 +460,22 @@ def test_the_profile_shows_a_correction_in_place_of_what_it_takes_back(memory: M
         assert "> later: see [" in stale, context.text
 
 
+def test_a_correction_of_one_allergy_leaves_the_other_in_the_profile(memory: Memory) -> None:
+    """A user trial: "Turns out the penicillin allergy was a misdiagnosis" (tied to "我也对芒果过敏" by the allergy
+    category alone, in the other script) took the mango allergy's place, and the context showed no allergy at all;
+    and "I'm allergic to penicillin, and I'm vegetarian." stayed after both had changed."""
+    _tell(memory, "dan", [
+        ("2026-09-01T10:00:00+08:00", "I'm allergic to penicillin, and I'm vegetarian."),
+        ("2026-09-20T10:00:00+08:00", "我也对芒果过敏。"),
+        ("2026-11-01T10:00:00+08:00", "Turns out the penicillin allergy was a misdiagnosis, I'm not allergic to "
+                                      "penicillin after all."),
+        ("2026-11-05T10:00:00+08:00", "我不再吃素了，现在什么都吃。"),
+    ])  # fmt: skip
+    profile = _profile_block(memory.context("Plan a dinner for me this weekend", user_id="dan").text)
+    assert "芒果过敏" in profile and "misdiagnosis" in profile and "不再吃素" in profile, profile
+    assert "I'm vegetarian" not in profile, profile
+
+
 def test_a_key_fact_is_the_answer_the_profile_would_repeat_from_years_ago(memory: Memory) -> None:
     """A user trial: under the key facts "tom:employer: Fernwood Labs" the profile showed "I live in Boston and work
     as a data engineer at Acme Corp." (2023) as the user's job."""

@@ -29,6 +29,9 @@ def _said(text: str, role: str = "user") -> MemoryItem:
         ("Quick note: I moved to 上海 in May.", set()),  # an opening word English writes, a month
         ("Keys to the Tanjong Pagar place! My partner Wei Lan loves it.", {"Tanjong", "Pagar", "Wei", "Lan"}),
         ("Cancelled 超级猩猩, can't do HIIT. Switched to Form Studio.", {"Form", "Studio"}),
+        # how extracted facts name the user: "User quit Alibaba" ended every fact of the user (a user trial)
+        ("User is Daniel Wu", {"Daniel", "Wu"}),
+        ("User's girlfriend Mei is a nurse", {"Mei"}),
     ],
 )
 def test_names_in(text: str, names: set[str]) -> None:

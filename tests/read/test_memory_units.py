@@ -293,6 +293,8 @@ def test_a_reply_states_no_change_of_the_users() -> None:
         ("我已经戒掉咖啡了", True),
         ("我不喝咖啡了，最近改喝茶", True),
         ("放弃 keto 了，现在正常吃饭，但是少糖。", True),  # a user trial: a diet given up
+        ("User's penicillin allergy was a misdiagnosis", True),  # a user trial: shown as still held
+        ("之前的青霉素过敏是误诊", True),
         ("我不会放弃的", False),
         ("Anna and I broke up last week", True),
         ("豆豆去世了，儿子哭了好久", True),  # a pet or a relative died: what was said of them is past

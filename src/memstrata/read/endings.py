@@ -39,9 +39,11 @@ LOOKED_UP_IN_SEARCH = 5
 # A Latin name: a capitalised word mid-sentence, or one English rarely writes ("Biscuit" is not among the 10,000
 # commonest words; "Seal", the car, is); months, weekdays and "I" name times and the speaker.
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
+# "User" and "Assistant" are how extracted facts name the speakers: "User quit Alibaba" ended "User is Daniel Wu" and
+# every other fact of the user (a user trial).
 _NOT_NAMES = re.compile(
     r"I|January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Chinese|English"
+    r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Chinese|English|User|Users|Assistant"
 )
 # A Chinese name said as one: after 叫 / named / called, or right after the word for a pet or a partner
 # ("我的猫叫团子", "we named her 饺子", "男朋友阿杰，", "我家狗豆豆是柯基").

@@ -218,17 +218,29 @@ def with_what_replaced_them(
 def replacement(hit: SearchHit, others: Sequence[SearchHit], question: str) -> SearchHit | None:
     """The latest of ``others`` (hits of the same ``question``) that takes ``hit`` back for it: a correction or an
     ending of what it says, or the same person's change of what the question asks (as :func:`with_what_replaced_them`
-    reads them); None when none does. A key fact is the key's current value and is never replaced."""
+    reads them); None when none does. A key fact is the key's current value and is never replaced. A correction must
+    name what it corrects: one tied by category alone may be of another thing of that kind, said in the other script
+    ("Turns out the penicillin allergy was a misdiagnosis" took the place of "我也对芒果过敏", and a context showed no
+    allergy: a user trial), and the caller leaves out what is replaced."""
     if hit.breakdown.key_match or hit.memory.key is not None:
         return None
     asked = topic_terms(question)
-    later = [other for other in others if other is not hit and _replaces(other, hit, asked, _said_as_done,
-                                                                         corrections_only=False)]  # fmt: skip
+    later = [
+        other
+        for other in others
+        if other is not hit and _replaces(other, hit, asked, _said_as_done, corrections_only=False, by_category=False)
+    ]
     return max(later, key=lambda other: said_at(other.memory)) if later else None
 
 
 def _replaces(
-    later: SearchHit, earlier: SearchHit, asked: Sequence[str], changes: Changes, *, corrections_only: bool
+    later: SearchHit,
+    earlier: SearchHit,
+    asked: Sequence[str],
+    changes: Changes,
+    *,
+    corrections_only: bool,
+    by_category: bool = True,
 ) -> bool:
     """From below, only what plainly takes the earlier statement back and still has some evidence for the question:
     a correction of it with a fifth of its relevance at least ("Sorry I meant Grace 是 orthodontist…"; a correction of
@@ -241,7 +253,7 @@ def _replaces(
         return False
     if corrects(later.memory.text):
         enough = later.breakdown.relevance >= REPLACING_EVIDENCE * earlier.breakdown.relevance
-        return enough and _ends_or_corrects(later.memory, earlier.memory)
+        return enough and _ends_or_corrects(later.memory, earlier.memory, by_category=by_category)
     if corrections_only:
         return False
     changed = _facets(tuple(changes(later.memory).split()))
@@ -299,7 +311,7 @@ def _leaves_the_one_asked(later: SearchHit, earlier: SearchHit, named: re.Patter
     return named is not None and mentions(named, earlier) and not mentions(named, later)
 
 
-def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem) -> bool:
+def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bool = True) -> bool:
     """A later statement that ends or corrects one it shares a subject with ("我已经戒掉咖啡了" after "我每天早上
     喝两杯咖啡", "其实豆豆是柴犬不是柯基" after "我家狗豆豆是柯基"): it answers instead of the earlier one whatever
     words the question matched them on, also across scripts ("Do I drink coffee?"), since what the earlier one said
@@ -319,6 +331,8 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem) -> bool:
 
     if subject_of(frozenset(memory_terms(later.text)) & frozenset(memory_terms(earlier.text))):
         return True
+    if not by_category:
+        return False
     # By category alone, only of the kinds the earlier one is of: "Actually 不是 shellfish allergy，是 crab 过敏" (a
     # health condition, and food) corrected "最近在 keto diet" through the food they share and answered "Am I on a
     # diet?" in its place (a user trial).
