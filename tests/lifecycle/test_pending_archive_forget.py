@@ -144,7 +144,8 @@ def test_forgotten_texts_stay_forgotten_in_time_travel(
     then = clock()
     clock.advance(days=1)
     assert len(memory.forget("Zhao's diary", user_id="zhao", confirm=True).matched) == 1
-    assert [m.text for m in memory.forget("zhao:bank:pin", user_id="zhao", confirm=True).matched] == ["9876"]
+    # the value the edit replaced is found and forgotten with it
+    assert {m.text for m in memory.forget("zhao:bank:pin", user_id="zhao", confirm=True).matched} == {"9876", "1234"}
     for query in ("diary", "zhao:bank:pin", "bank pin 1234"):
         for moment in ({}, {"as_of": then}, {"known_at": then}):
             assert memory.search(query, user_id="zhao", threshold=0, **moment) == [], (query, moment)
@@ -179,3 +180,28 @@ def test_a_newest_turn_over_the_budget_is_returned_shortened(clocked_memory: Cal
     assert turn.content.startswith("很长的一句话。") and turn.content.endswith("…")
     assert estimate_tokens(turn.content) + 4 <= 50
     assert memory.session_context("s", user_id="u", budget_tokens=30_000)[0].content == "short one"
+
+
+def test_forget_takes_values_replaced_since_and_leaves_what_only_sat_beside_them(
+    clocked_memory: Callable[..., Memory], clock: ManualClock
+) -> None:
+    """A user trial: forgetting "what I said about rock climbing" also deleted "thanks, that's all for now lol" (on
+    the climbing said in the turn before it, indexed beside it), and left the climbing fact a later one had replaced,
+    which as_of still found. The turn kept beside a forgotten one held it in its index and showed it as "> before"."""
+    memory = clocked_memory()
+    memory.add([{"role": "user", "content": "On weekends I love rock climbing."},
+                {"role": "user", "content": "thanks, that's all for now lol"}], user_id="dan")  # fmt: skip
+    climbing = memory.add("User likes rock climbing", user_id="dan", kind="fact").results[0].id
+    then = clock()
+    clock.advance(days=1)
+    memory.update(climbing, "User likes bouldering and rock climbing", user_id="dan")
+    clock.advance(days=1)
+    done = memory.forget("what I said about rock climbing", user_id="dan", confirm=True)
+    assert "thanks, that's all for now lol" not in {m.text for m in done.matched}
+    [left] = memory.get_all(user_id="dan")
+    assert left.text == "thanks, that's all for now lol" and "preceding_turns" not in left.metadata  # nor beside it
+    assert "love rock climbing" not in str(memory.history(left.id, user_id="dan"))  # the history keeps no copy
+    for moment in ({}, {"as_of": then}, {"known_at": then}):
+        found = memory.search("rock climbing", user_id="dan", threshold=0, **moment)
+        assert not [hit for hit in found if "climbing" in hit.text or hit.breakdown.keyword_rank], moment
+    assert "climbing" not in memory.context("What do I do on weekends?", user_id="dan").text

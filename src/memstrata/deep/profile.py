@@ -34,15 +34,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memstrata.answers import answer_words, change_answers, unquoted
+from memstrata.answers import change_answers, unquoted
 from memstrata.errors import ProviderError
 from memstrata.han import simplified
-from memstrata.indexing import states_for_the_user, unsaid_category_words
+from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.modality import CONDITIONAL, ENDED_WORDS
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
-from memstrata.read.evidence import memory_terms, query_terms
+from memstrata.read.evidence import says_a_word_of
 from memstrata.read.named_keys import asks_for_key
 from memstrata.read.newer import replacement
 from memstrata.read.own_first import ANOTHERS_EVENT, FIRST_PERSON, whose
@@ -146,9 +146,7 @@ def _borrowed(hit: SearchHit, question: str) -> bool:
     breakdown = hit.breakdown
     if breakdown.cross_script or not breakdown.keyword_match:
         return False
-    text = hit.memory.text
-    own = memory_terms(f"{text} {unsaid_category_words(text)} {answer_words(text)}")
-    return not own & set(query_terms(question))
+    return not says_a_word_of(hit.memory.text, question)
 
 
 def _enough(hit: SearchHit, standing: Standing) -> bool:

@@ -5,21 +5,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Unpack
+
+import numpy as np
 
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.scoping import ScopeArgs, ScopeBinding
 from memstrata.facade.sessions import SessionsAPI
-from memstrata.indexing import content_hash, index_text
+from memstrata.indexing import content_hash, index_text, indexed_context
 from memstrata.lifecycle.consolidate import clusters, merge_batch
 from memstrata.lifecycle.maintain import MaintenanceReport, run_maintenance
 from memstrata.lifecycle.status import confirmed_batch, forgotten_batch, status_batch
 from memstrata.query import Filters, ListQuery, SearchQuery
+from memstrata.read.evidence import says_a_word_of
+from memstrata.records.history import history_event
+from memstrata.storage.protocol import WriteBatch
 from memstrata.types import HistoryAction, MemoryItem, MemoryKind, MemoryStatus, Scope
 from memstrata.validation import check_count, clean_id, clean_label, clean_text, parse_model
 
-_FORGETTABLE = (MemoryStatus.ACTIVE, MemoryStatus.PENDING, MemoryStatus.ARCHIVED)
+# Superseded too: a value replaced since is what as_of reads back ("User likes rock climbing", closed by a later fact,
+# was still found as of the week before the forget: a user trial).
+_FORGETTABLE = (MemoryStatus.ACTIVE, MemoryStatus.PENDING, MemoryStatus.ARCHIVED, MemoryStatus.SUPERSEDED)
 
 
 @dataclass(frozen=True)
@@ -145,12 +153,16 @@ class LifecycleAPI:
         if not 0.0 <= min_similarity <= 1.0:
             raise InvalidInputError(f"min_similarity must be between 0 and 1, got {min_similarity}")
         actor = clean_label(actor, field="actor", max_chars=200) or "api"
+        hits = self._core.search(query)
+        own_meaning = self._own_similarity(query, [hit.memory for hit in hits if indexed_context(hit.memory)])
+        # What the memory itself says: a keyword or a meaning of its own words, not of the turns indexed beside it,
+        # which deleted "thanks, that's all for now lol" with the climbing said before it (a user trial).
         matched = [
             hit.memory
-            for hit in self._core.search(query)
+            for hit in hits
             if hit.breakdown.key_match
-            or hit.breakdown.keyword_rank is not None
-            or (hit.breakdown.vector_similarity or 0.0) >= min_similarity
+            or (hit.breakdown.keyword_rank is not None and says_a_word_of(hit.memory.text, query.text))
+            or own_meaning.get(hit.id, hit.breakdown.vector_similarity or 0.0) >= min_similarity
         ]
         matched = self._with_same_texts(query.scope, matched)
         if confirm and matched:
@@ -163,10 +175,53 @@ class LifecycleAPI:
             # context and messages(). The episode (soft-deleted, with its history) still holds the text verbatim.
             turns = [(item.scope, message_id) for item in matched if item.kind == MemoryKind.EPISODE.value
                      for message_id in item.provenance.message_ids]  # fmt: skip
+            scrubbed = self._scrubbed_neighbours(query, matched, at=self._core.clock(), actor=actor,
+                                                 reason="forget: a turn indexed beside it was forgotten")  # fmt: skip
             self._core.store.write(replace(batch, forgotten_messages=turns))
+            if not scrubbed.is_empty():
+                self._core.store.write(scrubbed)
             now_held = {item.id: item for item in self._core.store.get(query.scope, [item.id for item in matched])}
             matched = [now_held.get(item.id, item) for item in matched]  # as they are now: deleted
         return ForgetResult(matched=matched, deleted=confirm and bool(matched))
+
+    def _scrubbed_neighbours(
+        self, query: SearchQuery, forgotten: list[MemoryItem], *, at: datetime, actor: str, reason: str
+    ) -> WriteBatch:
+        """The episodes indexed with a forgotten turn beside them (``preceding_turns``), without it: it stayed in
+        their keyword entry and vector, and context() showed it as the turn before ("> before: On weekends I love
+        rock climbing", a user trial). Their own text is untouched; the history keeps no copy of what went."""
+        said = {item.text for item in forgotten if item.kind == MemoryKind.EPISODE.value}
+        gone = {item.id for item in forgotten}
+        candidates: dict[str, MemoryItem] = {}
+        for text in said:  # the neighbours match the forgotten words through their context
+            near = query.model_copy(update={"text": text[:1000], "limit": 20, "filters": Filters(status=_FORGETTABLE)})
+            candidates |= {hit.id: hit.memory for hit in self._core.search(near) if hit.id not in gone}
+        changed: list[tuple[MemoryItem, MemoryItem]] = []
+        for item in candidates.values():
+            context = indexed_context(item)
+            kept = [line for line in (context or "").splitlines() if not _says_one_of(line, said)]
+            if context is None or len(kept) == len(context.splitlines()):
+                continue
+            metadata = {name: value for name, value in item.metadata.items() if name != "preceding_turns"}
+            metadata |= {"preceding_turns": "\n".join(kept)} if kept else {}
+            changed.append((item, item.model_copy(update={"metadata": metadata, "updated_at": at})))
+        if not changed:
+            return WriteBatch()
+        history = [history_event(new, HistoryAction.UPDATE, at=at, actor=actor, old_text=old.text, reason=reason,
+                                 details={"message_ids": list(new.provenance.message_ids),
+                                          "context": "a forgotten turn was taken out of it"})
+                   for old, new in changed]  # fmt: skip
+        vectors = self._core.vector_batch([new for _, new in changed])
+        return replace(vectors, replacements=[(new, old.updated_at) for old, new in changed], history=history)
+
+    def _own_similarity(self, query: SearchQuery, items: list[MemoryItem]) -> dict[str, float]:
+        """The cosine of the query with each episode's own text, where its vector holds the turns before it too."""
+        if not items:
+            return {}
+        vectors = np.asarray(self._core.embedder.embed_batch([query.text, *(item.text for item in items)]), np.float32)
+        norms = np.linalg.norm(vectors, axis=1) + 1e-9
+        cosines = vectors[1:] @ vectors[0] / (norms[1:] * norms[0])
+        return {item.id: float(cosine) for item, cosine in zip(items, cosines, strict=True)}
 
     def _with_same_texts(self, scope: Scope, matched: list[MemoryItem]) -> list[MemoryItem]:
         """The matches and every other memory of the scope holding one of their texts: search shows one memory per
@@ -196,3 +251,9 @@ class LifecycleAPI:
         for cluster in found:
             store.write(merge_batch(cluster, now))
         return sum(len(cluster.merged) for cluster in found)
+
+
+def _says_one_of(line: str, texts: set[str]) -> bool:
+    """Whether a context line ("user: text", cut with "…" when long: ingest.turn_context) is one of ``texts``."""
+    said = line.split(": ", 1)[-1]
+    return said in texts or (said.endswith("…") and any(text.startswith(said[:-1]) for text in texts))

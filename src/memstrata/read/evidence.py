@@ -28,7 +28,9 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
+from memstrata.answers import answer_words
 from memstrata.han import HAN_CHAR, HAN_RANGES
+from memstrata.indexing import unsaid_category_words
 from memstrata.lexical import fts_terms, keyword_tokens
 
 _HAN = HAN_CHAR
@@ -159,3 +161,12 @@ def dense_evidence(similarity: float, floor: float, ceiling: float) -> float:
     if ceiling <= floor:
         raise ValueError("search.dense_ceiling must be greater than search.dense_floor")
     return min(1.0, max(0.0, (similarity - floor) / (ceiling - floor)))
+
+
+def says_a_word_of(text: str, question: str) -> bool:
+    """Whether ``text`` itself (with the category and answer words it is indexed with) holds a word of
+    ``question``, not only the turns indexed beside it (read/memory units): "I drive a blue Tesla Model 3." matched
+    "What am I allergic to?" on the allergy said the turn before it, and "thanks, that's all for now lol" matched
+    "forget what I said about rock climbing" on the climbing (user trials)."""
+    own = memory_terms(f"{text} {unsaid_category_words(text)} {answer_words(text)}")
+    return bool(own & set(query_terms(question)))
