@@ -17,6 +17,8 @@ _PHRASE = (
     r"(?:thanks for|appreciate) (?:the|your) support|your support means (?:a lot|so much|the world)(?: to me)?|"
     r"(?:i )?(?:really )?appreciate (?:it|that)|"
     r"lol|haha+|hmm+|how are you(?: doing)?(?: today)?|"
+    # "Nice to meet you, Daniel!" was the first memory of a context for cooking for Daniel (a user trial)
+    r"(?:it'?s )?(?:nice|great|good|lovely|a pleasure) to meet you(?: too)?|很高兴认识你|认识你(?:很|真)?高兴|幸会|"
     r"thanks?(?: you)?(?: so much)? for (?:remembering|reminding me|your help|the help|helping(?: me)?|"
     r"keeping track)(?: (?:all )?(?:this|that|these|those|of (?:it|this|that|everything)))?|"
     r"thanks?(?: you)?(?: so much)? for (?:chatting|the chat|talking(?: (?:to|with) me)?|listening)|"

@@ -18,6 +18,8 @@ from memstrata.smalltalk import is_small_talk
         "Let me know how it goes!",
         "Cool, Sam. I'll keep you posted. Talk soon!",
         "Sure thing! Bye for now!",
+        "Nice to meet you, Daniel!",  # the first memory of a context for cooking for Daniel (a user trial)
+        "很高兴认识你！",
     ],
 )
 def test_pleasantries_are_small_talk(text: str) -> None:
@@ -31,6 +33,7 @@ def test_pleasantries_are_small_talk(text: str) -> None:
         "Thanks, I'll try the coconut ice cream recipe",
         "Bye Nate, see you at the Kyoto game jam",
         "我明天去上海出差，再见",
+        "Nice to meet you at the conference, where we talked about Rust",
     ],
 )
 def test_a_turn_that_says_anything_more_is_not(text: str) -> None:
