@@ -486,3 +486,25 @@ def test_a_key_fact_is_the_answer_the_profile_would_repeat_from_years_ago(memory
     assert "Fernwood Labs" in context.text and "Acme" not in context.text, context.text
     memory.add("I'm allergic to penicillin.", user_id="tom")  # the profile itself stays
     assert "penicillin" in _profile_block(memory.context("Book a table for dinner Friday", user_id="tom").text)
+
+
+def test_allergies_are_asked_in_both_languages(memory: Memory) -> None:
+    """A user trial: "用户也对芒果过敏" was not among the first answers to "What am I allergic to?" (a turn of thanks
+    indexed beside the English allergy was), and an English task's context left the mango allergy out. Here the
+    search stands in for one whose English list misses the Chinese answer; the profile asks in Chinese too."""
+    from memstrata.deep.profile import standing_facts
+    from memstrata.han import HAN_CHAR
+    from memstrata.query import SearchQuery
+    from memstrata.types import Scope
+
+    _tell(memory, "dan", [("2026-09-05T10:00:00+00:00", "I'm allergic to penicillin."),
+                          ("2026-10-10T10:00:00+00:00", "我也对芒果过敏。")])  # fmt: skip
+
+    def search(query: SearchQuery) -> list:  # type: ignore[type-arg]
+        hits = memory.search(query.text, user_id="dan", limit=query.limit)
+        english = HAN_CHAR.search(query.text) is None
+        return [hit for hit in hits if not (english and HAN_CHAR.search(hit.text))]
+
+    task = SearchQuery(scope=Scope(user_id="dan"), text="Cook dinner for me tonight", now=datetime.now(UTC))
+    said = {hit.text for hit in standing_facts(search, task)}
+    assert {"I'm allergic to penicillin.", "我也对芒果过敏。"} <= said, said

@@ -56,10 +56,13 @@ class Standing:
     chinese: str
     most: int  # answers kept: one where a newer one replaces the older (a home), more where they add up (allergies)
     family: bool = False  # about the user's family: a statement about them counts, not only one about the user
+    # asked in both languages: "用户也对芒果过敏" was not among the first answers to "What am I allergic to?" (a
+    # turn of thanks indexed beside the allergy was), and an English task's context left the mango allergy out
+    both_languages: bool = False
 
 
 STANDING = (
-    Standing("What am I allergic to?", "我对什么过敏？", 3),  # a meal goes wrong on the one left out
+    Standing("What am I allergic to?", "我对什么过敏？", 3, both_languages=True),  # a meal goes wrong on one left out
     Standing("What is my diet?", "我的饮食有什么忌口？", 1),
     Standing("Where do I live now?", "我现在住在哪里？", 1),
     Standing("Where do I work now?", "我现在在哪里工作？", 1),
@@ -98,11 +101,19 @@ def standing_facts(
     chinese = has_han(query.text)
     for standing in STANDING if embedder is None else by_need(embedder, query.text, chinese=chinese):
         text = standing.chinese if chinese else standing.english
-        hits = search(query.model_copy(update={"text": text, "limit": ANSWERS_SEARCHED, "threshold": None}))
+        asked = [text, standing.english if chinese else standing.chinese] if standing.both_languages else [text]
+        found_by: dict[str, tuple[SearchHit, str]] = {}  # each hit as the question that scored it best found it
+        for question in asked:  # relevance is calibrated: the lists merge on their scores
+            for hit in search(
+                query.model_copy(update={"text": question, "limit": ANSWERS_SEARCHED, "threshold": None})
+            ):
+                if hit.id not in found_by or hit.score > found_by[hit.id][0].score:
+                    found_by[hit.id] = (hit, question)
+        hits = sorted((hit for hit, _ in found_by.values()), key=lambda hit: -hit.score)
         # the first answers, shown already or not: where one replaces another, the next one is the older value
         answers = [hit for hit in hits if _enough(hit, standing) and _answers(hit.memory, standing)]
-        answers = _still_held([hit for hit in answers if not _borrowed(hit, text) and not _gone(hit, standing)], hits,
-                              text)  # fmt: skip
+        answers = [hit for hit in answers if not _borrowed(hit, found_by[hit.id][1]) and not _gone(hit, standing)]
+        answers = _still_held(answers, hits, text)
         kept: list[SearchHit] = []
         most = standing.most - sum(asks_for_key(text, item.key or "", query.scope.user_id) for item in keys)
         for hit in answers:
