@@ -177,9 +177,11 @@ class LifecycleAPI:
                      for message_id in item.provenance.message_ids]  # fmt: skip
             scrubbed = self._scrubbed_neighbours(query, matched, at=self._core.clock(), actor=actor,
                                                  reason="forget: a turn indexed beside it was forgotten")  # fmt: skip
-            self._core.store.write(replace(batch, forgotten_messages=turns))
-            if not scrubbed.is_empty():
-                self._core.store.write(scrubbed)
+            # one transaction: the forgotten memories and turns, and the neighbours without them
+            self._core.store.write(replace(
+                scrubbed, forgotten_messages=turns, status_changes=batch.status_changes,
+                history=[*batch.history, *scrubbed.history], replacements=[*batch.replacements, *scrubbed.replacements],
+            ))  # fmt: skip
             now_held = {item.id: item for item in self._core.store.get(query.scope, [item.id for item in matched])}
             matched = [now_held.get(item.id, item) for item in matched]  # as they are now: deleted
         return ForgetResult(matched=matched, deleted=confirm and bool(matched))
