@@ -234,6 +234,18 @@ def test_a_fact_another_fact_of_its_turn_says_in_full_is_stored_once(
     scripted_memory.add("I like tea. I also like teapots from Japan.", user_id="u2", infer=True, wait=True)
     assert set(_live(scripted_memory, "u2")) == {"User likes tea", "User likes teapots from Japan"}
 
+    # the same fact in other words, all of them held by the fuller one (a user trial), but not one more of a kind
+    server.answer_with(_judge({}))
+    server.enqueue(_facts("User's girlfriend Mei works as a nurse", "User's girlfriend Mei is a nurse",
+                          "User is allergic to penicillin", "User is allergic to peanuts"))  # fmt: skip
+    said = "My girlfriend Mei is a nurse. I'm allergic to penicillin and peanuts."
+    scripted_memory.add(said, user_id="u3", infer=True, wait=True)
+    assert set(_live(scripted_memory, "u3")) == {
+        "User's girlfriend Mei works as a nurse",
+        "User is allergic to penicillin",
+        "User is allergic to peanuts",
+    }
+
 
 def test_a_plan_written_as_a_wish_is_asked_again_then_waits_for_review(
     scripted_memory: Memory, server: ScriptedServer

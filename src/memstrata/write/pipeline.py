@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+import numpy as np
+
 from memstrata.config import GraphSettings
 from memstrata.errors import ConcurrentWriteError, ConflictError
 from memstrata.graph.plan import GraphPlan
@@ -28,6 +30,7 @@ from memstrata.write.apply import Gate, PlannedWrites, Planner
 from memstrata.write.candidates import CandidateFinder, CandidateRules
 from memstrata.write.decide import DecideRules, content_length, decide, said_within, same_text
 from memstrata.write.decisions import Extraction, NewFact, Noop, Resolved
+from memstrata.write.evidence import content_words
 from memstrata.write.extract import CallStats, Extractor
 from memstrata.write.graph_step import plan_graph_step
 from memstrata.write.progress import Progress, ProgressHook, Stage, quiet, safe
@@ -151,12 +154,12 @@ class _Run:
             enumerate(facts), key=lambda pair: (pair[1].said_at or planner.now, -content_length(pair[1].text), pair[0])
         )
         for done, (number, fact) in enumerate(ordered):
-            planner.apply(self._resolve(fact, finder, planner), number)
+            planner.apply(self._resolve(fact, finder, planner, vectors), number)
             self.emit("judge", done + 1, len(ordered))
         return planner.planned()
 
-    def _resolve(self, fact: NewFact, finder: CandidateFinder, planner: Planner) -> Resolved:
-        said = _same_words(fact, planner, self.deps.store)
+    def _resolve(self, fact: NewFact, finder: CandidateFinder, planner: Planner, vectors: _TextVectors) -> Resolved:
+        said = _same_words(fact, planner, self.deps.store, vectors.similarity)
         if said is not None:  # said before in the same words: no question needed
             return Noop(fact, *said)
         stored = [c for c in finder.stored(fact) if planner.is_live(c.item.id)]
@@ -214,16 +217,32 @@ def _aligned(answers: Sequence[Any], count: int) -> list[Any]:
     return [*answers[:count], *([None] * (count - len(answers)))]
 
 
-def _same_words(fact: NewFact, planner: Planner, store: Store) -> tuple[MemoryItem, str] | None:
+# How close in meaning a fact must be to a fuller one of the same turn that holds all its words, to be that fact
+# said again (the bundled USE): "User's girlfriend Mei is a nurse" is 0.93 from "… works as a nurse", "User plans to
+# visit Tokyo on Friday" 0.88 from "… next Friday with Mei"; one more of a kind stays below ("… allergic to
+# penicillin" / "… to peanuts" 0.78, "has a dog named Max" / "has a cat named Max" 0.85).
+RESTATED = 0.875
+
+
+def _same_words(
+    fact: NewFact, planner: Planner, store: Store, similarity: Callable[[str, str], float] | None = None
+) -> tuple[MemoryItem, str] | None:
     """A live memory (planned in this job, or stored) with the same text up to case, width and punctuation, or an
     active fact of the same turn in this job that says it in full: the bundled model wrote "用户侄女小橙子下个月满一岁"
-    and "用户侄女小橙子下个月满一岁想给她买个木头拼图" of one turn, and both were stored."""
+    and "用户侄女小橙子下个月满一岁想给她买个木头拼图" of one turn, and both were stored; and "User's girlfriend Mei
+    works as a nurse" and "User's girlfriend Mei is a nurse" (a user trial): all its words, and close in meaning."""
     for item in planner.live_inserts():
         if same_text(fact.text, item.text):
             return item, "same text as a live memory"
         same_turn = set(item.provenance.message_ids) == set(fact.message_ids)
         fuller = same_turn and item.status == MemoryStatus.ACTIVE and item.kind != MemoryKind.EPISODE
-        if fuller and said_within(fact.text, item.text):
+        restated = (
+            similarity is not None
+            and bool(words := content_words(fact.text))
+            and words <= content_words(item.text)
+            and similarity(fact.text, item.text) >= RESTATED
+        )
+        if fuller and (said_within(fact.text, item.text) or restated):
             return item, "said in full by a fact of the same turn"
     # Pending memories too: saying a pending fact again in the same words is what promotes it.
     for item in store.find_by_hash(planner.scope, content_hash(fact.text), (MemoryStatus.ACTIVE, MemoryStatus.PENDING)):
@@ -252,6 +271,10 @@ class _TextVectors:
     def many(self, texts: Sequence[str]) -> list[Vector]:
         self._ensure(texts)
         return [self._vectors[text] for text in texts]
+
+    def similarity(self, a: str, b: str) -> float:
+        first, second = (np.asarray(vector, dtype=np.float32) for vector in self.many([a, b]))
+        return float(first @ second / (np.linalg.norm(first) * np.linalg.norm(second) + 1e-9))
 
     def batch_fields(self, items: Sequence[MemoryItem]) -> dict[str, Any]:
         self._ensure([index_text(item) for item in items])
