@@ -43,6 +43,9 @@ def triples(text: str, role: str = "user") -> list[tuple[str, str, str, bool]]:
         # a time or an adverb before the verb is no subject: "上周" lived in 上海, "现在我们只" kept a dog
         ("上周搬到上海了", [("user", "lives_in", "上海", False)]),
         ("现在我们只养狗", [("user", "has_pet", "狗", False)]),
+        # "领养" whole, and the household's pet the user's: "我们又领" was made a person (a user trial)
+        ("我们又领养了一只狗", [("user", "has_pet", "狗", False)]),
+        ("我们家养了一只猫", [("user", "has_pet", "猫", False)]),
         ("去年我妹妹住在成都", [("妹妹", "lives_in", "成都", False)]),
         # a clause without its subject after one about a relative is the relative's: the brother's job was the
         # user's, and closed the user's own employer (found with an imported history)

@@ -72,7 +72,8 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
     ("likes", False, _zh("喜欢|爱喝|爱吃|爱看|爱|偏爱|钟爱")),
     ("depends_on", False, re.compile(r"^(?P<s>.{1,16}?)(?:依赖于?|取决于|要等|需要等)(?P<o>.{1,20})$")),
     # "小雨养了一只布偶猫": the pet without its measure word
-    ("has_pet", False, _zh(f"(?:养了|养着|养){_MEASURE}")),
+    # "领养" whole: "我们又领养了一只狗" read 养了 alone and made a person of "我们又领" (a user trial)
+    ("has_pet", False, _zh(f"(?:领养了|领养|收养了|收养|养了|养着|养){_MEASURE}")),
     ("responsible_for", False, _zh("负责|主管|主导|维护|管")),
     ("lives_in", True, _zh("不住在|搬离|离开了?", tail="(?:了)?$")),
     ("lives_in", False, _zh("住在|住|定居在?|搬到|搬去|搬回|搬家到")),
@@ -238,6 +239,8 @@ class RulesGraphExtractor:
                         named.add(kin)
                         triples.append(Triple(mention(USER_NAME), kin[0], Mention(kin[1], "person"), 0.6, (turn.id,),
                                               origin="rules"))  # fmt: skip
+                if relation == "has_pet" and _HOUSEHOLD.fullmatch(said_subject):  # the speaker's household's pet
+                    said_subject = ""
                 subject = said_subject or subject
                 said = (said_subject or "I") if (said_subject or "I").isascii() else None
                 triples.append(
@@ -252,6 +255,9 @@ class RulesGraphExtractor:
                     )
                 )
         return triples
+
+
+_HOUSEHOLD = re.compile(r"我们家?|咱们家?|咱家|我家|(?i:we|our family)")
 
 
 # A clause that opens with someone other than the speaker (a relative, "he" / "她"), and one that opens with the
