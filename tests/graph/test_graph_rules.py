@@ -46,6 +46,8 @@ def triples(text: str, role: str = "user") -> list[tuple[str, str, str, bool]]:
         # "领养" whole, and the household's pet the user's: "我们又领" was made a person (a user trial)
         ("我们又领养了一只狗", [("user", "has_pet", "狗", False)]),
         ("我们家养了一只猫", [("user", "has_pet", "猫", False)]),
+        ("我养了一只猫叫团子", [("user", "has_pet", "团子", False)]),  # the pet by its name, not "猫叫团子"
+        ("我们又领养了一只狗叫 Mochi", [("user", "has_pet", "Mochi", False)]),
         ("去年我妹妹住在成都", [("妹妹", "lives_in", "成都", False)]),
         # a clause without its subject after one about a relative is the relative's: the brother's job was the
         # user's, and closed the user's own employer (found with an imported history)

@@ -274,9 +274,17 @@ def _as_target(found: Mention, relation: str) -> Mention:
     """jieba tags many company and thing names as people (阿里巴巴, 谷歌, 郁金香); where the relation takes no
     person at that end, that tag is dropped and the relation's type applies (a refused triple was lost)."""
     expected = END_TYPES.get(relation, (None, None))[1]
+    named = _PET_NAMED.fullmatch(found.name) if relation == "has_pet" else None
+    if named is not None:  # "猫叫团子", "狗叫 Mochi": the pet is 团子, Mochi (a user trial found "狗叫 Mochi" a node)
+        return Mention(named.group(1), None)
     if found.type == "person" and expected not in (None, "person") and not found.speaker:
         return Mention(found.name, None)
     return found
+
+
+_PET_NAMED = re.compile(
+    r"[\u4e00-\u9fff]{1,6}?(?:叫做?|名叫|名字叫)\s*([\u4e00-\u9fff]{1,4}|[A-Za-z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?)"
+)
 
 
 def _kin_named(subject: str) -> tuple[str, str] | None:
