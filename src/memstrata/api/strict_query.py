@@ -8,6 +8,7 @@ names one key twice is a 422 too: ``{"text": "a", "text": "b"}`` stored "b" with
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
@@ -61,19 +62,25 @@ async def reject_unknown_query(request: Request) -> None:
     declared, repeatable = _declared(route)
     sent = [name for name, _ in request.query_params.multi_items()]
     unknown = [name for name in dict.fromkeys(sent) if name not in declared]
-    if unknown:
-        raise RequestValidationError([
-            {"type": "extra_forbidden", "loc": ("query", name), "input": request.query_params.get(name),
-             "msg": f"unknown query parameter {name!r}; this operation takes: {', '.join(sorted(declared)) or 'none'}"}
-            for name in unknown
-        ])  # fmt: skip
+    takes = ", ".join(sorted(declared)) or "none"
+    _refuse(
+        request,
+        "extra_forbidden",
+        unknown,
+        lambda name: f"unknown query parameter {name!r}; this operation takes: {takes}",
+    )
     # ?user_id=lin&user_id=mallory read mallory's memories: the last value won without a word
     twice = [name for name in dict.fromkeys(sent) if sent.count(name) > 1 and name not in repeatable]
-    if twice:
+    _refuse(request, "duplicate_parameter", twice,
+            lambda name: f"query parameter {name!r} is given {sent.count(name)} times; give it once")  # fmt: skip
+
+
+def _refuse(request: Request, kind: str, names: list[str], message: Callable[[str], str]) -> None:
+    """A 422 naming each of ``names`` with its values as sent, when there are any."""
+    if names:
         raise RequestValidationError([
-            {"type": "duplicate_parameter", "loc": ("query", name), "input": request.query_params.getlist(name),
-             "msg": f"query parameter {name!r} is given {sent.count(name)} times; give it once"}
-            for name in twice
+            {"type": kind, "loc": ("query", name), "input": request.query_params.getlist(name), "msg": message(name)}
+            for name in names
         ])  # fmt: skip
 
 

@@ -220,9 +220,10 @@ class LifecycleAPI:
         """The cosine of the query with each episode's own text, where its vector holds the turns before it too."""
         if not items:
             return {}
-        vectors = np.asarray(self._core.embedder.embed_batch([query.text, *(item.text for item in items)]), np.float32)
-        norms = np.linalg.norm(vectors, axis=1) + 1e-9
-        cosines = vectors[1:] @ vectors[0] / (norms[1:] * norms[0])
+        # the query's vector as the search just made it (the query embedder keeps it), the texts' anew
+        asked = np.asarray(self._core.query_embedder(query.scope).embed_batch([query.text])[0], np.float32)
+        vectors = np.asarray(self._core.embedder.embed_batch([item.text for item in items]), np.float32)
+        cosines = vectors @ asked / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(asked) + 1e-9)
         return {item.id: float(cosine) for item, cosine in zip(items, cosines, strict=True)}
 
     def _with_same_texts(self, scope: Scope, matched: list[MemoryItem]) -> list[MemoryItem]:

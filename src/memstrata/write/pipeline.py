@@ -236,13 +236,7 @@ def _same_words(
             return item, "same text as a live memory"
         same_turn = set(item.provenance.message_ids) == set(fact.message_ids)
         fuller = same_turn and item.status == MemoryStatus.ACTIVE and item.kind != MemoryKind.EPISODE
-        restated = (
-            similarity is not None
-            and bool(words := content_words(fact.text))
-            and words <= content_words(item.text)
-            and similarity(fact.text, item.text) >= RESTATED
-        )
-        if fuller and (said_within(fact.text, item.text) or restated):
+        if fuller and (said_within(fact.text, item.text) or _restated(fact.text, item.text, similarity)):
             return item, "said in full by a fact of the same turn"
     # Pending memories too: saying a pending fact again in the same words is what promotes it.
     for item in store.find_by_hash(planner.scope, content_hash(fact.text), (MemoryStatus.ACTIVE, MemoryStatus.PENDING)):
@@ -250,6 +244,17 @@ def _same_words(
         if live and item.kind != MemoryKind.EPISODE:
             return item, "same text as a live memory"
     return None
+
+
+def _restated(fact: str, fuller: str, similarity: Callable[[str, str], float] | None) -> bool:
+    """Every word of ``fact`` in ``fuller``, and the two close in meaning (compared only then: it embeds them)."""
+    words = content_words(fact)
+    return (
+        similarity is not None
+        and bool(words)
+        and words <= content_words(fuller)
+        and similarity(fact, fuller) >= RESTATED
+    )
 
 
 class _TextVectors:
