@@ -14,7 +14,7 @@ from memstrata.lifecycle.session import estimate_tokens
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.sentences import split_spans
 from memstrata.storage.protocol import Store, WriteBatch
-from memstrata.types import Message
+from memstrata.types import MemoryStatus, Message
 from memstrata.write.turn_batches import input_budget, turn_batches
 from support.at_once import failures_at_once
 
@@ -216,11 +216,17 @@ def test_id_prefixes_resolve_within_the_scope(memory: Memory) -> None:
         memory.resolve_id("ab", user_id="u")
     with pytest.raises(NotFoundError, match=f"no memory {'0' * 32} in scope"):  # a whole id: no listing
         memory.resolve_id("0" * 32, user_id="u")
-    twins = [memory.get(i, user_id="u").model_copy(update={"id": f"abcd{n}" + "0" * 27}) for n, i in enumerate(ids[:2])]
+    every_id = [item.id for item in memory.get_all(filters={"status": list(MemoryStatus)}, limit=1000, user_id="u")]
+    # A prefix no stored id starts with (ids are random), so exactly the two twins share it.
+    free = next(p for p in (f"{n:04x}" for n in range(0xABCD, 0x10000)) if not any(i.startswith(p) for i in every_id))
+    twins = [
+        memory.get(i, user_id="u").model_copy(update={"id": f"{free}{n}" + "0" * 27}) for n, i in enumerate(ids[:2])
+    ]
     memory.store.write(WriteBatch(inserts=twins))
-    with pytest.raises(InvalidInputError, match=r"'abcd' matches 2 memory ids \(abcd00000000, abcd10000000\)"):
-        memory.resolve_id("abcd", user_id="u")
-    assert memory.resolve_id("abcd1", user_id="u") == twins[1].id
+    shown = rf"\({free}00000000, {free}10000000\)"
+    with pytest.raises(InvalidInputError, match=rf"'{free}' matches 2 memory ids {shown}"):
+        memory.resolve_id(free, user_id="u")
+    assert memory.resolve_id(f"{free}1", user_id="u") == twins[1].id
     memory.delete(target, user_id="u")
     assert memory.resolve_id(target[:12], user_id="u") == target  # deleted memories still have a history
 
