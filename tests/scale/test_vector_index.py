@@ -292,6 +292,7 @@ def test_a_saved_index_keeps_one_copy_of_each_row_and_reopens_to_the_same_rows(t
     assert reopened.rows.slots is not None and not np.array_equal(reopened.rows.slots, np.arange(built))
     everything = np.arange(built + 200, dtype=np.int64)
     assert np.array_equal(reopened.rows.gather(everything), index.rows.gather(everything))
+    assert reopened.ann is not None and reopened.ann._index.get(np.uint64(0)) is None  # mapped without a key table
     where = IndexFilter(tenant_id="", user_id="u", agent_id=None, session_id=None, statuses=["active"], kinds=None)
     for seq in [*changed, 0, 777, built + 50]:
         found = reopened.search(vectors[seq], where, 5, ann_min_rows=0)

@@ -203,3 +203,29 @@ def test_compacting_the_copy_merges_each_terms_postings_and_keeps_every_answer()
     index.compact()
     assert all(len(chunks) == 1 for chunks in index._postings)
     assert [index.search(ids, lin, 10) for ids in asked] == before
+
+
+def test_term_counts_in_the_fewest_bytes_score_as_fts5(pair: tuple[SQLiteStore, SQLiteStore]) -> None:
+    """Counts are kept as 8 or 16 bits, or not at all where each is 1 (most terms of short memories); batches of
+    each form merge into one array, and every score stays FTS5's."""
+    from memstrata.lexical import TermSplitter
+    from memstrata.storage.keyword_index import KeywordIndex, KeywordRow
+
+    cached, fts = pair
+    rng = random.Random(3)
+    texts = [["cat coffee"] * 3, ["cat cat cat coffee", "running cat"], [" ".join(["cat"] * 300) + " coffee"]]
+    for batch in texts:  # one chunk of postings per batch: all ones, then up to 3, then past 255
+        fts.write(WriteBatch(inserts=[memory(rng, SCOPES[0], text=text) for text in batch]))
+        assert_same_answers(cached, fts)
+    index = KeywordIndex(TermSplitter())
+    rows = [("cat coffee", "cat"), ("cat cat coffee", "cat " * 300)]
+    for batch, pair_of_texts in enumerate(rows):
+        index.upsert(KeywordRow(batch * 2 + n, ("", "lin", "", "", "active", "fact"), " ".join(search_terms(text)))
+                     for n, text in enumerate(pair_of_texts))  # fmt: skip
+    term = {word: index.phrases(search_terms(word)) for word in ("coffee", "cat")}  # the words' own terms
+    coffee = index._postings[term["coffee"][0]]
+    assert coffee[0][1].strides == (0,)  # each count 1: one shared byte
+    assert coffee[1][1].dtype == "uint8"
+    index.compact()
+    cat_counts = index._postings[term["cat"][0]][0][1]
+    assert cat_counts.dtype == "uint16" and cat_counts.tolist() == [1, 1, 2, 300]

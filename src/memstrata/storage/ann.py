@@ -35,13 +35,13 @@ EXPANSION_SEARCH = 256
 _CHUNK = 10_000
 
 
-def _new_index(dims: int) -> Index:
+def _new_index(dims: int, *, key_lookups: bool = True) -> Index:
     # usearch is imported on first use, not with memstrata: loaded before onnxruntime (which MarkItDown's
     # magika imports in the document converter's child process) it makes that import crash the process.
     from usearch.index import Index
 
     return Index(ndim=dims, metric="cos", dtype="i8", connectivity=CONNECTIVITY, expansion_add=EXPANSION_ADD,
-                 expansion_search=EXPANSION_SEARCH)  # fmt: skip
+                 expansion_search=EXPANSION_SEARCH, enable_key_lookups=key_lookups)  # fmt: skip
 
 
 class AnnGraph:
@@ -65,8 +65,9 @@ class AnnGraph:
 
     @classmethod
     def view(cls, path: Path, size: int, dims: int) -> AnnGraph:
-        """A saved graph, memory-mapped read-only."""
-        index = _new_index(dims)
+        """A saved graph, memory-mapped read-only. Searches return keys from the nodes themselves, so the graph
+        keeps no key-to-slot table (usearch's hash map: 32 MB of the process's own memory at a million rows)."""
+        index = _new_index(dims, key_lookups=False)
         index.view(str(path))
         if len(index) != size:
             raise ValueError(f"{path} holds {len(index)} rows, expected {size}")

@@ -21,6 +21,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,9 +30,11 @@ from memstrata.lexical import TermSplitter
 from memstrata.storage.row_table import IndexFilter, RowTable
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
-# (positions, term counts): a count fits 16 bits (a memory's text is at most limits.max_text_chars long), and
-# these arrays are most of the copy's memory (12.7M entries, 76 MB at 1M short memories; 102 MB as float32)
-Postings = tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]
+# (positions, term counts): these arrays are most of the copy's memory (12.7M entries at 1M short memories: 102 MB
+# as int32 + float32, 76 MB with 16-bit counts), so counts take the narrowest exact form (see _narrow)
+Counts = npt.NDArray[np.uint8] | npt.NDArray[np.uint16]
+Postings = tuple[npt.NDArray[np.int32], Counts]
+_ONE = np.ones(1, dtype=np.uint8)
 Postings64 = tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]  # (positions, BM25 part of the term)
 # cached BM25 parts (8-12 bytes each) before the cache starts over: a few queries' terms. It saves computing a
 # repeated term again (~1 ms for a term in 100k rows); at 8M entries it held 34 MB after 50 queries at 1M rows
@@ -133,7 +136,7 @@ class KeywordIndex:
             if term_id == len(self._postings):
                 self._postings.append([])
             chunks = self._postings[term_id]
-            chunks.append((np.asarray(positions, dtype=np.int32), np.minimum(counts, 65535).astype(np.uint16)))
+            chunks.append((np.asarray(positions, dtype=np.int32), _narrow(np.asarray(counts))))
             if len(chunks) > 8:  # many small batches: one array again
                 self._postings[term_id] = [_merged(chunks)]
         if fresh_seqs:
@@ -227,7 +230,20 @@ class KeywordIndex:
         return found
 
 
+def _narrow(counts: npt.NDArray[np.integer[Any]]) -> Counts:
+    """A term's counts in the fewest bytes that hold them: no memory at all when each is 1 (most terms of short
+    memories: a read-only view of one byte), else 8 bits, else 16 (a memory's text is at most
+    limits.max_text_chars long, so a count past 65,535 is clipped as it always was)."""
+    if counts.size and int(counts.min()) == int(counts.max()) == 1:
+        each_one: npt.NDArray[np.uint8] = np.broadcast_to(_ONE, counts.shape)
+        return each_one
+    if not counts.size or int(counts.max()) <= np.iinfo(np.uint8).max:
+        return counts.astype(np.uint8)
+    clipped: npt.NDArray[np.uint16] = np.minimum(counts, np.iinfo(np.uint16).max).astype(np.uint16)
+    return clipped
+
+
 def _merged(chunks: list[Postings]) -> Postings:
     if len(chunks) == 1:
         return chunks[0]
-    return np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks])
+    return np.concatenate([c[0] for c in chunks]), _narrow(np.concatenate([c[1] for c in chunks]))
