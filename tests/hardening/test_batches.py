@@ -177,6 +177,28 @@ def test_dated_turns_without_ids_imported_again_are_stored_once(memory: Memory) 
     assert len(memory.messages(user_id="imp", session_id="s1")) == 3
 
 
+def test_a_history_imported_with_its_turn_ids_and_again_without_them_is_stored_once(memory: Memory) -> None:
+    """The two imports named each turn differently (the caller's ids, then ids made from what was said), so every
+    turn and episode was stored twice (found by a user trial). A stored turn with the same words and time stands
+    for the turn, either way round; a turn the caller numbers itself never takes another numbered turn's place."""
+    said = [{"role": "user", "content": "我下周三去杭州出差", "timestamp": "2024-03-01T09:00:00+08:00"},
+            {"role": "assistant", "content": "好的，记下了。", "timestamp": "2024-03-01T09:00:05+08:00"},
+            {"role": "user", "content": "ok", "timestamp": "2024-03-01T09:01:00+08:00"},
+            {"role": "user", "content": "ok", "timestamp": "2024-03-01T09:01:00+08:00"}]  # fmt: skip
+    numbered = [{**turn, "id": f"m{n}"} for n, turn in enumerate(said)]
+    first = memory.add(numbered, user_id="a")
+    again = memory.add(said, user_id="a")
+    assert again.message_ids == first.message_ids and len(memory.messages(user_id="a")) == 4
+    memory.add(said, user_id="b")
+    memory.add(numbered, user_id="b")  # the other way round
+    assert len(memory.messages(user_id="b")) == 4
+    renumbered = [{**turn, "id": f"x{n}"} for n, turn in enumerate(said)]
+    memory.add(renumbered, user_id="a")  # other ids of the caller's own: other turns, as before
+    assert len(memory.messages(user_id="a")) == 8
+    memory.add(said, user_id="a", session_id="s1")  # a session of the user is a scope of its own
+    assert len(memory.messages(user_id="a", session_id="s1")) == 4
+
+
 def test_turn_ids_are_the_callers_own_within_a_scope(memory: Memory) -> None:
     """Turn ids were unique in the whole store: a second user (or tenant) numbering turns 1, 2, 3 got a 409, which
     also told it that another scope had used the id."""

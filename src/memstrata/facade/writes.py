@@ -4,6 +4,7 @@ the records and commit them in the order the principles ask (raw turns first, th
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -26,6 +27,7 @@ from memstrata.types import (
     MemoryKind,
     Message,
     Scope,
+    StoredMessage,
 )
 from memstrata.validation import clean_text, clean_time
 from memstrata.write.ingest import ParsedInput, TextItem, check_key, check_kind, check_metadata
@@ -136,12 +138,13 @@ def store_turn_ids(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> tuple
     A turn already stored under its id (a retried request, a conversation imported again) is not stored twice; a
     stored turn with that id but other content is a conflict, refused before anything is written."""
     _refuse_repeated_ids(parsed)
-    parsed = _with_ids_of_dated_turns(parsed)
+    parsed, derived = _with_ids_of_dated_turns(parsed)
     named = {m.id: scoped_turn_id(m.id, scope) for m in parsed.messages if "id" in m.model_fields_set}
     if not named:
         return parsed, tuple(m.id for m in parsed.messages)
     # A turn stored before ids were scoped keeps its id as given: a retry finds it under that id.
     stored = {s.message.id: s for s in core.store.messages_by_id(scope, [*named.values(), *named])}
+    twins = _StoredTwins(core, scope, parsed.messages, claimed=set(stored))
     keep: list[int] = []
     turns: list[Message] = []
     ids: list[str] = []
@@ -151,7 +154,7 @@ def store_turn_ids(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> tuple
             turns.append(message)
             ids.append(message.id)
             continue
-        found = stored.get(named[message.id]) or stored.get(message.id)
+        found = stored.get(named[message.id]) or stored.get(message.id) or twins.take(message, message.id in derived)
         if found is None:
             keep.append(position)
             turns.append(message.model_copy(update={"id": named[message.id]}))
@@ -167,23 +170,55 @@ def store_turn_ids(core: MemoryCore, parsed: ParsedInput, scope: Scope) -> tuple
     return kept, tuple(ids)
 
 
-def _with_ids_of_dated_turns(parsed: ParsedInput) -> ParsedInput:
+def _with_ids_of_dated_turns(parsed: ParsedInput) -> tuple[ParsedInput, set[str]]:
     """A turn without an id but with its own timestamp is named by what it is (role, text, time, and its place among
     identical ones of the call), so a conversation imported again is not stored twice: chat logs carry no ids, and
     an export imported twice doubled every turn and episode (found by a user trial). A turn without a timestamp is
-    said now, and saying "ok" twice is two turns."""
+    said now, and saying "ok" twice is two turns. Returns the input and the ids made here."""
     seen: dict[str, int] = {}
     messages = []
     for message in parsed.messages:
         if "id" in message.model_fields_set or "timestamp" not in message.model_fields_set:
             messages.append(message)
             continue
-        said = chr(31).join((message.role, message.name or "", message.content, message.timestamp.isoformat()))
-        digest = hashlib.sha256(said.encode()).hexdigest()[:20]
+        digest = hashlib.sha256(chr(31).join(map(str, _said(message))).encode()).hexdigest()[:20]
         seen[digest] = seen.get(digest, 0) + 1
         turn_id = f"t-{digest}" if seen[digest] == 1 else f"t-{digest}-{seen[digest]}"
         messages.append(message.model_copy(update={"id": turn_id}))  # set, so stored and found as a caller's id
-    return replace(parsed, messages=messages)
+    made = {m.id for m, given in zip(messages, parsed.messages, strict=True) if m is not given}
+    return replace(parsed, messages=messages), made
+
+
+def _said(message: Message) -> tuple[str, str, str, str]:
+    return message.role, message.name or "", message.content, message.timestamp.isoformat()
+
+
+_MADE_ID = re.compile(r"t-[0-9a-f]{20}(-\d+)?@")  # an id _with_ids_of_dated_turns made, as stored
+
+
+class _StoredTwins:
+    """Turns of exactly this scope already stored with the same role, speaker, words and time as a dated turn of
+    the call, under another id: a history imported once with its turn ids and again without them (or the other way
+    round) was stored twice, as the two imports named each turn differently (found by a user trial). A turn the
+    call names itself matches only a turn whose id was made from what it said, never another caller's id; each
+    stored turn stands for one turn of the call."""
+
+    def __init__(self, core: MemoryCore, scope: Scope, messages: list[Message], *, claimed: set[str]) -> None:
+        times = sorted({m.timestamp for m in messages if "timestamp" in m.model_fields_set})
+        self._by_said: dict[tuple[str, str, str, str], list[StoredMessage]] = {}
+        for found in core.store.messages_said_at(scope, times) if times else []:
+            if found.message.id not in claimed:
+                self._by_said.setdefault(_said(found.message), []).append(found)
+
+    def take(self, message: Message, id_was_made: bool) -> StoredMessage | None:
+        if "timestamp" not in message.model_fields_set:
+            return None
+        twins = self._by_said.get(_said(message), [])
+        for twin in twins:
+            if id_was_made or _MADE_ID.match(twin.message.id):
+                twins.remove(twin)
+                return twin
+        return None
 
 
 def _refuse_repeated_ids(parsed: ParsedInput) -> None:

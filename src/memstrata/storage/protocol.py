@@ -222,6 +222,11 @@ class Store(Protocol):
 
     def messages_by_id(self, scope: Scope, message_ids: Sequence[str]) -> list[StoredMessage]: ...
 
+    def messages_said_at(self, scope: Scope, timestamps: Sequence[datetime]) -> list[StoredMessage]:
+        """Raw turns of exactly ``scope`` (not of its agents or sessions) said at one of ``timestamps``, oldest
+        stored first."""
+        ...
+
     # --- graph --------------------------------------------------------------------------
     def graph_entities(self, scope: Scope, entity_ids: Sequence[str] | None = None) -> list[Entity]:
         """Entities visible to ``scope``: all live ones, or those with the given ids (merged ones included)."""

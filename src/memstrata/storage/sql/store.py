@@ -218,6 +218,14 @@ class SQLStore:
     def messages_by_id(self, scope: Scope, message_ids: Sequence[str]) -> list[StoredMessage]:
         return self._messages(scope, message_ids, len(message_ids)) if message_ids else []
 
+    def messages_said_at(self, scope: Scope, timestamps: Sequence[datetime]) -> list[StoredMessage]:
+        if not timestamps:
+            return []
+        where = scope_where(self.dialect, scope, "t", exact=True)
+        where.add_sql(self.dialect.in_("t.timestamp", [self.dialect.ts(t) for t in timestamps]))
+        found = self._rows(f"SELECT {MESSAGE_COLUMNS} FROM messages t WHERE {where.sql()} ORDER BY t.seq", where.params)
+        return [rows.message(self.dialect, row) for row in found]
+
     def _messages(
         self, scope: Scope, message_ids: Sequence[str] | None, limit: int, *, latest: bool = False
     ) -> list[StoredMessage]:
