@@ -79,6 +79,28 @@ def test_graph_recall_against_exact_on_real_embeddings(
     store.close()
 
 
+def test_the_writing_process_searches_the_saved_files_after_a_build(tmp_path: Path) -> None:
+    """The process that built the graph kept it and its int8 rows in its own memory (~700 MB at a million rows)
+    beside the files it saved; it now maps the saved files as a new process does, and what it writes after the
+    build is still found."""
+    rng = np.random.default_rng(5)
+    store = SQLiteStore(tmp_path / "m.db", ann_min_rows=0)
+    items = [item(f"note {i}", Scope(user_id="u")) for i in range(300)]
+    vectors = rng.standard_normal((300, 16)).astype(np.float32)
+    put(store, items, vectors, "test:16")
+    store.vector_search(Scope(user_id="u"), vectors[0], Filters(), 5)  # builds the graph inline and saves it
+    assert store.wait_for_vector_index(30)
+    keeper = store._vectors
+    assert keeper._index is not None and keeper._index.ann is not None
+    assert keeper._index.ann._index.get(np.uint64(0)) is None  # the mapped graph file, not the one built here
+    later = [item("a later note", Scope(user_id="u"))]
+    later_vector = rng.standard_normal((1, 16)).astype(np.float32)
+    put(store, later, later_vector, "test:16")
+    for query, wanted in ((vectors[7], items[7].id), (later_vector[0], later[0].id)):
+        assert store.vector_search(Scope(user_id="u"), query, Filters(), 5)[0].memory_id == wanted
+    store.close()
+
+
 def test_the_index_is_persisted_reopened_and_refused_when_stale(tmp_path: Path) -> None:
     rng = np.random.default_rng(7)
     path = tmp_path / "m.db"
