@@ -204,16 +204,23 @@ class _StoredTwins:
     stored turn stands for one turn of the call."""
 
     def __init__(self, core: MemoryCore, scope: Scope, messages: list[Message], *, claimed: set[str]) -> None:
-        times = sorted({m.timestamp for m in messages if "timestamp" in m.model_fields_set})
-        self._by_said: dict[tuple[str, str, str, str], list[StoredMessage]] = {}
-        for found in core.store.messages_said_at(scope, times) if times else []:
-            if found.message.id not in claimed:
-                self._by_said.setdefault(_said(found.message), []).append(found)
+        self._core, self._scope, self._messages, self._claimed = core, scope, messages, claimed
+        self._by_said: dict[tuple[str, str, str, str], list[StoredMessage]] | None = None
+
+    def _stored(self) -> dict[tuple[str, str, str, str], list[StoredMessage]]:
+        """Read on the first turn not found by its id (a retried call finds every turn by id and reads nothing)."""
+        if self._by_said is None:
+            times = sorted({m.timestamp for m in self._messages if "timestamp" in m.model_fields_set})
+            self._by_said = {}
+            for found in self._core.store.messages_said_at(self._scope, times):
+                if found.message.id not in self._claimed:
+                    self._by_said.setdefault(_said(found.message), []).append(found)
+        return self._by_said
 
     def take(self, message: Message, id_was_made: bool) -> StoredMessage | None:
         if "timestamp" not in message.model_fields_set:
             return None
-        twins = self._by_said.get(_said(message), [])
+        twins = self._stored().get(_said(message), [])
         for twin in twins:
             if id_was_made or _MADE_ID.match(twin.message.id):
                 twins.remove(twin)
