@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -137,8 +137,11 @@ async def client(
         samples.append({"op": op, "ms": (time.perf_counter() - began) * 1000, "status": status, "error": error})
 
 
-async def run_load(urls: list[str], token: str, args: argparse.Namespace) -> dict[str, Any]:
-    """Client ``n`` talks to server ``n % len(urls)`` (as a load balancer spreading connections would)."""
+async def run_load(
+    urls: list[str], token: str, args: argparse.Namespace, seeded: Callable[[], None] | None = None
+) -> dict[str, Any]:
+    """Client ``n`` talks to server ``n % len(urls)`` (as a load balancer spreading connections would);
+    ``seeded`` is called when every client has stored its facts, as the measured part begins."""
     samples: list[dict[str, Any]] = []
     headers = {"Authorization": f"Bearer {token}"}
     # aiohttp, not httpx: on this 2-core machine the generator shares the cores with the server, and httpx's client
@@ -148,6 +151,8 @@ async def run_load(urls: list[str], token: str, args: argparse.Namespace) -> dic
     try:
         http_of = [https[n % len(https)] for n in range(args.clients)]
         await asyncio.gather(*(seed(http_of[n], n, args) for n in range(args.clients)))  # not measured
+        if seeded is not None:
+            seeded()
         started = time.monotonic()
         deadline = started + args.time_limit
         tasks = [asyncio.create_task(client(http_of[n], n, args, deadline, samples)) for n in range(args.clients)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memstrata import InvalidInputError, Memory
@@ -177,3 +179,22 @@ def test_event_time_and_as_of_read_iso_8601_text_as_a_turns_timestamp_does(memor
     assert stored is not None and stored.valid_from.isoformat() == "2023-12-31T16:00:00+00:00"
     assert memory.search("t:home:city", user_id="t", as_of="2024-06-01")[0].text == "住在杭州"
     assert memory.search("t:home:city", user_id="t", as_of="2023-06-01T00:00:00Z") == []
+
+
+def test_a_read_replica_needs_postgres_on_both_sides(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match=r"store\.read_url needs PostgreSQL"):
+        load_settings({"store": {"path": str(tmp_path / "m.db"), "read_url": "postgresql://replica/db"}})
+    with pytest.raises(InvalidInputError, match=r"store\.read_url needs PostgreSQL"):
+        load_settings({"store": {"path": "postgresql://primary/db", "read_url": str(tmp_path / "copy.db")}})
+    assert load_settings({"store": {"path": str(tmp_path / "m.db"), "read_url": " "}}).store.read_url is None
+
+
+def test_the_cli_db_option_is_checked_with_the_replica_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memstrata.cli.context import CliState
+
+    monkeypatch.setenv("MEMSTRATA_STORE__READ_URL", "postgresql://standby/memstrata")
+    settings = CliState(db="postgresql://primary/memstrata").settings()  # was refused: checked before --db applied
+    assert (settings.store.path, settings.store.read_url) == (
+        "postgresql://primary/memstrata",
+        "postgresql://standby/memstrata",
+    )

@@ -70,8 +70,29 @@ class StoreSettings(Section):
         "of the FTS5 index (same BM25 ranking, without FTS5's per-row cost); smaller ones ask FTS5. 0: always",
     )
 
+    read_url: str | None = Field(
+        default=None,
+        description="PostgreSQL: URL of a hot standby of store.path that answers searches (their keyword and vector "
+        "candidates; the records come from the primary, and so does every write); if it fails, searches use the "
+        "primary for 30 s. A memory added moments ago may be missed for the replication delay",
+    )
+
     def file_mode_bits(self) -> int | None:
         return int(self.file_mode, 8) if self.file_mode else None
+
+    @model_validator(mode="after")
+    def _replica_needs_postgres(self) -> StoreSettings:
+        if self.read_url is not None and not self.read_url.strip():
+            self.read_url = None
+        if self.read_url is not None and not all(
+            location.strip().lower().startswith(("postgresql://", "postgres://"))
+            for location in (self.path, self.read_url)
+        ):
+            raise ValueError(
+                "store.read_url needs PostgreSQL: both store.path and store.read_url must be postgresql:// URLs "
+                "(a SQLite file has no replicas)"
+            )
+        return self
 
 
 class EmbedderSettings(Section):
@@ -559,16 +580,19 @@ def _config_file() -> Path | None:
     return local if local.is_file() else None
 
 
-def load_settings(overrides: dict[str, Any] | str | Path | None = None) -> Settings:
-    """Build settings from a dict, a TOML file path, or nothing (env + memstrata.toml + defaults)."""
+def load_settings(overrides: dict[str, Any] | str | Path | None = None, *, store_path: str | None = None) -> Settings:
+    """Build settings from a dict, a TOML file path, or nothing (env + memstrata.toml + defaults); ``store_path``
+    (the CLI's ``--db``) replaces store.path before the settings are checked, as they are checked together."""
     try:
+        data: dict[str, Any] = dict(overrides or {}) if not isinstance(overrides, str | Path) else {}
         if isinstance(overrides, str | Path):
             path = Path(overrides).expanduser()
             try:
                 data = tomllib.loads(path.read_text(encoding="utf-8"))
             except (OSError, tomllib.TOMLDecodeError) as exc:
                 raise InvalidInputError(f"cannot read config file {path}: {exc}") from None
-            return Settings(**data)
-        return Settings(**(overrides or {}))
+        if store_path is not None:
+            data["store"] = {**dict(data.get("store") or {}), "path": store_path}
+        return Settings(**data)
     except ValidationError as exc:
         raise InvalidInputError(f"invalid configuration: {describe_validation_error(exc)}") from None

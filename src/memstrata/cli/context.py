@@ -42,12 +42,7 @@ class CliState:
 
     def settings(self) -> Settings:
         """The settings the global options select, without opening the store or loading a model."""
-        settings = load_settings(self.config) if self.config else load_settings()
-        if self.db is not None:
-            data = settings.model_dump()
-            data["store"]["path"] = str(self.db)
-            settings = load_settings(data)
-        return settings
+        return load_settings(self.config or None, store_path=self.db)
 
     def memory(self) -> Memory:
         if self._memory is None:

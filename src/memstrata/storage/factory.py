@@ -27,4 +27,5 @@ def open_store(settings: StoreSettings) -> Store:
             f"store.path is a PostgreSQL URL but the driver is missing ({exc.name}); "
             "install it with: pip install 'memstrata[postgres]'"
         ) from None
-    return PostgresStore(settings.path.strip(), pool_size=settings.pool_size, timeout_s=settings.busy_timeout_s)
+    return PostgresStore(settings.path.strip(), pool_size=settings.pool_size, timeout_s=settings.busy_timeout_s,
+                         read_url=settings.read_url.strip() if settings.read_url else None)  # fmt: skip

@@ -130,6 +130,7 @@ class StoreStats:
     location: str
     size_bytes: int | None = None
     extra: dict[str, int] = field(default_factory=dict)
+    read_replica: str | None = None  # PostgreSQL: the standby searches read from (store.read_url), password masked
 
 
 class Store(Protocol):

@@ -139,7 +139,7 @@ def connect(url: str, *, timeout_s: float) -> psycopg.Connection[Any]:
         ) from None
 
 
-def open_pool(url: str, *, oid: int, size: int, timeout_s: float) -> ConnectionPool:
+def open_pool(url: str, *, oid: int, size: int, timeout_s: float, name: str = "memstrata") -> ConnectionPool:
     def configure(conn: psycopg.Connection[Any]) -> None:
         register_vector(conn, oid)
         for name, value in SESSION_SETTINGS.items():
@@ -157,7 +157,7 @@ def open_pool(url: str, *, oid: int, size: int, timeout_s: float) -> ConnectionP
         check=ConnectionPool.check_connection,
         timeout=timeout_s,
         open=False,
-        name="memstrata",
+        name=name,
     )
     try:
         pool.open(wait=True, timeout=timeout_s)

@@ -3,6 +3,7 @@ on a tsvector of the same pre-segmented tokens FTS5 gets, pgvector with an HNSW 
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -23,6 +24,7 @@ from memstrata.storage.postgres.connection import (
     translated,
     vector_oid,
 )
+from memstrata.storage.postgres.replica import SearchRoute, refuse_standby
 from memstrata.storage.postgres.schema_migrations import HNSW_MAX_DIMS, ensure_vector_index, vector_expression
 from memstrata.storage.protocol import ScoredId, Vector
 from memstrata.storage.sql.dialect import Tx
@@ -50,6 +52,16 @@ _TEXT_COLUMNS = {
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL's limit for one tsvector lexeme
 _MAX_POSITION = 16383
 _MAX_POSITIONS = 256
+
+
+def _store_id(conn: Any) -> str:
+    """This store's id, made on first open: a read replica must hold the same (``replica.check_copy``)."""
+    found = conn.execute("SELECT value FROM meta WHERE key = 'store_id'").fetchone()
+    if found is None:
+        conn.execute("INSERT INTO meta (key, value) VALUES ('store_id', %s) ON CONFLICT (key) DO NOTHING",
+                     (uuid.uuid4().hex,))  # fmt: skip
+        found = conn.execute("SELECT value FROM meta WHERE key = 'store_id'").fetchone()
+    return str(found[0])
 
 
 def no_nul(value: str | None) -> str | None:
@@ -104,16 +116,25 @@ class PostgresDialect:
     )  # keyword tokens live in the memory's own row
     touch = ""
 
-    def __init__(self, url: str, *, pool_size: int, timeout_s: float) -> None:
+    def __init__(self, url: str, *, pool_size: int, timeout_s: float, read_url: str | None = None) -> None:
         self.location = masked(url)
         with translated(self.location), connect(url, timeout_s=timeout_s) as conn:
+            refuse_standby(conn, self.location)
             self.schema_version = migrate(conn, self)
+            store_id = _store_id(conn)
             oid = vector_oid(conn)
             embedding = conn.execute("SELECT value FROM meta WHERE key = 'embedding_id'").fetchone()
             if embedding is not None:
                 with conn.transaction():
                     ensure_vector_index(Session(conn), embedding_dims(str(embedding[0])))
         self._pool = open_pool(url, oid=oid, size=pool_size, timeout_s=timeout_s)
+        try:
+            self._search = SearchRoute.open(self._pool, read_url, store_id=store_id, schema_version=self.schema_version,
+                                            size=pool_size, timeout_s=timeout_s)  # fmt: skip
+        except BaseException:
+            self._pool.close()
+            raise
+        self.replica_location = self._search.replica_location
 
     # --- connections ---------------------------------------------------------------------------
     def read(self, action: Callable[[Tx], T]) -> T:
@@ -132,7 +153,11 @@ class PostgresDialect:
             return retrying(attempt)
 
     def close(self) -> None:
+        self._search.close()
         self._pool.close()
+
+    def replica_lag_ms(self) -> int | None:
+        return self._search.lag_ms()
 
     # --- values: psycopg adapts datetimes; JSON goes as JSONB ------------------------------------
     def ts(self, moment: datetime | None) -> datetime | None:
@@ -241,8 +266,12 @@ class PostgresDialect:
             "SELECT m.id, ts_rank_cd(m.tokens, ?::tsquery, 1) AS rank FROM memories m "
             f"WHERE m.tokens @@ ?::tsquery AND {where.sql()} ORDER BY rank DESC, m.seq LIMIT ?"
         )
-        found = self.read(lambda tx: tx.execute(sql, (query, query, *where.params, limit)).fetchall())
-        return [ScoredId(memory_id, float(rank)) for memory_id, rank in found]
+        with translated(self.location):
+            found, replica = self._search.run(
+                lambda conn: Session(conn).execute(sql, (query, query, *where.params, limit)).fetchall()
+            )
+        hits = [ScoredId(memory_id, float(rank)) for memory_id, rank in found]
+        return self._still_matching(scope, filters, hits) if replica else hits
 
     def vector_search(self, scope: Scope, vector: Vector, filters: Filters, limit: int) -> list[ScoredId]:
         """Top ``limit`` memories by cosine similarity (1 - cosine distance) among vectors of the store's
@@ -264,16 +293,35 @@ class PostgresDialect:
         # A cached generic plan would ignore how selective this scope is: prepare=False. The bare column
         # matches no index expression, so the second query is an exact scan of the filtered rows.
         indexed = f"{expression} <=> ?::{kind}({dims})" if expression else None
-        found: list[Any] = []
-        with translated(self.location), self._pool.connection() as conn:
+
+        def nearest(conn: Any) -> list[Any]:
+            found: list[Any] = []
             for distance in (indexed, "v.embedding <=> ?"):
                 if distance is not None and len(found) < limit:
                     found = Session(conn).execute(
                         f"SELECT m.id, {distance} AS distance {source} ORDER BY distance LIMIT ?",
                         (query, *where.params, limit), prepare=False,
                     ).fetchall()  # fmt: skip
+            return found
+
+        with translated(self.location):
+            found, replica = self._search.run(nearest)
         scored = [ScoredId(memory_id, 1.0 - float(distance)) for memory_id, distance in found]
+        scored = self._still_matching(scope, filters, scored) if replica else scored
         return sorted(scored, key=lambda hit: -hit.score)  # relaxed_order scans may be slightly out of order
+
+    def _still_matching(self, scope: Scope, filters: Filters, hits: list[ScoredId]) -> list[ScoredId]:
+        """Candidates a replica found, less those whose row on the primary no longer passes the search's scope
+        and filters (deleted, superseded, changed since the replica last replayed): one lookup by id."""
+        if not hits:
+            return hits
+        where = memory_where(self, scope, filters, by_key=True)
+        condition, params = self.in_("m.id", [hit.memory_id for hit in hits])
+        sql = f"SELECT m.id FROM memories m WHERE {condition} AND {where.sql()}"
+        kept = {
+            memory_id for (memory_id,) in self.read(lambda tx: tx.execute(sql, (*params, *where.params)).fetchall())
+        }
+        return [hit for hit in hits if hit.memory_id in kept]
 
     def size_bytes(self, tx: Tx) -> int | None:
         row = tx.execute("SELECT SUM(pg_total_relation_size(to_regclass(t))) FROM unnest(?::text[]) t",
