@@ -704,6 +704,29 @@ def test_new_jobs_said_as_people_say_them() -> None:
     assert answer_words("我最近在学做饭") == "" and "work" in answer_words("我在学校工作").split()
 
 
+def test_an_employer_joined_is_a_new_job_and_a_person_or_a_club_joined_is_not() -> None:
+    """A user trial: "I moved to Berlin and joined SAP" was a new home but no new job."""
+    for said in ("I moved to Berlin and joined SAP last month.", "joined ByteDance in March", "Just joined Acme Labs!",
+                 "I joined a fintech startup", "joined Northwind last month", "joined Stripe's payments team",
+                 "我上个月加入了腾讯", "我加入了一家创业公司"):  # fmt: skip
+        assert "work" in change_answers(said).split(), said
+    for said in ("I joined Anna for dinner yesterday", "Joined Furnace Gym last month", "joined the book club",
+                 "joined Mike and Sarah on a hike", "I joined them for lunch", "加入了读书会"):  # fmt: skip
+        assert "work" not in change_answers(said).split(), said
+
+
+def test_the_employer_joined_last_answers_where_and_for_which_company_i_work(memory: Memory) -> None:
+    history = [
+        ("2022-03-01T10:00:00Z", "I work at Google in Zurich as a software engineer."),
+        ("2022-04-01T10:00:00Z", "我在上海的字节跳动做产品经理。"),
+        ("2024-05-01T10:00:00Z", "I moved to Berlin and joined SAP last month."),
+        ("2024-05-03T10:00:00Z", "I joined Anna for dinner yesterday, great pasta."),
+    ]
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in history], user_id="kai")
+    for question in ("Where do I work?", "Which company am I at now?", "Who is my employer?", "我现在在哪家公司工作？"):
+        assert "SAP" in memory.search(question, user_id="kai")[0].text, question
+
+
 def test_a_move_answers_before_a_plan_that_says_none_of_the_question() -> None:
     """ "下个月就搬去温哥华了" (2022) matched "我现在住在哪里？" on its plan's words and led the move of 2026 (0.341 to
     0.319): the later move answers for the question's reasons where the plan's own words give none (a held-out user

@@ -32,6 +32,14 @@ _IDIOMS = (
     ),
     _idiom(r"(?:住过|待过|呆过|生活过)(?:几个|多少个?)(?:地方|城市|国家)", "住过哪里 (live 住)"),
     _idiom(r"(?:待过|呆过|做过|干过|换过|工作过|上过班的?)(?:几家|多少家)(?:公司)?", "在哪里工作过 (work job 工作)"),
+    # One's employer asked for by the word "company" or "employer", which work statements seldom say ("Which company
+    # am I at now?", "Who is my employer?" found nothing; a user trial): asked by where one works
+    _idiom(
+        r"\b(?:which|what)\s+(?:company|firm|employer)\b|\bmy\s+(?:current\s+)?(?:employer|company)\b"
+        r"|\b(?:company|firm)\s+(?:do|did)\s+(?:i|you)\s+work\b",
+        r"\g<0> (work job 工作)",
+    ),
+    _idiom(r"(?:哪|那)(?:家|个)(?:公司|单位)|(?:我的?|现在的?)(?:公司|单位|雇主)是", r"\g<0> (工作 上班 work)"),
     # "What does my sister do?" (the whole question: "What do I do on weekends?" asks something else; and of someone by
     # relation or pronoun: "What does Anja do?" of a name the scope does not hold answered with everyone's jobs)
     _idiom(
