@@ -8,8 +8,9 @@ last moments (streaming replication: usually milliseconds).
 
 A standby refuses DDL, so it is opened read-only: no migration and no index creation, only checks that it is a
 copy of this store (the store's id in ``meta``) at this schema version, waiting up to the connect timeout for
-replication to bring both. A replica that fails at run time (down, unreachable, pool exhausted) is skipped for
-``RETRY_AFTER_S`` and its searches run on the primary, with a warning in the log.
+replication to bring both. A replica that fails at run time (down, unreachable, pool exhausted, an error such as a
+schema it has not replayed yet) is skipped for ``RETRY_AFTER_S`` and its searches run on the primary, with a warning
+in the log; a query it cancels for a conflict with replay is asked of the primary at once.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 RETRY_AFTER_S = 30.0  # how long searches stay on the primary after the replica failed
 REPLICA_WAIT_S = 2.0  # the longest a search waits for a replica connection before it asks the primary
+# Errors that say the replica cannot answer now (down, unreachable, or behind the primary's schema); any other error
+# would fail on the primary too, and is raised.
+UNAVAILABLE = (psycopg.OperationalError, pgerrors.UndefinedTable, pgerrors.UndefinedColumn, pgerrors.UndefinedFunction)
 STORE_ID_SQL = "SELECT value FROM meta WHERE key = 'store_id'"
 SCHEMA_SQL = "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
 
@@ -108,9 +112,9 @@ class SearchRoute:
             try:
                 with self._replica.connection(timeout=REPLICA_WAIT_S) as conn:
                     return action(conn), True
-            except pgerrors.SerializationFailure:
+            except pgerrors.TransactionRollback:
                 pass  # a query cancelled by a conflict with replay: this one asks the primary; the replica stays
-            except (psycopg.OperationalError, PoolTimeout) as exc:
+            except (*UNAVAILABLE, PoolTimeout) as exc:
                 self._skip(exc)
         with self._primary.connection() as conn:
             return action(conn), False
