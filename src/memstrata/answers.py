@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from memstrata.han import simplified
-from memstrata.modality import HEDGED, NOT_YET, clause_at, said_as_so
+from memstrata.modality import HEDGED, NOT_YET, clause_at, clauses
 from memstrata.text_cache import text_cache
 
 # Statements of a change that answer a question about the state the change led to, with the words such a question
@@ -18,7 +18,7 @@ from memstrata.text_cache import text_cache
 # words and the later one comes first (read/newer.py). A person moves, named or left out as speakers do ("搬到深圳
 # 南山区了", "Just relocated to Portland"); a meeting, a company or a sofa does not ("Team meeting moved to
 # Thursday", "我们公司搬到深圳了", "我把沙发搬到客厅了"); and a plan or a maybe is no change yet (modality.py).
-_PERSON = r"(?:\b(?:i|we|he|she|they|you|user|(?:my|user's)\s+\w+)(?:'ve|\s+have|\s+had)?|^|(?<=[.!?]\s))"
+_PERSON = r"(?:\b(?:i|we|he|she|they|you|user|(?:my|user's)\s+\w+)(?:'ve|\s+have|\s+had)?|^|(?<=[.!?:]\s))"
 _ADVERBS = r"(?:\s*\b(?:just|finally|recently|already|also|now)\b)*"
 _PERSON_ZH = (
     r"(?:我|我们|咱们|用户|他|她|他们|她们|我家|全家|一家人|家人|爸妈|父母|[姐哥妹弟]{1,2}|朋友"
@@ -443,6 +443,26 @@ def unquoted(text: str) -> str:
     return _QUOTED.sub(" ", text) if _QUOTED.search(text) else text
 
 
+# A later clause that turns to someone else by a pronoun: "Had dinner with Lily, she works at Alibaba" says where Lily
+# works, and tied with the user's own job for "Where do I work?" (a user trial). A statement that opens with someone
+# else keeps its words (read/own_first.py reads it as theirs); one that opens with the speaker has only the words of
+# the clauses about the speaker.
+_TURNS_TO_ANOTHER = re.compile(
+    r"^\s*(?:(?:and|but|so)\s+)?(?:he|she|they)\b|^\s*(?:而且|但是?|所以)?(?:他|她)(?!们家)", re.I
+)
+
+
 def _answers_said_so(text: str, table: tuple[tuple[re.Pattern[str], str], ...]) -> str:
-    """The words of each pattern that matches in a clause saying it is so, not a maybe or a plan."""
-    return " ".join(words for pattern, words in table if said_as_so(pattern, text))
+    """The words of each pattern that matches in a clause saying it is so, not a maybe or a plan, and not a later
+    clause about someone else."""
+    first = next(iter(clauses(text)), "")
+    return " ".join(words for pattern, words in table if _said_so_of_the_speaker(pattern, text, first))
+
+
+def _said_so_of_the_speaker(pattern: re.Pattern[str], text: str, first: str) -> bool:
+    for found in pattern.finditer(text):
+        clause = clause_at(text, found.start())
+        if NOT_YET.search(clause) or (clause != first and _TURNS_TO_ANOTHER.match(clause)):
+            continue
+        return True
+    return False

@@ -177,3 +177,30 @@ def test_a_trip_called_off_does_not_call_off_another(memory: Memory) -> None:
                            ("2026-04-02", "原本计划六月去西藏自驾，怀孕了去不了，取消了。")])  # fmt: skip
     found = memory.search("北海道的旅行后来去了吗？", user_id="qiao")
     assert found and found[0].text.startswith("本来春节后要和程凯去北海道"), [hit.text for hit in found]
+
+
+def test_a_friends_job_said_by_name_or_in_a_later_clause_is_not_the_users(memory: Memory) -> None:
+    """A user trial: "Lily works at Alibaba" and "Had dinner with Lily, she works at Alibaba" tied with the user's own
+    job for "Where do I work?" and, newer, came first."""
+    _said(memory, "chen", [("2021-03-01", "I work at Baidu as an engineer."),
+                           ("2024-03-01", "Lily works at Alibaba."),
+                           ("2024-03-02", "Had dinner with Tom, he works at Tencent.")])  # fmt: skip
+    for question in ("Where do I work?", "我在哪工作？"):
+        found = memory.search(question, user_id="chen")
+        assert found[0].text == "I work at Baidu as an engineer.", (question, [hit.text for hit in found])
+    assert memory.search("Where does Lily work?", user_id="chen")[0].text == "Lily works at Alibaba."
+    assert memory.search("Where does Tom work?", user_id="chen")[0].text.startswith("Had dinner with Tom")
+    assert subject("Lily works at Alibaba.") == "another" and subject("Anna moved to Paris") == "another"
+    assert subject("Finally moved to Berlin") != "another" and subject("Sophie is leaving, I report to the CTO") is None
+    assert change_answers("Met Tom, he just moved to Berlin") == "" and change_answers("He moved to Berlin")
+
+
+def test_leaving_a_job_named_beside_a_move_does_not_answer_where_the_user_lives(memory: Memory) -> None:
+    """A user trial: "I quit Stripe" was later news of "Big change: moved to Dublin and joined Stripe" and came first
+    for "Where do I live?"; and the move itself, after "Big change:", was no move."""
+    _said(memory, "chen", [("2021-03-01", "我在北京的百度做算法工程师，住在海淀。"),
+                           ("2022-06-10", "Big change: moved to Dublin and joined Stripe as a backend engineer."),
+                           ("2023-09-01", "I quit Stripe last week. Taking a break for a while.")])  # fmt: skip
+    for question in ("Where do I live?", "我住在哪？"):
+        found = memory.search(question, user_id="chen")
+        assert found[0].text.startswith("Big change: moved to Dublin"), (question, [hit.text for hit in found])

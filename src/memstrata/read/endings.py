@@ -220,10 +220,11 @@ def _may_be_ended(hit: SearchHit) -> bool:
 
 
 def _answers_instead(earlier: SearchHit, news: MemoryItem, found: SearchHit | None) -> bool:
-    """An ending ends what the earlier statement is about. A correction of a statement that names several things may
+    """An ending ends what the earlier statement is about. News of a statement that names several things may end or
     take back one the question does not ask about ("Sorry, correction: Arjun works … in Suzhou, not Shanghai" for
-    "What's my husband allergic to?"), so there it needs evidence of its own, as read/newer.py asks of corrections."""
-    if not corrects(news.text) or _things_named(earlier.memory.text) <= 1:
+    "What's my husband allergic to?"; "I quit Stripe" for "Where do I live?" of "moved to Dublin and joined Stripe",
+    a user trial), so there it needs evidence of its own, as read/newer.py asks of corrections."""
+    if _things_named(earlier.memory.text) <= 1:
         return True
     return found is not None and found.breakdown.relevance >= REPLACING_EVIDENCE * earlier.breakdown.relevance
 

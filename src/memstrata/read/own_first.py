@@ -162,11 +162,25 @@ def subject(text: str) -> str | None:
     if ANOTHERS_EVENT.match(said):
         return "another"
     another = _ABOUT_ANOTHER.match(said)
-    if another and not _a_things(another.group()):
+    if (another and not _a_things(another.group())) or _named_first(said):
         return "another"
     if _ABOUT_THE_USER.match(said):
         return "user"
     return None
+
+
+# Someone named first, then where they work or live: "Lily works at Alibaba" tied with the user's own job for "Where
+# do I work?" and, newer, came first (a user trial). No one says "works" of themselves; "moved" or "joined" after a
+# name no dictionary holds ("Anna moved to Paris"; not "Finally moved to Berlin"). Other news of someone named may
+# be the user's too ("Sophie is leaving. From next month I report to the CTO").
+_NAME_THEN_VERB = re.compile(
+    r"^(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s+(?:(?P<theirs>works|lives|teaches|studies|stays)|moved|joined)\b"
+)
+
+
+def _named_first(said: str) -> bool:
+    found = _NAME_THEN_VERB.match(said)
+    return found is not None and (found.group("theirs") is not None or not is_common_word(found.group("name").lower()))
 
 
 def _a_things(opening: str) -> bool:
