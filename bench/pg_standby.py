@@ -72,12 +72,16 @@ class PrimaryWithStandby:
     def cpu_seconds(self) -> dict[str, float]:
         """CPU time (user + system) the primary's and the standby's server processes have used so far: the
         postmaster, its live backends, and the backends that already exited (counted in the postmaster's
-        children times)."""
+        children times); 0 for a server that is stopped, and counted afresh once it starts again."""
         import psutil
 
         used = {}
         for name, data in (("primary", self.root / "primary"), ("standby", self.standby_dir)):
-            postmaster = psutil.Process(int((data / "postmaster.pid").read_text().split()[0]))
+            pid_file = data / "postmaster.pid"
+            if not pid_file.exists():  # stopped
+                used[name] = 0.0
+                continue
+            postmaster = psutil.Process(int(pid_file.read_text().split()[0]))
             times = [postmaster.cpu_times(), *(child.cpu_times() for child in postmaster.children(recursive=True))]
             own = sum(t.user + t.system for t in times)
             used[name] = own + postmaster.cpu_times().children_user + postmaster.cpu_times().children_system
