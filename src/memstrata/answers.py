@@ -111,7 +111,11 @@ _CHANGE_ANSWERS = (
             r"|找(?:了|到了?)(?:个|一份)[^，。！？,.!?]{0,20}?工作"  # "找了个nurse practitioner的工作"
             rf"|开始在{_WHERE_ZH}(?:做|上班|工作|实习)"
             # going to a company in a role: "下个月我去一家创业公司星河科技当技术负责人"
-            r"|(?:去|到)[^，。！？,.!?]{0,12}?(?:公司|集团|工作室|银行|医院|学校)[^，。！？,.!?]{0,24}?(?:当|做|上班|工作|任职)"
+            r"|(?<!每天)(?<!天天)(?<!平时)(?:去|到)[^，。！？,.!?]{1,12}?(?:公司|集团|工作室|银行|医院|学校)"
+            r"[^，。！？,.!?]{0,24}?(?:当|做|上班|工作|任职)"
+            # a place or an employer gone to for work, not the daily trip ("下个月去深圳的华为上班", "去北京工作";
+            # not "每天去公司上班", "我去上班了"): the plan of a new job was found for no job question (a user trial)
+            r"|(?<!每天)(?<!天天)(?<!平时)(?:去|到)(?!公司|单位|办公室|学校|医院)[^，。！？,.!?\s]{1,12}?(?:上班|工作|任职)(?!一天|半天|几天)"
             # a job left or a business of one's own: the old employer no longer answers "我现在做什么工作？"
             r"|(?<![没未不])(?:辞职了|离职了|被裁了?)|创业了|开了一家[^，。！？,.!?\s]{0,10}?公司"
             r"|\b(?:quit|left)\s+(?:my|the|his|her)\s+job\b|\bresigned\b|\b(?:was|got|been)\s+laid\s+off\b"
@@ -285,6 +289,7 @@ _CHANGE_CUES = (
         "入职",
         "跳槽",
         "加入",
+        "上班",
         "工作",
         "开始在",
         "换到",

@@ -199,6 +199,15 @@ def test_a_past_conversation_imports_with_when_each_turn_was_said(tmp_path: Path
     assert hits[0]["memory"]["event_time"].startswith("2023-05-01T10:00:00")
     refused = run(tmp_path, "add", "-", "--jsonl", "--user", "lin", stdin="not json\n", ok=False)
     assert refused.returncode == 2 and "--jsonl line 1 is not JSON" in refused.stderr
+    # a file named: its lines are the turns (a user trial passed the file's name and was told it was not JSON)
+    history = tmp_path / "chat.jsonl"
+    history.write_text(json.dumps({"role": "user", "content": "我的猫叫团子", "timestamp": "2022-01-02T09:00:00Z"},
+                                  ensure_ascii=False) + "\n", encoding="utf-8")  # fmt: skip
+    run(tmp_path, "add", "--jsonl", "--user", "lin", str(history))
+    hits = run_json(tmp_path, "search", "团子", "--user", "lin")
+    assert hits[0]["memory"]["text"] == "我的猫叫团子" and hits[0]["memory"]["event_time"].startswith("2022-01-02")
+    missing = run(tmp_path, "add", "--jsonl", "--user", "lin", str(tmp_path / "no-such.jsonl"), ok=False)
+    assert missing.returncode == 2 and "--jsonl line 1 is not JSON" in missing.stderr
 
 
 def test_mcp_over_stdio_refuses_a_blank_tenant_at_start(tmp_path: Path) -> None:

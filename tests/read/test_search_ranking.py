@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memstrata import InvalidInputError, Memory, Scope
-from memstrata.answers import answer_words, change_answers
+from memstrata.answers import answer_words, change_answers, planned_change_answers
 from memstrata.categories import category_words
 from memstrata.config import LifecycleSettings, load_settings
 from memstrata.modality import ends_or_corrects
@@ -725,6 +725,22 @@ def test_the_employer_joined_last_answers_where_and_for_which_company_i_work(mem
     memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in history], user_id="kai")
     for question in ("Where do I work?", "Which company am I at now?", "Who is my employer?", "我现在在哪家公司工作？"):
         assert "SAP" in memory.search(question, user_id="kai")[0].text, question
+
+
+def test_a_new_job_planned_by_where_one_goes_to_work_answers_once_its_time_has_come(memory: Memory) -> None:
+    """A user trial: "毕业了！下个月去深圳的华为上班。" was found for no job question, and "Where do I work?" answered
+    with the boyfriend's job."""
+    history = [
+        ("2021-09-01T09:00:00+08:00", "我叫李娜，今年在上海读研究生。"),
+        ("2023-06-20T20:00:00+08:00", "毕业了！下个月去深圳的华为上班。"),
+        ("2023-10-01T12:00:00+08:00", "我男朋友阿杰是厨师，做川菜的。"),
+    ]
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in history], user_id="lina")
+    for question in ("Where do I work?", "我在哪上班？"):
+        assert "华为" in memory.search(question, user_id="lina")[0].text, question
+    assert planned_change_answers("下个月去深圳的华为上班") == "work job 工作 上班"
+    for routine in ("我每天去公司上班", "我去上班了", "明天到客户那边工作一天"):
+        assert change_answers(routine) == planned_change_answers(routine) == "", routine
 
 
 def test_a_move_answers_before_a_plan_that_says_none_of_the_question() -> None:

@@ -59,8 +59,8 @@ def add(
         bool,
         typer.Option(
             "--jsonl",
-            help='each text (or stdin line) is one turn as JSON: {"role", "content", "timestamp", "name", "id"}'
-            " - imports a past conversation with when each turn was said",
+            help='each text, stdin line or line of a file named is one turn as JSON: {"role", "content", '
+            '"timestamp", "name", "id"} - imports a past conversation with when each turn was said',
         ),
     ] = False,
     infer: Annotated[bool, typer.Option(help="extract facts with the configured model (see `doctor`)")] = False,
@@ -77,6 +77,7 @@ def add(
     if jsonl and role:
         raise InvalidInputError("--jsonl turns carry their own role; leave out --role")
     if jsonl:
+        texts = [line for text in texts for line in _turn_lines(text)]
         payload: Any = [_turn(line, number) for number, line in enumerate(texts, start=1)]
     else:
         payload = [{"role": role, "content": t} for t in texts] if role else (texts[0] if len(texts) == 1 else texts)
@@ -390,6 +391,22 @@ def demo(
     from memstrata.cli.demo import run_demo
 
     run_demo(db)
+
+
+def _turn_lines(text: str) -> list[str]:
+    """A --jsonl text as turns: itself, or the lines of the file it names ("memstrata add --jsonl chat.jsonl" read
+    the file name as a turn and said it was not JSON)."""
+    if text.lstrip().startswith("{"):
+        return [text]
+    path = Path(text).expanduser()
+    if not path.is_file():
+        return [text]  # not JSON: _turn says so
+    try:
+        return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(
+            f"cannot read {path}: {exc}; --jsonl files are UTF-8, one turn object per line"
+        ) from None
 
 
 def _turn(line: str, number: int) -> dict[str, Any]:
