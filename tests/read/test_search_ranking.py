@@ -188,6 +188,11 @@ def test_meaning_alone_across_scripts_does_not_outrank_words_and_meaning(memory:
     assert [hit.text for hit in hits] == ["My new phone number is 139 2222 3333", "我的电话号码是 138 0000 1111"]
 
 
+def _imported(memory: Memory, user: str, history: list[tuple[str, str]]) -> None:
+    """A past conversation of the user's turns, each with when it was said."""
+    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in history], user_id=user)
+
+
 def test_the_latest_job_of_an_imported_history_answers_where_the_user_works(memory: Memory) -> None:
     """Imported 2022-2025 turns: "Where do I work?" answered with the first job of 2022, and the plans of the later
     jobs ("I start at Alibaba next month!", "下个月我去一家创业公司…当技术负责人") were not found at all."""
@@ -196,7 +201,7 @@ def test_the_latest_job_of_an_imported_history_answers_where_the_user_works(memo
         ("2023-11-08T18:45:00+08:00", "Big news: I start at Alibaba next month! Leaving ByteDance."),
         ("2025-09-10T20:00:00+08:00", "I quit Alibaba last week. 下个月我去一家创业公司星河科技当技术负责人。"),
     ]
-    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in history], user_id="lin")
+    _imported(memory, "lin", history)
     for question in ("Where do I work?", "我现在在哪家公司上班？"):
         assert "星河科技" in memory.search(question, user_id="lin")[0].text, question
 
@@ -722,7 +727,7 @@ def test_the_employer_joined_last_answers_where_and_for_which_company_i_work(mem
         ("2024-05-01T10:00:00Z", "I moved to Berlin and joined SAP last month."),
         ("2024-05-03T10:00:00Z", "I joined Anna for dinner yesterday, great pasta."),
     ]
-    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in history], user_id="kai")
+    _imported(memory, "kai", history)
     for question in ("Where do I work?", "Which company am I at now?", "Who is my employer?", "我现在在哪家公司工作？"):
         assert "SAP" in memory.search(question, user_id="kai")[0].text, question
 
@@ -735,7 +740,7 @@ def test_a_new_job_planned_by_where_one_goes_to_work_answers_once_its_time_has_c
         ("2023-06-20T20:00:00+08:00", "毕业了！下个月去深圳的华为上班。"),
         ("2023-10-01T12:00:00+08:00", "我男朋友阿杰是厨师，做川菜的。"),
     ]
-    memory.add([{"role": "user", "content": text, "timestamp": when} for when, text in history], user_id="lina")
+    _imported(memory, "lina", history)
     for question in ("Where do I work?", "我在哪上班？"):
         assert "华为" in memory.search(question, user_id="lina")[0].text, question
     assert planned_change_answers("下个月去深圳的华为上班") == "work job 工作 上班"
