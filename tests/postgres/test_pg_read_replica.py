@@ -103,3 +103,10 @@ def test_a_standby_as_the_store_itself_is_refused_with_what_to_set(cluster: Prim
 def test_a_replica_of_something_else_is_refused(cluster: PrimaryWithStandby, database: str, holds: str) -> None:
     with pytest.raises(StoreError, match=rf"not a current copy of store\.path: it holds {holds}"):
         PostgresStore(cluster.primary_url(DB), read_url=cluster.standby_url(database), timeout_s=1)
+
+
+def test_a_standby_that_cannot_be_reached_at_open_is_refused(cluster: PrimaryWithStandby, tmp_path: Any) -> None:
+    """A mistyped read_url shows when the store opens, not as searches that quietly use the primary."""
+    unreachable = f"postgresql://postgres:@/{DB}?host={tmp_path}"
+    with pytest.raises(StoreError, match="cannot connect to PostgreSQL"):
+        PostgresStore(cluster.primary_url(DB), read_url=unreachable, timeout_s=1)
