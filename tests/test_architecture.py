@@ -23,6 +23,7 @@ BASE = {
     "records",
     "indexing",
     "answers",
+    "employers",
     "lexical",
     "han",
     "smalltalk",

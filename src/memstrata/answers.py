@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from memstrata.employers import JOINED_EMPLOYER
 from memstrata.han import simplified
 from memstrata.modality import HEDGED, NOT_YET, clause_at, clauses
 from memstrata.text_cache import text_cache
@@ -41,36 +42,6 @@ _NOT_PEOPLE_ZH = (
     r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|工作室|实验室|诊所|医院|店"  # places
     r"|把|将|不|没(?!想)|别|谁|要不要|该不该"
 )
-# An employer joined, named as companies are and people are not: "I moved to Berlin and joined SAP" was a new home but
-# no new job, so "Where do I work?" found only the job of two years before (a user trial). A name alone may be a
-# person's ("joined Anna for dinner") or a club's ("Joined Furnace Gym"): a company is an acronym (SAP, IBM), a name
-# with a capital inside (ByteDance, OpenAI) or a company's last word (Labs, GmbH), a well-known employer, a company
-# by its kind ("a fintech startup"), or a name said with when it was joined ("joined Northwind last month").
-_ORG_SUFFIX = (
-    "Inc|Ltd|LLC|GmbH|AG|plc|Corp|Co|Labs?|Technologies|Tech|Systems|Software|Capital|Partners|Bank|Group|AI|Health"
-    "|Analytics|Consulting|Solutions|Robotics|Motors|Pharma|Bio|Ventures|Media|Games|Networks|Security|Energy"
-    "|Insurance|Logistics|Semiconductor|Airlines"
-)
-_KNOWN_EMPLOYERS = (
-    "Google|Microsoft|Amazon|Apple|Meta|Netflix|Stripe|Spotify|Airbnb|Uber|Lyft|Tesla|Nvidia|Intel|Oracle|Salesforce"
-    "|Adobe|Siemens|Bosch|Shopify|Deloitte|Accenture|McKinsey|Alibaba|Tencent|Huawei|Baidu|Xiaomi|Zalando|Grab"
-    "|Shopee|Anthropic|Booking|Revolut|Klarna|Atlassian|Canva|Databricks|Snowflake|Cisco|Samsung|Sony|Toyota"
-)
-_NOT_AN_EMPLOYER = (
-    r"(?![\w&.'-]*(?:\s+[\w&.'-]+){0,2}\s+(?:Gym|Club|Fitness|Leisure|Choir|Band|League|Society|Church)\b)"
-)
-_CAPITALISED = r"[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2}"
-_JOINED_WHEN = (
-    r"\s+(?:last|this)\s+(?:week|month|year|spring|summer|autumn|fall|winter)\b|\s+\w+\s+(?:weeks?|months?|years?)\s+ago\b"
-    r"|\s+in\s+(?:January|February|March|April|May|June|July|August|September|October|November|December|\d{4})\b"
-    r"|\s+(?:full-time|recently|as\b)|['’]s\s+[\w-]+\s+team\b"
-)
-_JOINED_EMPLOYER = (
-    r"\bjoin(?:ed|ing)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}?(?:startup|start-up|company|firm|agency|consultancy|bank"
-    r"|law\s+firm|nonprofit|non-profit)\b"
-    rf"|(?-i:\b[Jj]oin(?:ed|ing)\s+{_NOT_AN_EMPLOYER}(?:[A-Z]{{2,}}[a-z]?\b|[A-Z][a-z]+[A-Z]\w*"
-    rf"|{_CAPITALISED}\s+(?:{_ORG_SUFFIX})\b|(?:{_KNOWN_EMPLOYERS})\b|{_CAPITALISED}(?=(?i:{_JOINED_WHEN}))))"
-)
 _CHANGE_ANSWERS = (
     (
         re.compile(
@@ -103,7 +74,7 @@ _CHANGE_ANSWERS = (
             r"|(?-i:\b[Ss]tart(?:s|ed|ing)?\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
             r"|(?-i:\b(?:[Qq]uit|[Qq]uitting)\s+[A-Z][a-z])"  # "I quit Alibaba last week"
             r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:(?:a|an|the|their|its)\b|(?-i:[A-Z]))|\btransferred\s+to\b"
-            rf"|{_JOINED_EMPLOYER}"
+            rf"|{JOINED_EMPLOYER}"
             r"|\b(?:first\s+(?:day|week)|day\s+(?:1|one))\s+at\s+(?-i:[A-Z])"  # "day 1 at Cascadia", not school
             r"|入职|跳槽|加入了?(?:[^，。！？,.!?\s]{0,8}?(?:公司|集团|科技|银行|律所|事务所|研究院)|腾讯|阿里|字节|华为|百度|美团"
             r"|京东|小米|网易|拼多多|滴滴|快手|蚂蚁)|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|换到了?一家|新工作|调岗|调职"

@@ -21,7 +21,7 @@ import zlib
 from pathlib import Path
 from types import ModuleType
 
-from memstrata import answers, categories, han, indexing, lexical, modality
+from memstrata import answers, categories, employers, han, indexing, lexical, modality
 from memstrata.han import simplified
 from memstrata.text_cache import TextCache, keep_stored, unpack_stored_with
 
@@ -43,7 +43,7 @@ def _fingerprint(modules: tuple[ModuleType, ...]) -> str:
 
 
 # The modules the readings come from: an edit to any of them may change a reading.
-VERSION = f"{lexical.SEARCH_TERMS_VERSION}.{_fingerprint((answers, categories, han, indexing, modality))}"
+VERSION = f"{lexical.SEARCH_TERMS_VERSION}.{_fingerprint((answers, categories, employers, han, indexing, modality))}"
 
 
 def _tag(text: str) -> str:
