@@ -219,11 +219,16 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\be-?mail\b|邮箱|电邮", re.IGNORECASE), "email 邮箱"),
     (
         re.compile(
-            _english(r"university universities college graduated alma\s+mater bachelor'?s? master'?s? phd degree")
-            + r"|大学|学院|毕业|本科|硕士|博士",
+            _english(
+                r"university universities college graduated alma\s+mater bachelor'?s? master'?s? phd grad\s+school"
+            )
+            # a degree, not a temperature ("30 degrees today"); studies named by where or in what ("I studied at MIT",
+            # "majored in CS", "今年在上海读研究生": "What did I study?" found nothing; a user trial)
+            + r"|\b(?:a|an|my|her|his|their|the|\w+'s)\s+degree\b|\bdegree\s+in\b|\b(?:studied|studying)\s+(?:at|in)\b"
+            r"|\bmajor(?:ed|ing)\s+in\b|大学|学院|毕业|本科|硕士|博士|研究生|读研|读博|留学",
             re.IGNORECASE,
         ),
-        "university college school degree 大学 学校 毕业",
+        "university college school degree study 大学 学校 毕业 学习 专业",
     ),
     (
         re.compile(r"\b(?:job\s+)?title\b|\bpromoted\b|\bposition\b|职位|头衔|职称|升职|晋升", re.IGNORECASE),

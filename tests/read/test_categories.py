@@ -496,3 +496,14 @@ def test_a_home_by_its_keys_or_its_german_street_and_no_move_argued_over(memory:
     assert "address" in category_words("die Wohnung ist in der Karl-Heine-Straße, nicht Zschochersche")
     assert "address" in category_words("Found an Altbau two-room in Eimsbüttel, Osterstraße, 1,150 warm.")
     assert "partner" in category_words("和程凯在一起三个月了") and category_words("和同事在一起吃饭") == ""
+
+
+def test_studies_named_by_where_or_in_what_answer_what_the_user_studied(memory: Memory) -> None:
+    """A user trial: "What did I study?" found nothing for "我叫李娜，今年在上海读研究生。"."""
+    _tell(memory, "lina", [("2021-09-01", "我叫李娜，今年在上海读研究生。"), ("2022-03-05", "周末去爬了莫干山"),
+                           ("2022-05-01", "It was 30 degrees today, way too hot")])  # fmt: skip
+    found = memory.search("What did I study?", user_id="lina")
+    assert found and found[0].text.startswith("我叫李娜"), [hit.text for hit in found]
+    for said in ("I studied at MIT", "She has a degree in law", "majored in economics", "我在读博"):
+        assert "study" in category_words(said).split(), said
+    assert category_words("It was 30 degrees today") == ""
