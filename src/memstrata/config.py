@@ -33,6 +33,14 @@ CONFIG_FILE_ENV = "MEMSTRATA_CONFIG"
 DEFAULT_CONFIG_FILE = "memstrata.toml"
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres_url(location: str) -> bool:
+    """``store.path`` (or ``store.read_url``) names a PostgreSQL server, not a SQLite file."""
+    return location.strip().lower().startswith(POSTGRES_SCHEMES)
+
+
 def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("memstrata", appauthor=False)) / "memstrata.db"
 
@@ -80,14 +88,14 @@ class StoreSettings(Section):
     def file_mode_bits(self) -> int | None:
         return int(self.file_mode, 8) if self.file_mode else None
 
+    @field_validator("read_url", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
     @model_validator(mode="after")
     def _replica_needs_postgres(self) -> StoreSettings:
-        if self.read_url is not None and not self.read_url.strip():
-            self.read_url = None
-        if self.read_url is not None and not all(
-            location.strip().lower().startswith(("postgresql://", "postgres://"))
-            for location in (self.path, self.read_url)
-        ):
+        if self.read_url is not None and not (is_postgres_url(self.path) and is_postgres_url(self.read_url)):
             raise ValueError(
                 "store.read_url needs PostgreSQL: both store.path and store.read_url must be postgresql:// URLs "
                 "(a SQLite file has no replicas)"

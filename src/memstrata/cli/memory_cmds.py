@@ -4,7 +4,6 @@ characters)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -23,6 +22,7 @@ from memstrata.cli.context import (
     scope_args,
 )
 from memstrata.cli.doctor import doctor
+from memstrata.cli.jsonl_turns import jsonl_turns
 from memstrata.cli.progress import job_progress, progress_bar
 from memstrata.cli.render import (
     console,
@@ -77,8 +77,7 @@ def add(
     if jsonl and role:
         raise InvalidInputError("--jsonl turns carry their own role; leave out --role")
     if jsonl:
-        texts = [line for text in texts for line in _turn_lines(text)]
-        payload: Any = [_turn(line, number) for number, line in enumerate(texts, start=1)]
+        payload: Any = jsonl_turns(texts)
     else:
         payload = [{"role": role, "content": t} for t in texts] if role else (texts[0] if len(texts) == 1 else texts)
     memory = state.memory()
@@ -391,32 +390,3 @@ def demo(
     from memstrata.cli.demo import run_demo
 
     run_demo(db)
-
-
-def _turn_lines(text: str) -> list[str]:
-    """A --jsonl text as turns: itself, or the lines of the file it names ("memstrata add --jsonl chat.jsonl" read
-    the file name as a turn and said it was not JSON)."""
-    if text.lstrip().startswith("{"):
-        return [text]
-    path = Path(text).expanduser()
-    if not path.is_file():
-        return [text]  # not JSON: _turn says so
-    try:
-        return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInputError(
-            f"cannot read {path}: {exc}; --jsonl files are UTF-8, one turn object per line"
-        ) from None
-
-
-def _turn(line: str, number: int) -> dict[str, Any]:
-    """One --jsonl turn; add() validates its fields."""
-    if number == 1:
-        line = line.removeprefix("\ufeff")  # a file saved by a Windows editor starts with a byte-order mark
-    try:
-        turn = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"--jsonl line {number} is not JSON ({exc.msg}); one turn object per line") from None
-    if not isinstance(turn, dict):
-        raise InvalidInputError(f'--jsonl line {number} is not an object like {{"role": "user", "content": "..."}}')
-    return turn

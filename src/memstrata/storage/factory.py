@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from memstrata.config import StoreSettings
+from memstrata.config import StoreSettings, is_postgres_url
 from memstrata.errors import StoreError
 from memstrata.storage.protocol import Store
 from memstrata.storage.sqlite.store import SQLiteStore
 
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_postgres_url(location: str) -> bool:
-    return location.strip().lower().startswith(POSTGRES_SCHEMES)
+__all__ = ["is_postgres_url", "open_store"]
 
 
 def open_store(settings: StoreSettings) -> Store:
