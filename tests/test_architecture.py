@@ -29,6 +29,7 @@ BASE = {
     "smalltalk",
     "modality",
     "categories",
+    "file_cache",
 }
 ENGINE = {"write", "read", "lifecycle", "graph", "process", "vault", "knowledge", "prompts"}
 INTERFACES = {"api", "mcp_server", "cli", "service", "web", "__main__"}

@@ -68,7 +68,7 @@ STOP_WORDS = ENGLISH_STOP_WORDS | CHINESE_STOP_WORDS
 
 
 @lru_cache(maxsize=1)
-def _jieba() -> ModuleType:
+def jieba() -> ModuleType:
     """rjieba, imported on the first Chinese text: loading its dictionary is ~0.1 s of every command's start-up."""
     import rjieba
 
@@ -85,7 +85,7 @@ def _unglued(word: str) -> tuple[str, ...]:
     """``word``, or for a word of three or more characters the dictionary does not know, the name inside it and the
     function character glued at either end, as two words (kept glued, the question's 林浩是 weighed as a rare word
     the memory lacks)."""
-    if len(word) < 3 or _jieba().has_word(word):
+    if len(word) < 3 or jieba().has_word(word):
         return (word,)
     if word[-1] in _GLUED_AFTER:
         return (word[:-1], word[-1])
@@ -96,7 +96,7 @@ def _unglued(word: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=65536)
 def _segment_han(run: str) -> tuple[str, ...]:
-    return tuple(part for word in _jieba().cut_for_search(run) for part in _unglued(word))
+    return tuple(part for word in jieba().cut_for_search(run) for part in _unglued(word))
 
 
 def folded(text: str) -> str:
@@ -206,7 +206,7 @@ SEARCH_TERMS_VERSION = "41"
 def _han_characters(run: str) -> tuple[str, ...]:
     return tuple(
         character
-        for word in _jieba().cut(run)
+        for word in jieba().cut(run)
         if len(word) > 1 and word not in STOP_WORDS
         for character in word
         if character not in STOP_WORDS

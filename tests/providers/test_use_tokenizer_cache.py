@@ -15,14 +15,14 @@ TEXTS = ["我下周要去Tokyo出差", "My cat is called 团子 🐱", ""]
 
 
 def test_a_second_embedder_reads_the_parsed_tokenizer_and_embeds_the_same(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    first = UniversalSentenceEncoder(tokenizer_cache=tmp_path).embed_batch(TEXTS)
+    first = UniversalSentenceEncoder(cache_dir=tmp_path).embed_batch(TEXTS)
     (cached,) = tmp_path.glob("use-tokenizer-*.pickle")
 
     def no_parsing(*args: object) -> None:
         raise AssertionError("the tokenizer was parsed again although a cached parse was there")
 
     monkeypatch.setattr(pure_tokenizer.UsePureTokenizer, "__init__", no_parsing)
-    second = UniversalSentenceEncoder(tokenizer_cache=tmp_path).embed_batch(TEXTS)
+    second = UniversalSentenceEncoder(cache_dir=tmp_path).embed_batch(TEXTS)
     assert np.array_equal(first, second)
     assert cached.exists()
 
@@ -33,12 +33,12 @@ class _Planted:
 
 
 def test_a_planted_cache_file_runs_nothing_and_is_replaced(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    UniversalSentenceEncoder(tokenizer_cache=tmp_path).embed_batch(["warm"])
+    UniversalSentenceEncoder(cache_dir=tmp_path).embed_batch(["warm"])
     (cached,) = tmp_path.glob("use-tokenizer-*.pickle")
     cached.write_bytes(pickle.dumps(_Planted()))
     monkeypatch.chdir(tmp_path)
 
-    vectors = UniversalSentenceEncoder(tokenizer_cache=tmp_path).embed_batch(TEXTS)
+    vectors = UniversalSentenceEncoder(cache_dir=tmp_path).embed_batch(TEXTS)
 
     assert not (tmp_path / "planted-ran").exists()
     assert vectors.shape == (3, 512)
@@ -48,10 +48,10 @@ def test_a_planted_cache_file_runs_nothing_and_is_replaced(tmp_path: Path, monke
 def test_an_unwritable_cache_only_costs_the_parse(tmp_path: Path) -> None:
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("")
-    vectors = UniversalSentenceEncoder(tokenizer_cache=blocked / "cache").embed_batch(TEXTS)
+    vectors = UniversalSentenceEncoder(cache_dir=blocked / "cache").embed_batch(TEXTS)
     assert vectors.shape == (3, 512)
 
 
 def test_caching_can_be_turned_off(tmp_path: Path) -> None:
-    UniversalSentenceEncoder(tokenizer_cache=tmp_path, cache_tokenizer=False).embed_batch(["x"])
+    UniversalSentenceEncoder(cache_dir=tmp_path, cache_files=False).embed_batch(["x"])
     assert not list(tmp_path.iterdir())

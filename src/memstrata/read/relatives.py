@@ -15,9 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-import rjieba
-
-from memstrata.lexical import search_terms
+from memstrata.lexical import jieba, search_terms
 from memstrata.query import SearchQuery
 from memstrata.read.rank import MemoryText
 from memstrata.storage.protocol import Store
@@ -111,7 +109,7 @@ def names_given(text: str, relations: Iterable[int]) -> list[str]:
 def _chinese_name(rest: str, named_so: bool) -> str | None:
     """The name right after the relation: any first word after 叫 ("我妹妹叫小美"), else a word the segmenter tags
     as a person's name, a lone surname joined to it ("林" + "小雨")."""
-    words = rjieba.tag(rest)
+    words: list[tuple[str, str]] = jieba().tag(rest)
     if not words:
         return None
     first, tag = words[0]

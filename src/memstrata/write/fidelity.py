@@ -18,9 +18,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import rjieba
-
 from memstrata.han import HAN_RUN
+from memstrata.lexical import jieba
 
 _FRAMING = frozenset({"用户"})  # the word extraction uses for the speaker
 
@@ -30,7 +29,7 @@ def _nouns(text: str) -> frozenset[str]:
     return frozenset(
         word
         for run in HAN_RUN.findall(text)
-        for word, tag in rjieba.tag(run)
+        for word, tag in jieba().tag(run)
         if tag.startswith("n") and len(word) >= 2 and word not in _FRAMING
     )
 
