@@ -30,6 +30,7 @@ BASE = {
     "modality",
     "categories",
     "file_cache",
+    "patterns",
 }
 ENGINE = {"write", "read", "lifecycle", "graph", "process", "vault", "knowledge", "prompts"}
 INTERFACES = {"api", "mcp_server", "cli", "service", "web", "__main__"}

@@ -10,6 +10,7 @@ import re
 from memstrata.employers import JOINED_EMPLOYER
 from memstrata.han import simplified
 from memstrata.modality import HEDGED, NOT_YET, clause_at, clauses
+from memstrata.patterns import lazy_pattern
 from memstrata.text_cache import text_cache
 
 # Statements of a change that answer a question about the state the change led to, with the words such a question
@@ -44,7 +45,7 @@ _NOT_PEOPLE_ZH = (
 )
 _CHANGE_ANSWERS = (
     (
-        re.compile(
+        lazy_pattern(
             rf"{_PERSON}{_ADVERBS}\s*(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+)?"
             # "I moved from Beijing to Shanghai": where from, then where to (a user trial found it unanswered)
             r"(?:from\s+[^.!?;,]{1,40}?\s+)?(?:to|into|in\s+with)\b"
@@ -68,7 +69,7 @@ _CHANGE_ANSWERS = (
         "live 住 move 搬",  # where one lives now, and where one moved ("上个月我搬去哪了？" of "Moved to Singapore")
     ),
     (
-        re.compile(
+        lazy_pattern(
             r"\b(?:start(?:ed|ing)?\s+(?:a\s+new\s+job|my\s+new\s+job|working\s+(?:at|for))|new\s+job"
             r"|got\s+a\s+job|(?:was|got|been|am|is)\s+hired|switched\s+jobs?|changed\s+jobs?)\b"
             r"|(?-i:\b[Ss]tart(?:s|ed|ing)?\s+(?:at|with)\s+[A-Z])"  # "Started at Loomly today", not "started at 9"
@@ -99,17 +100,19 @@ _CHANGE_ANSWERS = (
         "work job 工作 上班",
     ),
     (  # the user's own relationship ended: whether they have a partner ("Anna and I broke up", "我和阿杰分手了")
-        re.compile(
+        lazy_pattern(
             rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\b(?:broke\s+up|split\s+up)\b|{_OWN_ZH}(?:分手|分开了)", re.IGNORECASE
         ),
         "boyfriend girlfriend 男朋友 女朋友",
     ),
     (
-        re.compile(rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\b(?:got\s+)?divorced\b|{_OWN_ZH}(?:离婚|离了婚)", re.IGNORECASE),
+        lazy_pattern(
+            rf"\b(?:i|we|user)\b[^.!?]{{0,40}}?\b(?:got\s+)?divorced\b|{_OWN_ZH}(?:离婚|离了婚)", re.IGNORECASE
+        ),
         "husband wife married 老公 老婆 结婚",
     ),
     (  # the user's own new partner: who they are with now ("认识了一个新男朋友，叫周航", "Met someone! Sofia")
-        re.compile(
+        lazy_pattern(
             rf"{_OWN_ZH}(?:新(?:男|女)朋友|交了(?:一?个)?(?:男|女)朋友|脱单)"
             r"|\bnew\s+(?:boyfriend|girlfriend)\b|\bmet\s+someone\b|\bgot\s+a\s+(?:boyfriend|girlfriend)\b"
             r"|\b(?:i|we|user)\b[^.!?]{0,20}?\bstarted\s+(?:dating|seeing)\b",
@@ -118,7 +121,7 @@ _CHANGE_ANSWERS = (
         "boyfriend girlfriend 男朋友 女朋友",
     ),
     (  # the user's own wedding or engagement: whom they are with
-        re.compile(
+        lazy_pattern(
             rf"(?:\b(?:i|we|user)\b[^.!?]{{0,40}}?|^|(?<=[.!?]\s))\bgot\s+(?:married|engaged)\b"  # "Got engaged to Ana"
             # the news said first ("Married! Jing wore a qipao"), a proposal the user made ("I proposed to Jing")
             r"|(?:^|(?<=[.!?]\s))(?:just\s+|finally\s+)?(?:married|engaged)\s*!|\bI\s+proposed(?:\s+to)?\b|求婚成功"
@@ -131,7 +134,7 @@ _CHANGE_ANSWERS = (
         "husband wife married 老公 老婆 结婚",
     ),
     (  # a favourite that changed: "最近最爱吃的是日料" after "我最喜欢吃火锅" for "我现在最喜欢吃什么？"
-        re.compile(
+        lazy_pattern(
             r"(?:最近|现在|如今|这阵子|这段时间)[^，。！？,.!?]{0,6}?(?:最爱|最喜欢|最喜爱|最常去|最常吃)"
             r"|(?:最爱|最喜欢)[^，。！？,.!?]{0,10}?(?:变成|换成)了?"
             r"|\b(?:new|current)\s+favou?rite\b|\bfavou?rite\b[^.!?]{0,30}?\b(?:is\s+now|these\s+days|nowadays)\b"
@@ -141,7 +144,7 @@ _CHANGE_ANSWERS = (
         "favorite favourite 最喜欢 最爱",
     ),
     (  # a car of one's own, bought or picked up: the car the user drives now ("提了一辆比亚迪海豹", "Bought a car")
-        re.compile(
+        lazy_pattern(
             r"\b(?:bought|got|picked\s+up|leased)\s+(?:a|an|my|our)\s+(?:new\s+|used\s+|second-?hand\s+)?(?:car|suv|ev)\b"
             r"|(?:提|买|换)了一?辆|提车了|买了新车|换了新车|新车到了"  # 辆 counts vehicles; 台 counts computers too
             r"|\b(?:bought|got|picked\s+up|leased)\s+(?:a|an|my|our)\s+(?:new\s+)?(?:理想\s?(?:L\d|MEGA|ONE)\b|问界|极氪|小米SU7"
@@ -152,7 +155,7 @@ _CHANGE_ANSWERS = (
     ),
     (  # a gym joined: where the user works out now ("Joined Leith Links Leisure for the pool" in 2026 stayed below
         # "Joined Furnace Gym in Ancoats" of 2021 for "Which gym do I go to?"; a held-out trial)
-        re.compile(
+        lazy_pattern(
             r"\b(?:joined|signed\s+up\s+(?:at|with|for)|switched\s+to|moved\s+to)\s+(?:the\s+)?(?-i:[A-Z])"
             r"[\w&' -]{0,30}?\b(?:gym|fitness|leisure|athletic\s+club|sports?\s+(?:club|cent(?:re|er)))\b"
             r"|换了?(?:个|家)?健身房|办了[^，。！？,.!?]{0,12}?健身(?:房)?的?(?:年卡|月卡|会员)",
@@ -161,7 +164,7 @@ _CHANGE_ANSWERS = (
         "gym 健身房 健身",
     ),
     (  # a pet taken in: the pets the user has now ("We adopted a corgi puppy", "领养了一只橘猫")
-        re.compile(
+        lazy_pattern(
             r"\badopted\b(?=[^.!?]{0,40}?\b(?:pupp(?:y|ies)|kittens?|dogs?|cats?|pets?|rabbits?|bunny|hamsters?"
             r"|parrots?|corgis?|retrievers?|poodles?|beagles?)\b)"  # a pet, not "adopted a new policy"
             r"|\bgot\s+(?:a|an|our|my)\s+(?:new\s+)?(?:puppy|kitten|dog|cat|pet)\b"
@@ -171,7 +174,7 @@ _CHANGE_ANSWERS = (
         "pet pets 宠物 养",
     ),
     (  # a new title: the user's position now ("Got promoted to Staff Data Engineer", "title 改成了数据平台总监")
-        re.compile(
+        lazy_pattern(
             r"\b(?:got\s+|was\s+|been\s+)?promoted\s+to\b|\bnew\s+(?:job\s+)?title\b|\btitle\s+(?:is\s+)?now\b"
             # the news said first ("Promoted! I'm now VP of Product"); "I was promoted" says no title
             r"|(?:^|[.!?]\s*)promoted\s*!"
@@ -182,7 +185,7 @@ _CHANGE_ANSWERS = (
     ),
     (  # a new manager: whom the user reports to now ("My new boss is Marta", "From next month I report directly to
         # the CTO", "新领导是王总", "换了个上司"); "I report to Sophie" alone is a state, said again or not
-        re.compile(
+        lazy_pattern(
             r"\bnew\s+(?:boss|manager|supervisor|line\s+manager)\b"
             r"|\b(?:now|from\s+(?:now\s+on|next\s+\w+|today|monday)|starting\s+\w+)[^.!?]{0,20}?\breport(?:ing)?\s+"
             r"(?:directly\s+)?to\b|\b(?:will|'ll|now)\s+(?:be\s+)?report(?:ing)?\s+(?:directly\s+)?to\b"
@@ -201,7 +204,7 @@ _CHANGE_ANSWERS = (
     (  # a new number: the phone number now ("Number's 720-555-0172 now", "换了新手机号"), also in Taiwan's word (新手機
         # 門號) and as the old one's end ("HK number again: +852 … The Singapore one is cancelled", "舊的 0933 停了":
         # each ranked below the numbers it replaced; a held-out trial)
-        re.compile(
+        lazy_pattern(
             r"\bnew\s+(?:\w+\s+)?(?:phone\s+|mobile\s+|cell\s+)?number\b|\bnumber\s+again\b"
             r"|\bnew\s+(?:\w+\s+)?(?:mobile|cell)\s*:"  # "New UK mobile: 07911 640233"
             r"|\bnumber(?:'s|\s+is)\s+(?:now\s+\+?\d[\d\s().-]{6,}|\+?\d[\d\s().-]{6,}\s*now\b)"
@@ -213,7 +216,7 @@ _CHANGE_ANSWERS = (
         "phone number mobile 手机 电话 手机号",
     ),
     (  # pay changed: what the user earns now ("pay bumped to 210k", "Promoted to Senior Staff, 265k base", "涨薪了")
-        re.compile(
+        lazy_pattern(
             r"\bpay\s+(?:bumped|went\s+up|raised|rise)\b|\b(?:got|get)\s+a\s+(?:raise|pay\s+rise)\b|\braise\s+to\b"
             r"|\bpromoted\b[^.!?]{0,40}?\b\d+(?:\.\d+)?k\b|涨薪|加薪|调薪|(?:工资|月薪|年薪|薪水)[^，。！？,.!?]{0,6}?涨",
             re.IGNORECASE,
@@ -221,7 +224,7 @@ _CHANGE_ANSWERS = (
         "salary pay income 工资 薪水 收入",
     ),
     (  # a diet begun or left: what the user eats now ("back to eating chicken and fish", "又开始吃鱼了", "开始吃素")
-        re.compile(
+        lazy_pattern(
             r"\bback\s+to\s+eating\b|\beating\s+(?:meat|fish|chicken|pork|beef)\s+again\b"
             r"|\b(?:went|gone|going|turned)\s+(?:fully\s+|full\s+|completely\s+|strictly\s+)?(?:vegetarian|vegan|pescatarian"
             r"|keto)\b"
@@ -234,7 +237,7 @@ _CHANGE_ANSWERS = (
         "diet dietary 饮食 忌口 vegetarian 吃素",
     ),
     (  # a habit given up answers whether the user still has it ("戒烟成功了", "I quit drinking")
-        re.compile(
+        lazy_pattern(
             r"\b(?:quit|stopped|gave\s+up)\s+smoking\b|\bdon'?t\s+smoke\s+any\s?more\b|\bnon-?smoker\b"
             r"|\bdays?\s+without\s+a\s+cigarette\b|戒烟|不[抽吸]烟了",
             re.IGNORECASE,
@@ -242,7 +245,7 @@ _CHANGE_ANSWERS = (
         "smoke smoking quit 抽烟 吸烟 戒烟",
     ),
     (
-        re.compile(r"\b(?:quit|stopped|gave\s+up)\s+drinking\b|\bdon'?t\s+drink\s+any\s?more\b|戒酒|不喝酒了", re.I),
+        lazy_pattern(r"\b(?:quit|stopped|gave\s+up)\s+drinking\b|\bdon'?t\s+drink\s+any\s?more\b|戒酒|不喝酒了", re.I),
         "drink drinking alcohol quit 喝酒 戒酒",
     ),
 )
@@ -279,7 +282,7 @@ _CHANGE_CUES = (
 # maybe or a plan is not where anyone lives or works yet.
 _STATE_ANSWERS = (
     (
-        re.compile(
+        lazy_pattern(
             r"\bliv(?:e[sd]?|ing)\s+(?:in|at|near|on)\b|\bbased\s+in\b|住在|家在|定居|(?:房子|新家|公寓)(?:在|买在|租在)"
             r"|\brent(?:ing|s)?\s+(?:a\s+(?:place|flat|apartment|house|room)\s+)?in\b|在[^，。！？,.!?\s]{1,10}?租(?:房|了)"
             # "我在杭州住了三年了", "在北京朝阳区住，在字节跳动做前端" (a user trial), not a hotel stay
@@ -289,7 +292,7 @@ _STATE_ANSWERS = (
         "live 住",
     ),
     (
-        re.compile(
+        lazy_pattern(
             r"\bwork(?:s|ed|ing)?\s+(?:at|for|as)\b|\bemployed\s+(?:at|by)\b|\bjob\s+at\b"
             r"|\bpromoted\b[^.!?]{0,40}\bat\s+[A-Z]"  # "I got promoted to senior engineer at ByteDance"
             r"|(?-i:\b[A-Z][\w&.-]*\s+employee\b)"  # "a Stripe employee"
@@ -303,7 +306,7 @@ _STATE_ANSWERS = (
         # One's own name: "What's my name?" shares no word with "用户叫林小雨" (the write path's third person), and
         # "我叫什么名字？" none with "My name is Lin" but the name; a pet or a relative named is not the user's name
         # ("我养了一只猫叫团子"), nor a call made ("我叫了外卖", "我们叫它团子").
-        re.compile(
+        lazy_pattern(
             r"(?:^|(?<=[\s，。！？；,.!?;:：]))(?:我|用户)(?:的(?:全名|名字|中文名|英文名|真名)(?:是|叫)|(?<!们)叫(?![了过着车外人醒它他她]))"
             r"|\b(?:my|user's|the\s+user's)\s+(?:full\s+|real\s+)?name\s+is\b|\b(?:i'm|i\s+am|user\s+is)\s+called\b"
             r"|\bcall\s+me\b"
@@ -330,7 +333,7 @@ def change_answers(text: str) -> str:
 
 
 # A move still to come, which _CHANGE_ANSWERS's "moved to" does not say: "I'm moving to Berlin in March".
-_PLANNED_MOVE = re.compile(
+_PLANNED_MOVE = lazy_pattern(
     r"\b(?:moving|move|relocating|relocate)\s+(?:back\s+)?(?:from\s+[^.!?;,]{1,40}?\s+)?(?:to|into)\b", re.IGNORECASE
 )
 
@@ -370,7 +373,7 @@ def answer_words(text: str) -> str:
 # What is quoted is someone's words, not the speaker's state: "Leo 发朋友圈说“终于搬到大理了”" is Leo's move, and it
 # answered "我现在住在哪里？" as the user's own move (a user trial). The index keeps what the quote answers: "Where does
 # Karim live?" is answered by Karim's quoted "I finally moved to Dubai" (a held-out trial).
-_QUOTED = re.compile(r"“[^”]{0,200}”|「[^」]{0,200}」|『[^』]{0,200}』|\"[^\"]{0,200}\"")
+_QUOTED = lazy_pattern(r"“[^”]{0,200}”|「[^」]{0,200}」|『[^』]{0,200}』|\"[^\"]{0,200}\"")
 
 
 def unquoted(text: str) -> str:
@@ -382,7 +385,7 @@ def unquoted(text: str) -> str:
 # works, and tied with the user's own job for "Where do I work?" (a user trial). A statement that opens with someone
 # else keeps its words (read/own_first.py reads it as theirs); one that opens with the speaker has only the words of
 # the clauses about the speaker.
-_TURNS_TO_ANOTHER = re.compile(
+_TURNS_TO_ANOTHER = lazy_pattern(
     r"^\s*(?:(?:and|but|so)\s+)?(?:he|she|they)\b|^\s*(?:而且|但是?|所以)?(?:他|她)(?!们家)", re.I
 )
 

@@ -16,6 +16,7 @@ import re
 from functools import lru_cache
 
 from memstrata.han import HAN_RANGES
+from memstrata.patterns import lazy_pattern
 
 
 def _english(words: str) -> str:
@@ -23,13 +24,13 @@ def _english(words: str) -> str:
     return r"\b(?:" + "|".join(words.split()) + r")\b"
 
 
-_HAN = re.compile(f"[{HAN_RANGES}]")
-_LATIN = re.compile(r"(?<![A-Za-z])[a-z]{3,}(?![A-Za-z])")  # an English word, not only names ("Bart在公园")
+_HAN = lazy_pattern(f"[{HAN_RANGES}]")
+_LATIN = lazy_pattern(r"(?<![A-Za-z])[a-z]{3,}(?![A-Za-z])")  # an English word, not only names ("Bart在公园")
 
 _PARTNER_WORDS = "partner dating relationship fiance fiancee 伴侣 对象 另一半"
 # A statement that starts with someone else: their news ("My sister got engaged", "我姐订婚了", "她男朋友…"), also as
 # they told it ("佳佳說她跟男友訂婚了" was the user's partner for "Who was my boyfriend?"; a held-out trial).
-_SOMEONE_ELSES = re.compile(
+_SOMEONE_ELSES = lazy_pattern(
     r"\s*(?:(?:my|our)\s+(?:sister|brother|mom|mum|mother|dad|father|friend|son|daughter|cousin|colleague)s?\b"
     r"|(?:he|she|they)\b|我(?:的|家)?[哥姐弟妹爸妈]|[他她]|(?:我的?)?(?:闺蜜|好友|朋友|同事|室友|同学|邻居)"
     r"|(?:(?!我)[^，。！？,.!?\s]){1,6}?[说說][她他]|(?-i:[A-Z])[a-z]+\s+(?:says|said|told\s+me)\s+(?:she|he)\b)",
@@ -37,7 +38,7 @@ _SOMEONE_ELSES = re.compile(
 )
 _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # pets
-        re.compile(
+        lazy_pattern(
             r"(?<!hot\s)"
             + _english(
                 r"dogs? pupp(?:y|ies) cats? kittens? kitty hamsters? rabbits? bunn(?:y|ies) parrots? budgies? goldfish"
@@ -52,7 +53,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "pet pets 宠物",
     ),
     (  # a dog by its breed: "What's my dog's name?" and "We have a border collie called Biscuit" share no word
-        re.compile(
+        lazy_pattern(
             _english(
                 r"beagles? poodles? labradors? retrievers? corgis? husk(?:y|ies) bulldogs? terriers? shibas?"
                 r" dachshunds? chihuahuas? pugs? schnauzers? spaniels? collies? greyhounds? dalmatians?"
@@ -65,7 +66,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "dog dogs 狗",
     ),
     (  # a cat by its breed
-        re.compile(
+        lazy_pattern(
             _english(r"ragdolls? siamese persian\s+cats? shorthairs? maine\s+coons? cats? kittens? kitty")
             + r"|布偶猫|英短|美短|暹罗猫|狸花|(?<![熊])猫(?![眼头])",  # "Do I have a cat?" and "又收养了一只橘猫"
             re.IGNORECASE,
@@ -73,7 +74,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "cat cats 猫",
     ),
     (  # cars: a brand or model, unless it is where someone works ("I work at Tesla", "开始在蔚来做战略了")
-        re.compile(
+        lazy_pattern(
             r"(?<!\bat\s)(?<!\bfor\s)(?<!\bjoined\s)(?<!在)(?<!加入)(?<!入职)"
             + _english(
                 r"tesla model\s+[3ysx] bmw audi toyota honda mercedes benz volkswagen vw porsche nissan hyundai kia"
@@ -89,7 +90,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "car drive vehicle 车 汽车 开车 交通工具 座驾",  # "我的交通工具是什么？", "What vehicle do I own?"
     ),
     (  # health conditions
-        re.compile(
+        lazy_pattern(
             _english(
                 r"diabet(?:es|ic) hypertension high\s+blood\s+pressure asthma arthritis migraines? depression cancer"
                 r" insomnia eczema adhd high\s+cholesterol celiac gout thyroid heart\s+disease allerg(?:y|ies|ic)"
@@ -103,15 +104,15 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "health condition illness 健康 病 问题",
     ),
     (  # COVID, as Chinese speakers say they caught it ("阳了", "转阴"): "Did I ever catch COVID?" found nothing
-        re.compile(r"\bcovid(?:-?19)?\b|\bcoronavirus\b|新冠|阳了|阳性|转阴|阳康", re.IGNORECASE),
+        lazy_pattern(r"\bcovid(?:-?19)?\b|\bcoronavirus\b|新冠|阳了|阳性|转阴|阳康", re.IGNORECASE),
         "covid 新冠 阳",
     ),
     (  # children
-        re.compile(_english("sons? daughters?") + r"|儿子|女儿|闺女", re.IGNORECASE),
+        lazy_pattern(_english("sons? daughters?") + r"|儿子|女儿|闺女", re.IGNORECASE),
         "kids children child 孩子 小孩",
     ),
     (  # what someone does for a living, whoever it is ("I'm a nurse", "我妈是医生")
-        re.compile(
+        lazy_pattern(
             r"\b(?:i'?m|i\s+am|(?:he|she)['’]s|is|was|works?\s+as|worked\s+as)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?"
             + _english(
                 r"nurse teacher engineer doctor physician developer programmer designer lawyer accountant manager"
@@ -128,7 +129,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "work job occupation 工作 职业",
     ),
     (  # sports
-        re.compile(
+        lazy_pattern(
             _english(
                 r"badminton tennis basketball football soccer swimming jogging yoga golf volleyball table\s+tennis"
                 r" ping\s+pong hiking cycling skiing climbing baseball boxing marathons?"
@@ -141,7 +142,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # where one works out, named by a chain or a kind of class without the word "gym" ("Switched to Form Studio
         # … rehab pilates", "Signed up at 超级猩猩": "Which gym do I go to now?" found the gym of two years before)
-        re.compile(
+        lazy_pattern(
             _english(r"gyms? pilates crossfit hiit spin\s+class(?:es)?") + r"|健身房|普拉提|超级猩猩|乐刻|撸铁|私教课"
             # a chain or a club joined by name: "Joined Leith Links Leisure for the pool", "办了石榴健身的年卡"
             r"|\b(?:joined|signed\s+up\s+(?:at|with|for))\s+(?-i:[A-Z])[\w&' -]{0,30}?\b(?:fitness|leisure|athletic|"
@@ -151,7 +152,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "gym 健身房 健身",
     ),
     (  # musical instruments
-        re.compile(
+        lazy_pattern(
             _english(r"piano guitar violin cello drums flute saxophone ukulele")
             + r"|钢琴|吉他|小提琴|大提琴|架子鼓|长笛|萨克斯|尤克里里|古筝|二胡",
             re.IGNORECASE,
@@ -159,7 +160,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "instrument instruments hobby hobbies 乐器 爱好",
     ),
     (  # other pastimes, and taking one up ("I took up pottery on Saturdays" for "What are my hobbies these days?")
-        re.compile(
+        lazy_pattern(
             _english(
                 r"painting photography knitting chess gardening fishing pottery ceramics baking woodworking sketching"
                 r" calligraphy crochet (?:took|take|takes|taking|taken)\s+up"
@@ -170,12 +171,12 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "hobby hobbies 爱好",
     ),
     (  # a favourite: "我现在最喜欢吃什么？" and "最近最爱吃的是日料" share 最 alone; "what's my fav food"
-        re.compile(r"\bfavou?rites?\b|\bfav\b|\bgo-to\b|最喜欢|最爱|最喜爱|最常去|最常吃", re.IGNORECASE),
+        lazy_pattern(r"\bfavou?rites?\b|\bfav\b|\bgo-to\b|最喜欢|最爱|最喜爱|最常去|最常吃", re.IGNORECASE),
         "favorite favourite fav 最喜欢 最爱",
     ),
     (  # a favourite food, in the other language's words too: "My favourite food is 火锅" (2022) stayed above
         # "我最喜欢的食物现在是laksa" (2025) for "What is my favourite food?", matched for other reasons (food, 食物)
-        re.compile(
+        lazy_pattern(
             r"\b(?:favou?rite|fav|go-to)\s+(?:foods?|dish(?:es)?|meals?|cuisines?|snacks?)\b"
             r"|最(?:喜欢|爱|喜爱)(?:吃|的(?:食物|菜|美食|料理|小吃))",
             re.IGNORECASE,
@@ -184,7 +185,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # one's partner in the words a statement uses ("Got engaged to Ana", "I've been seeing Ana"), not someone
         # else's ("My brother Feng married Julia", "我哥的老婆"): "Who is my partner?" found nothing
-        re.compile(
+        lazy_pattern(
             _english(r"boyfriends? girlfriends? bf gf fianc[ée]e? engaged dating")
             + r"|\bseeing\s+(?-i:[A-Z])[a-z]+|\bmy\s+(?:husband|wife|spouse)\b|\bmet\s+someone\b"
             # one's own wedding: "Hannah and I got married!" answered "Who is my partner?" with nothing (a trial)
@@ -200,7 +201,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         _PARTNER_WORDS,
     ),
     (  # where someone comes from
-        re.compile(
+        lazy_pattern(
             r"\bgrew\s+up\s+in\b|\bhometown\b|\b(?:i'?m|i\s+am|we'?re)\s+(?:originally\s+)?from\b"
             r"|\bborn\s+(?:and\s+raised\s+)?in\b|老家|家乡|出生在|出生于|在[^，。！？,.!?\s]{1,8}?长大",
             re.IGNORECASE,
@@ -209,16 +210,16 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # What one says of oneself in a word a question in the other language does not share: "When's my birthday?" and
     # "我生日是1994年4月17号" met on nothing (the bundled embedder puts them apart when many memories are stored).
-    (re.compile(r"\bbirthdays?\b|\bborn\s+on\b|生日|出生日期", re.IGNORECASE), "birthday 生日"),
+    (lazy_pattern(r"\bbirthdays?\b|\bborn\s+on\b|生日|出生日期", re.IGNORECASE), "birthday 生日"),
     (  # a number, not a phone ("I use a Pixel phone")
-        re.compile(
+        lazy_pattern(
             r"(?:\b(?:phone|mobile|cell|number)\b|手机|电话|号码)[^。.!?！？\n]{0,30}?\+?\d[\d\s-]{6,}", re.IGNORECASE
         ),
         "phone number mobile 手机 电话 手机号",
     ),
-    (re.compile(r"\be-?mail\b|邮箱|电邮", re.IGNORECASE), "email 邮箱"),
+    (lazy_pattern(r"\be-?mail\b|邮箱|电邮", re.IGNORECASE), "email 邮箱"),
     (
-        re.compile(
+        lazy_pattern(
             _english(
                 r"university universities college graduated alma\s+mater bachelor'?s? master'?s? phd grad\s+school"
             )
@@ -231,12 +232,12 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "university college school degree study 大学 学校 毕业 学习 专业",
     ),
     (
-        re.compile(r"\b(?:job\s+)?title\b|\bpromoted\b|\bposition\b|职位|头衔|职称|升职|晋升", re.IGNORECASE),
+        lazy_pattern(r"\b(?:job\s+)?title\b|\bpromoted\b|\bposition\b|职位|头衔|职称|升职|晋升", re.IGNORECASE),
         "title position 职位 头衔",
     ),
     (  # an address said or written as one: "Keys collected: 7 Cotton Loom Street, apartment 31", "No. 88 Shizheng
         # Road" (a held-out trial: "What's my address?" and the homes said so shared no word)
-        re.compile(
+        lazy_pattern(
             r"\b(?:home\s+)?address\b|地址|住址"
             r"|(?-i:\b(?:No\.\s*)?\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][a-z]+\s+){1,3}"
             r"(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Grove|Wynd|Close|Crescent|Place|Way|Court|Terrace"
@@ -250,7 +251,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "address 地址 住址",
     ),
     (  # whom one reports to: "so I report to the CEO, Sarah Kim" answers "Who is my manager?" (0.09, cut; a trial)
-        re.compile(
+        lazy_pattern(
             r"\breport(?:s|ed|ing)?\s+(?:directly\s+)?to\s+(?!work\b|duty\b|the\s+(?:office|police|hr)\b)"
             r"|\bmy\s+(?:new\s+)?(?:boss|manager|supervisor)\b|(?:向|给)[^，。！？,.!?\s]{1,10}汇报|汇报给"
             r"|我(?:的)?(?:新)?(?:老板|领导|上司|主管)(?:是|叫)|(?:新)?(?:主管|经理)(?:是|叫)",
@@ -260,7 +261,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "boss manager supervisor 老板 领导 上司 主管",
     ),
     (  # what one earns: "How much do I make now?" found neither "pay bumped to 210k" nor "265k base"
-        re.compile(
+        lazy_pattern(
             r"\bsalary\b|\bpay\s+(?:bumped|went\s+up|raise|rise|cut)\b|\bbase\s+(?:salary|pay)\b|\btotal\s+comp\b"
             r"|\b\d+(?:\.\d+)?k\s+(?:base|salary|a\s+year|per\s+year|/\s?yr|total)\b|\bearn(?:s|ed|ing)?\s+\$?\d"
             # a sum said as pay: "head of planning, £88k", "raise to €74k" (not "£45 a month" for a gym)
@@ -271,11 +272,11 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "salary pay income 工资 薪水 收入",
     ),
     (  # no meat: "2024年我吃素吗？" and "I've been cooking vegetarian" met on nothing
-        re.compile(r"\b(?:vegetarian|vegan|veggie)s?\b|吃素|素食|全素|纯素", re.IGNORECASE),
+        lazy_pattern(r"\b(?:vegetarian|vegan|veggie)s?\b|吃素|素食|全素|纯素", re.IGNORECASE),
         "vegetarian 吃素",
     ),
     (  # what someone eats or does not
-        re.compile(
+        lazy_pattern(
             _english(
                 r"vegetarian vegan pescatarian pescetarian keto gluten lactose halal kosher shellfish"
                 r" (?:can'?t|cannot|don'?t|doesn'?t|never)\s+eat no\s+(?:meat|pork|beef|dairy)"
@@ -288,14 +289,14 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     # Travel and appointments by their words in the other language: "订了哪个航班？" and "Booked flight MU523 from
     # Shanghai to Tokyo" share no word, and their meaning alone fell under the cross-script floor (a user trial)
     (
-        re.compile(_english(r"flights? airlines? boarding\s+pass(?:es)?") + r"|航班|机票|登机|飞机票", re.IGNORECASE),
+        lazy_pattern(_english(r"flights? airlines? boarding\s+pass(?:es)?") + r"|航班|机票|登机|飞机票", re.IGNORECASE),
         "flight flights 航班 机票",
     ),
     (
-        re.compile(_english(r"hotels? hostels? motels? airbnb") + r"|酒店|宾馆|旅馆|民宿", re.IGNORECASE),
+        lazy_pattern(_english(r"hotels? hostels? motels? airbnb") + r"|酒店|宾馆|旅馆|民宿", re.IGNORECASE),
         "hotel hotels 酒店",  # not 住宿: a hotel stay is no home ("住")
     ),
-    (re.compile(_english(r"appointments?") + r"|预约|挂号", re.IGNORECASE), "appointment appointments 预约"),
+    (lazy_pattern(_english(r"appointments?") + r"|预约|挂号", re.IGNORECASE), "appointment appointments 预约"),
 )
 
 
@@ -304,7 +305,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
 # (cosine 0.08; a text in one language it reads across languages well enough). Added to every text that names a
 # relative, they cost MADial en 0.766 -> 0.752 (same-language synonyms, "mom" with "mother", did more harm still).
 _RELATIONS = tuple(
-    (re.compile(_english(english), re.IGNORECASE), re.compile(chinese), english_words, chinese_words)
+    (lazy_pattern(_english(english), re.IGNORECASE), lazy_pattern(chinese), english_words, chinese_words)
     for english, chinese, english_words, chinese_words in (
         (r"girlfriends?", "女朋友|女友", "girlfriend", "女朋友 女友"),
         (r"boyfriends?", "男朋友|男友", "boyfriend", "男朋友 男友"),

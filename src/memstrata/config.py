@@ -9,7 +9,6 @@ directory and the bundled multilingual embedder.
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from datetime import tzinfo
 from pathlib import Path
@@ -25,6 +24,7 @@ from pydantic_settings import (
 )
 
 from memstrata.errors import InvalidInputError
+from memstrata.patterns import lazy_pattern
 from memstrata.timezones import zone_of
 from memstrata.types import Scope
 from memstrata.validation import DEFAULT_MAX_TEXT_CHARS, describe_validation_error
@@ -400,7 +400,7 @@ class RerankSettings(Section):
         return self
 
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,63}$")
+_NAME = lazy_pattern(r"^[a-z0-9][a-z0-9_\-]{0,63}$")
 
 
 class VaultSettings(Section):

@@ -7,21 +7,22 @@ so they cannot disagree about a character.
 
 from __future__ import annotations
 
-import re
 import threading
 from functools import lru_cache
 from typing import Any
 
+from memstrata.patterns import lazy_pattern
+
 HAN_RANGES = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # the body of a character class: f"[{HAN_RANGES}]"
-HAN_CHAR = re.compile(f"[{HAN_RANGES}]")
-HAN_RUN = re.compile(f"[{HAN_RANGES}]+")
+HAN_CHAR = lazy_pattern(f"[{HAN_RANGES}]")
+HAN_RUN = lazy_pattern(f"[{HAN_RANGES}]+")
 
 
 def is_han(char: str) -> bool:
     return HAN_CHAR.fullmatch(char) is not None
 
 
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_LATIN_WORD = lazy_pattern(r"[A-Za-z]+")
 # Characters by which Chinese is spoken, not only named: a pronoun or a particle ("我住在深圳, and I work at DJI"
 # speaks Chinese; "My sister's clinic is called 微笑正畸 in 成都" only names in it). Not 都, 会, 和: 成都, 会展, 和平.
 _SPOKEN_HAN = frozenset("我你他她们的了在是也很就要吗呢吧")

@@ -8,7 +8,6 @@ same text, or hybrid fusion compares different documents.
 from __future__ import annotations
 
 import hashlib
-import re
 import unicodedata
 from functools import lru_cache
 
@@ -16,10 +15,11 @@ from memstrata.answers import answer_words, planned_change_answers
 from memstrata.categories import category_words
 from memstrata.han import simplified
 from memstrata.lexical import keyword_tokens
+from memstrata.patterns import lazy_pattern
 from memstrata.text_cache import text_cache
 from memstrata.types import MemoryItem
 
-_SPACES = re.compile(r"\s+")
+_SPACES = lazy_pattern(r"\s+")
 
 
 def as_simplified(item: MemoryItem) -> MemoryItem:
@@ -50,7 +50,7 @@ def keyword_text(item: MemoryItem) -> str:
     return f"{text}\n{extra}" if extra else text
 
 
-_KEY_SEPARATORS = re.compile(r"[:_.\-]+")
+_KEY_SEPARATORS = lazy_pattern(r"[:_.\-]+")
 
 
 # The words people ask a personal key with, where they are not the key's own ("Where do I live?" for home:city,
@@ -151,7 +151,7 @@ def indexed_context(item: MemoryItem) -> str | None:
     return context if isinstance(context, str) and context else None
 
 
-_ASKS = re.compile(r"[?？]|[吗呢][。！!～~…\s]*$")
+_ASKS = lazy_pattern(r"[?？]|[吗呢][。！!～~…\s]*$")
 
 
 def replies(item: MemoryItem) -> bool:
@@ -165,7 +165,7 @@ def replies(item: MemoryItem) -> bool:
     return bool(_ASKS.search(asked)) and (not own or speaker != own)
 
 
-_INVISIBLE = re.compile(r"[\u200b-\u200d\u2060\ufeff]")  # zero-width spaces and joiners, word joiner, BOM
+_INVISIBLE = lazy_pattern(r"[\u200b-\u200d\u2060\ufeff]")  # zero-width spaces and joiners, word joiner, BOM
 
 
 def normalised(text: str) -> str:

@@ -28,15 +28,16 @@ from importlib.resources import files
 from types import ModuleType
 
 from memstrata.han import HAN_RANGES, HAN_RUN, simplified
+from memstrata.patterns import lazy_pattern
 
 _HAN = HAN_RANGES
 _WORD = rf"[^\W_{_HAN}]+"
 _EMOJI = r"\u2600-\u27bf\U0001f000-\U0001faff"  # the symbols, dingbats and pictographs blocks
-_TOKEN = re.compile(rf"[{_HAN}]+|[{_EMOJI}]|{_WORD}(?:[.+#'-]{_WORD})*", re.UNICODE)
-_EMOJI_CHARACTER = re.compile(rf"[{_EMOJI}]")
+_TOKEN = lazy_pattern(rf"[{_HAN}]+|[{_EMOJI}]|{_WORD}(?:[.+#'-]{_WORD})*", re.UNICODE)
+_EMOJI_CHARACTER = lazy_pattern(rf"[{_EMOJI}]")
 # An English clitic glued to its word: "dog's", "what's", "don't", "I'm", "we'll". Kept on, "dog's" was a term of its
 # own, searched as the phrase "dog s", and "What's my dog's name?" did not find "My dog Rex...".
-_CLITIC = re.compile(r"(?:n't|'(?:s|t|m|d|ll|re|ve))$")
+_CLITIC = lazy_pattern(r"(?:n't|'(?:s|t|m|d|ll|re|ve))$")
 _HAN_RUN = HAN_RUN
 
 
@@ -107,8 +108,8 @@ def folded(text: str) -> str:
 
 
 # A name whose capitals join words: "iPhone", "MacBook", "AirPods", "WeChat", "PlayStation".
-_JOINED = re.compile(r"(?<![A-Za-z])(?:[a-z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)+(?![A-Za-z])")  # also beside Chinese
-_JOINED_PART = re.compile(r"[A-Z]?[a-z]+")
+_JOINED = lazy_pattern(r"(?<![A-Za-z])(?:[a-z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)+(?![A-Za-z])")  # also beside Chinese
+_JOINED_PART = lazy_pattern(r"[A-Z]?[a-z]+")
 
 
 def _joined_words(text: str) -> dict[str, list[str]]:
@@ -127,7 +128,7 @@ def _joined_words(text: str) -> dict[str, list[str]]:
 
 # Letters joined by hyphens: a word spelled with and without them ("check-up" / "checkups", "T-shirt" / "tshirt",
 # "co-worker" / "coworker"). Numbers and dates keep theirs ("2022-03").
-_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+_HYPHENATED = lazy_pattern(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
 def keyword_tokens(text: str) -> list[str]:

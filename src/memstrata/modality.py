@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from memstrata.han import simplified
+from memstrata.patterns import lazy_pattern
 
 # A maybe is not how things are ("我可能下个月搬去深圳"); a "seems" is a softer fact ("王总好像喜欢红酒": the graph
 # keeps that edge), so it only lowers a fact's confidence.
@@ -22,11 +23,11 @@ HEDGE = rf"{MAYBE}|好像|似乎|\b(?:not sure|i think|i guess)\b"
 PLAN = (r"打算|计划|准备|将要|要去|想去|下周|下个?月|明天|明年|下次|后天|即将|"
         r"\b(?:will|going to|plans?|planning|intends?|next (?:week|month|year)|tomorrow|upcoming)\b")  # fmt: skip
 
-HEDGED = re.compile(HEDGE, re.IGNORECASE)
-PLANNED = re.compile(PLAN, re.IGNORECASE)
+HEDGED = lazy_pattern(HEDGE, re.IGNORECASE)
+PLANNED = lazy_pattern(PLAN, re.IGNORECASE)
 # What is not (yet) how things are, for the graph's edges and the words a statement of change is indexed with
 # (answers.change_answers): a maybe, a plan, and the softer intentions ("考虑", "thinking of", "we'll").
-NOT_YET = re.compile(
+NOT_YET = lazy_pattern(
     rf"{MAYBE}|{PLAN}|考虑|想要去|以后|试着|尝试|想戒|正在戒|努力戒"
     r"|(?-i:\bmay\b)|\b(?:plan to|thinking (?:of|about)|considering|try(?:ing)? to)\b|'ll\b",
     re.IGNORECASE,
@@ -73,20 +74,20 @@ _CALLED_OFF = (
     r"|\b(?:is off|are off|called off|cancell?ed|postponed|fell through|didn't go|did not go|never went)\b"
     r"|(?-i:\b[A-Z][\w-]*)'s off\b(?!\s+(?:the|to|for|work))"
 )
-ENDS_OR_CORRECTS_WORDS = re.compile(
+ENDS_OR_CORRECTS_WORDS = lazy_pattern(
     rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}|{_CALLED_OFF}|{_CONTRAST}|{_NEGATION}", re.IGNORECASE
 )
-_FIRM = re.compile(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}", re.IGNORECASE)
+_FIRM = lazy_pattern(rf"{_CORRECTED}|{_GIVEN_UP}|{_ENDED}|{_REPLACED}", re.IGNORECASE)
 # The words that end a state outright ("died", "不再", "quit"): such a statement is news of an end, no standing fact.
-ENDED_WORDS = re.compile(rf"{_GIVEN_UP}|{_ENDED}", re.IGNORECASE)
+ENDED_WORDS = lazy_pattern(rf"{_GIVEN_UP}|{_ENDED}", re.IGNORECASE)
 # The words that end (or call off), to find what a clause ends by where it says so (read/endings.py).
-ENDING_WORDS = re.compile(rf"{_GIVEN_UP}|{_ENDED}|{_REPLACED}|{_CALLED_OFF}", re.IGNORECASE)
-_CALLED_OFF_WORDS = re.compile(_CALLED_OFF, re.IGNORECASE)
-_CORRECTED_WORDS = re.compile(_CORRECTED, re.IGNORECASE)
-_CONTRASTED = re.compile(_CONTRAST, re.IGNORECASE)
-NEGATED = re.compile(_NEGATION, re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
-_SENTENCE_END = re.compile(r"[。！？；.!?;\n]")
+ENDING_WORDS = lazy_pattern(rf"{_GIVEN_UP}|{_ENDED}|{_REPLACED}|{_CALLED_OFF}", re.IGNORECASE)
+_CALLED_OFF_WORDS = lazy_pattern(_CALLED_OFF, re.IGNORECASE)
+_CORRECTED_WORDS = lazy_pattern(_CORRECTED, re.IGNORECASE)
+_CONTRASTED = lazy_pattern(_CONTRAST, re.IGNORECASE)
+NEGATED = lazy_pattern(_NEGATION, re.IGNORECASE)
+_CLAUSE_END = lazy_pattern(r"[，。！？；,.!?;\n]")
+_SENTENCE_END = lazy_pattern(r"[。！？；.!?;\n]")
 
 
 def clause_at(text: str, position: int) -> str:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from memstrata.han import HAN_RUN
+from memstrata.patterns import lazy_pattern
 from memstrata.types import INT64, Frozen, MemoryStatus, Scope, UtcDatetime
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
-KEY_PATTERN = re.compile(r"^[^\s:]+(?::[^\s:]+){1,7}$")
+_IDENTIFIER = lazy_pattern(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
+KEY_PATTERN = lazy_pattern(r"^[^\s:]+(?::[^\s:]+){1,7}$")
 
 MetadataValue = str | int | float | bool | None
 
@@ -99,7 +99,7 @@ def looks_like_key(text: str) -> bool:
     return bool(KEY_PATTERN.match(text)) and "://" not in text
 
 
-_KEY_QUOTES = re.compile(r"[\s「」『』【】《》()（）\"“”`,，、;；]+")
+_KEY_QUOTES = lazy_pattern(r"[\s「」『』【】《》()（）\"“”`,，、;；]+")
 
 
 def named_key_forms(text: str, most: int = 3) -> list[list[str]]:

@@ -11,15 +11,16 @@ from __future__ import annotations
 import re
 
 from memstrata.lifecycle.session import estimate_tokens
+from memstrata.patterns import lazy_pattern
 
 __all__ = ["cut_to_budget", "estimate_tokens", "first_sentences", "is_item_line", "sentences"]
 
 _CLOSERS = "”’」』）)]\"'》"
-_CJK_END = re.compile(rf"[。！？；…]+[{re.escape(_CLOSERS)}]*")
-_LATIN_END = re.compile(rf"[.!?;]+[{re.escape(_CLOSERS)}]*(?=\s|$)")
+_CJK_END = lazy_pattern(rf"[。！？；…]+[{re.escape(_CLOSERS)}]*")
+_LATIN_END = lazy_pattern(rf"[.!?;]+[{re.escape(_CLOSERS)}]*(?=\s|$)")
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "mr.", "mrs.", "ms.", "dr.", "prof.", "fig.", "no.", "al."})
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_LIST_ITEM = lazy_pattern(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_FENCE = lazy_pattern(r"^\s*(```|~~~)")
 
 
 def is_item_line(line: str) -> bool:

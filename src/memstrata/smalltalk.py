@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from memstrata.patterns import lazy_pattern
+
 _PHRASE = (
     r"(?:hi|hello|hey|yo|good (?:morning|afternoon|evening|night)|thanks?(?: you)?(?: so much| a lot)?|ok(?:ay)?|"
     r"cool|great|nice|sure|got it|noted|will do|sounds good|no problem|no worries|you're welcome|bye|you too|"
@@ -32,7 +34,7 @@ _PHRASE = (
 )
 # Said to someone by name: "Bye Nate!", "Thanks, Evan!" (a capitalised word right after the phrase)
 _ADDRESSED = r"(?:,?\s+(?-i:[A-Z][a-z]{1,15}))?"
-_SMALL_TALK = re.compile(rf"^\s*(?:{_PHRASE}{_ADDRESSED}[\s,，.。!！?？~～]*)+$", re.IGNORECASE)
+_SMALL_TALK = lazy_pattern(rf"^\s*(?:{_PHRASE}{_ADDRESSED}[\s,，.。!！?？~～]*)+$", re.IGNORECASE)
 
 
 def is_small_talk(text: str) -> bool:

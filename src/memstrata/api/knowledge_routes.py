@@ -11,7 +11,6 @@ refuses it unless it carries the ``X-Memstrata-Client`` header.
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 from dataclasses import asdict
@@ -28,6 +27,7 @@ from memstrata.errors import InvalidInputError
 from memstrata.knowledge.chunking import CHUNKER_NAMES
 from memstrata.knowledge.convert import format_of
 from memstrata.knowledge.limits import MB
+from memstrata.patterns import lazy_pattern
 from memstrata.storage.knowledge_protocol import CollectionCounts, SourceRecord, SourceSummary
 
 router = APIRouter(prefix="/v1/knowledge", responses=ERRORS, tags=["knowledge"])
@@ -35,7 +35,7 @@ UPLOAD = problems(s413="the file is over [ingest] max_upload_mb", s422="not a su
 CollectionName = Annotated[str, Path(min_length=1, max_length=64, pattern=TEXT_PATTERN)]
 CollectionQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=TEXT_PATTERN)]
 _BLOCK = 1 << 20
-_UNSAFE = re.compile(r"[^\w.\-]+")
+_UNSAFE = lazy_pattern(r"[^\w.\-]+")
 
 
 class SourceOutcomeOut(BaseModel):

@@ -25,6 +25,7 @@ from memstrata.deep.heuristics import Language, keyword_query
 from memstrata.deep.trace import ExpansionStep, Origin, StepTrace, Understanding
 from memstrata.deep.understand import same_language
 from memstrata.lexical import has_han
+from memstrata.patterns import lazy_pattern
 from memstrata.providers.llm import ChatMessage, ChatModel
 
 
@@ -61,12 +62,12 @@ _PROMPTS: dict[ExpansionStep, dict[Language, str]] = {
     },
 }
 
-_EN_ASKING = re.compile(
+_EN_ASKING = lazy_pattern(
     r"^\s*(?:(?:what|when|where|who|whom|whose|which|why|how)(?:\s+(?:kind|kinds|type|types|sort)\s+of)?\s+\w*\s*)?"
     r"(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would|should)?\s+",
     re.IGNORECASE,
 )
-_ZH_ASKING = re.compile(
+_ZH_ASKING = lazy_pattern(
     r"什么时候|为什么|为啥|怎么样|怎么|什么|哪里|哪儿|哪个|哪些|哪天|哪年|哪一天|哪|谁|多少|几|是否|有没有|吗|呢|来着|啥"
 )
 

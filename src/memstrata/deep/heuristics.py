@@ -20,11 +20,12 @@ from functools import cache
 from typing import Literal
 
 from memstrata.lexical import STOP_WORDS, has_han, keyword_tokens
+from memstrata.patterns import lazy_pattern
 
 Language = Literal["zh", "en"]
 
 # The ask usually follows one of these; what comes before is small talk.
-_ASK_MARKERS = re.compile(
+_ASK_MARKERS = lazy_pattern(
     r"(对了|话说|说起来|顺便问一下|顺便问|顺便|我想问一下|我想问问|我想问|想问一下|想问问|问一下|问你个事|请问|"
     r"我想知道|帮我查一下|帮我查|帮我看看|"
     r"\bby the way\b|\bbtw\b|\banyway(?:s)?\b|\bquick question\b|\bi (?:wanted|want|need) to ask\b|"
@@ -32,23 +33,23 @@ _ASK_MARKERS = re.compile(
     r"\bremind me\b|\bone question\b)[\s,，:：]*",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"[^。！？!?；;\n]+[。！？!?；;]*")
-_CLAUSE = re.compile(r"[^，,。！？!?；;\n]+[，,。！？!?；;]*")
-_ZH_QUESTION = re.compile(r"什么|啥|哪|谁|几|多少|怎么|怎样|为什么|为啥|吗|呢|是否|有没有|是不是|何时|多久|多大|如何")
-_EN_QUESTION = re.compile(
+_SENTENCE = lazy_pattern(r"[^。！？!?；;\n]+[。！？!?；;]*")
+_CLAUSE = lazy_pattern(r"[^，,。！？!?；;\n]+[，,。！？!?；;]*")
+_ZH_QUESTION = lazy_pattern(r"什么|啥|哪|谁|几|多少|怎么|怎样|为什么|为啥|吗|呢|是否|有没有|是不是|何时|多久|多大|如何")
+_EN_QUESTION = lazy_pattern(
     r"^\s*(what|when|where|who|whom|whose|which|why|how|do|does|did|is|are|was|were|can|could|should|would|will|"
     r"have|has|had)\b",
     re.IGNORECASE,
 )
-_FILLER = re.compile(
+_FILLER = lazy_pattern(
     r"^[\s,，。！!.~～…]*(哎呀|哎|唉|嗨|嗯+|啊+|哈+|呵呵|嘿|"
     r"hi|hello|hey|ugh|oh|well|so|ok|okay|lol|haha|thanks|thank you|"
     r"谢谢|你好|您好|最近(?:好|太|真|有点)?(?:忙|累)[^，,。！？!?]*|(?:好|太|真)(?:忙|累)[^，,。！？!?]*|累死了)"
     r"[\s,，。！!.~～…]*$",
     re.IGNORECASE,
 )
-_EN_NAME = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:[A-Z][\w'’\-]*|of|de|van|von))*(?<!\s(?:of|de))")
-_QUOTED = re.compile(r"[《“\"「『]([^》”\"」』]{1,40})[》”\"」』]")
+_EN_NAME = lazy_pattern(r"\b[A-Z][\w'’\-]*(?:\s+(?:[A-Z][\w'’\-]*|of|de|van|von))*(?<!\s(?:of|de))")
+_QUOTED = lazy_pattern(r"[《“\"「『]([^》”\"」』]{1,40})[》”\"」』]")
 # Capitalised only because they start a sentence or are the speaker: never entities on their own.
 _NOT_NAMES = frozenset(
     [
@@ -118,10 +119,10 @@ _NOT_NAMES = frozenset(
         "tell",
     ]
 )
-_EN_COMPOUND = re.compile(r",?\s+(?:and|also|plus)\s+(?=(?:what|when|where|who|which|why|how|did|does|do|is|are)\b)",
+_EN_COMPOUND = lazy_pattern(r",?\s+(?:and|also|plus)\s+(?=(?:what|when|where|who|which|why|how|did|does|do|is|are)\b)",
                           re.IGNORECASE)  # fmt: skip
-_ZH_COMPOUND = re.compile(r"[，,；;]\s*(?:还有|以及|另外|并且|而且|那)")
-_ZH_LEADING = re.compile(r"^(?:还有|以及|另外|并且|而且|那么|那)[\s,，、]*")
+_ZH_COMPOUND = lazy_pattern(r"[，,；;]\s*(?:还有|以及|另外|并且|而且|那)")
+_ZH_LEADING = lazy_pattern(r"^(?:还有|以及|另外|并且|而且|那么|那)[\s,，、]*")
 _POS_ENTITY = {"nr", "nrfg", "nrt", "ns", "nt"}
 # Tagged as places by jieba but common nouns: never the entity a question is about.
 _ZH_GENERIC = frozenset(
@@ -175,7 +176,7 @@ def _after_last_marker(text: str) -> str | None:
 
 
 # A line that opens with a speaker's tag: "<Bart>: ...", "Assistant: ...", "用户：..."
-_SPEAKER_LINE = re.compile(r"^\s*(?:<[^<>\n]{1,40}>|[^\s:：<>][^:：<>\n]{0,30})\s*[:：]", re.MULTILINE)
+_SPEAKER_LINE = lazy_pattern(r"^\s*(?:<[^<>\n]{1,40}>|[^\s:：<>][^:：<>\n]{0,30})\s*[:：]", re.MULTILINE)
 
 
 def is_transcript(text: str) -> bool:

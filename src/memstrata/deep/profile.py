@@ -40,6 +40,7 @@ from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.modality import CONDITIONAL, ENDED_WORDS
+from memstrata.patterns import lazy_pattern
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.evidence import says_a_word_of
@@ -180,7 +181,7 @@ def by_need(embedder: Embedder, task: str, *, chinese: bool) -> list[Standing]:
 
 
 # the user's own word, and the framing extracted facts use ("User …", "用户…")
-_OF_THE_USER = re.compile(rf"{FIRST_PERSON.pattern}|\b(?:myself|user)\b|用户", re.IGNORECASE)
+_OF_THE_USER = lazy_pattern(rf"{FIRST_PERSON.pattern}|\b(?:myself|user)\b|用户", re.IGNORECASE)
 
 
 def _answers(item: MemoryItem, standing: Standing) -> bool:
@@ -206,7 +207,7 @@ _OUTSIDE_ZH = (
     "妈|爸|姐|哥|妹|弟|父母|爸妈|奶奶|爷爷|外婆|外公|姑姑|阿姨|舅舅|叔叔|朋友|闺蜜|邻居|同事|室友|同学|老板|领导"
     "|婆婆|公公|岳父|岳母"
 )
-_THEIRS = re.compile(
+_THEIRS = lazy_pattern(
     rf"\b(?:my|our)\s+(?:(?:older|younger|big|little|best|elder|baby)\s+)?(?:{_OUTSIDE_EN})(?:\s+[A-Z][a-z]+)?"
     r"(?:'s\b|’s\b|\s+(?:has|had|have|got|adopted|keeps|owns|just\s+had|is\s+(?:having|expecting|engaged|dating|pregnant)"
     r"|married)\b)"
@@ -214,18 +215,18 @@ _THEIRS = re.compile(
     re.IGNORECASE,
 )
 # The user's own word, "we" and "our" included: a family's news is often said as theirs together.
-_OURS = re.compile(rf"{FIRST_PERSON.pattern}|\b(?:we|our|us|ours|we're|we've)\b", re.IGNORECASE)
-_SOMEONE = re.compile(r"\b(?:he|she|they|his|her|their)\b|他|她", re.IGNORECASE)
+_OURS = lazy_pattern(rf"{FIRST_PERSON.pattern}|\b(?:we|our|us|ours|we're|we've)\b", re.IGNORECASE)
+_SOMEONE = lazy_pattern(r"\b(?:he|she|they|his|her|their)\b|他|她", re.IGNORECASE)
 
 
 # News of someone outside the household said first: "我姐顾晓芸又搬家了，说是孩子…", "阿梨生了个儿子" (a held-out
 # trial showed both as the user's family), "Mia had a baby girl"
-_OPENS_WITH_THEIRS = re.compile(
+_OPENS_WITH_THEIRS = lazy_pattern(
     rf"^\s*(?:(?:my|our)\s+(?:\w+\s+)?(?:{_OUTSIDE_EN})\b|我的?(?:{_OUTSIDE_ZH}))|{ANOTHERS_EVENT.pattern}",
     re.IGNORECASE,
 )
 # A family only imagined: "要是生的是女儿的话就叫小满" was shown as the user's child
-_IMAGINED = re.compile(rf"^[^，。！？,.!?]*?(?:{CONDITIONAL})", re.IGNORECASE)
+_IMAGINED = lazy_pattern(rf"^[^，。！？,.!?]*?(?:{CONDITIONAL})", re.IGNORECASE)
 
 
 def _anothers_family(said: str) -> bool:
@@ -237,7 +238,7 @@ def _anothers_family(said: str) -> bool:
     return _OURS.search(said) is None and _SOMEONE.search(said) is not None
 
 
-_OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b")
+_OPENING_WORD = lazy_pattern(r"\s*([A-Z][a-z]+)\b")
 
 
 def _opens_with_a_name(text: str) -> bool:

@@ -4,7 +4,6 @@ the records and commit them in the order the principles ask (raw turns first, th
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -14,6 +13,7 @@ from memstrata.errors import ConflictError, InvalidInputError, ProviderError
 from memstrata.facade.core import MemoryCore
 from memstrata.facade.long_text import preceding_turns, turn_episodes
 from memstrata.indexing import index_text
+from memstrata.patterns import lazy_pattern
 from memstrata.records.history import history_event
 from memstrata.records.versions import edited_version, kept_version, kept_version_event
 from memstrata.storage.protocol import WriteBatch
@@ -193,7 +193,7 @@ def _said(message: Message) -> tuple[str, str, str, str]:
     return message.role, message.name or "", message.content, message.timestamp.isoformat()
 
 
-_MADE_ID = re.compile(r"t-[0-9a-f]{20}(-\d+)?@")  # an id _with_ids_of_dated_turns made, as stored
+_MADE_ID = lazy_pattern(r"t-[0-9a-f]{20}(-\d+)?@")  # an id _with_ids_of_dated_turns made, as stored
 
 
 class _StoredTwins:

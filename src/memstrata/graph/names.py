@@ -7,13 +7,14 @@ import unicodedata
 
 from memstrata.graph.vocabulary import EN_FAMILY, FAMILY
 from memstrata.lexical import has_han
+from memstrata.patterns import lazy_pattern
 
 # The node that stands for the user of a scope: "我", "I", "用户" and "the user" all mean it, and so does "we": the
 # model wrote ["We", "lives_in", "Denver"] for "We moved to Denver last week", and "We" became a person of its own.
 USER_NAME = "user"
 USER_ALIASES = ("我", "用户", "本人", "i", "me", "myself", "the user", "we", "us", "我们", "咱们")
 
-_SPACE_OR_PUNCT = re.compile(r"[\s\-_·.,'\"“”‘’()（）]+")
+_SPACE_OR_PUNCT = lazy_pattern(r"[\s\-_·.,'\"“”‘’()（）]+")
 
 _TYPE_SUFFIXES: list[tuple[str, tuple[str, ...]]] = [
     ("person", ("先生", "女士", "小姐", "总", "工", "老师", "教授", "博士", "经理", "医生", "阿姨", "叔叔", "同学")),
@@ -22,18 +23,18 @@ _TYPE_SUFFIXES: list[tuple[str, tuple[str, ...]]] = [
     ("project", ("项目", "系统", "服务", "平台", "开发", "模块", "接口", "API", "api", "app", "App")),
     ("profession", ("工程师", "设计师", "程序员", "研究员", "律师", "会计", "护士", "记者", "作家")),
 ]
-_EN_PERSON = re.compile(r"^(mr|mrs|ms|dr|prof)\.?\s", re.I)
-_EN_ORG = re.compile(r"\b(inc|corp|ltd|llc|gmbh|university|bank|company)\b\.?$", re.I)
+_EN_PERSON = lazy_pattern(r"^(mr|mrs|ms|dr|prof)\.?\s", re.I)
+_EN_ORG = lazy_pattern(r"\b(inc|corp|ltd|llc|gmbh|university|bank|company)\b\.?$", re.I)
 
 
 # Words a model leaves in an entity's name that are not part of it: a time ("Hangzhou last month" from "I moved
 # to Hangzhou last month") and the speaker's possessive before a relative ("我妹妹", "my sister": the user's).
-_TIME_WORDS = re.compile(
+_TIME_WORDS = lazy_pattern(
     r"\b(?:(?:last|this|next)\s+(?:week|month|year)|yesterday|today|tomorrow|\d+\s+(?:day|week|month|year)s?\s+ago)\b"
     r"|去年|今年|明年|前年|上个?月|这个?月|下个?月|上周|本周|下周|昨天|今天|明天|前天",
 )  # lowercase only: "Today Show" is a name
 _RELATIVES = "|".join([*FAMILY.values(), *EN_FAMILY.values(), "男朋友|女朋友"])
-_POSSESSIVE = re.compile(rf"^(?:我的?|my\s+)(?=(?:{_RELATIVES})(?![a-z]))", re.I)
+_POSSESSIVE = lazy_pattern(rf"^(?:我的?|my\s+)(?=(?:{_RELATIVES})(?![a-z]))", re.I)
 
 
 def clean_name(name: str) -> str:

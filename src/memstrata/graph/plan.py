@@ -7,7 +7,6 @@ CLOSE event, so "where did I live before?" still has an answer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -16,6 +15,7 @@ from memstrata.graph.extracted import Mention, Triple
 from memstrata.graph.names import normalize, type_from_name
 from memstrata.graph.resolve import EmbedNames, EntityResolver
 from memstrata.graph.vocabulary import END_TYPES, FUNCTIONAL, SYMMETRIC
+from memstrata.patterns import lazy_pattern
 from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Store, Vector
 from memstrata.types import HistoryAction, HistoryEvent, Scope, as_utc, new_id
@@ -161,7 +161,7 @@ def moment_of(ctx: GraphContext, triple: Triple) -> datetime:
     return min(times) if times else ctx.now
 
 
-_FINER = re.compile(r"(?:区|县|镇|乡|街道|路|district|county)$")  # a place inside a city
+_FINER = lazy_pattern(r"(?:区|县|镇|乡|街道|路|district|county)$")  # a place inside a city
 
 
 class _Edges:

@@ -10,7 +10,6 @@ closer than those of most true aliases. Places inside places stay apart ("北京
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,6 +18,7 @@ import numpy as np
 
 from memstrata.graph.names import USER_NAME, is_abbreviation, is_sub_place, is_user, normalize
 from memstrata.graph.scripts import TRANSLATED_TYPES, TRANSLATION_FLOOR, split_scripts, transliterates
+from memstrata.patterns import lazy_pattern
 from memstrata.records.graph import Entity
 from memstrata.storage.protocol import Vector
 from memstrata.types import HistoryAction, HistoryEvent, Scope, new_id
@@ -164,7 +164,7 @@ class EntityResolver:
         return [(entity_id, self.vectors[entity_id]) for entity_id in sorted(self.created) if entity_id in self.vectors]
 
 
-_HAN_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
+_HAN_NAME = lazy_pattern(r"[\u4e00-\u9fff]{2,4}")
 
 
 def _given_name_of(name: str, known: str) -> bool:

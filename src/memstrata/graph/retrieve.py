@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from memstrata.graph.names import USER_ALIASES, USER_NAME, normalize
 from memstrata.graph.vocabulary import ASKED_BY, EN_FAMILY, FAMILY, SYMMETRIC
+from memstrata.patterns import lazy_pattern
 from memstrata.records.graph import Entity, Relation
 from memstrata.storage.protocol import Store
 from memstrata.types import Scope
@@ -34,7 +35,7 @@ def relations_asked(query: str) -> frozenset[str] | None:
     return frozenset().union(*asked) if asked else None
 
 
-_ASKED = [(relations, re.compile(words, re.IGNORECASE)) for relations, words in ASKED_BY]
+_ASKED = [(relations, lazy_pattern(words, re.IGNORECASE)) for relations, words in ASKED_BY]
 
 
 def _mentions(query: str, name: str) -> bool:
@@ -60,7 +61,7 @@ def link_entities(query: str, entities: Sequence[Entity]) -> list[Entity]:
 
 # "我妹妹" / "my sister": the speaker's relative, named by the relation rather than by name.
 _KIN_ASKED = [
-    (relation, re.compile(rf"我的?(?:{FAMILY[relation]})|\bmy (?:{EN_FAMILY[relation]})s?\b", re.I))
+    (relation, lazy_pattern(rf"我的?(?:{FAMILY[relation]})|\bmy (?:{EN_FAMILY[relation]})s?\b", re.I))
     for relation in FAMILY
 ]
 

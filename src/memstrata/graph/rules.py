@@ -18,14 +18,17 @@ from memstrata.graph.extracted import Mention, Triple
 from memstrata.graph.names import USER_NAME, clean_name, is_user, type_from_name
 from memstrata.graph.vocabulary import EN_FAMILY, END_TYPES, FAMILY, SHORT_KIN
 from memstrata.modality import NOT_YET
+from memstrata.patterns import lazy_pattern
 from memstrata.types import Message
 
 # A second verb after "and" ("I live in Beijing and work at Baidu") starts a clause of the same subject.
 _SECOND_VERB = (r"(?:now |also |then |currently )?(?:works?|worked|lives?|lived|moved|stud(?:y|ies)|joined|likes?|"
                 r"loves?|prefers?|hates?)\b")  # fmt: skip
-_CLAUSE = re.compile(rf"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|but|so)\s+(?=I\b)|\s+and\s+(?={_SECOND_VERB})")
-_SUBJECTLESS = re.compile(rf"^(?:and\s+)?(?={_SECOND_VERB})")
-_QUESTION = re.compile(
+_CLAUSE = lazy_pattern(
+    rf"[，,。！？!?；;：:\n]+|(?<=[a-z])\.\s+|\s+(?:and|but|so)\s+(?=I\b)|\s+and\s+(?={_SECOND_VERB})"
+)
+_SUBJECTLESS = lazy_pattern(rf"^(?:and\s+)?(?={_SECOND_VERB})")
+_QUESTION = lazy_pattern(
     r"[?？]|吗$|什么|谁|哪|怎么|多少|^(do|does|did|can|could|would|what|why|how|where|when|who)\b", re.I
 )
 
@@ -37,7 +40,7 @@ _EN_NAME = r"[A-Z][\w.'\-]*(?: [A-Z][\w.'\-]*)?"
 _EN_SUBJECT = (rf"(?P<s>I|[Mm]y (?:{_EN_KIN}) {_EN_NAME}|[A-Z][\w.'\-]*(?: [A-Z][\w.'\-]*){{0,3}}"
                r"|[Tt]he [\w ]{1,30}?)")  # fmt: skip
 _KIN_NAMED = [
-    (rel, re.compile(rf"^(?:[Mm]y (?:{en}) (?P<en>{_EN_NAME})|我的?(?:{zh})(?P<zh>[\u4e00-\u9fff·]{{2,4}}))$"))
+    (rel, lazy_pattern(rf"^(?:[Mm]y (?:{en}) (?P<en>{_EN_NAME})|我的?(?:{zh})(?P<zh>[\u4e00-\u9fff·]{{2,4}}))$"))
     for (rel, zh), en in zip(FAMILY.items(), EN_FAMILY.values(), strict=True)
 ]
 _ADVERB = r"(?:现在|目前|还|也|都|一直|已经|仍然|最近|很|最|特别|非常|比较|真的)*"
@@ -47,30 +50,30 @@ _MEASURE = r"(?:[一两三四五几]?[只条匹头个])?"  # "一只" in "养了
 def _zh(verbs: str, *, tail: str = "$") -> re.Pattern[str]:
     """subject (optional, short) + adverbs + verb + object; the object is lazy when a tail must follow."""
     lazy = "?" if tail != "$" else ""
-    return re.compile(rf"^(?P<s>.{{0,12}}?){_ADVERB}(?:{verbs})(?P<o>.{{1,20}}{lazy}){tail}")
+    return lazy_pattern(rf"^(?P<s>.{{0,12}}?){_ADVERB}(?:{verbs})(?P<o>.{{1,20}}{lazy}){tail}")
 
 
 def _en(verbs: str) -> re.Pattern[str]:
-    return re.compile(rf"^{_EN_SUBJECT} (?:really |also |still |now )?(?:{verbs}) (?P<o>.+)$")
+    return lazy_pattern(rf"^{_EN_SUBJECT} (?:really |also |still |now )?(?:{verbs}) (?P<o>.+)$")
 
 
 # (relation, ended, pattern with groups s (may be empty) and o). The first pattern that matches decides.
 _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
     *[
-        (rel, False, re.compile(rf"^(?P<s>{_ZH_NAME}{{1,12}}?)的(?:{words})(?:是|叫)(?P<o>{_ZH_NAME}{{1,12}})$"))
+        (rel, False, lazy_pattern(rf"^(?P<s>{_ZH_NAME}{{1,12}}?)的(?:{words})(?:是|叫)(?P<o>{_ZH_NAME}{{1,12}})$"))
         for rel, words in FAMILY.items()
     ],
     *[
-        (rel, False, re.compile(rf"^(?P<o>{_ZH_NAME}{{1,12}}?)是(?P<s>{_ZH_NAME}{{1,12}}?)的(?:{words})$"))
+        (rel, False, lazy_pattern(rf"^(?P<o>{_ZH_NAME}{{1,12}}?)是(?P<s>{_ZH_NAME}{{1,12}}?)的(?:{words})$"))
         for rel, words in FAMILY.items()
     ],
     *[  # the speaker's own, without 的: "我妹妹叫林小雨", "我老板是王总"
-        (rel, False, re.compile(rf"^(?P<s>我)(?:{words})(?:是|叫|名叫|叫做)(?P<o>{_ZH_NAME}{{1,12}})$"))
+        (rel, False, lazy_pattern(rf"^(?P<s>我)(?:{words})(?:是|叫|名叫|叫做)(?P<o>{_ZH_NAME}{{1,12}})$"))
         for rel, words in FAMILY.items()
     ],
     ("dislikes", False, _zh("不再喜欢|不再爱|不喜欢|不爱|讨厌|受不了")),
     ("likes", False, _zh("喜欢|爱喝|爱吃|爱看|爱|偏爱|钟爱")),
-    ("depends_on", False, re.compile(r"^(?P<s>.{1,16}?)(?:依赖于?|取决于|要等|需要等)(?P<o>.{1,20})$")),
+    ("depends_on", False, lazy_pattern(r"^(?P<s>.{1,16}?)(?:依赖于?|取决于|要等|需要等)(?P<o>.{1,20})$")),
     # "小雨养了一只布偶猫": the pet without its measure word
     # "领养" whole: "我们又领养了一只狗" read 养了 alone and made a person of "我们又领" (a user trial)
     ("has_pet", False, _zh(f"(?:领养了|领养|收养了|收养|养了|养着|养){_MEASURE}")),
@@ -84,7 +87,7 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
     (
         "has_profession",
         False,
-        re.compile(
+        lazy_pattern(
             rf"^(?P<s>.{{0,12}}?){_ADVERB}是(?:一名|一个|个|名)?"
             r"(?P<o>.{0,8}(?:工程师|经理|医生|老师|教授|设计师|律师|程序员|研究员|学生|作家|记者|会计|护士))$"
         ),
@@ -93,15 +96,15 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [
 
 _EN: list[tuple[str, bool, re.Pattern[str]]] = [
     *[
-        (rel, False, re.compile(rf"^{_EN_SUBJECT}'s (?:{words}) is (?P<o>.{{1,40}})$"))
+        (rel, False, lazy_pattern(rf"^{_EN_SUBJECT}'s (?:{words}) is (?P<o>.{{1,40}})$"))
         for rel, words in EN_FAMILY.items()
     ],
     *[
-        (rel, False, re.compile(rf"^(?P<o>[A-Z][\w.'\- ]{{0,40}}?) is (?P<s>[A-Z][\w.'\- ]{{0,40}}?)'s (?:{words})$"))
+        (rel, False, lazy_pattern(rf"^(?P<o>[A-Z][\w.'\- ]{{0,40}}?) is (?P<s>[A-Z][\w.'\- ]{{0,40}}?)'s (?:{words})$"))
         for rel, words in EN_FAMILY.items()
     ],
     *[
-        (rel, False, re.compile(rf"^[Mm]y (?:{words})(?:'s name)? is (?:called |named )?(?P<o>.{{1,40}})$"))
+        (rel, False, lazy_pattern(rf"^[Mm]y (?:{words})(?:'s name)? is (?:called |named )?(?P<o>.{{1,40}})$"))
         for rel, words in EN_FAMILY.items()
     ],
     # "Tom is married to Anna" made no edge (a user trial); "Tom divorced Anna" ends it
@@ -113,7 +116,7 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [
     (
         "responsible_for",
         False,
-        re.compile(
+        lazy_pattern(
             rf"^{_EN_SUBJECT} (?:is|am) (?:responsible for|in charge of) (?P<o>.+)$|"
             rf"^{_EN_SUBJECT.replace('?P<s>', '?P<s2>')} (?:owns|maintains|leads) (?P<o2>.+)$"
         ),
@@ -124,8 +127,8 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [
     ("works_at", False, _en("works? (?:at|for)|(?:am|is|are) (?:now )?working (?:at|for)|joined")),
 ]
 
-_TRAILING = re.compile(r"[了啦呢吧哦啊呀的嘛\s.!]+$")
-_LEADING = re.compile(r"^(?:(?:而且|并且|然后|但是|不过|另外|其实|所以|因为)|(?:and|but|so|also|the|a|an)\s+)", re.I)
+_TRAILING = lazy_pattern(r"[了啦呢吧哦啊呀的嘛\s.!]+$")
+_LEADING = lazy_pattern(r"^(?:(?:而且|并且|然后|但是|不过|另外|其实|所以|因为)|(?:and|but|so|also|the|a|an)\s+)", re.I)
 _PRONOUNS = {"你", "他", "她", "它", "你们", "他们", "它们", "这", "那", "这个", "那个", "you", "it", "that", "this"}
 
 
@@ -134,7 +137,7 @@ _PRONOUNS = {"你", "他", "她", "它", "你们", "他们", "它们", "这", "�
 # verb: "Johnson and Johnson" stays whole).
 # Time adverbs end it too ("New York City now", "Google these days", "深圳 since 2020": a Chinese name followed
 # by English words is cut the same way).
-_EN_OBJECT_END = re.compile(
+_EN_OBJECT_END = lazy_pattern(
     r"\s+(?:(?i:with|since|because|when|while|after|before|until|as|last|next|every|on|at|in|from|for|now|"
     r"currently|nowadays|today|these days|recently|lately|anymore|again|too|as well)\b"
     r"|and\s+(?=[a-z])).*$"
@@ -151,12 +154,12 @@ def _clean(name: str) -> str:
 # A Chinese clause often opens with its time and leaves the speaker out ("上周搬到上海了"), and an adverb sits before
 # the verb ("现在我们只养狗"): the time and the adverb are no part of who did it. Read as the subject, "上周" lived in
 # 上海 and "现在我们只" kept a dog (found with an imported history).
-_ZH_TIME_LEAD = re.compile(
+_ZH_TIME_LEAD = lazy_pattern(
     r"^(?:(?:上+|下+|这|本)个?(?:周|星期|礼拜|月)[一二三四五六日天末]?|[昨今明前后]天|[去今明前]年|最近|现在|目前|刚才|刚刚"
     r"|后来|之前|以前|当时|那时|周[一二三四五六日末]|星期[一二三四五六日天]|[\d一二三四五六七八九十两]+(?:年|月|号|日|点)"
     r"|早上|上午|中午|下午|晚上|[，,\s])+"
 )
-_ZH_ADVERB_TAIL = re.compile(r"(?:只|也|还|都|就|又|才|已经|一直|终于)+$")
+_ZH_ADVERB_TAIL = lazy_pattern(r"(?:只|也|还|都|就|又|才|已经|一直|终于)+$")
 
 
 def _subject(name: str) -> str:
@@ -257,17 +260,17 @@ class RulesGraphExtractor:
         return triples
 
 
-_HOUSEHOLD = re.compile(r"我们家?|咱们家?|咱家|我家|(?i:we|our family)")
+_HOUSEHOLD = lazy_pattern(r"我们家?|咱们家?|咱家|我家|(?i:we|our family)")
 
 
 # A clause that opens with someone other than the speaker (a relative, "he" / "她"), and one that opens with the
 # speaker again: a clause without a subject after the first is about that someone, whose name is not known here.
-_ANOTHER_LEADS = re.compile(
+_ANOTHER_LEADS = lazy_pattern(
     rf"^(?:我(?:的|们的?|家的?)?(?:{_ZH_KIN}|{SHORT_KIN})|他|她|(?:my|our)\s+(?:\w+\s+)?(?:{_EN_KIN})s?\b"
     r"|(?:he|she|they)\b)",
     re.IGNORECASE,
 )
-_SPEAKER_LEADS = re.compile(rf"^(?:我(?![的们家]?{SHORT_KIN})|I\b|I'm\b|we\b)", re.IGNORECASE)
+_SPEAKER_LEADS = lazy_pattern(rf"^(?:我(?![的们家]?{SHORT_KIN})|I\b|I'm\b|we\b)", re.IGNORECASE)
 
 
 def _as_target(found: Mention, relation: str) -> Mention:
@@ -282,7 +285,7 @@ def _as_target(found: Mention, relation: str) -> Mention:
     return found
 
 
-_PET_NAMED = re.compile(
+_PET_NAMED = lazy_pattern(
     r"[\u4e00-\u9fff]{1,6}?(?:叫做?|名叫|名字叫)\s*([\u4e00-\u9fff]{1,4}|[A-Za-z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?)"
 )
 
@@ -296,7 +299,7 @@ def _kin_named(subject: str) -> tuple[str, str] | None:
     return None
 
 
-_CONTRACTED = re.compile(r"^(I|[Ss]?[Hh]e|[Ww]e|[Tt]hey)'(m|s|re)\b")
+_CONTRACTED = lazy_pattern(r"^(I|[Ss]?[Hh]e|[Ww]e|[Tt]hey)'(m|s|re)\b")
 _EXPANDED = {"m": "am", "s": "is", "re": "are"}
 
 

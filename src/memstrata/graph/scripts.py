@@ -19,11 +19,12 @@ import unicodedata
 from functools import lru_cache
 
 from memstrata.han import HAN_RANGES
+from memstrata.patterns import lazy_pattern
 
 TRANSLATION_FLOOR = 0.78
 TRANSLATED_TYPES = frozenset({"location", "organization"})
-_HAN_NAME = re.compile(rf"^[{HAN_RANGES}]{{1,8}}$")
-_LATIN_WORDS = re.compile(r"^[a-z]+(?:[\s\-'.]+[a-z]+)*$")
+_HAN_NAME = lazy_pattern(rf"^[{HAN_RANGES}]{{1,8}}$")
+_LATIN_WORDS = lazy_pattern(r"^[a-z]+(?:[\s\-'.]+[a-z]+)*$")
 _READINGS = 64  # spellings tried at most per Chinese name (polyphonic characters multiply them)
 
 

@@ -22,6 +22,7 @@ import yaml
 
 from memstrata.errors import InvalidInputError
 from memstrata.han import HAN_CHAR
+from memstrata.patterns import lazy_pattern
 
 # Extension -> format name. Formats MarkItDown converts with the [docx,pdf,pptx,xlsx] extras installed.
 DOCUMENT_FORMATS: dict[str, str] = {
@@ -40,10 +41,10 @@ DOCUMENT_FORMATS: dict[str, str] = {
 IMAGE_FORMATS: dict[str, str] = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".gif": "gif", ".webp": "webp"}
 AUDIO_FORMATS: dict[str, str] = {".mp3": "mp3", ".wav": "wav", ".m4a": "m4a", ".ogg": "ogg", ".flac": "flac"}
 
-_SLIDE = re.compile(r"^<!-- Slide number: (\d+) -->\n?", re.MULTILINE)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
-_BLANK_RUNS = re.compile(r"\n{3,}")
-_TRAILING = re.compile(r"[ \t\u3000]+$", re.MULTILINE)
+_SLIDE = lazy_pattern(r"^<!-- Slide number: (\d+) -->\n?", re.MULTILINE)
+_CONTROL = lazy_pattern(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_BLANK_RUNS = lazy_pattern(r"\n{3,}")
+_TRAILING = lazy_pattern(r"[ \t\u3000]+$", re.MULTILINE)
 
 
 def format_of(path: Path) -> str | None:
@@ -123,7 +124,7 @@ def _join_pages(pages: list[str]) -> tuple[str, tuple[int, ...]]:
     return "\n\n".join(parts), tuple(starts)
 
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_FRONTMATTER = lazy_pattern(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 
 
 def title_of(markdown: str, fallback: str) -> str:
@@ -219,7 +220,7 @@ def _chinese_words(text: str) -> float:
     return sum(len(word) for word in words if len(word) > 1 and all(HAN_CHAR.match(c) for c in word)) / han
 
 
-_KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7a3]")
+_KANA_HANGUL = lazy_pattern(r"[\u3040-\u30ff\uac00-\ud7a3]")
 
 
 def _known_characters(text: str) -> float:

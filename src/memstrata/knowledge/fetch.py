@@ -8,7 +8,6 @@ format checks see a real document type. The source recorded in provenance is the
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 from urllib.parse import urlparse
@@ -18,6 +17,7 @@ import httpx
 from memstrata.errors import InvalidInputError
 from memstrata.knowledge.convert import format_of
 from memstrata.knowledge.limits import MB, SourceRejected
+from memstrata.patterns import lazy_pattern
 
 _BY_TYPE = {
     "text/html": ".html", "application/xhtml+xml": ".html", "text/plain": ".txt", "text/markdown": ".md",
@@ -26,7 +26,7 @@ _BY_TYPE = {
     "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
 }  # fmt: skip
-_UNSAFE = re.compile(r"[^\w.\-]+")
+_UNSAFE = lazy_pattern(r"[^\w.\-]+")
 
 
 def is_url(target: object) -> bool:

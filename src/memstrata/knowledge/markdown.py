@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass
 
-_ATX = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^(```|~~~)")
+from memstrata.patterns import lazy_pattern
+
+_ATX = lazy_pattern(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = lazy_pattern(r"^(```|~~~)")
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import httpx
-
 from memstrata.errors import ProviderError
 
 _MIME = {"png": "image/png", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
@@ -66,6 +64,8 @@ class OpenAIImageDescriber:
             ],
             "temperature": 0.0,
         }
+        import httpx  # here, not at import: ~70 ms of every command's start-up
+
         try:
             response = httpx.post(self._url, json=body, headers=self._headers, timeout=self._timeout_s)
         except httpx.HTTPError as exc:

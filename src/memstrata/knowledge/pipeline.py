@@ -9,7 +9,6 @@ the report, and the run goes on; a failed file keeps its previously indexed vers
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from memstrata.knowledge.sandbox import ConversionSandbox
 from memstrata.knowledge.state import IndexedSource, indexed_sources, source_chunks, unrecorded_sources
 from memstrata.knowledge.walk import DEFAULT_EXCLUDES, Found, discover
 from memstrata.knowledge.writer import KnowledgeWriter
+from memstrata.patterns import lazy_pattern
 from memstrata.providers.llm import ChatModel
 from memstrata.providers.protocol import Embedder
 from memstrata.storage.protocol import Store
@@ -102,7 +102,7 @@ class IngestReport:
         }
 
 
-_NOT_TEXT = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f\ufffd]")
+_NOT_TEXT = lazy_pattern(r"[\x00-\x08\x0b\x0e-\x1f\x7f\ufffd]")
 
 
 def _looks_binary(text: str) -> bool:

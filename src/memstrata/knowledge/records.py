@@ -8,7 +8,6 @@ is into the stable Markdown, whose hash is kept too, so a hit can show the text 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,12 +16,13 @@ from memstrata.knowledge.chunking.base import SplitResult
 from memstrata.knowledge.convert import ConvertedDocument
 from memstrata.knowledge.markdown import HeadingIndex
 from memstrata.knowledge.tokens import count_tokens
+from memstrata.patterns import lazy_pattern
 from memstrata.storage.knowledge_protocol import SourceRecord
 from memstrata.types import MemoryItem, MemoryKind, Provenance, Scope, new_id
 from memstrata.write.ingest import new_memory
 
 KNOWLEDGE = MemoryKind.KNOWLEDGE.value
-_COLLECTION = re.compile(r"^[^\x00-\x1f/\\]{1,64}$")
+_COLLECTION = lazy_pattern(r"^[^\x00-\x1f/\\]{1,64}$")
 
 
 def check_collection(name: str) -> str:

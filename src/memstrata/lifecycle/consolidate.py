@@ -10,12 +10,12 @@ memories too, and merging across them would move a user-wide memory into one age
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memstrata.patterns import lazy_pattern
 from memstrata.records.history import history_event
 from memstrata.storage.protocol import StatusChange, Vector, WriteBatch
 from memstrata.types import HistoryAction, MemoryItem, MemoryStatus
@@ -61,7 +61,7 @@ def _mergeable(a: MemoryItem, b: MemoryItem) -> bool:
 
 # Digits (any script's), and Chinese numerals that count or order something (第三, 七号, 两个, 三楼 ...)
 _HAN_NUMERAL = "零一二三四五六七八九十百千万两"
-_NUMBER = re.compile(rf"\d+(?:[.,:/-]\d+)*|第[{_HAN_NUMERAL}]+|[{_HAN_NUMERAL}]+(?=[号个位年月日点岁楼层次天周])")
+_NUMBER = lazy_pattern(rf"\d+(?:[.,:/-]\d+)*|第[{_HAN_NUMERAL}]+|[{_HAN_NUMERAL}]+(?=[号个位年月日点岁楼层次天周])")
 
 
 def _numbers(text: str) -> Counter[str]:

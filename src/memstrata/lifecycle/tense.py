@@ -6,24 +6,25 @@ from __future__ import annotations
 import re
 
 from memstrata.modality import PLAN
+from memstrata.patterns import lazy_pattern
 
 # Tense cues of the sentence around a month or day named without its year. Kept narrow on purpose: a cue that is not
 # there leaves this year's reading, which is what every such date meant before. The future: the write path's plan
 # words (modality.PLAN), and what else says a thing is still to come (bookings, 要 / 会 / 将 as auxiliaries).
-_FUTURE_CUE = re.compile(
+_FUTURE_CUE = lazy_pattern(
     rf"{PLAN}|\b(?:shall|going\s+to|gonna|planned|intended|hope\s+to|want\s+to|would\s+like|booked|scheduled|"
     r"reserved|registered|signed\s+up|looking\s+forward)\b|'ll\b"
     r"|(?<![重主需只不])要|(?<![开机社大约])会(?!议)|将|预订|订了|报名",
     re.I,
 )
-_PAST_CUE = re.compile(
+_PAST_CUE = lazy_pattern(
     r"\b(?:was|were|did|had|went|(?<!'ve )(?<!have )got|came|left|spent|took|bought|made|met|saw|gave|began|flew|"
     r"drove|ran|ate|wrote)\b"  # "I've got" is "I have": no past
     r"|[去来到吃见做住玩学看用买试听读写回]过|(?<![为除算])了(?!解)",
     re.I,
 )
 # "I visited", "we finally moved": a regular past after its subject (not "I need", "they exceed")
-_PAST_ED = re.compile(
+_PAST_ED = lazy_pattern(
     r"\b(?:i|we|he|she|they)\s+(?:(?:just|also|really|finally|already|then|first)\s+)?(\w{2,}ed)\b", re.I
 )
 _NOT_PAST_ED = frozenset({"need", "feed", "speed", "embed", "exceed", "proceed", "succeed", "shed", "bleed", "breed"})
@@ -37,7 +38,7 @@ def sentence_tense(clause: str) -> int:
 
 
 # "What am I doing on Saturday?", "I'm flying home over the weekend": the present progressive of an arrangement
-_PROGRESSIVE = re.compile(r"\b(?:am|are|is|i'm|we're|you're|he's|she's|they're)\s+(?:\w+\s+)?(\w{2,}ing)\b", re.I)
+_PROGRESSIVE = lazy_pattern(r"\b(?:am|are|is|i'm|we're|you're|he's|she's|they're)\s+(?:\w+\s+)?(\w{2,}ing)\b", re.I)
 _NOT_PROGRESSIVE = frozenset(
     {"morning", "evening", "thing", "something", "nothing", "anything", "everything", "wedding", "meeting", "building",
      "spring", "king", "ring", "string", "wing"}
@@ -46,7 +47,7 @@ _NOT_PROGRESSIVE = frozenset(
 
 # "Is there a meeting on Monday?", "Do I have any plans on Saturday?", "I have a dentist appointment on Friday": one
 # thing on the calendar (an article: "The gym is closed on Sunday" and "I have yoga on Saturdays" are habits)
-_SCHEDULED = re.compile(
+_SCHEDULED = lazy_pattern(
     r"\b(?:is|are)\s+there\s+(?:a|an|any)\b|\b(?:do|does)\s+(?:i|we|you|he|she|they)\s+have\s+(?:a|an|any)\b"
     r"|\b(?:i|we)(?:\s+have|'ve\s+got)\s+(?:a|an)\b",
     re.I,

@@ -21,6 +21,7 @@ from datetime import datetime
 from memstrata.lifecycle import calendar_spans as cal
 from memstrata.lifecycle.tense import arranged, sentence_tense
 from memstrata.modality import sentence_at
+from memstrata.patterns import lazy_pattern
 
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _EN_NUMBERS = {
@@ -97,22 +98,22 @@ Handler = Callable[[re.Match[str], datetime], tuple[datetime, datetime]]
 
 _RULES: list[tuple[re.Pattern[str], Handler]] = [
     (  # days of one month in Chinese: "3月3日至5日", "2023年3月3日到5日" (before "2023年3月3日", one day)
-        re.compile(
+        lazy_pattern(
             r"(?:(?<!\d)((?:19|20)\d\d)\s*年\s*)?([一二三四五六七八九十\d]{1,3})\s*月\s*([一二三四五六七八九十\d]{1,3})\s*[日号]?"
             r"\s*[-–—~～到至]\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"
         ),
         lambda m, r: _days_in(m, r, cn_number(m[2]), m[3], m[4], m[1]),
     ),
     (  # absolute dates: "2023-05-01", "2023/5/1", "2023年5月1日"
-        re.compile(r"(?<!\d)(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})\s*(?:[-/.]|月)\s*(\d{1,2})(?!\d)"),
+        lazy_pattern(r"(?<!\d)(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})\s*(?:[-/.]|月)\s*(\d{1,2})(?!\d)"),
         lambda m, r: cal.day_span(r.replace(year=int(m[1]), month=int(m[2]), day=int(m[3]))),
     ),
     (
-        re.compile(r"(?<!\d)(\d{4})\s*年\s*([一二三四五六七八九十\d]{1,3})\s*月"),
+        lazy_pattern(r"(?<!\d)(\d{4})\s*年\s*([一二三四五六七八九十\d]{1,3})\s*月"),
         lambda m, r: cal.month_span(int(m[1]), cn_number(m[2]), r),
     ),
     (  # days of one month: "May 2-9, 2023", "May 2 to 9", "2-9 May" (before "May 2" and "9 May", one day)
-        re.compile(
+        lazy_pattern(
             rf"\b({_EN_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|—|to|until|through|thru)\s*(\d{{1,2}})"
             rf"(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?",
             re.I,
@@ -120,7 +121,7 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         lambda m, r: _days_in(m, r, _month_number(m[1]), m[2], m[3], m[4]),
     ),
     (
-        re.compile(
+        lazy_pattern(
             rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|—|to)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
             rf"({_DAY_FIRST_MONTH})\b(?:,?\s+(\d{{4}}))?",
             re.I,
@@ -128,7 +129,7 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         lambda m, r: _days_in(m, r, _month_number(m[3]), m[1], m[2], m[4]),
     ),
     (  # the day first: "on 1 February, 2023", "the 3rd of June", "12 Sept 2021" (before "Sept 2021", a month)
-        re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_DAY_FIRST_MONTH})\b(?:,?\s+(\d{{4}}))?", re.I),
+        lazy_pattern(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_DAY_FIRST_MONTH})\b(?:,?\s+(\d{{4}}))?", re.I),
         lambda m, r: (
             cal.day_span(r.replace(year=int(m[3]), month=_month_number(m[2]), day=int(m[1])))
             if m[3]
@@ -138,21 +139,21 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         ),
     ),
     (
-        re.compile(rf"\b({_EN_MONTH})\s+(\d{{4}})\b", re.I),
+        lazy_pattern(rf"\b({_EN_MONTH})\s+(\d{{4}})\b", re.I),
         lambda m, r: cal.month_span(int(m[2]), _month_number(m[1]), r),
     ),
-    (re.compile(r"大前天"), lambda m, r: cal.day_span(r, -3)),
-    (re.compile(r"前天|the day before yesterday", re.I), lambda m, r: cal.day_span(r, -2)),
-    (re.compile(r"后天|the day after tomorrow", re.I), lambda m, r: cal.day_span(r, 2)),
-    (re.compile(r"昨天|昨日|昨晚|\byesterday\b|\blast night\b", re.I), lambda m, r: cal.day_span(r, -1)),
-    (re.compile(r"今天|今日|今晚|\btoday\b|\btonight\b", re.I), lambda m, r: cal.day_span(r)),
-    (re.compile(r"明天|明日|\btomorrow\b", re.I), lambda m, r: cal.day_span(r, 1)),
+    (lazy_pattern(r"大前天"), lambda m, r: cal.day_span(r, -3)),
+    (lazy_pattern(r"前天|the day before yesterday", re.I), lambda m, r: cal.day_span(r, -2)),
+    (lazy_pattern(r"后天|the day after tomorrow", re.I), lambda m, r: cal.day_span(r, 2)),
+    (lazy_pattern(r"昨天|昨日|昨晚|\byesterday\b|\blast night\b", re.I), lambda m, r: cal.day_span(r, -1)),
+    (lazy_pattern(r"今天|今日|今晚|\btoday\b|\btonight\b", re.I), lambda m, r: cal.day_span(r)),
+    (lazy_pattern(r"明天|明日|\btomorrow\b", re.I), lambda m, r: cal.day_span(r, 1)),
     (
-        re.compile(r"([一二两三四五六七八九十\d]+)\s*(天|个星期|星期|周|个月|年)(?:以)?前"),
+        lazy_pattern(r"([一二两三四五六七八九十\d]+)\s*(天|个星期|星期|周|个月|年)(?:以)?前"),
         lambda m, r: cal.ago(r, cn_number(m[1]), m[2]),
     ),
     (
-        re.compile(
+        lazy_pattern(
             r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few)\s+"
             r"(day|week|month|year)s?\s+ago\b",
             re.I,
@@ -160,16 +161,16 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         lambda m, r: cal.ago(r, _en_number(m[1].lower()), m[2].lower()),
     ),
     (  # "每周一" is a habit; a bare "周一" is placed by its sentence's tense, else this week's (_cn_weekday)
-        re.compile(r"(每)?(上|这|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
+        lazy_pattern(r"(每)?(上|这|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
         lambda m, r: _cn_weekday(m, r),
     ),
     (
-        re.compile(rf"\b(last|previous|this|next)\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
+        lazy_pattern(rf"\b(last|previous|this|next)\s+({'|'.join(_EN_WEEKDAYS)})\b", re.I),
         lambda m, r: cal.weekday_span(r, _RELATIVE_WORD[m[1].lower()], _EN_WEEKDAYS.index(m[2].lower())),
     ),
     (  # "on Saturday", "for Saturday", "Saturday night", "a meeting Monday" alone: placed by its sentence's tense,
         # like "the weekend"; "on Saturdays" is a habit, "Black Friday" a name
-        re.compile(
+        lazy_pattern(
             rf"\b(?:on|for)\s+({'|'.join(_EN_WEEKDAYS)})\b"
             rf"|\b({'|'.join(_EN_WEEKDAYS)})\s+(?:morning|afternoon|evening|night)\b"
             rf"|(?<!Cyber )(?<!Black )(?<!Good )(?<!Super )(?<!Ash )\b(?-i:({'|'.join(_EN_WEEKDAY_NAMES)}))\b",
@@ -180,89 +181,89 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         ),
     ),
     # A weekend before its week: "上周末" read as "上周" left "末" in the question and searched all of last week.
-    (re.compile(r"(上|这|本|下)(?:个)?(?:周末|礼拜天?末)"), lambda m, r: cal.weekend_span(r, _RELATIVE_WORD[m[1]])),
+    (lazy_pattern(r"(上|这|本|下)(?:个)?(?:周末|礼拜天?末)"), lambda m, r: cal.weekend_span(r, _RELATIVE_WORD[m[1]])),
     (
-        re.compile(r"\b(last|previous|this|next)\s+weekend\b", re.I),
+        lazy_pattern(r"\b(last|previous|this|next)\s+weekend\b", re.I),
         lambda m, r: cal.weekend_span(r, _RELATIVE_WORD[m[1].lower()]),
     ),
     # "the weekend" alone is a habit ("I hike on the weekend") unless its sentence's tense places it (_the_weekend)
     (
-        re.compile(r"\bthe\s+weekend\b", re.I),
+        lazy_pattern(r"\bthe\s+weekend\b", re.I),
         lambda m, r: cal.the_weekend(r, arranged(sentence_at(m.string, m.start()))),
     ),
-    (re.compile(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: cal.week_span(r, _RELATIVE_WORD[m[1]])),
+    (lazy_pattern(r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)"), lambda m, r: cal.week_span(r, _RELATIVE_WORD[m[1]])),
     (
-        re.compile(r"\b(last|previous|this|next)\s+week\b", re.I),
+        lazy_pattern(r"\b(last|previous|this|next)\s+week\b", re.I),
         lambda m, r: cal.week_span(r, _RELATIVE_WORD[m[1].lower()]),
     ),
     (  # seasons named with their year: "去年夏天", "2025年夏天", "summer 2025", "the summer of last year"
-        re.compile(r"(前年|去年|今年|明年)\s*的?([春夏秋冬])(?:天|季)"),
+        lazy_pattern(r"(前年|去年|今年|明年)\s*的?([春夏秋冬])(?:天|季)"),
         lambda m, r: cal.season_span(r.year + _CN_YEAR[m[1]], _SEASONS[m[2]], r),
     ),
     (
-        re.compile(r"(?<!\d)((?:19|20)\d\d)\s*年\s*的?([春夏秋冬])(?:天|季)"),
+        lazy_pattern(r"(?<!\d)((?:19|20)\d\d)\s*年\s*的?([春夏秋冬])(?:天|季)"),
         lambda m, r: cal.season_span(int(m[1]), _SEASONS[m[2]], r),
     ),
     (
-        re.compile(rf"\b({_EN_SEASON})\s+(?:of\s+)?((?:19|20)\d\d)\b", re.I),
+        lazy_pattern(rf"\b({_EN_SEASON})\s+(?:of\s+)?((?:19|20)\d\d)\b", re.I),
         lambda m, r: cal.season_span(int(m[2]), _SEASONS[m[1].lower()], r),
     ),
     (
-        re.compile(rf"\b({_EN_SEASON})\s+(?:of\s+)?(last|this|next)\s+year\b", re.I),
+        lazy_pattern(rf"\b({_EN_SEASON})\s+(?:of\s+)?(last|this|next)\s+year\b", re.I),
         lambda m, r: cal.season_span(r.year + _RELATIVE_WORD[m[2].lower()], _SEASONS[m[1].lower()], r),
     ),
     (  # "last summer", "这个夏天", "上个冬天": the latest one over, the one under way, the next one
-        re.compile(rf"\b(last|this|next)\s+({_EN_SEASON})\b", re.I),
+        lazy_pattern(rf"\b(last|this|next)\s+({_EN_SEASON})\b", re.I),
         lambda m, r: cal.named_season(r, _SEASONS[m[2].lower()], _RELATIVE_WORD[m[1].lower()]),
     ),
     (
-        re.compile(r"(上|这|下)个?([春夏秋冬])(?:天|季)"),
+        lazy_pattern(r"(上|这|下)个?([春夏秋冬])(?:天|季)"),
         lambda m, r: cal.named_season(r, _SEASONS[m[2]], _RELATIVE_WORD[m[1]]),
     ),
     (
-        re.compile(r"(去年|今年|明年|前年)\s*([一二三四五六七八九十\d]{1,3})\s*月"),
+        lazy_pattern(r"(去年|今年|明年|前年)\s*([一二三四五六七八九十\d]{1,3})\s*月"),
         lambda m, r: cal.month_span(r.year + _CN_YEAR[m[1]], cn_number(m[2]), r),
     ),
     (
-        re.compile(r"(上|这|本|下)个?月"),
+        lazy_pattern(r"(上|这|本|下)个?月"),
         lambda m, r: cal.month_span(r.year, r.month + _RELATIVE_WORD[m[1]], r),
     ),
     (
-        re.compile(r"\b(last|previous|this|next)\s+month\b", re.I),
+        lazy_pattern(r"\b(last|previous|this|next)\s+month\b", re.I),
         lambda m, r: cal.month_span(r.year, r.month + _RELATIVE_WORD[m[1].lower()], r),
     ),
     (  # "March last year", "in March of next year": that year's month (before "last year" takes the year)
-        re.compile(rf"\b({_EN_MONTH})\s+(?:of\s+)?(last|this|next)\s+year\b", re.I),
+        lazy_pattern(rf"\b({_EN_MONTH})\s+(?:of\s+)?(last|this|next)\s+year\b", re.I),
         lambda m, r: cal.month_span(r.year + _RELATIVE_WORD[m[2].lower()], _month_number(m[1]), r),
     ),
     (  # "last March": the latest March before this month; "next March": the first after it
-        re.compile(rf"\b(last|this|next)\s+({_EN_MONTH})\b", re.I),
+        lazy_pattern(rf"\b(last|this|next)\s+({_EN_MONTH})\b", re.I),
         lambda m, r: cal.named_month(r, _month_number(m[2]), _RELATIVE_WORD[m[1].lower()]),
     ),
     (
-        re.compile(r"(前年|去年|今年|明年)"),
+        lazy_pattern(r"(前年|去年|今年|明年)"),
         lambda m, r: cal.year_span(r.year + _CN_YEAR[m[1]], r),
     ),
     (
-        re.compile(r"\b(last|this|next)\s+year\b", re.I),
+        lazy_pattern(r"\b(last|this|next)\s+year\b", re.I),
         lambda m, r: cal.year_span(r.year + _RELATIVE_WORD[m[1].lower()], r),
     ),
     (  # a year alone: "2024年" (not "2024年3月", matched above), "in 2024", "during 2025"
-        re.compile(r"(?<!\d)((?:19|20)\d\d)\s*年(?!\s*[一二三四五六七八九十\d])"),
+        lazy_pattern(r"(?<!\d)((?:19|20)\d\d)\s*年(?!\s*[一二三四五六七八九十\d])"),
         lambda m, r: cal.year_span(int(m[1]), r),
     ),
     (
-        re.compile(r"\b(?:in|during|throughout|of)\s+(?:the\s+year\s+)?((?:19|20)\d\d)\b(?![-/.:]\d)", re.I),
+        lazy_pattern(r"\b(?:in|during|throughout|of)\s+(?:the\s+year\s+)?((?:19|20)\d\d)\b(?![-/.:]\d)", re.I),
         lambda m, r: cal.year_span(int(m[1]), r),
     ),
     (
-        re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"),
+        lazy_pattern(r"([一二三四五六七八九十\d]{1,3})\s*月\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"),
         lambda m, r: _yearless(
             m, r, lambda year: cal.day_span(r.replace(year=year, month=cn_number(m[1]), day=cn_number(m[2])))
         ),
     ),
     (
-        re.compile(rf"\b({_EN_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
+        lazy_pattern(rf"\b({_EN_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I),
         lambda m, r: (
             cal.day_span(r.replace(year=int(m[3]), month=_month_number(m[1]), day=int(m[2])))
             if m[3]
@@ -272,11 +273,11 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         ),
     ),
     (
-        re.compile(r"([一二三四五六七八九十\d]{1,3})\s*月份?"),
+        lazy_pattern(r"([一二三四五六七八九十\d]{1,3})\s*月份?"),
         lambda m, r: _yearless(m, r, lambda year: cal.month_span(year, cn_number(m[1]), r)),
     ),
     (
-        re.compile(rf"\bin\s+({_EN_MONTH})\b", re.I),
+        lazy_pattern(rf"\bin\s+({_EN_MONTH})\b", re.I),
         lambda m, r: _yearless(m, r, lambda year: cal.month_span(year, _month_number(m[1]), r)),
     ),
 ]
@@ -338,7 +339,7 @@ def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
 
 
 RECENT_DAYS = 30  # what "recently" / "最近" covers in a question: the last month, today included
-_RECENT = re.compile(
+_RECENT = lazy_pattern(
     r"\b(?:recently|lately|these\s+days|of\s+late)\b|最近|近来|近期|这阵子|这段时间|这些天|这几天", re.IGNORECASE
 )
 
@@ -352,10 +353,10 @@ def recent_span(text: str, reference: datetime, days: int = RECENT_DAYS) -> Time
     return TimeSpan(cal.day_span(reference, 1 - days)[0], cal.day_span(reference)[1], found.group(), vague=True)
 
 
-_RANGE_HINT = re.compile(r"\b(?:between|to|until|till|through|thru)\b|[到至~～–—]|\s-\s", re.I)
+_RANGE_HINT = lazy_pattern(r"\b(?:between|to|until|till|through|thru)\b|[到至~～–—]|\s-\s", re.I)
 # What joins the two ends of a range; "and" only after "between" ("in May and in June" names two times, not one).
-_RANGE_JOIN = re.compile(r"\s*(?:(and)|to|until|till|through|thru|[-–—~～到至])\s*", re.I)
-_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)|[前去今明]年")
+_RANGE_JOIN = lazy_pattern(r"\s*(?:(and)|to|until|till|through|thru|[-–—~～到至])\s*", re.I)
+_YEAR = lazy_pattern(r"(?<!\d)\d{4}(?!\d)|[前去今明]年")
 
 
 def _range(text: str, reference: datetime) -> TimeSpan | None:

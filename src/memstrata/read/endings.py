@@ -25,6 +25,7 @@ from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han, keyword_tokens
 from memstrata.lifecycle.decay import said_at
 from memstrata.modality import ENDING_WORDS, NEGATED, clauses, corrects, ends_or_corrects, sentences
+from memstrata.patterns import lazy_pattern
 from memstrata.query import Filters, SearchQuery
 from memstrata.read.newer import FOLLOWED, REPLACING_EVIDENCE
 from memstrata.read.spelling import is_common_word
@@ -38,16 +39,16 @@ LOOKED_UP_IN_SEARCH = 5
 
 # A Latin name: a capitalised word mid-sentence, or one English rarely writes ("Biscuit" is not among the 10,000
 # commonest words; "Seal", the car, is); months, weekdays and "I" name times and the speaker.
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
+_CAPITALISED = lazy_pattern(r"\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
 # "User" and "Assistant" are how extracted facts name the speakers: "User quit Alibaba" ended "User is Daniel Wu" and
 # every other fact of the user (a user trial).
-_NOT_NAMES = re.compile(
+_NOT_NAMES = lazy_pattern(
     r"I|January|February|March|April|May|June|July|August|September|October|November|December"
     r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Chinese|English|User|Users|Assistant"
 )
 # A Chinese name said as one: after 叫 / named / called, or right after the word for a pet or a partner
 # ("我的猫叫团子", "we named her 饺子", "男朋友阿杰，", "我家狗豆豆是柯基").
-_HAN_NAME = re.compile(
+_HAN_NAME = lazy_pattern(
     r"(?:叫|名叫|取名|起名|名字是|\bname\s+is\s+|\bnamed\s+(?:him|her|it|them)?\s*|\bcalled\s+)([\u4e00-\u9fff]{2,3}?)(?=[，。！？,.!?\s(（]|是|的|$)"
     r"|(?:猫|狗|猫咪|狗狗|男朋友|女朋友|男友|女友|老公|老婆)([\u4e00-\u9fff]{2})(?=[，。！？,.!?\s(（]|是|$)",
     re.IGNORECASE,
@@ -65,7 +66,7 @@ def names_in(text: str) -> frozenset[str]:
 
 # A name given, wherever in the statement: "Adopted a cat, we named her 饺子", "取名叫年糕" (not a bare 叫 / called:
 # "大家叫聂总" names the boss someone mentions, not what the statement is about).
-_GIVES_A_NAME = re.compile(
+_GIVES_A_NAME = lazy_pattern(
     r"(?:\bnamed\s+(?:him|her|it|them)?\s*|\bname\s+is\s+|取名叫?|起名叫?|名字(?:是|叫))"
     r"([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|[\u4e00-\u9fff]{2,3}?)(?=[，。！？,.!?\s(（]|$)"
 )

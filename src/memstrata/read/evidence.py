@@ -24,7 +24,6 @@ every query: 0 is no evidence, 1 is as strong as that signal gets.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
@@ -32,9 +31,10 @@ from memstrata.answers import answer_words
 from memstrata.han import HAN_CHAR, HAN_RANGES
 from memstrata.indexing import unsaid_category_words
 from memstrata.lexical import fts_terms, keyword_tokens
+from memstrata.patterns import lazy_pattern
 
 _HAN = HAN_CHAR
-_OTHER_LETTER = re.compile(rf"[^\W\d_{HAN_RANGES}]")
+_OTHER_LETTER = lazy_pattern(rf"[^\W\d_{HAN_RANGES}]")
 
 
 @lru_cache(maxsize=32_768)
@@ -48,7 +48,7 @@ def scripts(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-_WORD_CHARACTER = re.compile(r"[^\W_]")
+_WORD_CHARACTER = lazy_pattern(r"[^\W_]")
 
 
 def has_words(text: str) -> bool:
@@ -58,7 +58,7 @@ def has_words(text: str) -> bool:
     return _WORD_CHARACTER.search(text) is not None
 
 
-_WORD_RUN = re.compile(r"[^\W_]+")
+_WORD_RUN = lazy_pattern(r"[^\W_]+")
 
 
 def has_meaning(text: str, *, query: bool = False) -> bool:

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 
+from memstrata.patterns import lazy_pattern
+
 
 # Idioms whose words mean something else alone: "What do I do for a living?" asks about work, and its "living"
 # (match form "live") found where the user lives instead.
 # "Any food I should avoid?" asks for a diet or an allergy in none of their words (an allergy to shellfish was not
 # found at all): said with those words too.
 def _idiom(pattern: str, plain: str) -> tuple[re.Pattern[str], str]:
-    return re.compile(pattern, re.IGNORECASE), plain
+    return lazy_pattern(pattern, re.IGNORECASE), plain
 
 
 _IDIOMS = (

@@ -9,17 +9,17 @@ weekend haha") or by log lines that all mention its topic ("HNSW ..." thirty tim
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from memstrata.han import HAN_RANGES
 from memstrata.indexing import ASKED_WITH, asked_parts
 from memstrata.lexical import has_han
+from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import match_form
 from memstrata.read.own_first import asks_about_the_user, asks_only_about_another
 
-_KEY_WORDS = re.compile(r"[_\-.\s]+")
-_LATIN_WORD = re.compile(rf"[^\W_{HAN_RANGES}]+")
+_KEY_WORDS = lazy_pattern(r"[_\-.\s]+")
+_LATIN_WORD = lazy_pattern(rf"[^\W_{HAN_RANGES}]+")
 
 
 @lru_cache(maxsize=4096)  # asked once per key among a search's candidates, several times each

@@ -30,6 +30,7 @@ from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corrects, ends_or_corrects
+from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.read.own_first import mentions, people_named, subject, topic_terms, whose
@@ -265,7 +266,7 @@ def _replaces(
 
 
 # A booking is a plan too: "订了三月去冰岛看极光，民宿都付了定金" stayed above "冰岛去不成了" (a held-out trial).
-_BOOKED = re.compile(
+_BOOKED = lazy_pattern(
     r"\b(?:booked|reserved|bought\s+(?:the\s+|our\s+)?(?:flights?|tickets?))\b|订了|订好|预订|定金|买了?(?:机票|门票|车票)",
     re.IGNORECASE,
 )
@@ -361,7 +362,7 @@ def _statement(item: MemoryItem) -> str:
 
 # Work as a time of day says nothing of the job: "Lane swimming before work" answered "Where do I work?" for the same
 # reason as the job itself, and being later, in its place (a held-out trial).
-_WORK_AS_A_TIME = re.compile(
+_WORK_AS_A_TIME = lazy_pattern(
     r"\b(?:before|after|from|off|at)\s+work\b|下班(?:后|以后|之后|前)|上班(?:前|之前)", re.IGNORECASE
 )
 

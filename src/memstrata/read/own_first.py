@@ -23,6 +23,7 @@ from memstrata.han import simplified
 from memstrata.indexing import category_text, own_index_text, states_for_the_user
 from memstrata.lexical import has_han, jieba
 from memstrata.lifecycle.decay import said_at
+from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import query_terms
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.read.spelling import is_common_word
@@ -59,16 +60,16 @@ _MY_SHORT_RELATION_ZH = f"我(?:的|家)?{SHORT_KIN}"
 # a time; a month (May, June and April are names too) where a time is said: "in June", "last May", "June 2023".
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December|Sept?|Jan|Feb|Mar|" \
     "Apr|Jun|Jul|Aug|Oct|Nov|Dec"  # fmt: skip
-_ALWAYS_TIMES = re.compile(
+_ALWAYS_TIMES = lazy_pattern(
     r"\b(?:(?:Mon|Tues?|Wednes|Thu(?:rs)?|Fri|Satur|Sun)day|Christmas(?:\s+Eve)?|Easter|Thanksgiving|Halloween"
     r"|New\s+Year(?:'s)?(?:\s+(?:Eve|Day))?)\b"
 )
-_MONTH_AS_TIME = re.compile(
+_MONTH_AS_TIME = lazy_pattern(
     rf"\b(?:in|on|at|last|this|next|since|until|till|by|of|during|early|late|mid|before|after|from|through)"
     rf"(?:\s+(?:early|late|mid))?[\s-]+(?:{_MONTHS})\b|\b(?:{_MONTHS})\.?\s+\d",
     re.IGNORECASE,
 )
-_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+\b|[A-Za-z]+的")
+_CAPITALISED = lazy_pattern(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+\b|[A-Za-z]+的")
 
 
 def _names_someone(query: str) -> bool:
@@ -76,11 +77,11 @@ def _names_someone(query: str) -> bool:
     return _CAPITALISED.search(_MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", query))) is not None
 
 
-_NAMES_ANOTHER = re.compile(
+_NAMES_ANOTHER = lazy_pattern(
     rf"\b(?:{_RELATION_EN})\b|{_RELATION_ZH}|{_MY_SHORT_RELATION_ZH}|\b(?:he|she|they|him|her|them)\b|他|她", re.I
 )
 # A subject at the start of the statement (after a speaker, "Lin: "): who the statement is about.
-_ABOUT_ANOTHER = re.compile(
+_ABOUT_ANOTHER = lazy_pattern(
     rf"^(?:(?:my|our|user's)\s+(?:\w+\s+)?(?:{_RELATION_EN})\b|(?:he|she|they|his|her|their)\b"
     rf"|(?!user's)[A-Z][a-z]+'s\b|(?:我的?|我们的?|用户的?)?(?:{_RELATION_ZH})|{_MY_SHORT_RELATION_ZH}|他|她"
     rf"|(?!user的)[A-Za-z]+的)",
@@ -88,18 +89,18 @@ _ABOUT_ANOTHER = re.compile(
 )
 # Someone and the user together at the start are the user's news too: "My girlfriend Mei and I did dim sum" answers
 # "Who was I dating in 2021?", and was passed as another's statement by the user's "Telling my manager…" (0.12).
-_WITH_THE_USER = re.compile(
+_WITH_THE_USER = lazy_pattern(
     r"^(?:(?:[Mm]y|[Oo]ur)\s+\w+\s+)?(?:[A-Z][\w-]*\s*(?:\([^)]{0,20}\)\s*)?)+and\s+(?:I|me)\b"  # "Hannah and I"
     r"|^(?:[Mm]y|[Oo]ur)\s+\w+\s+and\s+I\b"  # "My wife and I"
     r"|^(?:(?![说想要会让叫给告问])[^，。！？；：\s]){1,6}?(?:和|跟|与)我(?!的)"
 )
 # A fact the model wrote is about "User" / "用户" (prompts/extract_facts.py).
-_ABOUT_THE_USER = re.compile(r"^(?:i\b|i'm\b|i've\b|i'd\b|my\b|me\b|user\b|我(?!们)|用户)", re.IGNORECASE)
-FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
+_ABOUT_THE_USER = lazy_pattern(r"^(?:i\b|i'm\b|i've\b|i'd\b|my\b|me\b|user\b|我(?!们)|用户)", re.IGNORECASE)
+FIRST_PERSON = lazy_pattern(r"\b(?:i|my|me|mine|i'm|i've)\b|我", re.IGNORECASE)
 
 
 # A question about what the assistant said ("What did you recommend for my trip?") asks for a reply.
-_ASKS_THE_REPLY = re.compile(
+_ASKS_THE_REPLY = lazy_pattern(
     r"\byou\s+(?:said|say|suggest|recommend|told|tell|mention)|[你您](?:说|建议|推荐|提到)", re.IGNORECASE
 )
 
@@ -116,7 +117,7 @@ def asks_about_the_user(query: str) -> bool:
 
 
 # "my" / "我" before a relation says whose relative, not that the question is also about the speaker.
-_MY_RELATION = re.compile(
+_MY_RELATION = lazy_pattern(
     rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION_EN})\b|我(?:的|们的?|家的?)?(?:{_RELATION_ZH})|{_MY_SHORT_RELATION_ZH}",
     re.IGNORECASE,
 )
@@ -133,7 +134,7 @@ def asks_only_about_another(query: str) -> bool:
 
 # A statement that opens with a quote is the news of whoever said it: "“I finally moved to Dubai,” Karim said on the
 # phone" ranked among the user's homes for "Where do I live?" (a held-out trial).
-_QUOTE_FIRST = re.compile(
+_QUOTE_FIRST = lazy_pattern(
     r"^[“\"「『][^”\"」』]{1,200}[”\"」』]\s*[,，:：]?\s*(?:—\s*)?(?P<who>[^,，.。!！?？\s](?:[^,，.。!！?？]{0,30}?))\s*"
     r"(?:said|says|told|wrote|texted|messaged|说|讲|告诉|写)",
     re.IGNORECASE,
@@ -142,7 +143,7 @@ _QUOTE_FIRST = re.compile(
 
 # Someone's life event said first by their name is theirs: "阿梨生了个儿子" (a friend's baby, read as the user's news
 # for "我有孩子吗？" in a held-out trial), "Mia had a baby girl"; not the household's ("女儿出生了", "老婆怀孕了").
-ANOTHERS_EVENT = re.compile(
+ANOTHERS_EVENT = lazy_pattern(
     r"^\s*(?!女儿|儿子|孩子|宝宝|老婆|老公|媳妇)(?:(?!我)[^，。！？,.!?\s]){1,4}?(?<!出)(?:生了|怀孕|订婚|结婚|领证)"
     r"|^\s*(?-i:[A-Z][a-z]+)\s+(?:had\s+(?:a|her|his|their)\s+(?:baby|son|daughter)|(?:is|got)\s+(?:pregnant|engaged|married))",
     re.IGNORECASE,
@@ -171,7 +172,7 @@ def subject(text: str) -> str | None:
 # do I work?" and, newer, came first (a user trial). No one says "works" of themselves; "moved" or "joined" after a
 # name no dictionary holds ("Anna moved to Paris"; not "Finally moved to Berlin"). Other news of someone named may
 # be the user's too ("Sophie is leaving. From next month I report to the CTO").
-_NAME_THEN_VERB = re.compile(
+_NAME_THEN_VERB = lazy_pattern(
     r"^(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s+(?:(?P<theirs>works|lives|teaches|studies|stays)|moved|joined)\b"
 )
 
@@ -190,7 +191,7 @@ def _a_things(opening: str) -> bool:
     return _RELATIVE_WORD.fullmatch(word) is None and is_common_word(word)
 
 
-_RELATIVE_WORD = re.compile(rf"{_RELATION_EN}|mom|dad|mama|papa", re.IGNORECASE)
+_RELATIVE_WORD = lazy_pattern(rf"{_RELATION_EN}|mom|dad|mama|papa", re.IGNORECASE)
 
 
 def whose(item: MemoryItem) -> str | None:
@@ -271,9 +272,9 @@ def named_first(hits: Sequence[SearchHit], query_text: str, *, margin: float = M
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
 
 
-_WHO = re.compile(r"^\s*(?:who|whom)\b|是谁|谁是", re.IGNORECASE)
+_WHO = lazy_pattern(r"^\s*(?:who|whom)\b|是谁|谁是", re.IGNORECASE)
 # A capitalised Latin word inside a sentence, Chinese beside it or not ("我女朋友Priya下周生日"), that is no time.
-_LATIN_NAME = re.compile(r"(?<![A-Za-z])(?<!^)(?<![.!?]\s)(?!I\b)[A-Z][a-z]{1,20}(?![A-Za-z])")
+_LATIN_NAME = lazy_pattern(r"(?<![A-Za-z])(?<!^)(?<![.!?]\s)(?!I\b)[A-Z][a-z]{1,20}(?![A-Za-z])")
 
 
 def _gives_a_name(text: str) -> bool:
@@ -321,7 +322,7 @@ _ASPECT = frozenset({"still", "anymore", "currently", "again"})
 # A partner or a boss is whoever holds the role now: "认识了一个新男朋友" answers "我男朋友是做什么的？" instead of
 # the one before, for the word the question names him by; "My manager is Sophie Wu" (2023) answers "Who is my boss?"
 # instead of the manager of 2021, which led on its words alone.
-_ROLE = re.compile(
+_ROLE = lazy_pattern(
     r"男朋友|女朋友|对象|老婆|老公|妻子|丈夫|太太|爱人|另一半|老板|领导|上司|经理"
     r"|\b(?:boyfriend|girlfriend|wife|husband|partner|spouse|boss|manager|supervisor)s?\b",
     re.IGNORECASE,
@@ -360,8 +361,8 @@ _ONE_BY_ONE = (
 )
 # (what asks about them, what says them): parents are either
 _KIN = (
-    *((re.compile(said, re.IGNORECASE), said) for said in _ONE_BY_ONE),
-    (re.compile(r"\bparents\b|爸妈|父母", re.IGNORECASE), "|".join([r"\bparents\b|爸妈|父母", *_ONE_BY_ONE[2:4]])),
+    *((lazy_pattern(said, re.IGNORECASE), said) for said in _ONE_BY_ONE),
+    (lazy_pattern(r"\bparents\b|爸妈|父母", re.IGNORECASE), "|".join([r"\bparents\b|爸妈|父母", *_ONE_BY_ONE[2:4]])),
 )
 
 

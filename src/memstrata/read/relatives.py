@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from memstrata.lexical import jieba, search_terms
+from memstrata.patterns import lazy_pattern
 from memstrata.query import SearchQuery
 from memstrata.read.rank import MemoryText
 from memstrata.storage.protocol import Store
@@ -40,7 +41,7 @@ _SHORT = ("姐|妹", "哥|弟", "", "", "妈", "爸", "", "", "", "", "", "")
 _MINE = r"(?:\b(?:my|our|user's|the user's)\s+)"
 _MINE_ZH = r"(?:我|我家|我们家|用户)的?"
 _ASKED = [
-    re.compile(
+    lazy_pattern(
         rf"{_MINE}(?:{english})(?:s|['’]s)?\b|{_MINE_ZH}(?:{chinese})"
         + (rf"|我(?:{short})(?![夫们])" if short else ""),
         re.IGNORECASE,
@@ -49,7 +50,7 @@ _ASKED = [
 ]
 # A memory that says the relation, in either language or the short form: it is about that relative.
 _SAID = [
-    re.compile(
+    lazy_pattern(
         rf"\b(?:{english})(?:s|['’]s)?\b|{chinese}" + (rf"|我(?:{short})(?![夫们])" if short else ""), re.IGNORECASE
     )
     for (english, chinese), short in zip(_RELATIONS, _SHORT, strict=True)
@@ -58,15 +59,15 @@ _EN_NAME = r"(?-i:(?P<name>[A-Z][a-z]{1,20}))\b"
 _ZH_NAMING = r"(?:叫做|名叫|叫|名字是|名字叫)?"
 _NAMED = [
     (
-        re.compile(rf"{_MINE}(?:{english})(?:['’]s name is|\s+is\s+(?:called|named)|,)?\s+{_EN_NAME}", re.I),
+        lazy_pattern(rf"{_MINE}(?:{english})(?:['’]s name is|\s+is\s+(?:called|named)|,)?\s+{_EN_NAME}", re.I),
         # "My wife is Anna." names her where the name ends the clause ("My wife is Anna and …" too), not "My wife is
         # Anna's friend"; a nationality or faith is no name (``_NOT_NAMES``)
-        re.compile(rf"{_MINE}(?:{english})\s+is\s+{_EN_NAME}(?=\s*(?:[.,!?;:)]|$)|\s+and\b)", re.I),
-        re.compile(rf"{_EN_NAME},?\s+{_MINE}(?:{english})\b", re.I),
+        lazy_pattern(rf"{_MINE}(?:{english})\s+is\s+{_EN_NAME}(?=\s*(?:[.,!?;:)]|$)|\s+and\b)", re.I),
+        lazy_pattern(rf"{_EN_NAME},?\s+{_MINE}(?:{english})\b", re.I),
         # 是 names no one by itself ("我老婆是老师"): after it only a word tagged as a person's name counts ("是李娜")
-        re.compile(rf"{_MINE_ZH}(?:{chinese})是?(?P<naming>{_ZH_NAMING})\s*(?P<rest>[\w\u4e00-\u9fff]{{1,8}})"),
+        lazy_pattern(rf"{_MINE_ZH}(?:{chinese})是?(?P<naming>{_ZH_NAMING})\s*(?P<rest>[\w\u4e00-\u9fff]{{1,8}})"),
         # named a little later: "Adopted a male cat from SPCA，叫 Mochi", "a greyhound puppy named Biscuit"
-        re.compile(
+        lazy_pattern(
             rf"(?:\b(?:{english})\b|{chinese})[^.!?。！？]{{0,20}}?(?P<naming>named|名叫|叫)\s*"
             r"(?P<rest>[\w\u4e00-\u9fff]{1,8})",
             re.I,

@@ -18,6 +18,7 @@ from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.han import HAN_RUN
 from memstrata.lexical import keyword_tokens, search_terms
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, overlaps, recent_span
+from memstrata.patterns import lazy_pattern
 from memstrata.providers.protocol import Embedder
 from memstrata.query import Filters, ListQuery, SearchQuery, TimeRange, looks_like_key, named_key_forms
 from memstrata.read.evidence import is_conversation, match_form
@@ -142,7 +143,7 @@ def former_values(store: Store, query: SearchQuery, item: MemoryItem) -> list[Me
 
 # A question for every value something has had: "我工作过哪些公司？", "我住过哪些城市？", "What companies have I worked
 # for?", "Where have I lived?", "How many jobs have I had?".
-_EVERY_VALUE = re.compile(
+_EVERY_VALUE = lazy_pattern(
     r"[过過]哪些|哪些[^，。？?]{0,6}[过過]|[过過]几|几[家个座次][^，。？?]{0,6}[过過]|都(?:在|去|住)过"
     r"|\bhave\s+(?:i|we)\s+(?:ever\s+)?(?:worked|lived|had|been|owned|used)\b|\ball\s+(?:the\s+)?(?:my\s+)?"
     r"(?:companies|jobs|employers|places|cities|homes|addresses|phones?|numbers)\b",
@@ -156,7 +157,7 @@ def asks_every_value(text: str) -> bool:
 
 
 # A question about what held before now, without naming when: "我以前在哪家公司？", "Where did I use to live?"
-_FORMERLY = re.compile(
+_FORMERLY = lazy_pattern(
     r"以前|之前|原来|曾经|过去|\b(?:used to|previously|formerly)\b|\bdid\s+(?:i|we)\s+use\s+to\b|\bbefore\s*\?*$"
     r"|\b(?:my|our)\s+(?:old|previous|former|last)\s+(?:job|company|employer|address|home|apartment|city|phone)\b",
     re.IGNORECASE,
@@ -308,7 +309,7 @@ _ASKING_ABOUT = frozenset(
     {"tell", "know", "who", "whom", "describ", "介绍", "是谁", "谁", "了解", "知道", "说说", "讲讲"}
 )
 _NAMING = frozenset({"name", "call", "nicknam", "名字", "姓名", "全名", "真名", "叫", "称呼"})
-_NAME = re.compile(r"[^\W\d_]{2,40}")  # a user id that could be a name: letters only (Latin, Han, ...)
+_NAME = lazy_pattern(r"[^\W\d_]{2,40}")  # a user id that could be a name: letters only (Latin, Han, ...)
 
 
 def topic_text(text: str, scope: Scope) -> str:

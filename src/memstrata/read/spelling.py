@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from memstrata.categories import english_vocabulary
 from memstrata.lexical import search_terms
+from memstrata.patterns import lazy_pattern
 from memstrata.query import SearchQuery
 from memstrata.read.english_words import english_words
 from memstrata.storage.protocol import Store
@@ -28,7 +29,7 @@ from memstrata.storage.protocol import Store
 # Latin words of four letters or more, not part of a key, an address or a number ("u_12", "a.b", "x-ray" stay)
 # (Chinese may touch it: "我的adress是什么")
 # and no longer than a word (a pasted token of 5,000 letters took 0.34 s to try one edit on)
-_WORD = re.compile(r"(?<![A-Za-z0-9_.@:/'’-])[A-Za-z]{4,24}(?![A-Za-z0-9_.@:/-])")
+_WORD = lazy_pattern(r"(?<![A-Za-z0-9_.@:/'’-])[A-Za-z]{4,24}(?![A-Za-z0-9_.@:/-])")
 _CANDIDATES = 8  # corrections tried per word, most common first: each is one keyword lookup in the scope
 _UNKNOWN = 10  # unknown words looked up per query: a pasted text of 200 made-up words took 0.19 s
 

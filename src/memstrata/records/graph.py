@@ -7,14 +7,14 @@ never deleted, so the graph keeps its own history.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from pydantic import Field, field_validator
 
+from memstrata.patterns import lazy_pattern
 from memstrata.types import Frozen, JsonDict, Scope, UtcDatetime
 
-_LABEL = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_LABEL = lazy_pattern(r"^[a-z][a-z0-9_]{0,63}$")
 
 ENTITY_TYPES = (
     "person",

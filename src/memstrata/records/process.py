@@ -12,15 +12,15 @@ The store writes each record whole (insert or replace within its own scope).
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from memstrata.patterns import lazy_pattern
 from memstrata.types import Frozen, JsonDict, Scope, StorableText, UtcDatetime
 
-_ACTION = re.compile(r"^[a-z][a-z0-9_\-]{0,63}$")
+_ACTION = lazy_pattern(r"^[a-z][a-z0-9_\-]{0,63}$")
 
 # Memory kinds of the index units: the rows of ``memories`` that make process records searchable through the
 # ordinary read path (keyword + dense). Their lifecycle is the process record's, not decay's.

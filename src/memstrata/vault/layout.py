@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from memstrata.errors import InvalidInputError
+from memstrata.patterns import lazy_pattern
 from memstrata.types import string_problem
 from memstrata.vault.errors import ReadOnlyRulesError
 
@@ -67,8 +67,8 @@ def version_of(digest: str) -> str:
 
 NAME_MAX = 240  # bytes of one file or folder name: Linux's 255, less room for the temporary name beside a write
 PATH_MAX = 3000  # bytes of a note path inside the vault (Linux: 4,096 for the whole path, the vault's own included)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_DRIVE = re.compile(r"[A-Za-z]:")
+_CONTROL = lazy_pattern(r"[\x00-\x1f\x7f]")
+_DRIVE = lazy_pattern(r"[A-Za-z]:")
 
 
 @dataclass(frozen=True)

@@ -14,20 +14,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from markdown_it import MarkdownIt
 
 from memstrata.errors import InvalidInputError
+from memstrata.patterns import lazy_pattern
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
-_EMPTY_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)")
-_WIKILINK = re.compile(r"!?\[\[([^\[\]|#^]+)(?:[#^][^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+_FRONTMATTER = lazy_pattern(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
+_EMPTY_FRONTMATTER = lazy_pattern(r"\A---[ \t]*\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)")
+_WIKILINK = lazy_pattern(r"!?\[\[([^\[\]|#^]+)(?:[#^][^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
 
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # here, not at import: ~35 ms of every command's start-up
+
     # Block rules only: headings need no inline parsing, which is most of the parser's time.
     return MarkdownIt("zero").enable(["heading", "lheading", "fence", "code", "html_block", "list", "blockquote"])
 

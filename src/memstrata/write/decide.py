@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from memstrata.han import HAN_CHAR
 from memstrata.modality import PLANNED, calls_off
+from memstrata.patterns import lazy_pattern
 from memstrata.prompts.compare_facts import Relation
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
 from memstrata.write.evidence import MANY_VALUED, content_words, same_things, shared_topics, shared_words
@@ -39,7 +40,7 @@ class DecideRules:
     subsume_min_similarity: float = 0.55
 
 
-_PUNCTUATION = re.compile(r"[\s\W_]+", re.UNICODE)
+_PUNCTUATION = lazy_pattern(r"[\s\W_]+", re.UNICODE)
 
 
 def _words(text: str) -> str:
@@ -84,22 +85,26 @@ _RELATIONS = {
     "邻居": "neighbor", "neighbor": "neighbor", "neighbour": "neighbor", "房东": "landlord", "landlord": "landlord",
     "同学": "classmate", "classmate": "classmate",
 }  # fmt: skip
-_ZH_OWNER = re.compile(r"^用户(?:的)?(" + "|".join(k for k in _RELATIONS if not k.isascii()) + ")")
-_EN_OWNER = re.compile(r"^(?:the )?user's (?:\w+ )?(" + "|".join(k for k in _RELATIONS if k.isascii()) + ")s?\\b", re.I)
-_USER = re.compile(r"^(?:用户|the user\b|user\b|我)", re.I)
-_ASSISTANT = re.compile(r"^(?:助手|the assistant\b|assistant\b)", re.I)
+_ZH_OWNER = lazy_pattern(r"^用户(?:的)?(" + "|".join(k for k in _RELATIONS if not k.isascii()) + ")")
+_EN_OWNER = lazy_pattern(
+    r"^(?:the )?user's (?:\w+ )?(" + "|".join(k for k in _RELATIONS if k.isascii()) + ")s?\\b", re.I
+)
+_USER = lazy_pattern(r"^(?:用户|the user\b|user\b|我)", re.I)
+_ASSISTANT = lazy_pattern(r"^(?:助手|the assistant\b|assistant\b)", re.I)
 # A fact that opens with a person's name ("Dana owns the payments API"): the extractor writes facts about the
 # user as "User ..." / "用户...", so a named subject is someone else (the user's relatives may have names, though).
-_NAMED = re.compile(r"^(?!(?:The|This|That|These|Those|It|Its|There|User|Users|Assistant)\b)([A-Z][a-z][\w'-]*)\b")
+_NAMED = lazy_pattern(r"^(?!(?:The|This|That|These|Those|It|Its|There|User|Users|Assistant)\b)([A-Z][a-z][\w'-]*)\b")
 
 
 # "用户的妹妹叫林小雨" / "User's sister is named Lin" is the user's own relationship, not a fact about the sister.
-_NAMING = re.compile(r"^\s*(?:叫|名叫|名字(?:是|叫)|的名字|is (?:named|called)|'?s? name is|,? named|,? called)", re.I)
+_NAMING = lazy_pattern(
+    r"^\s*(?:叫|名叫|名字(?:是|叫)|的名字|is (?:named|called)|'?s? name is|,? named|,? called)", re.I
+)
 
 
 # What someone says of the user is the user's fact: "用户医生说我其实对青霉素不过敏" corrects the user's allergy; read
 # as the doctor's, it was refused as "about different people" and the allergy stayed (a user trial).
-_SAYS_OF_THE_USER = re.compile(
+_SAYS_OF_THE_USER = lazy_pattern(
     r"^\s*(?:说|告诉(?:我|用户)|讲)(?:了)?[，,：:]?\s*(?:我|用户)"
     r"|^\s*(?:said|says|told (?:me|the user|user))(?: that)?,?\s+(?:i\b|user\b|the user\b)",
     re.I,
@@ -158,7 +163,7 @@ def different_people(a: str, b: str) -> bool:
 
 # A change or an aversion said outright: "用户现在改喝茶了" changes what "用户喜欢喝咖啡" said, and "用户讨厌猫" what
 # "用户喜欢猫" said, though no word but the topic's ties them.
-_CHANGED = re.compile(
+_CHANGED = lazy_pattern(
     r"改|换|变成|成了|只(?=[喝吃用穿听看玩养])|讨厌|厌倦|受不了|现在|如今|更喜欢"
     r"|\b(?:switched|changed|instead|rather than|now|prefers?|only|hates?|dislikes?|can't stand|gone|became|become"
     r"|turned)\b",
@@ -167,7 +172,7 @@ _CHANGED = re.compile(
 # A correction said outright, which may name the thing in the other language: "用户其实对青霉素不过敏（之前是误诊）"
 # corrects "User is allergic to penicillin", and no shared word can show it. In one script the things can be
 # compared, and a correction of another one closes nothing: the same correction closed "用户对花生过敏" (a re-trial).
-_CORRECTION = re.compile(r"其实|实际上|误诊|\b(?:actually|in fact|misdiagnos\w*)\b", re.I)
+_CORRECTION = lazy_pattern(r"其实|实际上|误诊|\b(?:actually|in fact|misdiagnos\w*)\b", re.I)
 
 
 # How close in meaning a correction in one script must be to a memory in the other to correct it (the bundled USE,

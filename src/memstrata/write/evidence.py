@@ -12,11 +12,12 @@ import re
 from functools import cache
 
 from memstrata.lexical import keyword_tokens
+from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
 
 # Everyday topics people update. Over-inclusive on purpose: a topic only allows a question, the judge answers it.
 _TOPICS: dict[str, re.Pattern[str]] = {
-    name: re.compile(pattern, re.I)
+    name: lazy_pattern(pattern, re.I)
     for name, pattern in {
         "home": r"住|搬|老家|房子|公寓|定居|"
         r"\b(live[sd]?|living|mov(e|ed|ing)|relocat\w*|apartment|house|home|based in)\b",
@@ -88,7 +89,7 @@ def _not_a_thing() -> frozenset[str]:
 
 # One thing said in words that share no match form, in either language: a diet of no meat is "吃素", "素食者", "全素",
 # "vegetarian" ("用户不再吃素" did not end "用户是素食者", nor "User is vegetarian": a user trial).
-_ONE_THING = ((re.compile(r"吃素|素食|全素|\b(?:vegetarian|vegan|veggie)\b", re.I), "·vegetarian"),)
+_ONE_THING = ((lazy_pattern(r"吃素|素食|全素|\b(?:vegetarian|vegan|veggie)\b", re.I), "·vegetarian"),)
 
 
 def same_things(a: str, b: str) -> set[str]:

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from memstrata.han import HAN_RUN
 from memstrata.lexical import jieba
+from memstrata.patterns import lazy_pattern
 
 _FRAMING = frozenset({"用户"})  # the word extraction uses for the speaker
 
@@ -52,10 +53,10 @@ def altered_names(fact: str, source: str) -> list[str]:
 
 
 # A wish in a fact ("想" but not 想到 / 想起 / 想法, "wants to", "would like to"), and any word by which a turn says one
-_FACT_WISH = re.compile(
+_FACT_WISH = lazy_pattern(
     r"想(?!到|起|法|念|象|像)|\b(?:wants?|wanted|would\s+like|wish(?:es)?|hopes?)\s+to\b", re.IGNORECASE
 )
-_SAID_WISH = re.compile(
+_SAID_WISH = lazy_pattern(
     r"想|希望|愿|盼|渴望|\b(?:wants?|wanted|wanna|would\s+like|'d\s+(?:like|love)|love\s+to|wish|hope|dream|keen|eager"
     r"|thinking\s+(?:of|about)|considering)\b",
     re.IGNORECASE,

@@ -3,7 +3,6 @@ edges, linked to the memories that state them, planned into the job's one transa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -14,6 +13,7 @@ from memstrata.graph.names import USER_ALIASES, USER_NAME, normalize
 from memstrata.graph.plan import GraphContext, GraphPlan, plan_graph
 from memstrata.graph.rules import RulesGraphExtractor
 from memstrata.lifecycle.timeparse import find_time_span
+from memstrata.patterns import lazy_pattern
 from memstrata.records.graph import Entity
 from memstrata.storage.protocol import Store, Vector
 from memstrata.types import MemoryItem, Message, Scope
@@ -31,7 +31,7 @@ def gather_triples(model_triples: Sequence[Triple], turns: Sequence[Message]) ->
     return [_dated(triple, by_id) for triple in seen.values()]
 
 
-_CLAUSE = re.compile(r"[。！？!?；;，,\n]|(?<=\.)\s")
+_CLAUSE = lazy_pattern(r"[。！？!?；;，,\n]|(?<=\.)\s")
 
 
 def _dated(triple: Triple, turns: dict[str, Message]) -> Triple:

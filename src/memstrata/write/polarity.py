@@ -25,34 +25,35 @@ from collections.abc import Iterator
 
 from memstrata.han import HAN_CHAR
 from memstrata.modality import HEDGE, PLAN
+from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
 
 # Negation in the turn. Excluded: words in which 不 / 没 / 未 / 别 mean something else (不错 "good", 不过 "but",
 # 差不多 "about", 没想到 "unexpectedly", 未来 "future", 别人 "others") and "not only".
-_DENIAL = re.compile(
+_DENIAL = lazy_pattern(
     r"(?<![差得])不(?!错|少|过|久|断|同|仅|管|然|如|光|但|论|得不|一定|知道)|没(?!想到|准|事|关系)|未(?!来)|别(?!人|的)"
     r"|并非|无法|\b(?:not(?! only)|never|no|none|nobody|nothing|neither|nor|without|cannot)\b|n['’]t\b",
     re.IGNORECASE,
 )
 # A fact's clause with any of these says no more than "not", "no longer", "used to" or "maybe".
-_NOT_AFFIRMED = re.compile(
+_NOT_AFFIRMED = lazy_pattern(
     rf"{_DENIAL.pattern}|戒|以前|曾经|原来|之前|离开|不再|{HEDGE}|{PLAN}"
     r"|\b(?:quit|quits|stopped|stops|gave up|given up|used to|formerly|former|previously|anymore|any more|ex)\b",
     re.IGNORECASE,
 )
 # A fact's clause that says something no longer holds, or not at all.
-_DENYING = re.compile(
+_DENYING = lazy_pattern(
     rf"{_DENIAL.pattern}|不再|戒|\b(?:no longer|anymore|any more|quit|quits|stopped|gave up|given up)\b", re.IGNORECASE
 )
 # A turn's clause that says what holds now.
-_NOW = re.compile(
+_NOW = lazy_pattern(
     r"现在|目前|如今|眼下|\b(?:now|currently|these days|nowadays|at the moment|at present)\b", re.IGNORECASE
 )
-_A_NOT_A = re.compile(r"(.)[不没]\1")  # 是不是, 有没有: a question, not a negation
-_CLAUSE = re.compile(r"[，。！？；：,.!?;:\n]|\b(?:but|and|while|whereas)\b|但是?|可是|而是|而且|并且", re.IGNORECASE)
+_A_NOT_A = lazy_pattern(r"(.)[不没]\1")  # 是不是, 有没有: a question, not a negation
+_CLAUSE = lazy_pattern(r"[，。！？；：,.!?;:\n]|\b(?:but|and|while|whereas)\b|但是?|可是|而是|而且|并且", re.IGNORECASE)
 _SCOPE_CHARS = 10  # a Chinese negation reaches this far into its clause
 _SCOPE_WORDS = 6  # an English one this many words
-_ENGLISH_SCOPE = re.compile(rf"\s*(?:\S+\s*){{0,{_SCOPE_WORDS}}}")
+_ENGLISH_SCOPE = lazy_pattern(rf"\s*(?:\S+\s*){{0,{_SCOPE_WORDS}}}")
 _FRAMING = frozenset({"user", "用户"})  # the words extraction uses for the speaker
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from memstrata.patterns import lazy_pattern
 from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.facts import make_fact
@@ -20,7 +21,7 @@ from memstrata.write.facts import make_fact
 if TYPE_CHECKING:
     from memstrata.write.extract import CallStats
 
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
+_SENTENCE_END = lazy_pattern(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
 
 # Up to two adverbs or times between 我 and what the user says of themselves: "我现在", "我去年就", "我2023年3月".
 _WHEN_ZH = (
@@ -30,11 +31,11 @@ _WHEN_ZH = (
 
 # (kind, confidence, pattern). Order matters: the first match decides the kind of a sentence.
 _RULES: list[tuple[str, float, re.Pattern[str]]] = [
-    ("fact", 0.9, re.compile(r"^(请)?(帮我)?记住|^(please )?remember( that)?\b|^note that\b", re.I)),
+    ("fact", 0.9, lazy_pattern(r"^(请)?(帮我)?记住|^(please )?remember( that)?\b|^note that\b", re.I)),
     (
         "preference",
         0.6,
-        re.compile(
+        lazy_pattern(
             r"我(最|很|特别|比较|更|也|还|一直|现在|不太?)?(喜欢|爱|讨厌|偏好|不喜欢|受不了|想要)"
             r"|\bI (really |also |still |now |no longer |don't |do not )?"
             r"(like|love|prefer|enjoy|hate|dislike|can't stand)\b"
@@ -45,7 +46,7 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
     (
         "plan",
         0.6,
-        re.compile(
+        lazy_pattern(
             r"我(打算|计划|准备|将要|要去|下周|明天|明年|想去)|\bI(?:'m| am) (going to|planning|about to)\b"
             r"|\bI (plan|intend|will|'ll)\b",
             re.I,
@@ -54,7 +55,7 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
     (
         "fact",
         0.6,
-        re.compile(
+        lazy_pattern(
             # an adverb or a time may stand between 我 and the verb ("我现在在腾讯工作", "我去年就搬到上海了": a
             # user trial's imported move was no fact), and Chinese drops the subject after a comma
             # ("我搬到深圳了，现在住在深圳")
@@ -65,19 +66,21 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
             re.I,
         ),
     ),
-    ("fact", 0.6, re.compile(r"^(其实|更正|不对|纠正一下)|^(actually|correction|to correct)\b", re.I)),
+    ("fact", 0.6, lazy_pattern(r"^(其实|更正|不对|纠正一下)|^(actually|correction|to correct)\b", re.I)),
 ]
 
 # How the speaker feels at the moment, not a fact about them: "I'm so hungry right now", "今天好累啊". Kept as the
 # turn it was said in (an episode), not as a long-term fact; "remember that ..." is kept whatever it says.
-_PASSING_STATE = re.compile(
+_PASSING_STATE = lazy_pattern(
     r"\bI(?:'m| am) (?:so |really |very |super |kinda |a bit |feeling )*(?:hungry|tired|sleepy|bored|thirsty"
     r"|stressed|exhausted|cold|hot|excited|sad|upset|annoyed|busy)(?: right now| now| today| tonight)?\W*$"
     r"|^(?:我)?(?:今天|现在|刚才)?(?:好|太|真|有点|特别)(?:累|困|饿|渴|烦|无聊|开心|难过|热|冷)",
     re.I,
 )
 
-_QUESTION = re.compile(r"[?？]\s*$|^(do|does|did|can|could|would|what|why|how|where|when|who|is|are)\b|吗[?？]?$", re.I)
+_QUESTION = lazy_pattern(
+    r"[?？]\s*$|^(do|does|did|can|could|would|what|why|how|where|when|who|is|are)\b|吗[?？]?$", re.I
+)
 
 
 def _sentences(text: str) -> list[str]:

@@ -16,7 +16,6 @@ the memory; the write path stores it (with its vector) at the end of a session.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from pydantic import BaseModel
 
 from memstrata.errors import ProviderError
 from memstrata.lexical import keyword_tokens
+from memstrata.patterns import lazy_pattern
 from memstrata.providers.llm import ChatMessage, ChatModel
 from memstrata.smalltalk import is_small_talk
 from memstrata.types import JsonDict, MemoryItem, Message, Provenance, Scope
@@ -36,7 +36,7 @@ MAX_SUMMARY_CHARS = 600
 MAX_SENTENCES = 6
 # Chinese sentence ends end a sentence where they stand; Latin ones only before a space ("Version 3.5", "e.g.x")
 # and not after a title ("Dr. Smith").
-_SENTENCE_END = re.compile(
+_SENTENCE_END = lazy_pattern(
     r"(?<=[。！？；])\s*|(?<=[!?;])(?=[\u4e00-\u9fff])"
     r"|(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bNo\.)\s+|\n+"
 )
@@ -53,7 +53,7 @@ class Sentence:
     terms: frozenset[str]
 
 
-_QUESTION = re.compile(r"[?？]\s*$")
+_QUESTION = lazy_pattern(r"[?？]\s*$")
 
 
 def _sentences(turns: Sequence[Message]) -> list[Sentence]:

@@ -6,16 +6,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memstrata.patterns import lazy_pattern
 from memstrata.smalltalk import is_small_talk
 from memstrata.types import Message
 
 # What an assistant says is worth a model call only when it commits to something or records a setting.
-_COMMITMENT = re.compile(
+_COMMITMENT = lazy_pattern(
     r"我会|我将|以后|下次|已为你|已帮你|已设置|已记下|提醒你|记住了?[：:，,]|"
     r"\b(I will|I'll|I've (set|scheduled|saved|booked|noted)|from now on|next time|reminder)\b",
     re.IGNORECASE,
 )
-_QUESTION = re.compile(r"[?？]\s*$")
+_QUESTION = lazy_pattern(r"[?？]\s*$")
 
 
 def _has_words(text: str) -> bool:

@@ -11,11 +11,12 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from memstrata.patterns import lazy_pattern
 from memstrata.types import Message
 
 TriggerPolicy = Literal["every_turn", "every_n", "cues"]
 
-_CUES = re.compile(
+_CUES = lazy_pattern(
     r"记住|别忘|喜欢|讨厌|偏好|爱吃|不吃|过敏|打算|计划|准备|决定|以后|其实|不对|更正|改成|换成|搬到|搬家|我叫|我是|我在|我住|"
     r"我的|生日|工作|\bremember\b|\bdon'?t forget\b|\b(like|love|prefer|hate|enjoy|dislike)s?\b|\ballergic\b|"
     r"\b(plan|planning|going to|decided|will)\b|\bactually\b|\bcorrection\b|\bswitch(ed)?\b|\bmoved?\b|"

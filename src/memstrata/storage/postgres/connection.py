@@ -9,7 +9,6 @@ message says what to do. Transactions that lose a deadlock or a serialization ra
 from __future__ import annotations
 
 import random
-import re
 import struct
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -28,6 +27,7 @@ from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memstrata.errors import InvalidInputError, MemstrataError, NotFoundError, StoreError
+from memstrata.patterns import lazy_pattern
 from memstrata.storage.postgres.schema_migrations import LEDGER, MIGRATION_LOCK, MIGRATIONS
 from memstrata.storage.sql.dialect import Dialect, Tx, duplicate_error
 from memstrata.storage.sql.schema import upgrade
@@ -45,7 +45,7 @@ SESSION_SETTINGS = {
 }
 
 
-_QUERY_PASSWORD = re.compile(r"(?i)([?&]password=)[^&#]*")
+_QUERY_PASSWORD = lazy_pattern(r"(?i)([?&]password=)[^&#]*")
 
 
 def masked(url: str) -> str:

@@ -1,0 +1,69 @@
+"""Patterns compiled on first use answer as compiled ones, cost nothing until used, and every one in the package
+compiles (a mistake in one would otherwise surface only when a rare text reached it)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import memstrata
+from memstrata.patterns import LazyPattern, lazy_pattern
+
+TEXT = "我下个月要搬到上海了. I moved to Berlin in 2021; I moved back in 2023."
+
+
+def test_every_method_and_attribute_answers_as_the_compiled_pattern() -> None:
+    source, flags = r"moved (?P<how>to|back)", re.IGNORECASE
+    compiled = re.compile(source, flags)
+    for method, args in [("search", (TEXT,)), ("match", (TEXT,)), ("fullmatch", ("moved to",)),
+                         ("findall", (TEXT,)), ("sub", ("went", TEXT)), ("subn", ("went", TEXT)),
+                         ("split", (TEXT,)), ("search", (TEXT, 30))]:  # fmt: skip
+        lazy = lazy_pattern(source, flags)
+        expected, got = getattr(compiled, method)(*args), getattr(lazy, method)(*args)
+        if isinstance(expected, re.Match):
+            assert (got.span(), got.groupdict()) == (expected.span(), expected.groupdict()), method
+        else:
+            assert got == expected, method
+        assert getattr(lazy, method)(*args) == got or isinstance(got, re.Match)  # the second call: bound directly
+    lazy = lazy_pattern(source, flags)
+    assert [m.span() for m in lazy.finditer(TEXT)] == [m.span() for m in compiled.finditer(TEXT)]
+    assert (lazy.pattern, lazy.flags, lazy.groups, lazy.groupindex) == (
+        compiled.pattern, compiled.flags, compiled.groups, compiled.groupindex)  # fmt: skip
+
+
+def test_nothing_is_compiled_until_used(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    compiled: list[str] = []
+    real = re.compile
+    monkeypatch.setattr(re, "compile", lambda pattern, flags=0: compiled.append(pattern) or real(pattern, flags))
+    lazy = lazy_pattern(r"\bunused\b")
+    assert compiled == [] and lazy.pattern == r"\bunused\b"  # composing with .pattern compiles nothing
+    assert lazy.search("an unused word")
+    lazy.search("again")
+    assert compiled == [r"\bunused\b"]
+
+
+def _lazy_patterns(value: Any, depth: int = 0) -> Iterator[LazyPattern]:
+    if isinstance(value, LazyPattern):
+        yield value
+    elif depth < 4 and isinstance(value, tuple | list | set | frozenset):
+        for item in value:
+            yield from _lazy_patterns(item, depth + 1)
+    elif depth < 4 and isinstance(value, dict):
+        for item in value.values():
+            yield from _lazy_patterns(item, depth + 1)
+
+
+def test_every_pattern_of_the_package_compiles() -> None:
+    found = 0
+    for module_info in pkgutil.walk_packages(memstrata.__path__, "memstrata."):
+        if module_info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(module_info.name)
+        for value in list(vars(module).values()):
+            for pattern in _lazy_patterns(value):
+                pattern.search("")  # compiles, or raises re.error naming the mistake
+                found += 1
+    assert found > 500  # the module-level rules of both paths
