@@ -67,3 +67,21 @@ def test_every_pattern_of_the_package_compiles() -> None:
                 pattern.search("")  # compiles, or raises re.error naming the mistake
                 found += 1
     assert found > 500  # the module-level rules of both paths
+
+
+def test_no_module_compiles_a_pattern_at_import() -> None:
+    """New rules stay on lazy_pattern: one module compiling its patterns at import costs every process's start."""
+    import ast
+    from pathlib import Path
+
+    eager = []
+    for path in Path(memstrata.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_functions = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.Lambda)
+                        for inner in ast.walk(node) if inner is not node}  # fmt: skip
+        eager += [
+            f"{path.name}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and id(node) not in in_functions and ast.unparse(node.func) == "re.compile"
+        ]
+    assert eager == [], "use memstrata.patterns.lazy_pattern for patterns made at import"
