@@ -6,11 +6,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from collections.abc import Iterator
-from typing import Any
 
 import memstrata
-from memstrata.patterns import LazyPattern, lazy_pattern
+from memstrata import patterns
+from memstrata.patterns import compile_all, lazy_pattern
 
 TEXT = "我下个月要搬到上海了. I moved to Berlin in 2021; I moved back in 2023."
 
@@ -45,28 +44,15 @@ def test_nothing_is_compiled_until_used(monkeypatch) -> None:  # type: ignore[no
     assert compiled == [r"\bunused\b"]
 
 
-def _lazy_patterns(value: Any, depth: int = 0) -> Iterator[LazyPattern]:
-    if isinstance(value, LazyPattern):
-        yield value
-    elif depth < 4 and isinstance(value, tuple | list | set | frozenset):
-        for item in value:
-            yield from _lazy_patterns(item, depth + 1)
-    elif depth < 4 and isinstance(value, dict):
-        for item in value.values():
-            yield from _lazy_patterns(item, depth + 1)
-
-
 def test_every_pattern_of_the_package_compiles() -> None:
-    found = 0
     for module_info in pkgutil.walk_packages(memstrata.__path__, "memstrata."):
-        if module_info.name.endswith("__main__"):
-            continue
-        module = importlib.import_module(module_info.name)
-        for value in list(vars(module).values()):
-            for pattern in _lazy_patterns(value):
-                pattern.search("")  # compiles, or raises re.error naming the mistake
-                found += 1
-    assert found > 500  # the module-level rules of both paths
+        if not module_info.name.endswith("__main__"):
+            importlib.import_module(module_info.name)
+    compile_all()  # raises re.error naming the mistake, if one is wrong
+    made = list(patterns._MADE)
+    assert len(made) > 500  # the module-level rules of both paths
+    assert all("_compiled" in pattern.__dict__ for pattern in made)
+    assert compile_all() == 0
 
 
 def test_no_module_compiles_a_pattern_at_import() -> None:

@@ -9,9 +9,11 @@ binds the compiled pattern's own methods onto the object, so every later call co
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any, cast
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
+_MADE: weakref.WeakSet[LazyPattern] = weakref.WeakSet()  # for compile_all
 
 
 def _deferred(name: str) -> Any:
@@ -30,6 +32,7 @@ class LazyPattern:
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern = pattern
         self._flags = flags
+        _MADE.add(self)
 
     def _compile(self) -> re.Pattern[str]:
         compiled = re.compile(self.pattern, self._flags)
@@ -55,3 +58,12 @@ def lazy_pattern(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]
     """``re.compile(pattern, flags)``, compiled on first use. Typed as the pattern it stands for: it answers every
     method and attribute of one (``tests/test_patterns.py``)."""
     return cast("re.Pattern[str]", LazyPattern(pattern, int(flags)))
+
+
+def compile_all() -> int:
+    """Compile every pattern made so far (by the modules imported): a server does at start what a short-lived
+    process defers, so no request pays for it. How many were compiled now."""
+    waiting = [pattern for pattern in list(_MADE) if "_compiled" not in pattern.__dict__]
+    for pattern in waiting:
+        pattern._compile()
+    return len(waiting)

@@ -195,6 +195,7 @@ def test_a_serving_process_reads_the_model_and_freezes_its_start_up_before_the_p
     import gc
 
     from memstrata import Memory
+    from memstrata.patterns import compile_all
     from memstrata.service.app import ready_to_serve
 
     with Memory.from_config({"store": {"path": str(tmp_path / "m.db")}, "llm": {"provider": "rules"}}) as memory:
@@ -202,5 +203,6 @@ def test_a_serving_process_reads_the_model_and_freezes_its_start_up_before_the_p
             ready_to_serve(memory)
             assert gc.get_freeze_count() > 0  # the cyclic collector no longer walks what start-up made
             assert getattr(memory.embedder, "_model", None) is not None  # the weights are read
+            assert compile_all() == 0  # and the text rules' patterns compiled (memstrata/patterns.py)
         finally:
             gc.unfreeze()  # this test process goes on collecting as before

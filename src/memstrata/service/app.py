@@ -39,7 +39,9 @@ from memstrata.config import ServerSettings
 from memstrata.errors import EmbeddingMismatchError, InvalidInputError
 from memstrata.mcp_server.server import build_server
 from memstrata.memory import Memory
+from memstrata.patterns import compile_all
 from memstrata.providers.protocol import embedding_identity
+from memstrata.read.english_words import english_words
 from memstrata.vault import Vault
 from memstrata.vault.watch import VaultWatcher
 from memstrata.web import install_console
@@ -74,13 +76,16 @@ def uvicorn_options(server: ServerSettings | None = None) -> dict[str, Any]:
 
 
 def ready_to_serve(memory: Memory) -> None:
-    """In a process that serves (``memstrata serve``, each worker), before its port opens: the embedder's weights read,
-    so no first request waits for them; then what start-up made (modules, the app, the model's tables), which lives as
-    long as the process, frozen: the cyclic collector stops walking it on every full collection, a pause some request
-    paid for (50 clients, 2 workers: p95 ~106 against ~118 ms, bench/results/2026-12-06-service-gc-freeze-*.md)."""
+    """In a process that serves (``memstrata serve``, each worker), before its port opens: the embedder's weights read
+    and the text rules compiled, so no first request waits for them; then what start-up made (modules, the app, the
+    model's tables), which lives as long as the process, frozen: the cyclic collector stops walking it on every full
+    collection, a pause some request paid for (50 clients, 2 workers: p95 ~106 against ~118 ms,
+    bench/results/2026-12-06-service-gc-freeze-*.md)."""
     load = getattr(memory.embedder, "load", None)
     if callable(load):
         load()
+    compile_all()  # the text rules' patterns, deferred in short-lived processes (memstrata/patterns.py)
+    english_words()  # the word list spelling reads
     gc.collect()
     gc.freeze()
 
