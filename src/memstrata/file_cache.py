@@ -25,6 +25,16 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("memstrata"))
 
 
+def writable(directory: Path) -> bool:
+    """Whether files can be written in ``directory`` (made if missing): checked before deriving a large file that
+    could not be kept."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK)
+
+
 def write_atomically(path: Path, write: Callable[[BinaryIO], None], *, what: str) -> bool:
     """Write ``path`` through ``write`` so that a process reading meanwhile sees the whole file or none. False
     (logged) where the directory cannot be written: a read-only home or a full disk leaves the next process to

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from memstrata.file_cache import remove_older, write_atomically
+from memstrata.file_cache import remove_older, writable, write_atomically
 
 logger = logging.getLogger(__name__)
 Model = TypeVar("Model")
@@ -25,20 +25,23 @@ _PATTERN = "use-weights-*.npz"
 
 
 def from_cached_weights(packaged: Path, cache_dir: Path | None, build: Callable[[str], Model]) -> Model:
-    """``build(path)`` on the cached copy of ``packaged`` where it loads, else on ``packaged`` (copied into
-    ``cache_dir`` for the next process). ``cache_dir`` None: the packaged weights, every time."""
+    """``build(path)`` on the uncompressed copy of ``packaged`` in ``cache_dir``, made now where it is missing or does
+    not load; on ``packaged`` where no copy can be kept. ``cache_dir`` None: the packaged weights, every time."""
     if cache_dir is None:
         return build(str(packaged))
     cached = cache_dir / _PATTERN.replace("*", _fingerprint(packaged))
     if cached.is_file():
         try:
             return build(str(cached))
-        except Exception as exc:  # a damaged or foreign file: read the packaged weights and replace it
-            logger.warning("ignoring the cached USE weights %s (%s); reading the packaged ones", cached, exc)
-    model = build(str(packaged))
-    if _store_uncompressed(packaged, cached):
+        except Exception as exc:  # a damaged or foreign file: copied again below
+            logger.warning("ignoring the cached USE weights %s (%s); copying the packaged ones again", cached, exc)
+    if writable(cache_dir) and _store_uncompressed(packaged, cached):  # inflated once, for this process too
         remove_older(cached, _PATTERN)
-    return model
+        try:
+            return build(str(cached))
+        except Exception as exc:
+            logger.warning("the USE weights copied to %s do not load (%s); reading the packaged ones", cached, exc)
+    return build(str(packaged))
 
 
 def _fingerprint(packaged: Path) -> str:
