@@ -43,6 +43,7 @@ _NOT_PEOPLE_ZH = (
     r"公司|办公室|单位|会议|部门|团队|工厂|门店|学校|总部|工作室|实验室|诊所|医院|店"  # places
     r"|把|将|不|没(?!想)|别|谁|要不要|该不该"
 )
+_TRIP_ZH = r"过年|春节|探亲|度假|旅游|旅行|出差|放假|假期|暑假|寒假|几天|一趟|一周|两周|玩"
 _CHANGE_ANSWERS = (
     (
         lazy_pattern(
@@ -51,6 +52,9 @@ _CHANGE_ANSWERS = (
             r"(?:from\s+[^.!?;,]{1,40}?\s+)?(?:to|into|in\s+with)\b"
             # "搬家前卖了吉他" says when, not that one moved
             rf"|{_PERSON_ZH}(?:(?!{_NOT_PEOPLE_ZH})[^，。！？,.!?\s]){{0,6}}?(?:搬|迁)(?:到|去|回|进|来|家(?![前时]|之前|的时候))"
+            # home from abroad for good ("去年从美国回国了", "毕业后回国工作"), not for a holiday or a trip
+            # ("春节回国了", "回国过年", "回国玩了两周")
+            rf"|{_PERSON_ZH}(?:(?!{_TRIP_ZH})[^，。！？,.!?\s]){{0,8}}?回国(?:定居|发展|工作|生活|了(?!{_TRIP_ZH}))"
             r"|\ban?\s+(?:\w+\s+){1,2}?resident\b|\bsettled\s+in(?:to)?\b|安顿(?:好|下来)"
             # a new home said without "move": "Finally got the keys to our place", "新家终于装修好了"
             r"|\bgot\s+(?:the|our|my)\s+keys\b|\bour\s+new\s+(?:place|apartment|flat|house|home)\b"
@@ -258,7 +262,7 @@ _CHANGE_CUES = (
     *("first night", "first proper night", "lease", "tenancy", "rental agreement", "新公寓", "新住处", "第一天"),
     *("mobile", "gym", "fitness", "leisure", "健身"),
     *("搬", "迁", "入职", "跳槽", "加入", "上班", "工作", "开始在", "换到", "调岗", "调职"),
-    *("安顿", "新家", "钥匙", "cigarette"),
+    *("安顿", "新家", "钥匙", "回国", "cigarette"),
     *("first day", "first week", "day 1", "day one"),
     *("broke", "split", "divorc", "分手", "离婚", "离了婚", "smok", "drink", "烟", "酒"),
     *("新男朋", "新女朋", "交了", "脱单", "new boy", "new girl", "met someone", "got a", "dating", "seeing"),

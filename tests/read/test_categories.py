@@ -507,3 +507,13 @@ def test_studies_named_by_where_or_in_what_answer_what_the_user_studied(memory: 
     for said in ("I studied at MIT", "She has a degree in law", "majored in economics", "我在读博"):
         assert "study" in category_words(said).split(), said
     assert category_words("It was 30 degrees today") == ""
+
+
+def test_home_from_abroad_for_good_answers_where_one_lives_and_a_holiday_home_does_not(memory: Memory) -> None:
+    """A known gap: "我现在住哪？" after "从美国回国了" still found the home abroad first."""
+    said = [("2023-03-02", "我住在纽约布鲁克林，离公司很近"), ("2024-02-10", "我春节回国了，在家待了两周"),
+            ("2024-02-25", "回纽约了，时差好难倒"), ("2025-07-01", "我上个月从美国回国了，东西还没收拾完")]  # fmt: skip
+    _tell(memory, "mei", said)
+    for question in ("我现在住在哪里？", "Where do I live now?"):
+        hits = memory.search(question, user_id="mei", limit=3)
+        assert hits and hits[0].text.startswith("我上个月从美国回国了"), (question, [hit.text for hit in hits])

@@ -221,6 +221,12 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("I quit Alibaba last week.", "work job 工作 上班"),
         ("我已经去一家创业公司当技术负责人了", "work job 工作 上班"),
         ("I quit smoking", "smoke smoking quit 抽烟 吸烟 戒烟"),  # a habit, not a company
+        # home from abroad for good is a move (a known gap: "我现在住哪？" found the old home abroad first)
+        ("我去年从美国回国了", "live 住 move 搬"),
+        ("毕业后回国工作了", "live 住 move 搬"),
+        ("我春节回国了", ""),
+        ("下周回国过年", ""),
+        ("我回国玩了两周", ""),
     ],
 )
 def test_a_statement_of_change_is_indexed_with_the_words_of_the_questions_it_answers(text: str, answers: str) -> None:

@@ -23,8 +23,9 @@ import pkgutil
 import string
 import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -52,6 +53,15 @@ class EnglishWords:
         letters = "".join(sorted(set().union(*counts)))  # as pyspellchecker's: every character of a word
         return cls(words, np.array([counts[word] for word in ordered], dtype=np.int64), letters,
                    max(map(len, counts), default=0))  # fmt: skip
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, npt.NDArray[Any]]) -> EnglishWords:
+        """What :meth:`arrays` gave (read back from a cache file)."""
+        return cls(arrays["words"], arrays["counts"], str(arrays["letters"]), int(arrays["longest"]))
+
+    def arrays(self) -> dict[str, Any]:
+        return {"words": self._words, "counts": self._counts, "letters": np.array(self._letters),
+                "longest": np.array(self._longest)}  # fmt: skip
 
     def frequency(self, word: str) -> int:
         """How often English writes ``word`` (any case); 0 for a word not in the list."""
@@ -125,16 +135,14 @@ def _cached(cache_dir: Path) -> EnglishWords:
     path = cache_dir / _PATTERN.replace("*", f"{version}-{_CACHE_FORMAT}")
     try:
         with np.load(path, allow_pickle=False) as arrays:
-            return EnglishWords(arrays["words"], arrays["counts"], str(arrays["letters"]), int(arrays["longest"]))
+            return EnglishWords.from_arrays(arrays)
     except FileNotFoundError:
         pass
     except Exception as exc:  # a damaged or foreign file: derive the list again and replace it
         logger.warning("ignoring the cached English word list %s (%s); reading pyspellchecker's", path, exc)
     words = EnglishWords.from_counts(_counts())
     release_free_heap()  # the list read as Python strings first: 20 MB more of a process otherwise (measured)
-    arrays = {"words": words._words, "counts": words._counts, "letters": np.array(words._letters),
-              "longest": np.array(words._longest)}  # fmt: skip
-    if write_atomically(path, lambda out: np.savez(out, **arrays), what="the English word list"):
+    if write_atomically(path, lambda out: np.savez(out, **words.arrays()), what="the English word list"):
         remove_older(path, _PATTERN)
     return words
 
