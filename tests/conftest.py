@@ -178,7 +178,9 @@ def _hermetic_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
 #
 # The suite runs on two pytest-xdist workers (addopts), a test file at a time, so module fixtures are built
 # once and tests within a file keep their order. Every test that uses the model goes to one group (one load)
-# and is collected first, since that group is the longest unit of work. There the model runs on one thread:
+# and is collected first, since that group is the longest unit of work; --no-loadscope-reorder (addopts) keeps it
+# first: xdist otherwise queues the files with the most tests first, so the model group (13 tests) started minutes
+# in and ran alone at the end (the suite: 814-858 s -> 694 s). There the model runs on one thread:
 # llama.cpp's threads wait for each other at every op, so with the other worker holding a core, two threads
 # were ~4x slower than one (measured: the model tests took 578 s on two threads beside a busy worker).
 LOCAL_MODEL_GROUP = "local_model"

