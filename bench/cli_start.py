@@ -13,20 +13,19 @@ bench/results/<date>-cli-start.{json,md}).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from rich.progress import track
 
 from bench.machine import machine_facts, machine_line
+from bench.report import write_json_and_markdown
 
 RESULTS = Path(__file__).parent / "results"
 HERE = Path(__file__).resolve().parents[1]
@@ -131,12 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     sources = [source.resolve() for source in args.source] + [HERE]
     result = {"command": "python -m bench.cli_start " + " ".join(argv if argv is not None else sys.argv[1:]),
               "machine": machine_facts(), **run(sources, args.rounds, args.cold)}  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"{datetime.now(UTC):%Y-%m-%d}-cli-start"
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    stem.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
-    print(markdown(result))
-    print(f"wrote {stem}.json and {stem}.md")
+    write_json_and_markdown(result, markdown(result), args.out, "cli-start")
     return 0
 
 

@@ -13,12 +13,10 @@ Writes JSON and a Markdown table to bench/results/.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import threading
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +26,7 @@ from tqdm import tqdm
 from bench.machine import machine_facts, machine_line
 from bench.metrics import percentiles
 from bench.pg_standby import PrimaryWithStandby
+from bench.report import write_json_and_markdown
 from bench.service_load import make_key, start_server
 from memstrata.storage.postgres.replica import RETRY_AFTER_S
 from memstrata.storage.postgres.store import PostgresStore
@@ -140,12 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     result = {"command": "python -m bench.pg_failover " + " ".join(argv if argv is not None else sys.argv[1:]),
               "machine": machine_facts(), **run(args.phase_s)}  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"{datetime.now(UTC):%Y-%m-%d}-pg-replica-failover"
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    stem.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
-    print(markdown(result))
-    print(f"wrote {stem}.json and {stem}.md")
+    write_json_and_markdown(result, markdown(result), args.out, "pg-replica-failover")
     return 0 if all(row["wrong_or_failed"] == 0 for row in result["phases"]) else 1
 
 

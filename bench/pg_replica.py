@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +26,7 @@ from tqdm import tqdm
 
 from bench.machine import machine_facts, machine_line
 from bench.pg_standby import PrimaryWithStandby
+from bench.report import write_json_and_markdown
 from bench.service_load import make_key, run_load, start_server
 from memstrata.storage.postgres.store import PostgresStore
 
@@ -151,12 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": runs,
         "summary": summary(runs),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"{datetime.now(UTC):%Y-%m-%d}-pg-read-replica"
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    stem.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
-    print(markdown(result))
-    print(f"wrote {stem}.json and {stem}.md")
+    write_json_and_markdown(result, markdown(result), args.out, "pg-read-replica")
     return 0 if all(run["errors"] == 0 for run in runs) else 1
 
 

@@ -75,6 +75,17 @@ def _ratio(a: float, b: float) -> float | None:
     return round(a / b, 2) if b and not math.isnan(a) and not math.isnan(b) else None
 
 
+def write_json_and_markdown(result: dict[str, Any], markdown: str, out_dir: Path, name: str) -> Path:
+    """``<out_dir>/<date>-<name>.json`` and ``.md`` for a bench of its own; the table is printed too."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / f"{stamp()}-{name}"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    stem.with_suffix(".md").write_text(markdown, encoding="utf-8")
+    print(markdown)
+    print(f"wrote {stem}.json and {stem}.md")
+    return stem
+
+
 def write(result: dict[str, Any], suite: str, out_dir: Path | None = None) -> list[Path]:
     out_dir = out_dir or RESULTS_DIR
     out_dir.mkdir(parents=True, exist_ok=True)

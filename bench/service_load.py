@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import subprocess
@@ -25,7 +24,6 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +33,7 @@ import httpx
 from bench import facts
 from bench.machine import machine_facts, machine_line
 from bench.metrics import percentiles
+from bench.report import write_json_and_markdown
 from memstrata.api.keys import KeyStore
 
 RESULTS = Path(__file__).parent / "results"
@@ -282,12 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                 server.terminate()
                 server.wait(timeout=30)
     result["machine"] = machine
-    args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"{datetime.now(UTC):%Y-%m-%d}-service-load{args.suffix}"
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    stem.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
-    print(markdown(result))
-    print(f"wrote {stem}.json and {stem}.md")
+    write_json_and_markdown(result, markdown(result), args.out, f"service-load{args.suffix}")
     return 0 if result["errors"] == 0 and not result["timed_out"] else 1
 
 
