@@ -80,6 +80,12 @@ def _stored(text: str) -> MemoryItem:
         ("用户领养了一只狗叫 Mochi", "用户妹妹叫吴小雨", False),
         ("User's brother is called Tom", "用户妹妹叫吴小雨", False),
         ("用户妹妹叫吴小雪，不是小雨", "用户妹妹叫吴小雨", True),
+        # "named" alone: the model closed the new dog with a new boyfriend (a user trial)
+        (
+            "User has been dating a guy named 陈宇 for a month",
+            "User adopted a corgi last weekend and named him 豆包",
+            False,
+        ),
         ("User's sister's name is 吴小雪", "用户妹妹叫吴小雨", True),
         # one diet in words that share no form: "不再吃素" kept "是素食者" as another diet (a user trial)
         ("用户不再吃素", "用户是素食者", True),
@@ -90,6 +96,25 @@ def test_a_contradiction_needs_a_word_or_topic_in_common(new: str, old: str, clo
     """The bundled model called two close facts of one shape a contradiction, and the user's diet was forgotten."""
     fact = NewFact(text=new, kind="fact", confidence=0.9, message_ids=("t1",))
     resolved = decide(fact, [Candidate(_stored(old), similarity=0.6, evidence="similar (0.60)")], ["contradicts"])
+    assert isinstance(resolved, Update) is closes
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "closes"),
+    [
+        # the bundled model called a new boyfriend a contradiction of the breakup (a user trial)
+        ("User has been dating 陈宇 for a month", "User broke up with Leo last week", False),
+        ("用户上个月又把狗送人了", "用户去年领养了一只柯基", False),  # the adoption happened all the same
+        ("User moved to Munich", "User moved to Berlin last year", False),
+        ("其实我们没有领养柯基，只是帮朋友照看", "用户去年领养了一只柯基", True),  # a correction of the event itself
+        ("User actually moved to Hamburg, not Berlin", "User moved to Berlin last year", True),
+    ],
+)  # fmt: skip
+def test_what_happened_then_is_not_contradicted_by_what_came_after(new: str, old: str, closes: bool) -> None:
+    """A past event (kind "event": dated, over when said) stays true; only a correction of it closes it."""
+    event = _stored(old).model_copy(update={"kind": "event"})
+    fact = NewFact(text=new, kind="fact", confidence=0.9, message_ids=("t1",))
+    resolved = decide(fact, [Candidate(event, similarity=0.6, evidence="similar (0.60)")], ["contradicts"])
     assert isinstance(resolved, Update) is closes
 
 

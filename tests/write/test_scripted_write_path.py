@@ -13,6 +13,7 @@ import pytest
 
 from memstrata import JobFailedError, Memory
 from memstrata.lifecycle.session import estimate_tokens
+from memstrata.read.expand import source_turns
 from memstrata.types import HistoryAction, JobStatus, MemoryStatus
 from support.scripted_llm import Reply, ScriptedServer, completion
 
@@ -89,6 +90,28 @@ def test_a_change_closes_only_its_candidate_and_keeps_history(scripted_memory: M
     paris = next(i for i in memory.get_all(user_id="u1") if i.text == "User lives in Paris")
     repeated = memory.history(paris.id, user_id="u1")[-1]
     assert repeated.details["decision"] == "NONE" and repeated.details["message_ids"] == list(result.message_ids)
+
+
+def test_an_update_is_quoted_with_the_turn_that_said_it(scripted_memory: Memory, server: ScriptedServer) -> None:
+    """A user trial: context() showed "User's boyfriend is a firefighter" over the turn about Leo the pastry chef,
+    the replaced version's turn it keeps in its provenance. The update is quoted with its own turn."""
+    memory = scripted_memory
+    turns = [("My boyfriend Leo is a pastry chef.", "2025-01-05T20:00:00+08:00",
+              "User's boyfriend Leo is a pastry chef"),
+             ("I've been dating 陈宇 for a month, he's a firefighter.", "2025-11-15T18:00:00+08:00",
+              "User's boyfriend is a firefighter")]  # fmt: skip
+    server.answer_with(_judge({(turns[1][2], turns[0][2]): "conflict"}))
+    for text, when, fact in turns:
+        server.enqueue(_facts(fact))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    assert _live(memory) == {turns[0][2]: "superseded", turns[1][2]: "active"}
+    firefighter = next(i for i in memory.get_all(user_id="u1") if i.text == turns[1][2])
+    assert len(firefighter.provenance.message_ids) == 2  # the lineage stays linked
+
+    assert [t.message.content for t in source_turns(memory.store, firefighter.scope, firefighter)] == [turns[1][0]]
+    context = memory.context("What does my boyfriend do?", user_id="u1", budget_tokens=500).text
+    quotes = [line.strip() for line in context.splitlines() if line.strip().startswith(">")]
+    assert quotes == [f"> 2025-11-15 user: {turns[1][0]}"], context  # the old turn may show as its own memory
 
 
 def test_a_fact_with_nothing_similar_is_added_with_one_model_call(

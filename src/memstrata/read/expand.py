@@ -12,8 +12,14 @@ from memstrata.types import MemoryItem, Scope, StoredMessage
 
 
 def source_turns(store: Store, scope: Scope, item: MemoryItem) -> list[StoredMessage]:
-    """The raw turns behind a memory, in conversation order (empty for memories added as text)."""
-    return store.messages_by_id(scope, list(item.provenance.message_ids))
+    """The raw turns that said the memory as it reads now, in conversation order (empty for memories added as text).
+
+    An update keeps the turns of the versions it replaced in its provenance (their lineage), but they were said
+    before it and do not say it: "User's boyfriend is a firefighter" was quoted with "My boyfriend Leo is a pastry
+    chef" (a user trial). The replaced versions and their turns stay in the history."""
+    turns = store.messages_by_id(scope, list(item.provenance.message_ids))
+    said = item.provenance.said_at
+    return turns if said is None else [turn for turn in turns if turn.message.timestamp >= said]
 
 
 def best_source_turns(turns: list[StoredMessage], query: str, limit: int) -> list[StoredMessage]:

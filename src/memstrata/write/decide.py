@@ -6,8 +6,9 @@ from rules a reader can check, and every answer the rules refuse is recorded as 
 - ``same`` makes the fact a NONE pointing at that memory, if the memory is close to it (similarity) and about
   the same person; a "same" for a distant memory is refused and the fact is kept.
 - ``contradicts`` closes the memory and stores the fact (UPDATE), unless the two are about different people
-  ("用户喜欢猫" is not changed by "用户的妹妹喜欢狗"), one is a plan and the other not, or the fact is one more of a
-  kind a person holds several of (a second allergy, pet or sport: :func:`both_can_hold`).
+  ("用户喜欢猫" is not changed by "用户的妹妹喜欢狗"), one is a plan and the other not, the fact is one more of a
+  kind a person holds several of (a second allergy, pet or sport: :func:`both_can_hold`), or the memory is an event
+  that happened then and the fact no correction of it (:func:`past_event_stands`).
 - ``refines`` closes the memory only if the fact repeats its content (the fact is the fuller version);
   otherwise both are kept.
 - ``unrelated`` (both can be true) changes nothing, unless the fact is close, about the same person and repeats
@@ -27,6 +28,7 @@ from memstrata.han import HAN_CHAR
 from memstrata.modality import PLANNED, calls_off
 from memstrata.patterns import lazy_pattern
 from memstrata.prompts.compare_facts import Relation
+from memstrata.types import MemoryItem
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
 from memstrata.write.evidence import MANY_VALUED, content_words, same_things, shared_topics, shared_words
 
@@ -139,12 +141,17 @@ def named_one(text: str) -> str | None:
     return "self" if user and _NAMING.match(text[user.end() :]) else None
 
 
+# "named" tied "User has been dating a guy named 陈宇" to "User adopted a corgi … and named him 豆包", which the
+# bundled model called a contradiction: the dog was closed (a user trial).
+_NAMING_WORDS = frozenset({"name", "names", "named", "called", "叫", "名叫", "名字"})
+
+
 def _tied(fact: str, old: str) -> bool:
     """What a contradiction needs beyond closeness of meaning: a shared word or everyday topic. Two facts of one
     shape ("User no longer drinks oolong tea" / "User no longer eats meat") are close, and the bundled model called
     them a contradiction. Naming counts only as the name of one person: the model called "用户领养了一只狗叫 Mochi"
     a contradiction of "用户妹妹叫吴小雨", and "User's brother is called Tom" one of the sister's name (a trial)."""
-    if shared_words(fact, old) or shared_topics(fact, old) - {"name"}:
+    if shared_words(fact, old) - _NAMING_WORDS or shared_topics(fact, old) - {"name"}:
         return True
     whose = named_one(fact)
     return whose is not None and whose == named_one(old) and "name" in shared_topics(fact, old)
@@ -203,6 +210,16 @@ def both_can_hold(fact: str, old: str, *, dated: bool = False, similarity: float
     return None
 
 
+def past_event_stands(fact: str, old: MemoryItem) -> str | None:
+    """Why a "contradicts" answer cannot close ``old``, or None: what happened at a time stays true after it.
+    The bundled model called "User has been dating 陈宇" a contradiction of "User broke up with Leo last week", and
+    the breakup was closed (a user trial); a later state or event is recorded beside it, and a question about now
+    is answered by the newer one (read/newer.py). Only a correction said outright closes it ("其实我们没有领养")."""
+    if old.kind != "event" or _CORRECTION.search(fact):
+        return None
+    return "what happened then stays true; kept both"
+
+
 def covers(fact: str, old: str, minimum: float) -> bool:
     """Does ``fact`` repeat at least ``minimum`` of ``old``'s content words (so it can replace it without
     losing anything)? A memory with no content words is never covered."""
@@ -256,7 +273,8 @@ def decide(
             rejected.append(Rejection(answer, item.id, item.text, reason))
             continue
         held = (
-            both_can_hold(fact.text, item.text, dated=fact.event_time is not None, similarity=candidate.similarity)
+            past_event_stands(fact.text, item)
+            or both_can_hold(fact.text, item.text, dated=fact.event_time is not None, similarity=candidate.similarity)
             if answer == "contradicts"
             else None
         )
