@@ -346,7 +346,15 @@ def category_words(text: str) -> str:
         words = [found for found in words if found != _PARTNER_WORDS]
     if not (_HAN.search(text) and _LATIN.search(text)):
         return " ".join(words)
-    for english, chinese, english_words, chinese_words in _RELATIONS:
+    return " ".join(filter(None, [*words, relatives_in_other_script(text)]))
+
+
+@lru_cache(maxsize=65_536)
+def relatives_in_other_script(text: str, *, partners_only: bool = False) -> str:
+    """The words of each relative ``text`` names in one script only, in the other one ("boyfriend": "男朋友 男友");
+    or "". ``partners_only``: of a partner alone (girlfriend, boyfriend, wife, husband)."""
+    words = []
+    for english, chinese, english_words, chinese_words in _RELATIONS[:4] if partners_only else _RELATIONS:
         said_english, said_chinese = english.search(text) is not None, chinese.search(text) is not None
         if said_english != said_chinese:
             words.append(chinese_words if said_english else english_words)

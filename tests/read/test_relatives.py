@@ -111,3 +111,24 @@ def test_a_relative_said_in_another_script_keeps_the_relevance_of_its_meaning(me
     memory.add(["my mom finally retired from the bank", "my dad had knee replacement surgery last month",
                 "爸妈还在成都。我爸以前教物理，去年退休了"], user_id="kai")  # fmt: skip
     assert memory.search("What did my dad do before he retired?", user_id="kai")[0].text.startswith("爸妈还在成都")
+
+
+def test_a_partner_in_an_english_fact_answers_a_chinese_question(memory: Memory) -> None:
+    """The bundled model writes the facts of an English turn in English: "我男朋友是做什么的？" ranked "User's boyfriend
+    is a firefighter" 5th, under the breakup it no longer answers (a user trial, whose facts these are). A fact names
+    its partner in both scripts (a raw turn does not), and 男朋友 asks about the boyfriend, not about a friend."""
+    turns = [
+        ("2025-01-05T20:00:00+08:00", "我叫周晓雯，在杭州的网易做UI设计师。"),
+        ("2025-03-02T09:30:00+08:00", "We adopted a corgi last weekend and named him 豆包."),
+        ("2025-06-01T19:00:00+08:00", "Leo and I broke up last week. It's been rough."),
+        ("2025-11-15T18:00:00+08:00", "I've been dating a guy named 陈宇 for a month, he's a firefighter."),
+    ]
+    for when, text in turns:
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="xw")
+    memory.add(["用户叫周晓雯", "用户在杭州的网易做UI设计师", "用户对芒果过敏，吃了会起疹子",
+                "User adopted a corgi last weekend and named him 豆包", "用户妹妹晓琳现在在浙一医院当实习医生",
+                "User started working at Tencent in Shenzhen this week", "User's commute is 40 minutes by metro",
+                "用户每周二和周四晚上去游泳", "User has been dating a guy named 陈宇 for a month",
+                "User's boyfriend is a firefighter", "User's boyfriend is 陈宇"], user_id="xw")  # fmt: skip
+    for question in ("我男朋友是做什么的？", "What does my boyfriend do?"):
+        assert memory.search(question, user_id="xw")[0].text == "User's boyfriend is a firefighter", question
