@@ -355,7 +355,7 @@ _SPLIT = ("sibling_of", "child_of")  # the graph's groups, asked of one by one h
 # A boyfriend or girlfriend is asked about as a spouse is, and the 朋友 in 男朋友 is no friend: "我男朋友是做什么的？"
 # was read as a question about a friend, "What does my boyfriend do?" as one about no one, and the user's own job
 # answered them (a user trial).
-_DATING = _kin("boyfriend|girlfriend|bf|gf", "男朋友|女朋友|男友|女友|对象")
+_DATING = _kin("boyfriend|girlfriend|bf|gf", "男朋友|女朋友|男友|女友|我的?对象")  # not "Python 对象"
 _ONE_BY_ONE = (
     _kin("brother", "哥哥|弟弟", "哥弟"),
     _kin("sister", "姐姐|妹妹", "姐妹"),
