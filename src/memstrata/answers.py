@@ -119,7 +119,9 @@ _CHANGE_ANSWERS = (
         lazy_pattern(
             rf"{_OWN_ZH}(?:新(?:男|女)朋友|交了(?:一?个)?(?:男|女)朋友|脱单)"
             r"|\bnew\s+(?:boyfriend|girlfriend)\b|\bmet\s+someone\b|\bgot\s+a\s+(?:boyfriend|girlfriend)\b"
-            r"|\b(?:i|we|user)\b[^.!?]{0,20}?\bstarted\s+(?:dating|seeing)\b",
+            r"|\b(?:i|we|user)\b[^.!?]{0,20}?\bstarted\s+(?:dating|seeing)\b"
+            # going on for a while already: "I've been dating a guy named 陈宇 for a month" (a user trial)
+            r"|\b(?:i|user)(?:'ve|\s+have|\s+has)\s+been\s+(?:dating|seeing)\s+(?!you\b)\w",
             re.IGNORECASE,
         ),
         "boyfriend girlfriend 男朋友 女朋友",

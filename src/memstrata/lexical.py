@@ -200,7 +200,7 @@ def keyword_tokens(text: str) -> list[str]:
 # Yvonne to marry me" name one's partner and are a change; 40: a gym joined is a change ("Joined Leith Links Leisure");
 # 41: a German street (Osterstraße, Karl-Heine-Straße) is an address, 和…在一起 names a partner, 钥匙拿到了 is a
 # move and a move argued over (谁搬去谁那边) none; 42: a fact (not a raw turn) names a partner in the other script
-# too ("User's boyfriend is a firefighter": 男朋友 男友)
+# too ("User's boyfriend is a firefighter": 男朋友 男友), and "I've been dating …" names a partner
 SEARCH_TERMS_VERSION = "42"
 
 

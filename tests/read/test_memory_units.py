@@ -208,6 +208,10 @@ def test_a_turn_is_indexed_with_turns_of_its_own_session_only(memory: Memory) ->
         ("Still counting myself a non-smoker.", "smoke smoking quit 抽烟 吸烟 戒烟"),
         ("认识了一个新男朋友，叫周航，是一名儿科医生。", "boyfriend girlfriend 男朋友 女朋友"),  # a new partner
         ("Met someone! Her name is Sofia", "boyfriend girlfriend 男朋友 女朋友"),
+        # a relationship going on a while already (a user trial: "Am I single?" answered with the older breakup)
+        ("I've been dating a guy named 陈宇 for a month, he's a firefighter.", "boyfriend girlfriend 男朋友 女朋友"),
+        ("User has been dating a guy named 陈宇 for a month", "boyfriend girlfriend 男朋友 女朋友"),
+        ("My sister has been dating Tom", ""),  # someone else's
         ("他交了个女朋友", ""),  # someone else's
         ("我们领证了", "husband wife married 老公 老婆 结婚"),
         ("We got married in June!", "husband wife married 老公 老婆 结婚"),

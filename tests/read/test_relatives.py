@@ -132,3 +132,6 @@ def test_a_partner_in_an_english_fact_answers_a_chinese_question(memory: Memory)
                 "User's boyfriend is a firefighter", "User's boyfriend is 陈宇"], user_id="xw")  # fmt: skip
     for question in ("我男朋友是做什么的？", "What does my boyfriend do?"):
         assert memory.search(question, user_id="xw")[0].text == "User's boyfriend is a firefighter", question
+    # the relationship said later answers whether the user has one, not the breakup said before it
+    for question in ("Am I single?", "我现在单身吗？", "Do I have a boyfriend?", "我有男朋友吗？"):
+        assert "dating a guy named 陈宇" in memory.search(question, user_id="xw")[0].text, question

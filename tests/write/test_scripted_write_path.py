@@ -111,7 +111,8 @@ def test_an_update_is_quoted_with_the_turn_that_said_it(scripted_memory: Memory,
     assert [t.message.content for t in source_turns(memory.store, firefighter.scope, firefighter)] == [turns[1][0]]
     context = memory.context("What does my boyfriend do?", user_id="u1", budget_tokens=500).text
     quotes = [line.strip() for line in context.splitlines() if line.strip().startswith(">")]
-    assert quotes == [f"> 2025-11-15 user: {turns[1][0]}"], context  # the old turn may show as its own memory
+    assert turns[1][0] in context and not any(turns[0][0] in quote for quote in quotes), context
+    # the old turn may show as a memory of its own, and the new one as its own or under the fact
 
 
 def test_a_fact_with_nothing_similar_is_added_with_one_model_call(

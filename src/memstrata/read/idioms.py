@@ -55,7 +55,8 @@ _IDIOMS = (
     # anyone?" (nothing was returned; found by a user trial)
     _idiom(r"\bfor\s+fun\b|\bfree\s+time\b|\bspare\s+time\b|业余时间|闲暇", r"\g<0> (hobby 爱好)"),
     _idiom(
-        r"\b(?:seeing|dating)\s+(?:anyone|anybody|someone|somebody)\b|\b(?:am\s+i|still)\s+single\b|有对象|脱单",
+        r"\b(?:seeing|dating)\s+(?:anyone|anybody|someone|somebody)\b|\b(?:am\s+i|still)\s+single\b|有对象|脱单"
+        r"|单身",  # "我现在单身吗？" found nothing (a user trial)
         r"\g<0> (partner boyfriend girlfriend 对象)",
     ),
     _idiom(
