@@ -304,13 +304,16 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
 # study?" and "My 表弟 Jason 在 Toronto 读 CS master" share no word, and the bundled embedder reads mixed text poorly
 # (cosine 0.08; a text in one language it reads across languages well enough). Added to every text that names a
 # relative, they cost MADial en 0.766 -> 0.752 (same-language synonyms, "mom" with "mother", did more harm still).
+_PARTNERS = (
+    (r"girlfriends?", "女朋友|女友", "girlfriend", "女朋友 女友"),
+    (r"boyfriends?", "男朋友|男友", "boyfriend", "男朋友 男友"),
+    (r"wife", "老婆|妻子|太太|媳妇", "wife", "老婆 妻子 太太"),
+    (r"husband", "老公|丈夫", "husband", "老公 丈夫"),
+)
 _RELATIONS = tuple(
     (lazy_pattern(_english(english), re.IGNORECASE), lazy_pattern(chinese), english_words, chinese_words)
     for english, chinese, english_words, chinese_words in (
-        (r"girlfriends?", "女朋友|女友", "girlfriend", "女朋友 女友"),
-        (r"boyfriends?", "男朋友|男友", "boyfriend", "男朋友 男友"),
-        (r"wife", "老婆|妻子|太太|媳妇", "wife", "老婆 妻子 太太"),
-        (r"husband", "老公|丈夫", "husband", "老公 丈夫"),
+        *_PARTNERS,
         (r"mom mum mother", "妈妈|母亲|老妈", "mom mother", "妈妈 母亲"),
         (r"dad father", "爸爸|父亲|老爸", "dad father", "爸爸 父亲"),
         (r"sisters?", "姐姐|妹妹", "sister", "姐姐 妹妹"),
@@ -354,7 +357,7 @@ def relatives_in_other_script(text: str, *, partners_only: bool = False) -> str:
     """The words of each relative ``text`` names in one script only, in the other one ("boyfriend": "男朋友 男友");
     or "". ``partners_only``: of a partner alone (girlfriend, boyfriend, wife, husband)."""
     words = []
-    for english, chinese, english_words, chinese_words in _RELATIONS[:4] if partners_only else _RELATIONS:
+    for english, chinese, english_words, chinese_words in _RELATIONS[: len(_PARTNERS)] if partners_only else _RELATIONS:
         said_english, said_chinese = english.search(text) is not None, chinese.search(text) is not None
         if said_english != said_chinese:
             words.append(chinese_words if said_english else english_words)

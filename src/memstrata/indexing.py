@@ -86,8 +86,8 @@ def category_text(item: MemoryItem) -> str:
     # breakup it no longer answers (a user trial). Raw turns do not gain them, nor other relatives: added to every
     # text naming a relative they cost MADial en 0.766 -> 0.752 (categories._RELATIONS), and "我妈妈叫王芳" with
     # "mom mother" came above "My mom's name is Helen" for "What is my mother's name?".
-    across = [word for word in relatives_in_other_script(item.text, partners_only=True).split()
-              if word not in words.split()]  # fmt: skip
+    said = set(words.split())
+    across = [word for word in relatives_in_other_script(item.text, partners_only=True).split() if word not in said]
     return " ".join(filter(None, [words, *across]))
 
 

@@ -84,7 +84,7 @@ FAMILY = {
     "sibling_of": "哥哥|姐姐|弟弟|妹妹",
     "reports_to": "老板|领导|上司|经理",
     "colleague_of": "同事",
-    "friend_of": "朋友",
+    "friend_of": "(?<![男女])朋友",  # the 朋友 of 男朋友 / 女朋友 is a partner ("我男朋友" was read as a friend)
 }
 # Relatives named by one character after 我 ("我哥", "我妈"): alone, 哥 or 妈 is too often part of another word.
 SHORT_KIN = "[哥姐弟妹爸妈]"

@@ -352,9 +352,8 @@ def _kin(english: str, chinese: str, short: str = "") -> str:
 
 
 _SPLIT = ("sibling_of", "child_of")  # the graph's groups, asked of one by one here
-# A boyfriend or girlfriend is asked about as a spouse is, and the 朋友 in 男朋友 is no friend: "我男朋友是做什么的？"
-# was read as a question about a friend, "What does my boyfriend do?" as one about no one, and the user's own job
-# answered them (a user trial).
+# A boyfriend or girlfriend is asked about as a spouse is: "What does my boyfriend do?" was read as a question about
+# no one, "我男朋友是做什么的？" as one about a friend, and the user's own job answered them (a user trial).
 _DATING = _kin("boyfriend|girlfriend|bf|gf", "男朋友|女朋友|男友|女友|我的?对象")  # not "Python 对象"
 _ONE_BY_ONE = (
     _kin("brother", "哥哥|弟弟", "哥弟"),
@@ -362,9 +361,8 @@ _ONE_BY_ONE = (
     _kin("father|dad", "父亲|爸爸|老爸", "爸"),
     _kin("mother|mom|mum", "母亲|妈妈|老妈", "妈"),
     _DATING,
-    *(_kin(english, FAMILY[relation].replace("朋友", "(?<![男女])朋友"))
-      for relation, english in EN_FAMILY.items() if relation not in _SPLIT),
-)  # fmt: skip
+    *(_kin(english, FAMILY[relation]) for relation, english in EN_FAMILY.items() if relation not in _SPLIT),
+)
 # (what asks about them, what says them): parents are either
 _KIN = (
     *((lazy_pattern(said, re.IGNORECASE), said) for said in _ONE_BY_ONE),
