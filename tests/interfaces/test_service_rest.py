@@ -150,6 +150,14 @@ def test_messages_jobs_stats_and_whoami(client: httpx.Client) -> None:
             "colour",
         ),
         ("POST", "/v1/memories", {"json": {"user_id": "u", "text": "a\x00b"}}, 422, "invalid_input", "NUL"),
+        (  # a turn as a bare string: the answer says how a turn is written
+            "POST",
+            "/v1/memories",
+            {"json": {"user_id": "u", "messages": ["我喜欢喝茶"]}},
+            422,
+            "invalid_request",
+            '{"role": "user", "content": "..."}',
+        ),
         (
             "POST",
             "/v1/memories",

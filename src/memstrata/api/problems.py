@@ -136,7 +136,7 @@ def install(app: FastAPI) -> None:
             sent = f"sent as {declared}" if declared else "sent without a Content-Type"
             detail = f"the body was {sent}; send JSON with Content-Type: application/json"
             return problem_response(415, detail, "unsupported_media_type", instance=request.url.path)
-        errors = [_field_problem(_with_scope_hint(err)) for err in exc.errors()]
+        errors = [_field_problem(_with_hint(err)) for err in exc.errors()]
         fields = "; ".join(f"{'.'.join(map(str, e.loc))}: {e.msg}" for e in errors)
         detail = f"the request does not match the schema ({fields}); see /docs for the expected shape"
         return problem_response(422, detail, "invalid_request", instance=request.url.path, errors=errors)
@@ -233,13 +233,19 @@ def allowed_methods(request: Request) -> set[str]:
 _SCOPE_FIELDS = {"user_id", "agent_id", "session_id"}
 
 
-def _with_scope_hint(err: Any) -> Any:
-    """Some endpoints take the scope in the body, others (a task's steps, a memory's id) in the query string: a
-    scope field in a body that has none was refused as "Extra inputs are not permitted" with no word of where."""
+def _with_hint(err: Any) -> Any:
+    """The fix, where the schema's own words do not say it.
+
+    Some endpoints take the scope in the body, others (a task's steps, a memory's id) in the query string: a scope
+    field in a body that has none was refused as "Extra inputs are not permitted" with no word of where. A turn
+    sent as a bare string ("messages": ["hi"]) was refused as "Input should be a valid dictionary or object"."""
     loc = tuple(err.get("loc", ()))
     if err.get("type") == "extra_forbidden" and loc[:1] == ("body",) and loc[-1:] and loc[-1] in _SCOPE_FIELDS:
         name = loc[-1]
         return {**err, "msg": f"{err.get('msg')}: this endpoint takes {name} in the query string (?{name}=...)"}
+    if loc[:2] == ("body", "messages") and len(loc) == 3 and not isinstance(err.get("input"), dict | list):
+        hint = 'send each turn as {"role": "user", "content": "..."}, or plain memories as "text"'
+        return {**err, "msg": f"{err.get('msg')}: {hint}"}
     return err
 
 
