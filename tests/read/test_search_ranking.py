@@ -206,6 +206,21 @@ def test_the_latest_job_of_an_imported_history_answers_where_the_user_works(memo
         assert "星河科技" in memory.search(question, user_id="lin")[0].text, question
 
 
+def test_a_question_about_what_held_before_is_answered_by_the_earlier_statement(memory: Memory) -> None:
+    """ "我以前在哪家公司？" answered with the current employer, the change that replaced the earlier one moving up
+    as for a question about now (a user trial). What the later statement replaced answers it, and "now" still
+    gets the latest."""
+    history = [
+        ("2024-03-10T20:15:00+08:00", "我在杭州的网易做UI设计师，住在西湖区。"),
+        ("2025-09-03T08:00:00+08:00", "Started at Tencent in Shenzhen this week, the commute is 40 minutes."),
+    ]
+    _imported(memory, "zhou", history)
+    for question in ("我以前在哪家公司？", "Where did I use to work?", "Where did I work before?"):
+        assert "网易" in memory.search(question, user_id="zhou")[0].text, question
+    for question in ("Where do I work now?", "我现在在哪家公司？"):
+        assert "Tencent" in memory.search(question, user_id="zhou")[0].text, question
+
+
 def test_a_fact_dated_by_its_own_words_in_an_imported_turn_is_as_old_as_the_turn(memory: Memory) -> None:
     """ "Big news: 上个月我搬到新加坡了!" (said 2022) was extracted with the event time of last month and then
     counted as learned on the day of the import: new, so "Where do I live now?" answered Singapore above the 2026

@@ -92,6 +92,16 @@ def test_a_change_closes_only_its_candidate_and_keeps_history(scripted_memory: M
     assert repeated.details["decision"] == "NONE" and repeated.details["message_ids"] == list(result.message_ids)
 
 
+def _said_then_replaced(memory: Memory, server: ScriptedServer, turns: list[tuple[str, str, str]]) -> None:
+    """Two dated turns (text, when, the fact the model takes from it); the judge calls the second fact a conflict
+    with the first, so it replaces it."""
+    server.answer_with(_judge({(turns[1][2], turns[0][2]): "conflict"}))
+    for text, when, fact in turns:
+        server.enqueue(_facts(fact))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    assert _live(memory) == {turns[0][2]: "superseded", turns[1][2]: "active"}
+
+
 def test_an_update_is_quoted_with_the_turn_that_said_it(scripted_memory: Memory, server: ScriptedServer) -> None:
     """A user trial: context() showed "User's boyfriend is a firefighter" over the turn about Leo the pastry chef,
     the replaced version's turn it keeps in its provenance. The update is quoted with its own turn."""
@@ -100,11 +110,7 @@ def test_an_update_is_quoted_with_the_turn_that_said_it(scripted_memory: Memory,
               "User's boyfriend Leo is a pastry chef"),
              ("I've been dating 陈宇 for a month, he's a firefighter.", "2025-11-15T18:00:00+08:00",
               "User's boyfriend is a firefighter")]  # fmt: skip
-    server.answer_with(_judge({(turns[1][2], turns[0][2]): "conflict"}))
-    for text, when, fact in turns:
-        server.enqueue(_facts(fact))
-        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
-    assert _live(memory) == {turns[0][2]: "superseded", turns[1][2]: "active"}
+    _said_then_replaced(memory, server, turns)
     firefighter = next(i for i in memory.get_all(user_id="u1") if i.text == turns[1][2])
     assert len(firefighter.provenance.message_ids) == 2  # the lineage stays linked
 
@@ -113,6 +119,24 @@ def test_an_update_is_quoted_with_the_turn_that_said_it(scripted_memory: Memory,
     quotes = [line.strip() for line in context.splitlines() if line.strip().startswith(">")]
     assert turns[1][0] in context and not any(turns[0][0] in quote for quote in quotes), context
     # the old turn may show as a memory of its own, and the new one as its own or under the fact
+
+
+def test_a_question_about_before_finds_the_version_an_update_replaced(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: the model replaced "用户在杭州的网易做UI设计师" by the Tencent job (an UPDATE), and "我以前在哪家
+    公司？" answered with Tencent; the old job was found only in its raw turn, third. Search reads current memories:
+    the version the update replaced is now found through the one that replaced it."""
+    memory = scripted_memory
+    turns = [("我在杭州的网易做UI设计师。", "2025-01-05T20:00:00+08:00", "用户在杭州的网易做UI设计师"),
+             ("Started at Tencent in Shenzhen this week.", "2025-09-03T08:00:00+08:00",
+              "User started working at Tencent in Shenzhen")]  # fmt: skip
+    _said_then_replaced(memory, server, turns)
+    for question in ("我以前在哪家公司？", "Where did I use to work?"):
+        found = [hit.text for hit in memory.search(question, user_id="u1", limit=5)]
+        assert turns[0][2] in found and found.index(turns[0][2]) < found.index(turns[1][2]), (question, found)
+    now = [hit.text for hit in memory.search("我现在在哪家公司？", user_id="u1", limit=5)]
+    assert turns[0][2] not in now and now[0] in (turns[1][2], turns[1][0]), now  # a question about now: current only
 
 
 def test_a_fact_with_nothing_similar_is_added_with_one_model_call(

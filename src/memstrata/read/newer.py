@@ -58,6 +58,7 @@ def newer_first(
     margin: float = MARGIN,
     names_a_time: bool = False,
     time_to_come: bool = False,
+    formerly: bool = False,
     names: tuple[str, ...] = (),
     changes: Changes = _said_as_done,
 ) -> list[SearchHit]:
@@ -65,7 +66,9 @@ def newer_first(
     then and only what says the earlier statement never held moves up: a correction, or a plan called off ("Did I
     go to Iceland in 2024?" after "Iceland is off"). ``time_to_come``: that time is still to come, so a change said
     before it also holds then ("Schedule a 1:1 with my boss next week" after a new manager), while a later statement
-    of another event does not ("We had a long meeting on Monday" for "Is there a meeting on Monday?"). ``names``:
+    of another event does not ("We had a long meeting on Monday" for "Is there a meeting on Monday?"). ``formerly``:
+    the question asks what held before now ("我以前住在哪？"), so of two such statements the earlier one moves up,
+    the latest of them first. ``names``:
     those the scope gives the relatives the question asks about (read/relatives.py). ``changes``: what a memory says
     has changed (:data:`Changes`)."""
     terms = _facets(topic_terms(query_text))
@@ -114,6 +117,8 @@ def newer_first(
             return False
         return (bool(why) and reasons(hit) == why) or _ends_or_corrects(hit.memory, above.memory)
 
+    if formerly:  # what a later statement replaced answers instead of it
+        return move_up(hits, lambda hit, above: answers_instead(above, hit), best=lambda hit: said_at(hit.memory))
     return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
 
 

@@ -16,6 +16,7 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.due_plans import changes_by, read_as_done
 from memstrata.read.endings import with_later_news
+from memstrata.read.former import with_what_they_replaced
 from memstrata.read.fuse import relevance_floor
 from memstrata.read.idioms import plain_question
 from memstrata.read.move_up import in_place_of
@@ -193,10 +194,14 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     if query.lifecycle:
         named, to_come = span is not None, span is not None and span.start > query.now
         changes = changes_by(query.now, settings.timezone)  # said as done, or a plan whose time has come
-        rescored = with_what_replaced_them(rescored, below, asked, names_a_time=named and not to_come, names=known,
-                                           changes=changes)  # fmt: skip
-        rescored = newer_first(rescored, asked, names_a_time=named, time_to_come=to_come, names=known, changes=changes)
-        if span is None:  # what a hit names, ended or taken back since (read/endings.py)
+        # "我以前在哪家公司？" asks for what held before: what replaced it is no answer, a correction still is.
+        rescored = with_what_replaced_them(rescored, below, asked, names_a_time=(named and not to_come) or formerly,
+                                           names=known, changes=changes)  # fmt: skip
+        rescored = newer_first(rescored, asked, names_a_time=named, time_to_come=to_come, formerly=formerly,
+                               names=known, changes=changes)  # fmt: skip
+        if formerly:  # the versions the write path replaced, above what replaced them (read/former.py)
+            rescored = with_what_they_replaced(store, query, rescored)
+        elif span is None:  # what a hit names, ended or taken back since (read/endings.py)
             rescored = with_later_news(store, query, rescored, below)
         if span is not None and not to_come:  # what held for most of the time asked about
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
@@ -204,7 +209,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     rescored = own_before_others(rescored, query.text)  # what the user said of themselves, for a question about them
     rescored = theirs_before_own(rescored, query.text, names=known)  # and what was said of someone asked about
     rescored = named_first(rescored, query.text)  # "Who is my girlfriend?" asks for a name
-    if query.lifecycle and span is None:
+    if query.lifecycle and span is None and not formerly:
         rescored = later_of_equals_first(rescored, query.text, known)
     rescored = turns_before_their_replies(rescored)  # the user's word before the assistant's echo of it, ties too
     return _distinct_texts(hits + rescored)[: query.limit]

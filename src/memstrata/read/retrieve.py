@@ -156,10 +156,12 @@ def asks_every_value(text: str) -> bool:
     return _EVERY_VALUE.search(text) is not None
 
 
-# A question about what held before now, without naming when: "我以前在哪家公司？", "Where did I use to live?"
+# A question about what held before now, without naming when: "我以前在哪家公司？", "Where did I use to live?",
+# "我前男友是做什么的？" (an ex is the partner before the current one)
 _FORMERLY = lazy_pattern(
     r"以前|之前|原来|曾经|过去|\b(?:used to|previously|formerly)\b|\bdid\s+(?:i|we)\s+use\s+to\b|\bbefore\s*\?*$"
-    r"|\b(?:my|our)\s+(?:old|previous|former|last)\s+(?:job|company|employer|address|home|apartment|city|phone)\b",
+    r"|\b(?:my|our)\s+(?:old|previous|former|last)\s+(?:job|company|employer|address|home|apartment|city|phone)\b"
+    r"|\bex-?(?:boyfriend|girlfriend|husband|wife|partner|bf|gf)\b|前(?:男友|女友|男朋友|女朋友|任|夫|妻)",
     re.IGNORECASE,
 )
 
