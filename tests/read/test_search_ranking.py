@@ -23,8 +23,9 @@ from memstrata.read.own_first import (
     subject,
 )
 from memstrata.read.pipeline import search
-from memstrata.read.retrieve import topic_text
+from memstrata.read.retrieve import asks_formerly, topic_text
 from memstrata.read.settings import ReadSettings
+from memstrata.read.when import asks_when, states_a_time
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, ScoreBreakdown, SearchHit
 
@@ -219,6 +220,22 @@ def test_a_question_about_what_held_before_is_answered_by_the_earlier_statement(
         assert "网易" in memory.search(question, user_id="zhou")[0].text, question
     for question in ("Where do I work now?", "我现在在哪家公司？"):
         assert "Tencent" in memory.search(question, user_id="zhou")[0].text, question
+    # an ex is the partner before the current one; 前天 is a day, not before
+    assert asks_formerly("我前男友是做什么的？") and asks_formerly("What does my ex-girlfriend do?")
+    assert not asks_formerly("我前天去了哪里？") and not asks_formerly("What does my boyfriend do?")
+
+
+def test_a_question_asking_when_is_answered_by_what_says_the_time(memory: Memory) -> None:
+    """A user trial: "用户最近开始学游泳" answered "When do I go swimming?" above the memories that say "每周二和周四
+    晚上去". A hit that states a time answers a question asking when, where the two are within reach."""
+    memory.add(["用户最近开始学游泳", "用户每周二和周四晚上去游泳"], user_id="swim")
+    memory.add(["I recently took up tennis", "Tennis practice is every Saturday at 9am"], user_id="swim")
+    assert memory.search("我什么时候去游泳？", user_id="swim")[0].text == "用户每周二和周四晚上去游泳"
+    assert memory.search("When do I play tennis?", user_id="swim")[0].text == "Tennis practice is every Saturday at 9am"
+    assert asks_when("我一般几点去游泳？") and asks_when("What time is my tennis practice?")
+    assert not asks_when("When did I start swimming?") and not asks_when("我什么时候开始学游泳的？")
+    assert asks_when("我什么时候过生日？") and not asks_when("我什么时候去过日本？")
+    assert not states_a_time("I recently took up tennis") and states_a_time("下周三去北京出差")
 
 
 def test_a_fact_dated_by_its_own_words_in_an_imported_turn_is_as_old_as_the_turn(memory: Memory) -> None:

@@ -53,6 +53,7 @@ from memstrata.read.retrieve import (
 )
 from memstrata.read.settings import ReadSettings
 from memstrata.read.spelling import corrected_spelling
+from memstrata.read.when import timed_first
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
 
@@ -211,6 +212,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     rescored = named_first(rescored, query.text)  # "Who is my girlfriend?" asks for a name
     if query.lifecycle and span is None and not formerly:
         rescored = later_of_equals_first(rescored, query.text, known)
+    rescored = timed_first(rescored, query.text)  # "When do I go swimming?" asks for a time, of equals too
     rescored = turns_before_their_replies(rescored)  # the user's word before the assistant's echo of it, ties too
     return _distinct_texts(hits + rescored)[: query.limit]
 
