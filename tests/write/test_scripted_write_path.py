@@ -139,6 +139,26 @@ def test_a_question_about_before_finds_the_version_an_update_replaced(
     assert turns[0][2] not in now and now[0] in (turns[1][2], turns[1][0]), now  # a question about now: current only
 
 
+def test_a_turn_whose_fact_was_updated_answers_after_the_update(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: the model replaced "用户每天早上喝两杯咖啡" by "User switched to green tea in the mornings", and
+    "我早上喝什么？" still found the coffee turn first on its words, the update in English only on its meaning. The
+    write path's own update now answers before the turn; what else that turn said keeps its place."""
+    memory = scripted_memory
+    old, new = "用户每天早上喝两杯咖啡", "User switched to green tea in the mornings"
+    server.answer_with(_judge({(new, old): "conflict"}))
+    turns = [("我住在成都，每天早上喝两杯咖啡。", "2024-12-15T21:00:00+08:00", ("用户住在成都", old)),
+             ("Doctor told me to cut down caffeine, so I switched to green tea in the mornings.",
+              "2025-06-21T09:00:00+08:00", (new,))]  # fmt: skip
+    for text, when, facts in turns:
+        server.enqueue(_facts(*facts))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    assert _live(memory) == {"用户住在成都": "active", old: "superseded", new: "active"}
+    assert memory.search("我早上喝什么？", user_id="u1")[0].text in (new, turns[1][0])
+    assert "成都" in memory.search("我住在哪个城市？", user_id="u1")[0].text  # the turn's other fact stands
+
+
 def test_a_fact_with_nothing_similar_is_added_with_one_model_call(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:

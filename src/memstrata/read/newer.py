@@ -351,6 +351,11 @@ def _subject_terms(item: MemoryItem) -> frozenset[str]:
     return frozenset(memory_terms(f"{item.text}\n{category_text(item)}"))
 
 
+def asked_of(item: MemoryItem, asked: str) -> bool:
+    """Whether a memory states something of what the question (``asked``: its words, its time aside) asks about."""
+    return bool(_facets(topic_terms(asked)) & _facets(memory_terms(_statement(item))))
+
+
 def _statement(item: MemoryItem) -> str:
     """What a memory states, in the words it is indexed with: a statement of change with the words of the questions
     it answers ("I moved to Shanghai" answers where the user lives, answers.change_answers), an episode with its

@@ -53,6 +53,7 @@ from memstrata.read.retrieve import (
 )
 from memstrata.read.settings import ReadSettings
 from memstrata.read.spelling import corrected_spelling
+from memstrata.read.updated import with_the_updates_of_turns
 from memstrata.read.when import timed_first
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
@@ -202,7 +203,10 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
                                names=known, changes=changes)  # fmt: skip
         if formerly:  # the versions the write path replaced, above what replaced them (read/former.py)
             rescored = with_what_they_replaced(store, query, rescored)
-        elif span is None:  # what a hit names, ended or taken back since (read/endings.py)
+        elif span is None:
+            # a turn whose fact the write path updated since, after the update (read/updated.py); what a hit names,
+            # ended or taken back since (read/endings.py)
+            rescored = with_the_updates_of_turns(store, query, rescored, below, asked)
             rescored = with_later_news(store, query, rescored, below)
         if span is not None and not to_come:  # what held for most of the time asked about
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
