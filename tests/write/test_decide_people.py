@@ -90,6 +90,14 @@ def _stored(text: str) -> MemoryItem:
         # one diet in words that share no form: "不再吃素" kept "是素食者" as another diet (a user trial)
         ("用户不再吃素", "用户是素食者", True),
         ("用户不再吃素了", "User is vegetarian", True),
+        # a new number shares no word with the old one (号码 / 手机号), and a trip called off in the other script
+        # names the country in other words (a user trial: both were kept beside what they replace)
+        ("用户换号码了，新号码是13998765432", "用户手机号是13812345678", True),
+        ("User's new phone number is 13998765432", "用户手机号是13812345678", True),
+        ("User's favourite number is 7", "用户手机号是13812345678", False),
+        ("User's trip to Japan is off", "用户下个月要去日本旅游", True),
+        ("北京出差取消了", "用户下个月要去日本旅游", False),  # another trip, in one script
+        ("User booked a flight to Osaka", "User plans a trip to Japan next month", False),  # one more of a kind
     ],
 )
 def test_a_contradiction_needs_a_word_or_topic_in_common(new: str, old: str, closes: bool) -> None:

@@ -203,11 +203,11 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
                                names=known, changes=changes)  # fmt: skip
         if formerly:  # the versions the write path replaced, above what replaced them (read/former.py)
             rescored = with_what_they_replaced(store, query, rescored)
-        elif span is None:
-            # a turn whose fact the write path updated since, after the update (read/updated.py); what a hit names,
-            # ended or taken back since (read/endings.py)
-            rescored = with_the_updates_of_turns(store, query, rescored, below, asked)
-            rescored = with_later_news(store, query, rescored, below)
+        else:
+            if span is None or to_come:  # a turn whose fact the write path updated since, after the update
+                rescored = with_the_updates_of_turns(store, query, rescored, below, asked)  # (read/updated.py)
+            if span is None:  # what a hit names, ended or taken back since (read/endings.py)
+                rescored = with_later_news(store, query, rescored, below)
         if span is not None and not to_come:  # what held for most of the time asked about
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
             rescored = said_by_then_first(rescored, asked, span, settings.timezone)

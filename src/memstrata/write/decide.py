@@ -205,7 +205,9 @@ def both_can_hold(fact: str, old: str, *, dated: bool = False, similarity: float
     if topics and topics <= MANY_VALUED and not same_things(fact, old) and not _CHANGED.search(fact):
         across = (HAN_CHAR.search(fact) is None) != (HAN_CHAR.search(old) is None)
         close = similarity is None or similarity >= CROSS_SCRIPT_CORRECTION
-        if not (across and _CORRECTION.search(fact) and close):
+        # said in the other script, a correction or a plan called off may name the thing in other words: "User's
+        # trip to Japan is off" calls off "用户下个月要去日本旅游" (a user trial), if close in meaning
+        if not (across and (_CORRECTION.search(fact) or calls_off(fact)) and close):
             return f"another of a kind a person holds several of ({', '.join(sorted(topics))}); kept both"
     return None
 

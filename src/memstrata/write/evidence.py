@@ -37,6 +37,9 @@ _TOPICS: dict[str, re.Pattern[str]] = {
         r"husband|wife|divorc\w*|dating|broke up|engaged)\b",
         "device": r"手机|电脑|笔记本|\b(phones?|iphone|android|pixel|laptop|computer|macbook|thinkpad)\b",
         "season": r"冬天|夏天|春天|秋天|\b(winter|summer|spring|autumn)\b",
+        # "用户换号码了，新号码是…" changes "用户手机号是…", with no word in common (号码 / 手机号; a user trial)
+        "contact": r"号码|电话|手机号|微信号?|邮箱|\b(phone|mobile|cell|telephone|e-?mail|wechat|whatsapp)\b",
+        "travel": r"旅游|旅行|出差|度假|机票|签证|\b(trips?|travel\w*|vacation|holidays?|flights?|visa|tour(s|ing)?)\b",
         "name": r"叫|名字|\b(name[sd]?|called)\b",
         "study": r"学习|上学|课程|学校|大学|专业|考试|"
         r"\b(stud(y|ies|ying)|course|class(es)?|school|university|degree)\b",
@@ -55,10 +58,10 @@ _GENERIC = frozenset({"user", "user's", "用户", "助手", "assistant", "now", 
                       # "last" tied "User's cat 团子 died last week" to "User moved … last month", and closed the home
                       "last", "next", "week", "weeks", "month", "months", "year", "years", "day", "days", "ago",
                       "yesterday", "today", "tomorrow", "tonight", "weekend", "recently", "news", "sad"})  # fmt: skip
-# Topics a person holds several of at once: allergies and illnesses, pets, drinks, foods, sports, studies. A second
-# one is no change of the first ("I'm allergic to penicillin too" closed the peanut allergy, "我不再吃素了" the
+# Topics a person holds several of at once: allergies and illnesses, pets, drinks, foods, sports, studies, trips. A
+# second one is no change of the first ("I'm allergic to penicillin too" closed the peanut allergy, "我不再吃素了" the
 # favourite ramen: a user trial).
-MANY_VALUED = frozenset({"health", "pet", "drink", "exercise", "study", "season", "diet"})
+MANY_VALUED = frozenset({"health", "pet", "drink", "exercise", "study", "season", "diet", "travel"})
 
 
 def content_words(text: str) -> set[str]:
