@@ -236,6 +236,8 @@ def test_a_question_asking_when_is_answered_by_what_says_the_time(memory: Memory
     assert not asks_when("When did I start swimming?") and not asks_when("我什么时候开始学游泳的？")
     assert asks_when("我什么时候过生日？") and not asks_when("我什么时候去过日本？")
     assert not states_a_time("I recently took up tennis") and states_a_time("下周三去北京出差")
+    assert states_a_time("每天晚上八点半去跑步") and states_a_time("Yoga on Sundays")
+    assert not states_a_time("I sat by the pool") and not states_a_time("我想吃一点东西")
 
 
 def test_a_fact_dated_by_its_own_words_in_an_imported_turn_is_as_old_as_the_turn(memory: Memory) -> None:

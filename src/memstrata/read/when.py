@@ -26,7 +26,8 @@ _ASKS_WHEN = lazy_pattern(
 _ASKS_THE_PAST = lazy_pattern(
     r"\b(?:did|was|were|had)\b|了|[过過](?!生日|年|节|節)|曾经|上次|的\s*[？?]?\s*$", re.IGNORECASE
 )
-_WEEKDAYS = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?"
+# whole names: "sat", "wed" and "sun" are words of their own ("I sat by the pool")
+_WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
 _STATES_A_TIME = lazy_pattern(
     rf"\b{_WEEKDAYS}\b|\b(?:every|each)\s+(?:other\s+)?(?:day|morning|afternoon|evening|night|week(?:end)?|month|year"
@@ -34,7 +35,8 @@ _STATES_A_TIME = lazy_pattern(
     rf"|monthly|tomorrow|tonight|weekends?)\b|\b(?:next|this)\s+(?:week|month|year|{_WEEKDAYS})\b"
     rf"|\b{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}\b"
     r"|(?:周|星期|礼拜|禮拜)[一二三四五六日天]|每(?:天|日|周|週|星期|个?月|個?月|年|晚|早|个?周末)"
-    r"|[0-9一二三四五六七八九十两兩]+\s*[点點](?:半|钟|鐘|[0-9一二三四五六七八九十]+分?)?"
+    # a clock time, not 一点 ("a little": "吃一点东西") unless it says so (一点半, 一点钟)
+    r"|(?:\d{1,2}|十[一二]?|[两兩二三四五六七八九])\s*[点點](?:半|钟|鐘|[0-9一二三四五六七八九十]+分?)?|一[点點](?:半|钟|鐘)"
     r"|\d{1,2}\s*[月/]\s*\d{1,2}\s*[日号號]?|[一二三四五六七八九十]+月[一二三四五六七八九十]+[日号號]"
     r"|明天|后天|後天|今晚|下周|下週|下个?月|下個?月|周末|週末",
     re.IGNORECASE,
