@@ -167,14 +167,10 @@ def test_a_plan_called_off_in_the_other_language_is_replaced_and_answers_after(
     in the other script, close in meaning, replaces the plan; the update then answers before the plan's turn."""
     memory = scripted_memory
     plan, off = "用户下个月要去日本旅游", "User's trip to Japan is off"
-    server.answer_with(_judge({(off, plan): "conflict"}))
     turns = [("下个月我要去日本旅游，已经订好了大阪的酒店。", "2025-03-20T20:30:00+08:00", plan),
              ("Japan trip is off, my manager cancelled all leave for the product launch.",
               "2025-04-02T22:00:00+08:00", off)]  # fmt: skip
-    for text, when, fact in turns:
-        server.enqueue(_facts(fact))
-        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
-    assert _live(memory) == {plan: "superseded", off: "active"}
+    _said_then_replaced(memory, server, turns)
     for question in ("我下个月去日本吗？", "Am I going to Japan?"):
         assert memory.search(question, user_id="u1")[0].text in (off, turns[1][0]), question
 
