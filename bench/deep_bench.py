@@ -64,6 +64,7 @@ CONFIGS = [
     Config("fast", "fast"),
     Config("deep (default: understand, multi-query, HyDE, evaluator)", "deep"),
     Config("understand only", "deep", OFF),
+    Config("understand + evaluator", "deep", {**OFF, "evaluate": True}),
     Config("understand + multi-query", "deep", {**OFF, "multi_query": True}),
     Config("understand + HyDE", "deep", {**OFF, "hyde": True}),
     Config("understand + step-back", "deep", {**OFF, "step_back": True}),
