@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.interfaces.test_cli import run, run_json
+from support.cli import run, run_json
 
 
 def test_deep_search_and_context_commands(tmp_path: Path) -> None:

@@ -1,35 +1,18 @@
-"""``memstrata graph ...`` as a user runs it: a real subprocess over a real store (rules extractor)."""
+"""``memstrata graph ...`` as a user runs it: the CLI over a real store (rules extractor; tests/support/cli.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-
-def run(tmp_path: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
-    env |= {"MEMSTRATA_STORE__PATH": str(tmp_path / "cli.db"), "MEMSTRATA_LLM__PROVIDER": "rules"}
-    result = subprocess.run(
-        [sys.executable, "-m", "memstrata", *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
-    )
-    if ok:
-        assert result.returncode == 0, result.stderr
-    return result
-
-
-def run_json(tmp_path: Path, *args: str) -> Any:
-    return json.loads(run(tmp_path, "--json", *args).stdout)
+from support.cli import run, run_json
 
 
 @pytest.fixture(scope="module")
 def said(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One store for the module: each CLI call is a fresh process (~5 s), so the conversation is said once."""
+    """One store for the module: the conversation is said once."""
     tmp_path = tmp_path_factory.mktemp("graph-cli")
     run(tmp_path, "add", "王总的太太是李女士", "王总喜欢红酒", "我在字节跳动做后端，住在北京", "--user", "u1",
         "--role", "user", "--infer")  # fmt: skip

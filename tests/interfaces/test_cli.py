@@ -1,45 +1,24 @@
-"""The CLI as a user runs it: a real subprocess, a real store, JSON output for assertions."""
+"""The CLI as a user runs it: a real store, JSON output for assertions (tests/support/cli.py runs the commands)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import memstrata
 from memstrata.cli.render import history_table
 from memstrata.types import HistoryAction, HistoryEvent, Scope
-
-CLI = [sys.executable, "-m", "memstrata"]
-SOURCE = str(Path(memstrata.__file__).resolve().parents[1])
+from support.cli import run, run_json
 
 
-def run(
-    tmp_path: Path, *args: str, ok: bool = True, stdin: str | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    extra = env or {}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
-    env["MEMSTRATA_STORE__PATH"] = str(tmp_path / "cli.db")
-    env["MEMSTRATA_LLM__PROVIDER"] = "rules"  # the bundled model (2 GB) is not what these tests are about
-    # The subprocess runs the code under test (a relative PYTHONPATH=src would not survive the cwd change).
-    env["PYTHONPATH"] = os.pathsep.join([SOURCE, *filter(None, [env.get("PYTHONPATH")])])
-    env.update(extra)
-    result = subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, env=env, cwd=tmp_path, input=stdin, timeout=120
-    )
-    if ok:
-        assert result.returncode == 0, result.stderr
-    return result
-
-
-def run_json(tmp_path: Path, *args: str) -> Any:
-    return json.loads(run(tmp_path, "--json", *args).stdout)
+def test_cli_round_trip_as_its_own_process(tmp_path: Path) -> None:
+    """The whole round trip as a user's shell runs it: ``python -m memstrata``, one process per command."""
+    added = json.loads(run(tmp_path, "--json", "add", "我喜欢喝乌龙茶", "I play tennis on Sundays", "--user", "u1",
+                           own_process=True).stdout)  # fmt: skip
+    assert len(added["results"]) == 2 and run(tmp_path, "list", "--user", "u1", own_process=True).returncode == 0
 
 
 def test_cli_round_trip(tmp_path: Path) -> None:

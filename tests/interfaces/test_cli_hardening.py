@@ -9,12 +9,11 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from test_cli import run, run_json
-
 from memstrata.memory import Memory
 from memstrata.storage.protocol import WriteBatch
 from memstrata.storage.sqlite.store import SQLiteStore
 from memstrata.types import MemoryItem, Scope, new_id
+from support.cli import run, run_json
 
 
 def test_ids_shown_in_tables_are_accepted_everywhere(tmp_path: Path) -> None:

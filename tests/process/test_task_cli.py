@@ -1,11 +1,9 @@
-"""`memstrata task list|show|tree|strategies` as a user runs them: a real subprocess over a real store."""
+"""`memstrata task list|show|tree|strategies` as a user runs them: the CLI over a real store (tests/support/cli.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +12,13 @@ from memstrata import Memory
 from memstrata.config import load_settings
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.storage.sqlite.store import SQLiteStore
+from support.cli import run
 
 SOURCE = str(Path(memstrata.__file__).resolve().parents[1])
 
 
 def _cli(tmp_path: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
-    env |= {"MEMSTRATA_STORE__PATH": str(tmp_path / "cli.db"), "MEMSTRATA_LLM__PROVIDER": "rules",
-            "PYTHONPATH": os.pathsep.join([SOURCE, *filter(None, [env.get("PYTHONPATH")])])}  # fmt: skip
-    result = subprocess.run([sys.executable, "-m", "memstrata", *args], capture_output=True, text=True, env=env,
-                            cwd=tmp_path, timeout=120)  # fmt: skip
+    result = run(tmp_path, *args, ok=ok)
     assert (result.returncode == 0) == ok, result.stderr
     return result
 

@@ -5,9 +5,7 @@ lead's full app registers the same router and tools."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from memstrata.mcp_server.common import Callers
 from memstrata.mcp_server.vault_tools import register_vault_tools
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
 from memstrata.vault import Vault, VaultSettings
+from support.cli import run as run_cli
 
 MEM0 = "agent-memory/notes/mem0.md"
 RULES = "rules/general.md"
@@ -176,17 +175,7 @@ def test_vault_tools_over_mcp_and_rules_stay_read_only(served: dict[str, Any], m
 
 
 def cli(tmp_path: Path, *args: str, ok: bool = True, **settings: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTRATA_")}
-    env["MEMSTRATA_STORE__PATH"] = str(tmp_path / "cli.db")
-    env |= settings
-    env["PYTHONPATH"] = os.pathsep.join(sys.path)
-    # Until the lead registers the vault commands in cli/app.py, import them before running the app.
-    code = "import memstrata.cli.vault_cmds; from memstrata.cli.app import main; main()"
-    result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
-                            cwd=tmp_path, timeout=180)  # fmt: skip
-    if ok:
-        assert result.returncode == 0, result.stderr
-    return result
+    return run_cli(tmp_path, *args, ok=ok, env=settings)
 
 
 def test_vault_cli(tmp_path: Path) -> None:
