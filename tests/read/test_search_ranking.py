@@ -826,3 +826,18 @@ def test_a_correction_of_another_kind_does_not_answer_by_a_category_both_touch(m
         assert memory.search(question, user_id="lin")[0].text.startswith("放弃 keto"), question
     allergy = [hit.text for hit in memory.search("What am I allergic to?", user_id="lin")]
     assert allergy[0] == said[3][1], allergy  # the correction still answers for what it corrects
+
+
+def test_a_parting_does_not_answer_what_the_one_parted_from_does(memory: Memory) -> None:
+    """A user trial: "What did Leo do for a living?" got "Leo and I broke up last week" first, above the turn that
+    says he is a pastry chef. A parting ends the relationship, not what Leo does; a question about the relationship,
+    or one that does not name him, still gets the parting first."""
+    history = [
+        ("2025-01-05T20:00:00+08:00", "My boyfriend Leo is a pastry chef, he makes amazing croissants."),
+        ("2025-08-20T22:00:00+08:00", "Leo and I broke up last week. It's been rough."),
+    ]
+    _imported(memory, "zhou", history)
+    for question in ("What did Leo do for a living?", "Leo是做什么工作的？"):
+        assert memory.search(question, user_id="zhou")[0].text == history[0][1], question
+    for question in ("Is Leo still my boyfriend?", "Leo还是我男朋友吗？", "Who is my boyfriend?"):
+        assert memory.search(question, user_id="zhou")[0].text == history[1][1], question

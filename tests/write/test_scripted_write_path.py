@@ -175,6 +175,26 @@ def test_a_plan_called_off_in_the_other_language_is_replaced_and_answers_after(
         assert memory.search(question, user_id="u1")[0].text in (off, turns[1][0]), question
 
 
+def test_a_turn_answers_before_its_fact_that_left_out_the_ending(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: "年糕昨天走了，15岁的老猫了……其实她是我从我奶奶那里接过来的。" (the cat died) gave the bundled
+    model "用户年糕昨天走了" and "用户的15岁的老猫是她从她奶奶那里接过来的", and "Do I have a cat?" found the second
+    first: it names a cat, says nothing of her death, and names no one for later news to end. The turn, which says
+    both, now answers before it."""
+    memory = scripted_memory
+    turns = [("My cat 年糕 is 3 years old now, she loves sleeping on my keyboard.", "2025-02-10T21:00:00+08:00",
+              ("User's cat 年糕 is 3 years old",)),
+             ("年糕昨天走了，15岁的老猫了……其实她是我从我奶奶那里接过来的。", "2025-10-09T23:00:00+08:00",
+              ("用户年糕昨天走了", "用户的15岁的老猫是她从她奶奶那里接过来的"))]  # fmt: skip
+    server.answer_with(_judge({("用户年糕昨天走了", "User's cat 年糕 is 3 years old"): "conflict"}))
+    for text, when, facts in turns:
+        server.enqueue(_facts(*facts))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    for question in ("Do I have a cat?", "我有猫吗？"):
+        assert memory.search(question, user_id="u1")[0].text in (turns[1][0], "用户年糕昨天走了"), question
+
+
 def test_a_fact_with_nothing_similar_is_added_with_one_model_call(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:

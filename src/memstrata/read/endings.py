@@ -22,13 +22,14 @@ from datetime import datetime
 
 from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
-from memstrata.lexical import has_han, keyword_tokens
+from memstrata.lexical import keyword_tokens
 from memstrata.lifecycle.decay import said_at
 from memstrata.modality import ENDING_WORDS, NEGATED, clauses, corrects, ends_or_corrects, sentences
 from memstrata.patterns import lazy_pattern
 from memstrata.query import Filters, SearchQuery
+from memstrata.read.names import name_pattern, names_in, things_named
 from memstrata.read.newer import FOLLOWED, REPLACING_EVIDENCE
-from memstrata.read.spelling import is_common_word
+from memstrata.read.parting import asks_past_the_parting
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
 
@@ -36,33 +37,6 @@ LOOKED_UP = 30  # memories the keyword index returns for a memory's names (a dog
 # In search, fewer: the index ranks short statements of the name first, as endings are ("We had to put Biscuit down"),
 # and each hit looked up costs a keyword search and the rows read (30 rows: +2 ms a search at 10k memories).
 LOOKED_UP_IN_SEARCH = 5
-
-# A Latin name: a capitalised word mid-sentence, or one English rarely writes ("Biscuit" is not among the 10,000
-# commonest words; "Seal", the car, is); months, weekdays and "I" name times and the speaker.
-_CAPITALISED = lazy_pattern(r"\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
-# "User" and "Assistant" are how extracted facts name the speakers: "User quit Alibaba" ended "User is Daniel Wu" and
-# every other fact of the user (a user trial).
-_NOT_NAMES = lazy_pattern(
-    r"I|January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Chinese|English|User|Users|Assistant"
-)
-# A Chinese name said as one: after 叫 / named / called, or right after the word for a pet or a partner
-# ("我的猫叫团子", "we named her 饺子", "男朋友阿杰，", "我家狗豆豆是柯基").
-_HAN_NAME = lazy_pattern(
-    r"(?:叫|名叫|取名|起名|名字是|\bname\s+is\s+|\bnamed\s+(?:him|her|it|them)?\s*|\bcalled\s+)([\u4e00-\u9fff]{2,3}?)(?=[，。！？,.!?\s(（]|是|的|$)"
-    r"|(?:猫|狗|猫咪|狗狗|男朋友|女朋友|男友|女友|老公|老婆)([\u4e00-\u9fff]{2})(?=[，。！？,.!?\s(（]|是|$)",
-    re.IGNORECASE,
-)
-
-
-def names_in(text: str) -> frozenset[str]:
-    """The names a statement gives someone or something, as found in text (Latin ones as written, word by word:
-    "Quit the Ruderverein" ends "the Leipziger Ruderverein")."""
-    said = simplified(text)
-    latin = {said[start:end] for start, end in _latin_names(said)}
-    han = {next(name for name in found.groups() if name) for found in _HAN_NAME.finditer(said)}
-    return frozenset(latin | han)
-
 
 # A name given, wherever in the statement: "Adopted a cat, we named her 饺子", "取名叫年糕" (not a bare 叫 / called:
 # "大家叫聂总" names the boss someone mentions, not what the statement is about).
@@ -77,29 +51,6 @@ def _first_clause(text: str) -> str:
     return said[0] if said else ""
 
 
-def _things_named(text: str) -> int:
-    """How many things a statement names: capitalised words side by side are one ("Tanjong Pagar", "Wei Lan")."""
-    said = simplified(text)
-    spans = _latin_names(said)
-    runs = sum(1 for n, (start, _) in enumerate(spans) if n == 0 or said[spans[n - 1][1] : start] != " ")
-    return runs + len(_HAN_NAME.findall(said))
-
-
-def _latin_names(said: str) -> list[tuple[int, int]]:
-    spans, position = [], 0
-    for sentence in sentences(said):
-        offset = said.find(sentence, position)
-        position = offset + len(sentence)
-        for found in _CAPITALISED.finditer(sentence):
-            word = found.group()
-            opening = not sentence[: found.start()].strip()
-            # a word that itself ends is no name: "Cancelled 超级猩猩" was "ended" by "Cancelled the villa"
-            ending = ENDING_WORDS.fullmatch(word) or NEGATED.fullmatch(word)
-            if not _NOT_NAMES.fullmatch(word) and not ending and not (opening and is_common_word(word)):
-                spans.append((offset + found.start(), offset + found.end()))
-    return spans
-
-
 def ends(later: MemoryItem, name: str) -> bool:
     """Whether a clause of ``later`` that ends or corrects (modality.ends_or_corrects), or a sentence that corrects,
     names ``name`` as the one ended: beside the words that say so (:data:`NEAR`), not as whose ("Anna's dog died"), nor
@@ -107,7 +58,7 @@ def ends(later: MemoryItem, name: str) -> bool:
     in Sai Kung)."""
     if not states_for_the_user(later):
         return False
-    pattern = _name_pattern(name)
+    pattern = name_pattern(name)
     for sentence in sentences(simplified(later.text)):
         # a correction says so anywhere in the sentence ("我说错了，是 Tiong Bahru 不是 Tanjong Pagar") and takes back
         # what it negates: "Sorry, correction: Arjun works at Microsoft, but in Suzhou, not Shanghai" takes back
@@ -131,10 +82,6 @@ def _said_beside(text: str, name: re.Pattern[str], words: re.Pattern[str], *, af
     said = list(words.finditer(text))
     return any(word.start() - found.end() <= NEAR and found.start() - word.end() <= NEAR
                and (not after or found.start() >= word.end()) for found in named for word in said)  # fmt: skip
-
-
-def _name_pattern(name: str) -> re.Pattern[str]:
-    return re.compile(re.escape(name) if has_han(name) else rf"\b{re.escape(name)}\b")
 
 
 class LaterNews:
@@ -199,6 +146,8 @@ def with_later_news(store: Store, query: SearchQuery, hits: Sequence[SearchHit],
         ending = news.ending(earlier.memory)
         if ending is None or any(hit.id == ending.id for hit in ordered[: position - 1]):
             continue
+        if asks_past_the_parting(query.text, earlier.memory, ending):  # (read/parting.py)
+            continue
         found = next((hit for hit in [*ordered[position:], *below] if hit.id == ending.id), None)
         if not _answers_instead(earlier, ending, found):
             continue
@@ -225,7 +174,7 @@ def _answers_instead(earlier: SearchHit, news: MemoryItem, found: SearchHit | No
     take back one the question does not ask about ("Sorry, correction: Arjun works … in Suzhou, not Shanghai" for
     "What's my husband allergic to?"; "I quit Stripe" for "Where do I live?" of "moved to Dublin and joined Stripe",
     a user trial), so there it needs evidence of its own, as read/newer.py asks of corrections."""
-    if _things_named(earlier.memory.text) <= 1:
+    if things_named(earlier.memory.text) <= 1:
         return True
     return found is not None and found.breakdown.relevance >= REPLACING_EVIDENCE * earlier.breakdown.relevance
 

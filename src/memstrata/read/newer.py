@@ -34,6 +34,7 @@ from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.read.own_first import mentions, people_named, subject, topic_terms, whose
+from memstrata.read.parting import asks_past_the_parting
 from memstrata.read.retrieve import time_it_names
 from memstrata.types import MemoryItem, SearchHit
 
@@ -101,6 +102,8 @@ def newer_first(
         if not said_later(hit, above):
             return False
         if _about_others(hit.memory, above.memory) or _leaves_the_one_asked(hit, above, named):
+            return False
+        if asks_past_the_parting(query_text, above.memory, hit.memory):  # (read/parting.py)
             return False
         if changed_for_the_same_reasons(hit, above):
             return True

@@ -19,6 +19,7 @@ from memstrata.read.endings import with_later_news
 from memstrata.read.former import with_what_they_replaced
 from memstrata.read.fuse import relevance_floor
 from memstrata.read.idioms import plain_question
+from memstrata.read.left_out import turns_before_what_they_left_out
 from memstrata.read.move_up import in_place_of
 from memstrata.read.named_keys import answers_for_another, asks_for_key
 from memstrata.read.newer import changed_by_then, newer_first, said_by_then_first, with_what_replaced_them
@@ -208,6 +209,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
                 rescored = with_the_updates_of_turns(store, query, rescored, below, asked)  # (read/updated.py)
             if span is None:  # what a hit names, ended or taken back since (read/endings.py)
                 rescored = with_later_news(store, query, rescored, below)
+                rescored = turns_before_what_they_left_out(rescored)  # an ending its fact left out (read/left_out.py)
         if span is not None and not to_come:  # what held for most of the time asked about
             rescored = changed_by_then(rescored, asked, span, settings.timezone)
             rescored = said_by_then_first(rescored, asked, span, settings.timezone)

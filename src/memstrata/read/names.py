@@ -1,0 +1,69 @@
+"""The names a statement gives someone or something: "Biscuit", "Tanjong Pagar", "团子" of "我的猫叫团子". What ties
+later news to the statement it ends (read/endings.py), and a question to the one it asks about (read/parting.py)."""
+
+from __future__ import annotations
+
+import re
+
+from memstrata.han import simplified
+from memstrata.lexical import has_han
+from memstrata.modality import ENDING_WORDS, NEGATED, sentences
+from memstrata.patterns import lazy_pattern
+from memstrata.read.spelling import is_common_word
+
+# A Latin name: a capitalised word mid-sentence, or one English rarely writes ("Biscuit" is not among the 10,000
+# commonest words; "Seal", the car, is); months, weekdays and "I" name times and the speaker.
+_CAPITALISED = lazy_pattern(r"\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
+# "User" and "Assistant" are how extracted facts name the speakers: "User quit Alibaba" ended "User is Daniel Wu" and
+# every other fact of the user (a user trial).
+_NOT_NAMES = lazy_pattern(
+    r"I|January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Chinese|English|User|Users|Assistant"
+)
+# A Chinese name said as one: after 叫 / named / called, or right after the word for a pet or a partner
+# ("我的猫叫团子", "we named her 饺子", "男朋友阿杰，", "我家狗豆豆是柯基").
+_HAN_NAME = lazy_pattern(
+    r"(?:叫|名叫|取名|起名|名字是|\bname\s+is\s+|\bnamed\s+(?:him|her|it|them)?\s*|\bcalled\s+)([\u4e00-\u9fff]{2,3}?)(?=[，。！？,.!?\s(（]|是|的|$)"
+    r"|(?:猫|狗|猫咪|狗狗|男朋友|女朋友|男友|女友|老公|老婆)([\u4e00-\u9fff]{2})(?=[，。！？,.!?\s(（]|是|$)",
+    re.IGNORECASE,
+)
+
+
+def names_in(text: str) -> frozenset[str]:
+    """The names a statement gives someone or something, as found in text (Latin ones as written, word by word:
+    "Quit the Ruderverein" ends "the Leipziger Ruderverein")."""
+    said = simplified(text)
+    latin = {said[start:end] for start, end in latin_names(said)}
+    han = {next(name for name in found.groups() if name) for found in _HAN_NAME.finditer(said)}
+    return frozenset(latin | han)
+
+
+def things_named(text: str) -> int:
+    """How many things a statement names: capitalised words side by side are one ("Tanjong Pagar", "Wei Lan")."""
+    said = simplified(text)
+    spans = latin_names(said)
+    runs = sum(1 for n, (start, _) in enumerate(spans) if n == 0 or said[spans[n - 1][1] : start] != " ")
+    return runs + len(_HAN_NAME.findall(said))
+
+
+def latin_names(said: str) -> list[tuple[int, int]]:
+    spans, position = [], 0
+    for sentence in sentences(said):
+        offset = said.find(sentence, position)
+        position = offset + len(sentence)
+        for found in _CAPITALISED.finditer(sentence):
+            word = found.group()
+            opening = not sentence[: found.start()].strip()
+            # a word that itself ends is no name: "Cancelled 超级猩猩" was "ended" by "Cancelled the villa"
+            ending = ENDING_WORDS.fullmatch(word) or NEGATED.fullmatch(word)
+            if not _NOT_NAMES.fullmatch(word) and not ending and not (opening and is_common_word(word)):
+                spans.append((offset + found.start(), offset + found.end()))
+    return spans
+
+
+_LATIN = r"[A-Za-z\u00c0-\u024f]"
+
+
+def name_pattern(name: str, flags: int = 0) -> re.Pattern[str]:
+    """A name as a whole word; a Latin one may touch Chinese ("Leo是做什么的", where ``\\b`` finds no edge)."""
+    return re.compile(re.escape(name) if has_han(name) else rf"(?<!{_LATIN}){re.escape(name)}(?!{_LATIN})", flags)
