@@ -25,12 +25,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memstrata.han import HAN_CHAR
-from memstrata.modality import PLANNED, calls_off
+from memstrata.modality import ENDED_WORDS, PLANNED, calls_off
 from memstrata.patterns import lazy_pattern
 from memstrata.prompts.compare_facts import Relation
 from memstrata.types import MemoryItem
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
-from memstrata.write.evidence import MANY_VALUED, content_words, same_things, shared_topics, shared_words
+from memstrata.write.evidence import (
+    MANY_VALUED,
+    content_words,
+    same_things,
+    shared_topics,
+    shared_words,
+    topics_of,
+)
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,10 @@ _SAYS_OF_THE_USER = lazy_pattern(
 )
 
 
+# The user correcting what was said: the fact is about what follows, whoever that is.
+_CORRECTS_WHAT_FOLLOWS = lazy_pattern(r"^\s*(?:纠正|更正|澄清|\b(?:corrected|corrects|clarified|clarifies)\b)", re.I)
+
+
 def subject_of(text: str) -> str:
     """'user', 'assistant', 'rel:<relation>' for a relative of the user, 'name:<Name>' for a person named at the
     start, or 'other' (no subject recognised)."""
@@ -122,8 +133,10 @@ def subject_of(text: str) -> str:
         if _NAMING.match(text[owner.end() :]) or _SAYS_OF_THE_USER.match(text[owner.end() :]):
             return "user"
         return "rel:" + _RELATIONS[owner.group(1).lower()]
-    if _USER.match(text):
-        return "user"
+    if user := _USER.match(text):
+        # "User corrected the age of 朵朵 to 5" is about 朵朵: refused as another person than "用户女儿朵朵今年6岁"
+        # (a user trial), the wrong age stayed
+        return "other" if _CORRECTS_WHAT_FOLLOWS.match(text[user.end() :]) else "user"
     if _ASSISTANT.match(text):
         return "assistant"
     named = _NAMED.match(text)
@@ -199,6 +212,12 @@ def both_can_hold(fact: str, old: str, *, dated: bool = False, similarity: float
         return "what holds now does not call off a plan; kept both"
     if fact_plans and not old_plans and not dated:
         return "a plan with no date changes nothing yet; kept both"
+    # Each about everyday topics, none in common: tied by a name or a place alone ("User corrected the age of 朵朵 to
+    # 5" closed "朵朵在上海的星光幼儿园上大班", and "用户朵朵今天开始上小学了" closed the correction: a user trial;
+    # "User works at Tencent in Shenzhen" is no move). An ending still ends whatever the one ended had.
+    own, others = topics_of(fact) - {"name"}, topics_of(old) - {"name"}
+    if own and others and not own & others and not ENDED_WORDS.search(fact) and not calls_off(fact):
+        return f"about {', '.join(sorted(own))}, not {', '.join(sorted(others))}; kept both"
     # Tied by the kind of thing alone: one more of it, or the end of another one of it ("用户不再吃素了" ends no
     # favourite ramen). A change said outright ("用户现在改喝茶了") still replaces.
     topics = shared_topics(fact, old) - {"name"}  # "User has a dog named Max": the naming is the pet's

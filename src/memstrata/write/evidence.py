@@ -41,8 +41,10 @@ _TOPICS: dict[str, re.Pattern[str]] = {
         "contact": r"号码|电话|手机号|微信号?|邮箱|\b(phone|mobile|cell|telephone|e-?mail|wechat|whatsapp)\b",
         "travel": r"旅游|旅行|出差|度假|机票|签证|\b(trips?|travel\w*|vacation|holidays?|flights?|visa|tour(s|ing)?)\b",
         "name": r"叫|名字|\b(name[sd]?|called)\b",
-        "study": r"学习|上学|课程|学校|大学|专业|考试|"
-        r"\b(stud(y|ies|ying)|course|class(es)?|school|university|degree)\b",
+        "study": r"学习|上学|课程|学校|大学|专业|考试|幼儿园|小学|中学|年级|大班|中班|小班|"
+        r"\b(stud(y|ies|ying)|course|class(es)?|school|university|degree|kindergarten|grade)\b",
+        # "User corrected the age of 朵朵 to 5" is no change of "朵朵在上海的星光幼儿园上大班" (a user trial)
+        "age": r"\d\s*岁|几岁|年龄|多大|\b(ages?|aged|\d+\s+years?\s+old|turns? \d+)\b",
     }.items()
 }
 
@@ -73,8 +75,12 @@ def shared_words(a: str, b: str) -> set[str]:
     return content_words(a) & content_words(b)
 
 
+def topics_of(text: str) -> set[str]:
+    return {name for name, pattern in _TOPICS.items() if pattern.search(text)}
+
+
 def shared_topics(a: str, b: str) -> set[str]:
-    return {name for name, pattern in _TOPICS.items() if pattern.search(a) and pattern.search(b)}
+    return topics_of(a) & topics_of(b)
 
 
 # Words that name a kind of thing, not the thing: two allergies share "allergic", two drinks "drinks".
