@@ -364,6 +364,14 @@ def planned_change_answers(text: str) -> str:
     return " ".join(word for word in dict.fromkeys(" ".join(planned).split()) if word not in done)
 
 
+# A birthday said as the age someone turns: "She turns 6 in July" answers "When is my daughter's birthday?", with no
+# word in common (a user trial). Of anyone: whose birthday it is, the statement's other words say.
+_TURNS_AN_AGE = lazy_pattern(
+    r"\bturn(?:s|ing)?\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|minutes|hours))|满\s*[\d一二三四五六七八九十]{1,3}\s*岁",
+    re.I,
+)
+
+
 @text_cache  # primed from the stored row (stored_words.py)
 def answer_words(text: str) -> str:
     """The words of the questions a statement answers beyond its own: those of a change (:func:`change_answers`)
@@ -371,7 +379,8 @@ def answer_words(text: str) -> str:
     not said again: "我住在北京" said "住" twice, and that outweighed "搬到深圳了" for "我住在哪？"."""
     # a change and a state at once: "I got promoted to senior engineer at ByteDance" is the title and the employer
     text = simplified(text)
-    words = f"{change_answers(text)} {_answers_said_so(text, _STATE_ANSWERS)}"
+    birthday = "birthday 生日" if _TURNS_AN_AGE.search(text) else ""
+    words = f"{change_answers(text)} {_answers_said_so(text, _STATE_ANSWERS)} {birthday}"
     lowered = text.lower()
     return " ".join(dict.fromkeys(word for word in words.split() if word not in lowered))
 

@@ -200,8 +200,9 @@ def keyword_tokens(text: str) -> list[str]:
 # Yvonne to marry me" name one's partner and are a change; 40: a gym joined is a change ("Joined Leith Links Leisure");
 # 41: a German street (Osterstraße, Karl-Heine-Straße) is an address, 和…在一起 names a partner, 钥匙拿到了 is a
 # move and a move argued over (谁搬去谁那边) none; 42: a fact (not a raw turn) names a partner in the other script
-# too ("User's boyfriend is a firefighter": 男朋友 男友), and "I've been dating …" names a partner
-SEARCH_TERMS_VERSION = "42"
+# too ("User's boyfriend is a firefighter": 男朋友 男友), and "I've been dating …" names a partner; 43: the age
+# someone turns ("She turns 6 in July", "满5岁") answers when their birthday is
+SEARCH_TERMS_VERSION = "43"
 
 
 @lru_cache(maxsize=65536)

@@ -56,6 +56,8 @@ _ENDED = (
     r"|去喵星|去汪星|彩虹桥|安乐死|走了(?=[，。！？,.!?\s]|$)"  # a pet's death, as owners say it ("小汤圆走了")
     # a pet given a new home: "Our neighbour Joost has taken Pim", "豆豆送人了"
     r"|送人了|送走了|送给[^，。！？,.!?]{1,8}了|\brehomed\b|\bhas\s+taken\s+(?-i:[A-Z])"
+    # a place of one's own that is no more: "小杨生煎 on Huanghe Road closed down last week" (a user trial)
+    r"|关门了|倒闭|停业了|歇业了|\b(?:closed down|shut down|closed for good|went out of business)\b"
     r"|\b(?:broke up|split up|divorced|resigned|retired|died|passed away|sold (?:the|my|our|it|them)"
     r"|crossed the rainbow bridge|put (?:him|her|(?-i:[A-Z][a-z]+)|(?:our|my|the) (?:old )?(?:dog|cat)) down(?! for)"
     r"|had to put (?:him|her|(?-i:[A-Z][a-z]+)|(?:our|my|the) (?:old )?(?:dog|cat)) to sleep)\b"

@@ -46,6 +46,11 @@ def test_an_ending_names_the_one_it_ends() -> None:
     assert ends(_said("Our neighbour Joost has taken Pim, he's got a garden."), "Pim")  # a new home
     assert not ends(_said("Anna's dog died last week"), "Anna")  # whose, not who
     assert ends(_said("我说错了，是 Tiong Bahru 不是 Tanjong Pagar"), "Tanjong Pagar")
+    # a place of one's own closed down ends it (a user trial: the favourite restaurant answered as the favourite)
+    assert ends(_said("Little Yang closed down last week, so sad."), "Yang")
+    assert ends(_said("楼下的阿香米线关门了，以后只能点外卖。"), "阿香米线") and not ends(
+        _said("Yang's closes at nine"), "Yang"
+    )
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,9 @@ def test_the_names_a_memory_gives_the_relative_asked_about(text: str, names: lis
         ("妈妈叫我回家", asked_relations("我妈妈"), []),  # 叫 as "told": no name
         ("我的老婆是李娜", WIFE, ["李娜"]),  # after 是, a word tagged as a person's name
         ("我老婆是中学老师", WIFE, []),  # ... and nothing else: 是 names no one by itself
+        # a pet name of one character said twice, which the segmenter does not tag as a name; not a doubled adverb
+        ("我女儿朵朵今年6岁，在上幼儿园。", asked_relations("my daughter"), ["朵朵"]),
+        ("我女儿天天喊着要养猫", asked_relations("my daughter"), []),
     ],
 )
 def test_names_given_a_little_later_and_to_pets(text: str, relations: list[int], names: list[str]) -> None:

@@ -841,3 +841,18 @@ def test_a_parting_does_not_answer_what_the_one_parted_from_does(memory: Memory)
         assert memory.search(question, user_id="zhou")[0].text == history[0][1], question
     for question in ("Is Leo still my boyfriend?", "Leo还是我男朋友吗？", "Who is my boyfriend?"):
         assert memory.search(question, user_id="zhou")[0].text == history[1][1], question
+
+
+def test_the_age_someone_turns_answers_when_their_birthday_is(memory: Memory) -> None:
+    """A user trial: "When is my daughter's birthday?" did not find "She turns 6 in July" among its first three hits:
+    the two share no word. The age someone turns answers when their birthday is, in either language."""
+    history = [
+        ("2025-01-06T20:00:00+08:00", "我女儿朵朵今年6岁，在上海的星光幼儿园上大班。"),
+        ("2025-01-20T21:00:00+08:00", "Correction: 朵朵 is 5, not 6. She turns 6 in July."),
+        ("2025-03-03T09:00:00+08:00", "医生让我每天吃一片优甲乐，50微克，甲状腺的问题。"),
+        ("2025-04-18T22:00:00+08:00", "I signed up for a pottery class on Wednesday evenings at 泥巴工作室."),
+    ]
+    _imported(memory, "mei", history)
+    for question in ("When is my daughter's birthday?", "朵朵的生日是什么时候？"):
+        assert memory.search(question, user_id="mei")[0].text == history[1][1], question
+    assert answer_words("The dial turns 90 degrees") == ""  # a turn of something is no age

@@ -159,6 +159,25 @@ def test_a_turn_whose_fact_was_updated_answers_after_the_update(
     assert "成都" in memory.search("我住在哪个城市？", user_id="u1")[0].text  # the turn's other fact stands
 
 
+def test_an_update_that_leaves_the_speaker_out_keeps_its_place_above_the_turn(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: the model replaced "用户医生让我每天吃一片优甲乐，50微克" by "医生说优甲乐加到75微克了", the turn's
+    own words with no "用户". The update was put before the 50 µg turn, and then, tied with it, put back below it: the
+    turn is the user's own word and the update named no one. A fact taken from the user's turns is theirs too."""
+    memory = scripted_memory
+    old, new = "用户医生让我每天吃一片优甲乐，50微克，甲状腺的问题", "医生说优甲乐加到75微克了"
+    server.answer_with(_judge({(new, old): "conflict"}))
+    turns = [("医生让我每天吃一片优甲乐，50微克，甲状腺的问题。", "2025-03-03T09:00:00+08:00", old),
+             ("医生说优甲乐加到75微克了。", "2025-05-30T19:00:00+08:00", new)]  # fmt: skip
+    for text, when, fact in turns:
+        server.enqueue(_facts(fact))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    assert _live(memory) == {old: "superseded", new: "active"}
+    for question in ("我优甲乐吃多少？", "How much 优甲乐 do I take?"):
+        assert "75" in memory.search(question, user_id="u1")[0].text, question
+
+
 def test_a_plan_called_off_in_the_other_language_is_replaced_and_answers_after(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:
@@ -193,6 +212,28 @@ def test_a_turn_answers_before_its_fact_that_left_out_the_ending(
         memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
     for question in ("Do I have a cat?", "我有猫吗？"):
         assert memory.search(question, user_id="u1")[0].text in (turns[1][0], "用户年糕昨天走了"), question
+
+
+def test_a_correction_said_by_the_user_closes_what_it_corrects_and_nothing_of_another_topic(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: the bundled model wrote "User corrected the age of朵朵 to 5" and called it a contradiction of
+    both "用户女儿朵朵今年6岁" and "朵朵在上海的星光幼儿园上大班". The age was refused as "about different people"
+    (the user against the daughter) and the kindergarten closed; then "用户朵朵今天开始上小学了" closed the correction.
+    A correction the user makes is about what it corrects, and two facts on different everyday topics (age, school)
+    tied by a name alone both hold."""
+    memory = scripted_memory
+    age, kindergarten = "用户女儿朵朵今年6岁", "朵朵在上海的星光幼儿园上大班"
+    corrected, school = "User corrected the age of朵朵 to 5", "用户朵朵今天开始上小学了"
+    server.answer_with(lambda request: completion({"answer": "conflict"}))  # as the model answered every pair
+    turns = [("我女儿朵朵今年6岁，在上海的星光幼儿园上大班。", "2025-01-06T20:00:00+08:00", (age, kindergarten)),
+             ("Correction: 朵朵 is 5, not 6. She turns 6 in July.", "2025-01-20T21:00:00+08:00", (corrected,)),
+             ("朵朵今天开始上小学了，学校是上海市实验小学。", "2025-09-01T08:00:00+08:00", (school,))]  # fmt: skip
+    for text, when, facts in turns:
+        server.enqueue(_facts(*facts))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    live = _live(memory)
+    assert live[age] == "superseded" and live[corrected] == "active" and live[school] == "active", live
 
 
 def test_a_fact_with_nothing_similar_is_added_with_one_model_call(

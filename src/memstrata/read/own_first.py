@@ -203,7 +203,21 @@ def whose(item: MemoryItem) -> str | None:
     found = subject(item.text)
     if found is None and item.kind == "episode" and item.metadata.get("role") == "user":
         return "user"
+    if found is None and _extracted(item):
+        # the model copied the turn's words and left the speaker out as the turn did: "医生说优甲乐加到75微克了"
+        # replaced the 50 µg of "医生让我每天吃一片优甲乐" and lost its place to that turn, the user's own (a trial)
+        return "user"
     return found
+
+
+# The kinds the write path gives what it takes from a conversation (write/facts.kind_of); a summary of a session is
+# none of them.
+_EXTRACTED_KINDS = frozenset({"fact", "preference", "event", "relationship", "plan", "procedure"})
+
+
+def _extracted(item: MemoryItem) -> bool:
+    """A fact the write path took from the conversation (not a summary of it, nor a memory added as given)."""
+    return item.kind in _EXTRACTED_KINDS and item.provenance.source == "messages"
 
 
 def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: float = MARGIN) -> list[SearchHit]:
