@@ -13,6 +13,7 @@ from memstrata.config import LifecycleSettings, load_settings
 from memstrata.modality import ends_or_corrects
 from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
+from memstrata.read.names import doubled_names
 from memstrata.read.newer import newer_first
 from memstrata.read.own_first import (
     asks_about_the_user,
@@ -856,3 +857,13 @@ def test_the_age_someone_turns_answers_when_their_birthday_is(memory: Memory) ->
     for question in ("When is my daughter's birthday?", "朵朵的生日是什么时候？"):
         assert memory.search(question, user_id="mei")[0].text == history[1][1], question
     assert answer_words("The dial turns 90 degrees") == ""  # a turn of something is no age
+
+
+def test_a_pet_name_in_a_question_is_whom_it_asks_about_not_what() -> None:
+    """A user trial: "朵朵几岁了？" got "朵朵今天开始上小学了…" first, above the correction of her age: the later turn
+    shared the question's words for the same reason, and that reason was only her name. A doubled-character pet name
+    is whom a question asks about, as a capitalised name is; what it asks of her is 几岁."""
+    corrected = _turn("Correction: 朵朵 is 5, not 6. She turns 6 in July.", 0.49, 2025)
+    school = _turn("朵朵今天开始上小学了，学校是上海市实验小学。", 0.45, 2026)
+    assert newer_first([corrected, school], "朵朵几岁了？") == [corrected, school]
+    assert doubled_names("朵朵几岁了？") == ["朵朵"] and doubled_names("帮我看看我女儿天天在做什么") == []

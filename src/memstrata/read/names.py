@@ -67,3 +67,22 @@ _LATIN = r"[A-Za-z\u00c0-\u024f]"
 def name_pattern(name: str, flags: int = 0) -> re.Pattern[str]:
     """A name as a whole word; a Latin one may touch Chinese ("Leo是做什么的", where ``\\b`` finds no edge)."""
     return re.compile(re.escape(name) if has_han(name) else rf"(?<!{_LATIN}){re.escape(name)}(?!{_LATIN})", flags)
+
+
+# A child's or a pet's pet name is often one character said twice (朵朵, 豆豆, 乐乐), which the segmenter tags as
+# anything but a name; these doubled words are adverbs, verbs tried once ("帮我看看"), or greetings and laughter.
+_DOUBLED = lazy_pattern(r"([\u4e00-\u9fff])\1")
+_DOUBLED_WORDS = lazy_pattern(
+    r"天天|常常|刚刚|慢慢|好好|渐渐|偏偏|往往|明明|个个|人人|悄悄|稍稍|仅仅|早早|白白|匆匆|默默|轻轻|久久|处处|时时"
+    r"|样样|年年|月月|日日|每每|统统|通通|足足|整整|连连|频频|纷纷|暗暗|深深|紧紧|牢牢|远远|大大|快快|乖乖|哈哈|呵呵"
+    r"|嘿嘿|看看|想想|试试|等等|听听|问问|说说|聊聊|找找|查查|算算|写写|走走|玩玩|尝尝|谈谈|讲讲|猜猜|逛逛|歇歇|坐坐"
+    r"|练练|学学|读读|翻翻|比比|帮帮|谢谢|星星|拜拜"
+)
+
+
+def doubled_names(text: str) -> list[str]:
+    """The doubled-character pet names ``text`` says: "朵朵几岁了？" asks about 朵朵."""
+    said = simplified(text)
+    return list(
+        dict.fromkeys(found.group() for found in _DOUBLED.finditer(said) if not _DOUBLED_WORDS.fullmatch(found.group()))
+    )

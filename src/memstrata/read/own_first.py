@@ -26,6 +26,7 @@ from memstrata.lifecycle.decay import said_at
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import query_terms
 from memstrata.read.move_up import move_up, within_reach
+from memstrata.read.names import doubled_names
 from memstrata.read.spelling import is_common_word
 from memstrata.types import MemoryItem, SearchHit
 
@@ -352,6 +353,7 @@ def people_named(query: str, names: tuple[str, ...] = ()) -> re.Pattern[str] | N
         return None
     timeless = _MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", query))
     said = [match.group().removesuffix("的") for match in _CAPITALISED.finditer(timeless)]
+    said += doubled_names(timeless)  # "朵朵几岁了？" asks of 朵朵: the name is whom it asks about, not what (a trial)
     # a name as a whole word: "Tom" is not in "tomorrow"
     words = [_as_word(name) for name in [*said, *names] if name.lower() not in _NOT_NAMES]
     words += [said_so for asked, said_so in _KIN if asked.search(query)]

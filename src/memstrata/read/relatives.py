@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from memstrata.lexical import jieba, search_terms
 from memstrata.patterns import lazy_pattern
 from memstrata.query import SearchQuery
+from memstrata.read.names import doubled_names
 from memstrata.read.rank import MemoryText
 from memstrata.storage.protocol import Store
 
@@ -120,18 +121,9 @@ def _chinese_name(rest: str, named_so: bool) -> str | None:
         return first + words[1][0]
     if named_so:
         return first if 1 < len(first) <= 4 else None
-    if _DOUBLED.fullmatch(rest[:2]) and not _DOUBLED_WORDS.fullmatch(rest[:2]):  # "我女儿朵朵今年6岁" (a user trial)
+    if doubled_names(rest[:2]):  # "我女儿朵朵今年6岁" (a user trial)
         return rest[:2]
     return first if tag == "nr" and len(first) >= 2 else None
-
-
-# A child's or a pet's pet name is often one character said twice (朵朵, 豆豆, 乐乐), which the segmenter tags as
-# anything but a name; these doubled words are adverbs ("我女儿天天哭", "我妹刚刚到").
-_DOUBLED = lazy_pattern(r"([\u4e00-\u9fff])\1")
-_DOUBLED_WORDS = lazy_pattern(
-    r"天天|常常|刚刚|慢慢|好好|渐渐|偏偏|往往|明明|个个|人人|悄悄|稍稍|仅仅|早早|白白|匆匆|默默|轻轻|久久|处处|时时"
-    r"|样样|年年|月月|日日|每每|统统|通通|足足|整整|连连|频频|纷纷|暗暗|深深|紧紧|牢牢|远远|大大|快快|乖乖|哈哈|呵呵"
-)
 
 
 @dataclass(frozen=True)
