@@ -15,6 +15,7 @@ from memstrata import JobFailedError, Memory
 from memstrata.lifecycle.session import estimate_tokens
 from memstrata.read.expand import source_turns
 from memstrata.types import HistoryAction, JobStatus, MemoryStatus
+from memstrata.write.reassigned import given_to_another
 from support.scripted_llm import Reply, ScriptedServer, completion
 
 SEED = ["User likes coffee", "User lives in Paris", "User has a dog named Rex"]
@@ -408,6 +409,32 @@ def test_a_plan_written_as_a_wish_is_asked_again_then_waits_for_review(
     calls = len(server.requests)
     _told(memory, server, "好想去东京看樱花", _facts("用户想去东京看樱花"), user="u3")
     assert _live(memory, "u3") == {"用户想去东京看樱花": "active"} and len(server.requests) == calls + 1
+
+
+def test_a_fact_that_gives_a_relative_what_the_user_said_of_themselves_is_asked_again(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: "我儿子豆豆在星光幼儿园上中班，我每天吃一片优甲乐100微克。" became "用户的儿子豆豆每天吃一片优甲乐
+    100微克", the mother's medicine stored as her son's. Asked once to write whose it is; a second answer that still
+    does it waits for review. What the turn says of the son stays his."""
+    memory = scripted_memory
+    turn = "我儿子豆豆在星光幼儿园上中班，我每天吃一片优甲乐100微克。"
+    wrong, his, hers = (
+        "用户的儿子豆豆每天吃一片优甲乐100微克",
+        "用户的儿子豆豆在星光幼儿园上中班",
+        "用户每天吃一片优甲乐100微克",
+    )
+    _told(memory, server, turn, _facts(his, wrong), _facts(his, hers))
+    assert _live(memory) == {his: "active", hers: "active"}
+    assert (
+        "Fact 2 says of the user's 儿子 what its turn says of the user" in server.requests[1]["messages"][-1]["content"]
+    )
+    _told(memory, server, turn, _facts(his, wrong), _facts(his, wrong), user="u2")
+    assert _live(memory, "u2") == {his: "active", wrong: "pending"}
+    assert (
+        given_to_another(his, turn) == []
+        and given_to_another("用户的儿子豆豆每天吃一片钙片", "我儿子豆豆每天吃一片钙片，我也吃") == []
+    )
 
 
 def test_a_fact_whose_time_the_model_changed_is_asked_again(scripted_memory: Memory, server: ScriptedServer) -> None:

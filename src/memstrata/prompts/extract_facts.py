@@ -154,6 +154,7 @@ def correction_note(
     denied: Mapping[int, Sequence[str]] | None = None,
     reversed_now: Mapping[int, Sequence[str]] | None = None,
     wished: Mapping[int, Sequence[str]] | None = None,
+    reassigned: Mapping[int, Sequence[str]] | None = None,
 ) -> ChatMessage:
     """Asked once when facts come back translated, naming a time their turn does not say, changing a name or
     dropping a negation or adding one to what holds now (a small model's habits: "I moved here last month" written
@@ -178,6 +179,9 @@ def correction_note(
     for index, words in sorted((wished or {}).items()):
         asks.append(f"Fact {index + 1} writes {'、'.join(words)}, but its turn says no wish: write what the user will "
                     "do or does as the turn says it (要去 stays 要去, \"I'm flying\" stays a plan).")  # fmt: skip
+    for index, words in sorted((reassigned or {}).items()):
+        asks.append(f"Fact {index + 1} says of the user's {'、'.join(words)} what its turn says of the user: write "
+                    "each fact about the one the turn says it of (我… is the user).")  # fmt: skip
     return ChatMessage("user", " ".join([*asks, "Answer again with the same facts."]))
 
 

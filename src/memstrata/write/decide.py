@@ -94,6 +94,13 @@ _RELATIONS = {
     "邻居": "neighbor", "neighbor": "neighbor", "neighbour": "neighbor", "房东": "landlord", "landlord": "landlord",
     "同学": "classmate", "classmate": "classmate",
 }  # fmt: skip
+
+
+def relation_words(relation: str) -> tuple[str, ...]:
+    """The words, in both languages, of one relation as :func:`subject_of` names it ("child": 女儿, 儿子, son …)."""
+    return tuple(word for word, named in _RELATIONS.items() if named == relation)
+
+
 _ZH_OWNER = lazy_pattern(r"^用户(?:的)?(" + "|".join(k for k in _RELATIONS if not k.isascii()) + ")")
 _EN_OWNER = lazy_pattern(
     r"^(?:the )?user's (?:\w+ )?(" + "|".join(k for k in _RELATIONS if k.isascii()) + ")s?\\b", re.I

@@ -28,6 +28,7 @@ from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.facts import make_fact, time_supported
 from memstrata.write.fidelity import altered_names, invented_wishes
 from memstrata.write.polarity import denied_now, dropped_denials
+from memstrata.write.reassigned import given_to_another
 from memstrata.write.smalltalk import select_turns
 from memstrata.write.turn_batches import input_budget, turn_batches
 
@@ -140,7 +141,13 @@ class LLMExtractor:
             # still altering a name or a plan, or dropping a negation, waits for review as pending:
             # write/fidelity.py, write/polarity.py).
             note = correction_note(
-                faults.translated, faults.redated, faults.altered, faults.denied, faults.reversed, faults.wished
+                faults.translated,
+                faults.redated,
+                faults.altered,
+                faults.denied,
+                faults.reversed,
+                faults.wished,
+                faults.reassigned,
             )
             retry = [*messages, ChatMessage("assistant", result.raw), note]
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
@@ -267,15 +274,17 @@ class _Faults:
     denied: dict[int, list[str]]  # a negation of the turn dropped (write/polarity.py): the words it denied
     reversed: dict[int, list[str]]  # what the turn says holds now, denied (polarity.denied_now): those words
     wished: dict[int, list[str]]  # a wish the turn does not say (fidelity.invented_wishes): the wish words
+    # what the turn says of the speaker, given to a relative (reassigned.given_to_another): the relation words
+    reassigned: dict[int, list[str]]
 
     @property
     def count(self) -> int:
-        flagged = (self.altered, self.denied, self.reversed, self.wished)
+        flagged = (self.altered, self.denied, self.reversed, self.wished, self.reassigned)
         return len(self.translated) + len(self.redated) + sum(len(by_fact) for by_fact in flagged)
 
     @property
     def untrusted(self) -> set[int]:
-        return {*self.translated, *self.altered, *self.denied, *self.reversed, *self.wished}
+        return {*self.translated, *self.altered, *self.denied, *self.reversed, *self.wished, *self.reassigned}
 
 
 def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
@@ -286,6 +295,7 @@ def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
         _per_fact(found, turns, dropped_denials),
         _per_fact(found, turns, denied_now),
         _per_fact(found, turns, invented_wishes),
+        _per_fact(found, turns, given_to_another),
     )
 
 
