@@ -5,7 +5,7 @@ facts, "用户年糕昨天走了" and "用户的15岁的老猫是她从她奶奶
 (0.79): it names a cat and the first does not, and nothing in it says that she died. Later news could not help: the
 fact names no one for an ending to end. The turn it came from says both, verbatim, so where a fact's one turn is
 among the first hits and ends or corrects something (modality.ends_or_corrects) while the fact ends nothing, the turn
-takes the fact's place, above it. Where the fact does keep the ending ("用户换号码了，新号码是…"), it stays first.
+takes the fact's place, above it. Where the fact does keep the ending ("用户年糕昨天走了"), it stays first.
 """
 
 from __future__ import annotations
