@@ -15,7 +15,7 @@ from memstrata import JobFailedError, Memory
 from memstrata.lifecycle.session import estimate_tokens
 from memstrata.read.expand import source_turns
 from memstrata.types import HistoryAction, JobStatus, MemoryStatus
-from memstrata.write.reassigned import given_to_another
+from memstrata.write.reassigned import given_to_another, given_to_the_user
 from support.scripted_llm import Reply, ScriptedServer, completion
 
 SEED = ["User likes coffee", "User lives in Paris", "User has a dog named Rex"]
@@ -435,6 +435,25 @@ def test_a_fact_that_gives_a_relative_what_the_user_said_of_themselves_is_asked_
         given_to_another(his, turn) == []
         and given_to_another("用户的儿子豆豆每天吃一片钙片", "我儿子豆豆每天吃一片钙片，我也吃") == []
     )
+
+
+def test_a_fact_that_gives_the_user_what_a_turn_says_of_someone_named_is_asked_again(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """The decision set's third-named-person: "Dana owns the payments API now; Sam moved to the search team." became
+    "User owns the payments API now", and the judge's "conflict" closed the user's own "User owns the checkout
+    service". Asked once to write it about Dana; a second answer that still gives it to the user waits for review, and
+    a pending fact replaces nothing."""
+    memory = scripted_memory
+    memory.add("User owns the checkout service", user_id="u1")
+    turn = "Dana owns the payments API now; Sam moved to the search team."
+    wrong, sam = "User owns the payments API now", "Sam moved to the search team"
+    server.answer_with(_judge({(wrong, "User owns the checkout service"): "conflict"}))
+    _told(memory, server, turn, _facts(wrong, sam), _facts(wrong, sam))
+    assert "Fact 1 says of the user what its turn says of Dana" in server.requests[1]["messages"][-1]["content"]
+    assert _live(memory) == {"User owns the checkout service": "active", wrong: "pending", sam: "active"}
+    assert given_to_the_user("用户的学校是上海市实验小学", "朵朵今天开始上小学了，学校是上海市实验小学。") == ["朵朵"]
+    assert given_to_the_user("User started at Tencent today", "Started at Tencent today, first day!") == []
 
 
 def test_a_fact_whose_time_the_model_changed_is_asked_again(scripted_memory: Memory, server: ScriptedServer) -> None:

@@ -155,6 +155,7 @@ def correction_note(
     reversed_now: Mapping[int, Sequence[str]] | None = None,
     wished: Mapping[int, Sequence[str]] | None = None,
     reassigned: Mapping[int, Sequence[str]] | None = None,
+    to_the_user: Mapping[int, Sequence[str]] | None = None,
 ) -> ChatMessage:
     """Asked once when facts come back translated, naming a time their turn does not say, changing a name or
     dropping a negation or adding one to what holds now (a small model's habits: "I moved here last month" written
@@ -182,6 +183,9 @@ def correction_note(
     for index, words in sorted((reassigned or {}).items()):
         asks.append(f"Fact {index + 1} says of the user's {'、'.join(words)} what its turn says of the user: write "
                     "each fact about the one the turn says it of (我… is the user).")  # fmt: skip
+    for index, words in sorted((to_the_user or {}).items()):
+        asks.append(f"Fact {index + 1} says of the user what its turn says of {'、'.join(words)}: write it about "
+                    f"{'、'.join(words)}, by name, as the turn does.")  # fmt: skip
     return ChatMessage("user", " ".join([*asks, "Answer again with the same facts."]))
 
 

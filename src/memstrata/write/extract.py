@@ -28,7 +28,7 @@ from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.facts import make_fact, time_supported
 from memstrata.write.fidelity import altered_names, invented_wishes
 from memstrata.write.polarity import denied_now, dropped_denials
-from memstrata.write.reassigned import given_to_another
+from memstrata.write.reassigned import given_to_another, given_to_the_user
 from memstrata.write.smalltalk import select_turns
 from memstrata.write.turn_batches import input_budget, turn_batches
 
@@ -148,6 +148,7 @@ class LLMExtractor:
                 faults.reversed,
                 faults.wished,
                 faults.reassigned,
+                faults.to_the_user,
             )
             retry = [*messages, ChatMessage("assistant", result.raw), note]
             second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
@@ -276,15 +277,20 @@ class _Faults:
     wished: dict[int, list[str]]  # a wish the turn does not say (fidelity.invented_wishes): the wish words
     # what the turn says of the speaker, given to a relative (reassigned.given_to_another): the relation words
     reassigned: dict[int, list[str]]
+    # what a turn says only of someone it names, given to the user (reassigned.given_to_the_user): that name
+    to_the_user: dict[int, list[str]]
+
+    @property
+    def _by_fact(self) -> tuple[dict[int, list[str]], ...]:
+        return self.altered, self.denied, self.reversed, self.wished, self.reassigned, self.to_the_user
 
     @property
     def count(self) -> int:
-        flagged = (self.altered, self.denied, self.reversed, self.wished, self.reassigned)
-        return len(self.translated) + len(self.redated) + sum(len(by_fact) for by_fact in flagged)
+        return len(self.translated) + len(self.redated) + sum(len(by_fact) for by_fact in self._by_fact)
 
     @property
     def untrusted(self) -> set[int]:
-        return {*self.translated, *self.altered, *self.denied, *self.reversed, *self.wished, *self.reassigned}
+        return set(self.translated).union(*self._by_fact)
 
 
 def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
@@ -296,6 +302,7 @@ def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
         _per_fact(found, turns, denied_now),
         _per_fact(found, turns, invented_wishes),
         _per_fact(found, turns, given_to_another),
+        _per_fact(found, turns, given_to_the_user),
     )
 
 

@@ -1,4 +1,5 @@
-"""Facts that give a relative what their turn says of the speaker.
+"""Facts that give one person what their turn says of another: a relative what the speaker said of themselves, or
+the user what a turn said only of someone it names.
 
 The bundled 1.5B model, given "我儿子豆豆在星光幼儿园上中班，我每天吃一片优甲乐100微克。", wrote
 "用户的儿子豆豆每天吃一片优甲乐100微克": the mother's medicine stored as her son's, with confidence 0.9 (a user
@@ -18,6 +19,8 @@ import re
 from memstrata.modality import clauses
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
+from memstrata.read.names import doubled_names
+from memstrata.read.spelling import is_common_word
 from memstrata.write.decide import relation_words, subject_of
 
 # A clause the speaker says of themselves: opening with 我 / I, not with "我儿子", "我们", "my son".
@@ -47,3 +50,38 @@ def given_to_another(fact: str, source: str) -> list[str]:
     if len(of_the_speaker) >= _LEAST and len(of_the_speaker) > len(of_them):
         return sorted({found.group() for found in pattern.finditer(fact)})
     return []
+
+
+# The speaker in a turn: 我, I, me, my, we … A turn without any speaks only of others.
+_FIRST_PERSON = lazy_pattern(r"我|咱|\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|ours|us)\b", re.I)
+_LATIN_OPENING = lazy_pattern(r"^\s*([A-Z][a-z]+)\b")
+_USER_OPENING = lazy_pattern(r"^\s*(?:用户的?|(?:the\s+)?user(?:'s)?\s+)", re.I)
+
+
+def given_to_the_user(fact: str, source: str) -> list[str]:
+    """The name ``source`` opens with when ``fact`` says of the user what that turn, which never speaks of its speaker,
+    says of the one it names: "Dana owns the payments API now; Sam moved to the search team." became "User owns the
+    payments API now", and it closed the user's own "User owns the checkout service" (the decision set's
+    third-named-person); "朵朵今天开始上小学了，学校是上海市实验小学。" became "用户的学校是上海市实验小学" (a user
+    trial). A clause without a subject of its own goes on about the one the turn opened with. A fact that names that
+    one ("用户朵朵今天开始上小学了", "User's colleague Dana …") is theirs, and is left alone."""
+    opening = _USER_OPENING.match(fact)
+    if opening is None or _FIRST_PERSON.search(source):
+        return []
+    named = _opening_name(source)
+    if named is None or named.casefold() in fact.casefold():
+        return []
+    stated = memory_terms(fact[opening.end() :]) - _FRAMING
+    said = memory_terms(source.replace(named, " "))
+    return [named] if len(stated & said) >= _LEAST and len(stated & said) * 5 >= len(stated) * 3 else []
+
+
+def _opening_name(source: str) -> str | None:
+    """The name a turn opens with: a capitalised word English writes rarely ("Dana", not "Started"), or a pet name
+    of one character said twice (朵朵)."""
+    first = next(iter(clauses(source)), "").strip()
+    if latin := _LATIN_OPENING.match(first):
+        word = latin.group(1)
+        return None if is_common_word(word) else word
+    doubled = doubled_names(first[:2])
+    return doubled[0] if doubled else None
