@@ -9,7 +9,9 @@ more, and a fact that still does it waits for review as pending.
 
 Kept narrow, as the other checks are: at least two of the fact's words must come from the speaker's own clause alone,
 more than from the clauses naming the relative, so "我儿子豆豆每天吃一片钙片，我也吃" ("I take them too") is not
-read so, and the same word in both counts for the relative.
+read so, and the same word in both counts for the relative. A fact given to the user is read so only where its turn
+never speaks of its speaker (no 我, I, me, my, we …), opens with a name the fact leaves out, and says at least
+:data:`_SHARE` of the fact's words.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ _OWN_CLAUSE = lazy_pattern(
     r"^\s*(?:(?:而|但|可是|然后|and|but|so)\s*)?(?:我(?![们的]|家)|i\b(?!'s)|i'm\b|i've\b)", re.I
 )
 _FRAMING = frozenset({"用户", "user", "user's"})
-_LEAST = 2  # of the fact's words, from the speaker's own clause alone
+_LEAST = 2  # of the fact's words, from the speaker's own clause alone (or, given to the user, from the turn)
+_SHARE = 0.6  # of the words of a fact given to the user, said by its turn: the fact restates what the turn says
 
 
 def given_to_another(fact: str, source: str) -> list[str]:
@@ -73,7 +76,8 @@ def given_to_the_user(fact: str, source: str) -> list[str]:
         return []
     stated = memory_terms(fact[opening.end() :]) - _FRAMING
     said = memory_terms(source.replace(named, " "))
-    return [named] if len(stated & said) >= _LEAST and len(stated & said) * 5 >= len(stated) * 3 else []
+    restated = len(stated & said)
+    return [named] if restated >= _LEAST and restated >= _SHARE * len(stated) else []
 
 
 def _opening_name(source: str) -> str | None:
