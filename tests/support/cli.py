@@ -96,14 +96,20 @@ def _text(stream: io.TextIOWrapper) -> str:
 
 @contextlib.contextmanager
 def _environment(env: dict[str, str]) -> Iterator[None]:
+    """``env`` as the process environment for the command, and the test's own back afterwards. Changed key by key,
+    never cleared: a thread of this process (a scripted model server, a store's worker) never sees it empty."""
     saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
+    _become(env)
     try:
         yield
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
+        _become(saved)
+
+
+def _become(env: dict[str, str]) -> None:
+    for key in set(os.environ) - set(env):
+        del os.environ[key]
+    os.environ.update(env)
 
 
 @contextlib.contextmanager
