@@ -21,8 +21,7 @@ import re
 from memstrata.modality import clauses
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
-from memstrata.read.names import doubled_names
-from memstrata.read.spelling import is_common_word
+from memstrata.read.names import doubled_names, latin_names
 from memstrata.write.decide import relation_words, subject_of
 
 # A clause the speaker says of themselves: opening with 我 / I, not with "我儿子", "我们", "my son".
@@ -57,7 +56,6 @@ def given_to_another(fact: str, source: str) -> list[str]:
 
 # The speaker in a turn: 我, I, me, my, we … A turn without any speaks only of others.
 _FIRST_PERSON = lazy_pattern(r"我|咱|\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|ours|us)\b", re.I)
-_LATIN_OPENING = lazy_pattern(r"^\s*([A-Z][a-z]+)\b")
 _USER_OPENING = lazy_pattern(r"^\s*(?:用户的?|(?:the\s+)?user(?:'s)?\s+)", re.I)
 
 
@@ -81,11 +79,12 @@ def given_to_the_user(fact: str, source: str) -> list[str]:
 
 
 def _opening_name(source: str) -> str | None:
-    """The name a turn opens with: a capitalised word English writes rarely ("Dana", not "Started"), or a pet name
-    of one character said twice (朵朵)."""
-    first = next(iter(clauses(source)), "").strip()
-    if latin := _LATIN_OPENING.match(first):
-        word = latin.group(1)
-        return None if is_common_word(word) else word
-    doubled = doubled_names(first[:2])
+    """The name a turn opens with: a capitalised word English writes rarely ("Dana", not "Started"; read/names.py), or
+    a pet name of one character said twice (朵朵)."""
+    first = next(iter(clauses(source)), "")
+    opening = len(first) - len(first.lstrip())
+    spans = latin_names(first)
+    if spans and spans[0][0] == opening:
+        return first[spans[0][0] : spans[0][1]]
+    doubled = doubled_names(first[opening : opening + 2])
     return doubled[0] if doubled else None
