@@ -31,6 +31,7 @@ BASE = {
     "categories",
     "file_cache",
     "patterns",
+    "topics",
 }
 ENGINE = {"write", "read", "lifecycle", "graph", "process", "vault", "knowledge", "prompts"}
 INTERFACES = {"api", "mcp_server", "cli", "service", "web", "__main__"}

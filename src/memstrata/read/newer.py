@@ -36,6 +36,7 @@ from memstrata.read.move_up import move_up, within_reach
 from memstrata.read.own_first import mentions, people_named, subject, topic_terms, whose
 from memstrata.read.parting import asks_past_the_parting
 from memstrata.read.retrieve import time_it_names
+from memstrata.topics import topics_of
 from memstrata.types import MemoryItem, SearchHit
 
 # What a memory says has changed, as the words of the questions it answers: by default a change said as done;
@@ -89,11 +90,14 @@ def newer_first(
         asked = bool(terms & _facets(tuple(changes(hit.memory).split())))
         return bool(why) and reasons(hit) == why and asked and _changes_what_it_says(hit.memory, above.memory, changes)
 
+    def never_held(hit: SearchHit, above: SearchHit) -> bool:
+        return _never_held(hit, above, query_text)
+
     def holds_on(hit: SearchHit, above: SearchHit) -> bool:
-        return _never_held(hit, above) or (said_later(hit, above) and changed_for_the_same_reasons(hit, above))
+        return never_held(hit, above) or (said_later(hit, above) and changed_for_the_same_reasons(hit, above))
 
     if names_a_time:
-        held = holds_on if time_to_come else _never_held
+        held = holds_on if time_to_come else never_held
         return move_up(hits, held, best=lambda hit: said_at(hit.memory))
 
     named = people_named(query_text, names)
@@ -118,7 +122,7 @@ def newer_first(
             return True
         if not within_reach(hit, above, margin):
             return False
-        return (bool(why) and reasons(hit) == why) or _ends_or_corrects(hit.memory, above.memory)
+        return (bool(why) and reasons(hit) == why) or _ends_or_corrects(hit.memory, above.memory, question=query_text)
 
     if formerly:  # what a later statement replaced answers instead of it
         return move_up(hits, lambda hit, above: answers_instead(above, hit), best=lambda hit: said_at(hit.memory))
@@ -173,12 +177,15 @@ def said_by_then_first(
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
 
 
-def _never_held(hit: SearchHit, above: SearchHit) -> bool:
-    """``hit`` says what ``above`` says never held: a later correction of it (within reach), or a plan called off."""
+def _never_held(hit: SearchHit, above: SearchHit, question: str) -> bool:
+    """``hit`` says what ``above`` says never held for ``question``: a later correction of it (within reach), or a
+    plan called off."""
     if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
         return False
     corrected = corrects(hit.memory.text) and within_reach(hit, above, MARGIN)
-    return _calls_off(hit.memory, above.memory) or (corrected and _ends_or_corrects(hit.memory, above.memory))
+    return _calls_off(hit.memory, above.memory) or (
+        corrected and _ends_or_corrects(hit.memory, above.memory, question=question)
+    )
 
 
 def with_what_replaced_them(
@@ -211,7 +218,7 @@ def with_what_replaced_them(
             else [
                 hit
                 for hit in [*spare, *ordered[position + 1 :]]
-                if _replaces(hit, earlier, asked, changes, corrections_only=names_a_time)
+                if _replaces(hit, earlier, query_text, asked, changes, corrections_only=names_a_time)
                 and not _leaves_the_one_asked(hit, earlier, named)
             ]
         )
@@ -237,7 +244,8 @@ def replacement(hit: SearchHit, others: Sequence[SearchHit], question: str) -> S
     later = [
         other
         for other in others
-        if other is not hit and _replaces(other, hit, asked, _said_as_done, corrections_only=False, by_category=False)
+        if other is not hit
+        and _replaces(other, hit, question, asked, _said_as_done, corrections_only=False, by_category=False)
     ]
     return max(later, key=lambda other: said_at(other.memory)) if later else None
 
@@ -245,6 +253,7 @@ def replacement(hit: SearchHit, others: Sequence[SearchHit], question: str) -> S
 def _replaces(
     later: SearchHit,
     earlier: SearchHit,
+    question: str,
     asked: Sequence[str],
     changes: Changes,
     *,
@@ -262,7 +271,7 @@ def _replaces(
         return False
     if corrects(later.memory.text):
         enough = later.breakdown.relevance >= REPLACING_EVIDENCE * earlier.breakdown.relevance
-        return enough and _ends_or_corrects(later.memory, earlier.memory, by_category=by_category)
+        return enough and _ends_or_corrects(later.memory, earlier.memory, by_category=by_category, question=question)
     if corrections_only:
         return False
     changed = _facets(tuple(changes(later.memory).split()))
@@ -320,7 +329,7 @@ def _leaves_the_one_asked(later: SearchHit, earlier: SearchHit, named: re.Patter
     return named is not None and mentions(named, earlier) and not mentions(named, later)
 
 
-def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bool = True) -> bool:
+def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bool = True, question: str = "") -> bool:
     """A later statement that ends or corrects one it shares a subject with ("我已经戒掉咖啡了" after "我每天早上
     喝两杯咖啡", "其实豆豆是柴犬不是柯基" after "我家狗豆豆是柯基"): it answers instead of the earlier one whatever
     words the question matched them on, also across scripts ("Do I drink coffee?"), since what the earlier one said
@@ -330,6 +339,8 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bo
     if not (states_for_the_user(later) and ends_or_corrects(later.text)):
         return False
     if _about_others(later, earlier):
+        return False
+    if question and _corrects_another_of_its_topics(later, earlier, question):
         return False
     # the words of an ending are no subject, whole or in part: "取消" of "取消了" tied a Tibet trip called off to the
     # Hokkaido trip called off years before (a held-out trial)
@@ -348,6 +359,18 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bo
     return kinds_named(later.text) <= kinds_named(earlier.text) and subject_of(
         _subject_terms(later) & _subject_terms(earlier)
     )
+
+
+def _corrects_another_of_its_topics(later: MemoryItem, earlier: MemoryItem, question: str) -> bool:
+    """``later`` corrects one everyday topic of ``earlier`` (topics.py) and the question asks another of its topics:
+    "Correction: 朵朵 is 5, not 6" corrects the age of "我女儿朵朵今年6岁，在上海的星光幼儿园上大班", not the
+    kindergarten, and led "Which school does my daughter go to?" (a user trial). A correction that names no topic
+    ("Sorry, I meant Shanghai, not Beijing") may correct anything the earlier statement says."""
+    if not corrects(later.text):
+        return False
+    theirs, corrected = topics_of(earlier.text), topics_of(later.text)
+    asked = topics_of(question) & theirs
+    return bool(asked and corrected & theirs) and not asked & corrected
 
 
 def _subject_terms(item: MemoryItem) -> frozenset[str]:

@@ -28,6 +28,7 @@ from memstrata.han import HAN_CHAR
 from memstrata.modality import ENDED_WORDS, PLANNED, calls_off
 from memstrata.patterns import lazy_pattern
 from memstrata.prompts.compare_facts import Relation
+from memstrata.topics import topics_of
 from memstrata.types import MemoryItem
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
 from memstrata.write.evidence import (
@@ -36,7 +37,6 @@ from memstrata.write.evidence import (
     same_things,
     shared_topics,
     shared_words,
-    topics_of,
 )
 
 
