@@ -81,6 +81,9 @@ _CHANGE_ANSWERS = (
             r"|\bjoin(?:ed|ing)\s+[^.!?]{1,40}?\bas\s+(?:(?:a|an|the|their|its)\b|(?-i:[A-Z]))|\btransferred\s+to\b"
             rf"|{JOINED_EMPLOYER}"
             r"|\b(?:first\s+(?:day|week)|day\s+(?:1|one))\s+at\s+(?-i:[A-Z])"  # "day 1 at Cascadia", not school
+            # a role begun or an offer taken: "starting May 5 as a staff engineer", "accepted the offer from Stripe"
+            r"|\bstart(?:s|ing)\s+[^.!?;,]{0,24}?\bas\s+(?:an?|the|our|their)\s+\w"
+            r"|\b(?:accepted|took|signed)\s+(?:an?|the|their|that)\s+(?:job\s+)?offer\b|接受了?[^，。！？,.!?]{0,12}?offer"
             r"|入职|跳槽|加入了?(?:[^，。！？,.!?\s]{0,8}?(?:公司|集团|科技|银行|律所|事务所|研究院)|腾讯|阿里|字节|华为|百度|美团"
             r"|京东|小米|网易|拼多多|滴滴|快手|蚂蚁)|换了?工作|换到[^，。！？,.!?\s]{1,12}?(?:工作|上班)|换到了?一家|新工作|调岗|调职"
             r"|第一天(?:去|在|到)[^，。！？,.!?]{1,12}?上班"  # "第一天去海澄生物上班"
@@ -260,7 +263,7 @@ _CHANGE_ANSWERS = (
 # A piece of a word every statement of change holds: most texts have none, and search reads this of every candidate
 # it ranks, so the full patterns (~120 µs on a long English turn) run only after this check (~2 µs).
 _CHANGE_CUES = (
-    *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled", "keys", "our new"),
+    *("mov", "reloc", "start", "job", "hired", "join", "transfer", "resident", "settled", "keys", "our new", "offer"),
     *("first night", "first proper night", "lease", "tenancy", "rental agreement", "新公寓", "新住处", "第一天"),
     *("mobile", "gym", "fitness", "leisure", "健身"),
     *("搬", "迁", "入职", "跳槽", "加入", "上班", "工作", "开始在", "换到", "调岗", "调职"),

@@ -29,7 +29,9 @@ PLANNED = lazy_pattern(PLAN, re.IGNORECASE)
 # (answers.change_answers): a maybe, a plan, and the softer intentions ("考虑", "thinking of", "we'll").
 NOT_YET = lazy_pattern(
     rf"{MAYBE}|{PLAN}|考虑|想要去|以后|试着|尝试|想戒|正在戒|努力戒"
-    r"|(?-i:\bmay\b)|\b(?:plan to|thinking (?:of|about)|considering|try(?:ing)? to)\b|'ll\b",
+    r"|(?-i:\bmay\b)|\b(?:plan to|thinking (?:of|about)|considering|try(?:ing)? to)\b|'ll\b"
+    # a start on a day named: "starting May 5 as a staff engineer" is a plan until May 5
+    r"|\bstart(?:s|ing)\s+(?:on\s+)?(?-i:[A-Z][a-z]{2,8}\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|(?:Mon|Tues|Wednes|Thurs|Fri)day\b)",
     re.IGNORECASE,
 )
 

@@ -50,6 +50,10 @@ def test_the_names_a_memory_gives_the_relative_asked_about(text: str, names: lis
         # a pet name of one character said twice, which the segmenter does not tag as a name; not a doubled adverb
         ("我女儿朵朵今年6岁，在上幼儿园。", asked_relations("my daughter"), ["朵朵"]),
         ("我女儿天天喊着要养猫", asked_relations("my daughter"), []),
+        # a Chinese name in an English sentence (a user trial wrote "My partner 林晓 is vegetarian")
+        ("My brother 林浩 moved to Shenzhen", asked_relations("my brother"), ["林浩"]),
+        ("My mom 王芳 retired last year", asked_relations("my mom"), ["王芳"]),
+        ("My wife 最近 is so busy", WIFE, []),  # a word the segmenter does not tag as a name
     ],
 )
 def test_names_given_a_little_later_and_to_pets(text: str, relations: list[int], names: list[str]) -> None:

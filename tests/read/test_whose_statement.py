@@ -4,7 +4,7 @@ answers.py), with the real store and embedder. Each case comes from a user trial
 from __future__ import annotations
 
 from memstrata import Memory
-from memstrata.answers import change_answers, unquoted
+from memstrata.answers import change_answers, planned_change_answers, unquoted
 from memstrata.read.own_first import subject
 
 
@@ -204,3 +204,42 @@ def test_leaving_a_job_named_beside_a_move_does_not_answer_where_the_user_lives(
     for question in ("Where do I live?", "我住在哪？"):
         found = memory.search(question, user_id="chen")
         assert found[0].text.startswith("Big change: moved to Dublin"), (question, [hit.text for hit in found])
+
+
+def test_a_role_begun_on_a_day_named_is_the_job_from_that_day(memory: Memory) -> None:
+    """ "I got an offer from Stripe, starting May 5 as a staff engineer" said in April 2025 is where the user works
+    from May 5: asked later, Shopify answered first, and "What was my job before Stripe?" lost Shopify below the
+    cutoff and then behind what was said of Stripe, read as a person asked about (a user trial)."""
+    _said(memory, "sam", [("2024-11-03", "I'm Sam, backend engineer at Shopify, working remotely from Toronto."),
+                          ("2025-01-08", "我们养了一只狗叫可乐，是金毛。"),
+                          ("2025-04-10", "I got an offer from Stripe, starting May 5 as a staff engineer."),
+                          ("2025-06-30", "Went hiking in the Rockies last weekend")])  # fmt: skip
+    for question in ("Where do I work?", "我在哪个公司上班？"):
+        found = memory.search(question, user_id="sam")
+        assert found and "Stripe" in found[0].text, (question, [hit.text for hit in found])
+    found = memory.search("What was my job before Stripe?", user_id="sam")
+    assert found and "Shopify" in found[0].text, [hit.text for hit in found]
+    said_on = "I got an offer from Stripe, starting May 5 as a staff engineer."
+    assert change_answers(said_on) == "" and planned_change_answers(said_on) == "work job 工作 上班"
+    assert change_answers("I accepted the offer from Stripe!") == "work job 工作 上班"
+
+
+def test_a_plan_called_off_in_the_other_script_is_called_off(memory: Memory) -> None:
+    """ "成都的行程取消了" calls off "Booked flights to Chengdu for April": the two share the city only as 成都 and
+    Chengdu (a user trial)."""
+    _said(memory, "sam", [("2025-02-14", "Booked flights to Chengdu for April to meet 林晓's parents."),
+                          ("2025-03-02", "成都的行程取消了，林晓妈妈住院了。"),
+                          ("2025-03-20", "周末在家做了麻婆豆腐")])  # fmt: skip
+    for question in ("Are we going to Chengdu?", "我们什么时候去成都？"):
+        found = memory.search(question, user_id="sam")
+        assert found and found[0].text.startswith("成都的行程取消了"), (question, [hit.text for hit in found])
+
+
+def test_someone_named_first_and_then_called_she_or_he_is_whom_it_is_about() -> None:
+    """ "林晓 started eating fish again, she says she's pescatarian now" is the partner's diet, not the user's (a user
+    trial); a doubled pet name in Chinese the same; the user's own statement stays theirs."""
+    assert subject("林晓 started eating fish again, she says she's pescatarian now.") == "another"
+    assert subject("可乐 ate a sock and we spent the night at the vet. He's fine now.") == "another"
+    assert subject("朵朵今天开始上小学了，她很兴奋") == "another"
+    assert subject("I started yoga, she said") == "user"
+    assert subject("Booked flights to Chengdu, he said") is None

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
+from memstrata.graph.scripts import transliterates
 from memstrata.han import simplified
 from memstrata.lexical import has_han
-from memstrata.modality import ENDING_WORDS, NEGATED, sentences
+from memstrata.modality import ENDING_WORDS, NEGATED, clauses, sentences
 from memstrata.patterns import lazy_pattern
 from memstrata.read.spelling import is_common_word
 
@@ -62,6 +63,32 @@ def latin_names(said: str) -> list[tuple[int, int]]:
 
 
 _LATIN = r"[A-Za-z\u00c0-\u024f]"
+_HAN_WORD = lazy_pattern(r"[\u4e00-\u9fff]{2,4}")
+# A Chinese name opening a turn that goes on in English: "林晓 started eating fish again"
+_HAN_NAME_THEN_ENGLISH = lazy_pattern(r"[\u4e00-\u9fff]{2,3}(?=\s+[a-z])")
+
+
+def opening_name(text: str) -> str | None:
+    """The name ``text`` opens with: a capitalised word English writes rarely ("Dana", not "Started"), a pet name of
+    one character said twice (朵朵), or a Chinese name before English words ("林晓 started eating fish again")."""
+    first = next(iter(clauses(text)), "")
+    opening = len(first) - len(first.lstrip())
+    spans = latin_names(first)
+    if spans and spans[0][0] == opening:
+        return first[spans[0][0] : spans[0][1]]
+    doubled = doubled_names(first[opening : opening + 2])
+    if doubled:
+        return doubled[0]
+    han = _HAN_NAME_THEN_ENGLISH.match(first, opening)
+    return han.group() if han else None
+
+
+def named_in_both(first: str, second: str, han_words: frozenset[str]) -> bool:
+    """Whether a Latin name one text says is the pinyin of a Chinese word of the other (``han_words``: the Chinese
+    words to try, from either text): "用户成都的行程取消了" calls off "User booked flights to Chengdu for April"
+    (a user trial); and 林晓 is Lin Xiao."""
+    latin = {said[start:end] for said in (first, second) for start, end in latin_names(said)}
+    return any(transliterates(han, name) for han in han_words if _HAN_WORD.fullmatch(han) for name in latin)
 
 
 def name_pattern(name: str, flags: int = 0) -> re.Pattern[str]:

@@ -33,6 +33,7 @@ from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corre
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
 from memstrata.read.move_up import move_up, within_reach
+from memstrata.read.names import doubled_names, named_in_both, names_in
 from memstrata.read.own_first import mentions, people_named, subject, topic_terms, whose
 from memstrata.read.parting import asks_past_the_parting
 from memstrata.read.retrieve import time_it_names
@@ -105,7 +106,7 @@ def newer_first(
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
         if not said_later(hit, above):
             return False
-        if _about_others(hit.memory, above.memory) or _leaves_the_one_asked(hit, above, named):
+        if _about_others(hit.memory, above.memory) or _leaves_the_one_asked(hit, above, named, query_text):
             return False
         if asks_past_the_parting(query_text, above.memory, hit.memory):  # (read/parting.py)
             return False
@@ -203,29 +204,74 @@ def with_what_replaced_them(
     alone. It takes the score of the hit it replaces, as in :func:`newer_first`. A key fact is the key's current
     value and is never replaced; for a question that names its time only a correction is looked for. ``names``: those
     the scope gives the relatives the question asks about (read/relatives.py); ``changes`` as in newer_first."""
-    ordered, spare = list(hits), list(below)
     asked = topic_terms(query_text)
     # "我妈以前是做什么的？": the sister's new job replaces nothing of the mother's (``names``: as in newer_first)
     named = people_named(query_text, names)
+
+    def later_ones(earlier: SearchHit, candidates: list[SearchHit]) -> list[SearchHit]:
+        if earlier.breakdown.key_match:
+            return []
+        return [
+            hit
+            for hit in candidates
+            if _replaces(hit, earlier, query_text, asked, changes, corrections_only=names_a_time)
+            and not _leaves_the_one_asked(hit, earlier, named, query_text)
+        ]
+
+    return _brought_up(hits, below, later_ones)
+
+
+def with_what_they_changed(
+    hits: Sequence[SearchHit],
+    below: Sequence[SearchHit],
+    query_text: str,
+    *,
+    names: tuple[str, ...] = (),
+    changes: Changes = _said_as_done,
+) -> list[SearchHit]:
+    """For a question of what held before now ("What was my job before Stripe?"): each of the first ``FOLLOWED``
+    hits preceded by the latest earlier statement it changes, also from among the candidates the relevance cutoff
+    dropped. "I got an offer from Stripe, starting May 5 as a staff engineer" matched on Stripe (0.87) and the job
+    it replaced ("I'm Sam, backend engineer at Shopify") fell below the cutoff (a user trial). The statement the
+    write path superseded has its own way (read/former.py); this one reads two statements that both stayed."""
+    asked = topic_terms(query_text)
+    named = people_named(query_text, names)
+
+    def earlier_ones(later: SearchHit, candidates: list[SearchHit]) -> list[SearchHit]:
+        changed = frozenset(changes(later.memory).split())
+        if later.breakdown.key_match or not _facets(tuple(changed)) & _facets(asked):
+            return []
+        # what the earlier statement says in any of the change's words: "working remotely" is the job "starting May
+        # 5 as a staff engineer" changed, though only the change says "job"
+        return [
+            hit
+            for hit in candidates
+            if not hit.breakdown.key_match
+            and said_at(hit.memory) < said_at(later.memory)
+            and changed & memory_terms(_statement(hit.memory))
+            and _changes_what_it_says(later.memory, hit.memory, changes)
+            and not _leaves_the_one_asked(later, hit, named, query_text)
+        ]
+
+    return _brought_up(hits, below, earlier_ones)
+
+
+def _brought_up(
+    hits: Sequence[SearchHit],
+    below: Sequence[SearchHit],
+    answering: Callable[[SearchHit, list[SearchHit]], list[SearchHit]],
+) -> list[SearchHit]:
+    """Each of the first ``FOLLOWED`` hits preceded by the latest of those ``answering`` gives for it from the rest
+    of the list and from ``below``, with its score."""
+    ordered, spare = list(hits), list(below)
     position = 0
     while position < min(FOLLOWED, len(ordered)):
-        earlier = ordered[position]
-        # Below the cutoff, or lower in the list than newer_first reaches: a correction with more evidence than
-        # the cutoff asks must not stay behind what it corrects where one with less moves up.
-        later = (
-            []
-            if earlier.breakdown.key_match
-            else [
-                hit
-                for hit in [*spare, *ordered[position + 1 :]]
-                if _replaces(hit, earlier, query_text, asked, changes, corrections_only=names_a_time)
-                and not _leaves_the_one_asked(hit, earlier, named)
-            ]
-        )
-        if later:
-            chosen = max(later, key=lambda hit: said_at(hit.memory))
+        current = ordered[position]
+        found = answering(current, [*spare, *ordered[position + 1 :]])
+        if found:
+            chosen = max(found, key=lambda hit: said_at(hit.memory))
             (spare if chosen in spare else ordered).remove(chosen)
-            ordered.insert(position, chosen.model_copy(update={"score": earlier.score}))
+            ordered.insert(position, chosen.model_copy(update={"score": current.score}))
             position += 1
         position += 1
     return ordered
@@ -323,10 +369,11 @@ def _about_others(later: MemoryItem, earlier: MemoryItem) -> bool:
     return subject(later.text) == "another" and subject(earlier.text) == "user"
 
 
-def _leaves_the_one_asked(later: SearchHit, earlier: SearchHit, named: re.Pattern[str] | None) -> bool:
+def _leaves_the_one_asked(later: SearchHit, earlier: SearchHit, named: re.Pattern[str] | None, question: str) -> bool:
     """The question asks about someone the earlier statement names and the later one does not: the user's own new
-    job ("新工作：同程旅行") moved above "My older brother Feng … works at 华为" for "我哥在哪里工作？"."""
-    return named is not None and mentions(named, earlier) and not mentions(named, later)
+    job ("新工作：同程旅行") moved above "My older brother Feng … works at 华为" for "我哥在哪里工作？". Named in the
+    other script counts: "Are we going to Chengdu?" asks of what "用户成都的行程取消了" says (a user trial)."""
+    return named is not None and mentions(named, earlier) and not mentions(named, later, question)
 
 
 def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bool = True, question: str = "") -> bool:
@@ -349,7 +396,12 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bo
     def subject_of(terms: frozenset[str]) -> bool:
         return any(not ENDS_OR_CORRECTS_WORDS.fullmatch(term) and term not in ending for term in terms)
 
-    if subject_of(frozenset(memory_terms(later.text)) & frozenset(memory_terms(earlier.text))):
+    later_terms, earlier_terms = frozenset(memory_terms(later.text)), frozenset(memory_terms(earlier.text))
+    if subject_of(later_terms & earlier_terms):
+        return True
+    # one place or person in the two scripts: "用户成都的行程取消了" and "User booked flights to Chengdu"
+    said = frozenset(term for term in later_terms ^ earlier_terms if subject_of(frozenset((term,))))
+    if named_in_both(later.text, earlier.text, said):
         return True
     if not by_category:
         return False
@@ -362,15 +414,23 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bo
 
 
 def _corrects_another_of_its_topics(later: MemoryItem, earlier: MemoryItem, question: str) -> bool:
-    """``later`` corrects one everyday topic of ``earlier`` (topics.py) and the question asks another of its topics:
-    "Correction: 朵朵 is 5, not 6" corrects the age of "我女儿朵朵今年6岁，在上海的星光幼儿园上大班", not the
-    kindergarten, and led "Which school does my daughter go to?" (a user trial). A correction that names no topic
-    ("Sorry, I meant Shanghai, not Beijing") may correct anything the earlier statement says."""
+    """``later`` corrects one everyday topic of ``earlier`` (topics.py), the question asks another of its topics,
+    and the two share nothing but a name or a number. "Correction: 朵朵 is 5, not 6" corrects the age of
+    "我女儿朵朵今年6岁，在上海的星光幼儿园上大班", not the kindergarten, and led "Which school does my
+    daughter go to?" (a user trial). A correction that names no topic ("Sorry, I meant Shanghai, not
+    Beijing"), or shares a word of what it corrects ("不是 shellfish allergy，是 crab 过敏" after "I'm
+    allergic to shellfish，吃虾会起疹子"), may correct anything the earlier statement says."""
     if not corrects(later.text):
         return False
     theirs, corrected = topics_of(earlier.text), topics_of(later.text)
     asked = topics_of(question) & theirs
-    return bool(asked and corrected & theirs) and not asked & corrected
+    return bool(asked and corrected & theirs) and not asked & corrected and _tied_by_a_name_alone(later, earlier)
+
+
+def _tied_by_a_name_alone(later: MemoryItem, earlier: MemoryItem) -> bool:
+    names = {name.casefold() for item in (later, earlier) for name in (*names_in(item.text), *doubled_names(item.text))}
+    shared = frozenset(memory_terms(later.text)) & frozenset(memory_terms(earlier.text))
+    return all(term.isdigit() or term in names or ENDS_OR_CORRECTS_WORDS.fullmatch(term) for term in shared)
 
 
 def _subject_terms(item: MemoryItem) -> frozenset[str]:

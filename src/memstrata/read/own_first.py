@@ -24,9 +24,9 @@ from memstrata.indexing import category_text, own_index_text, states_for_the_use
 from memstrata.lexical import has_han, jieba
 from memstrata.lifecycle.decay import said_at
 from memstrata.patterns import lazy_pattern
-from memstrata.read.evidence import query_terms
+from memstrata.read.evidence import memory_terms, query_terms
 from memstrata.read.move_up import move_up, within_reach
-from memstrata.read.names import doubled_names
+from memstrata.read.names import doubled_names, named_in_both, opening_name
 from memstrata.read.spelling import is_common_word
 from memstrata.types import MemoryItem, SearchHit
 
@@ -65,6 +65,9 @@ _ALWAYS_TIMES = lazy_pattern(
     r"\b(?:(?:Mon|Tues?|Wednes|Thu(?:rs)?|Fri|Satur|Sun)day|Christmas(?:\s+Eve)?|Easter|Thanksgiving|Halloween"
     r"|New\s+Year(?:'s)?(?:\s+(?:Eve|Day))?)\b"
 )
+# A name a time is told by, not whom the question asks about: "What was my job before Stripe?" asks of the user, and
+# put what was said of Stripe above the job it asks for (a user trial).
+_NAMED_AS_A_TIME = lazy_pattern(r"\b(?:before|after|since|until|till)\s+(?-i:[A-Z])[\w&.-]*", re.IGNORECASE)
 _MONTH_AS_TIME = lazy_pattern(
     rf"\b(?:in|on|at|last|this|next|since|until|till|by|of|during|early|late|mid|before|after|from|through)"
     rf"(?:\s+(?:early|late|mid))?[\s-]+(?:{_MONTHS})\b|\b(?:{_MONTHS})\.?\s+\d",
@@ -162,7 +165,7 @@ def subject(text: str) -> str | None:
     if ANOTHERS_EVENT.match(said):
         return "another"
     another = _ABOUT_ANOTHER.match(said)
-    if (another and not _a_things(another.group())) or _named_first(said):
+    if (another and not _a_things(another.group())) or _named_first(said) or _named_then_their_pronoun(said):
         return "another"
     if _ABOUT_THE_USER.match(said):
         return "user"
@@ -176,6 +179,15 @@ def subject(text: str) -> str | None:
 _NAME_THEN_VERB = lazy_pattern(
     r"^(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?\s+(?:(?P<theirs>works|lives|teaches|studies|stays)|moved|joined)\b"
 )
+
+
+# Someone named first, then called she or he: "林晓 started eating fish again, she says she's pescatarian now" was read
+# as the user's own diet, and "可乐 ate a sock … He's fine now" as the user's mishap (a user trial).
+_THIRD_PERSON = lazy_pattern(r"\b(?:she|he|her|his|him)\b|[他她它]", re.IGNORECASE)
+
+
+def _named_then_their_pronoun(said: str) -> bool:
+    return opening_name(said) is not None and _THIRD_PERSON.search(said) is not None
 
 
 def _named_first(said: str) -> bool:
@@ -245,7 +257,9 @@ def theirs_before_own(
         return list(hits)
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
-        if whose(above.memory) != "user" or _has_a_speaker(above) or mentions(named, above) or not mentions(named, hit):
+        if whose(above.memory) != "user" or _has_a_speaker(above):
+            return False
+        if mentions(named, above, query_text) or not mentions(named, hit, query_text):
             return False
         if not states_for_the_user(hit.memory):  # a reply echoes the user: "Lucky you, a chef boyfriend!" above
             return False  # "my bf 阿杰 is a chef" for "Who was my boyfriend in 2022?" (a user trial)
@@ -306,12 +320,15 @@ def _has_a_speaker(hit: SearchHit) -> bool:
     return bool(hit.memory.metadata.get("speaker"))
 
 
-def mentions(named: re.Pattern[str], hit: SearchHit) -> bool:
+def mentions(named: re.Pattern[str], hit: SearchHit, question: str = "") -> bool:
     """The memory names them, or they said it (a turn by Caroline is hers though it does not say her name), or it
     names one by the category's words ("so I report to the CEO, Sarah Kim" names the user's manager:
-    indexing.category_text)."""
+    indexing.category_text). With the ``question`` that named them, also in the other script: "用户成都的行程取消了"
+    names what "Are we going to Chengdu?" asks about (read/names.named_in_both; a user trial)."""
     item = hit.memory
-    return named.search(own_index_text(item)) is not None or named.search(category_text(item)) is not None
+    if named.search(own_index_text(item)) is not None or named.search(category_text(item)) is not None:
+        return True
+    return bool(question) and named_in_both(question, "", frozenset(memory_terms(item.text)))
 
 
 @lru_cache(maxsize=1024)
@@ -351,7 +368,7 @@ def people_named(query: str, names: tuple[str, ...] = ()) -> re.Pattern[str] | N
     我哥…); None for a question about the user or about no one."""
     if asks_about_the_user(query) or _ASKS_THE_REPLY.search(query):
         return None
-    timeless = _MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", query))
+    timeless = _NAMED_AS_A_TIME.sub(" ", _MONTH_AS_TIME.sub(" ", _ALWAYS_TIMES.sub(" ", query)))
     said = [match.group().removesuffix("的") for match in _CAPITALISED.finditer(timeless)]
     said += doubled_names(timeless)  # "朵朵几岁了？" asks of 朵朵: the name is whom it asks about, not what (a trial)
     # a name as a whole word: "Tom" is not in "tomorrow"
@@ -404,7 +421,7 @@ def later_of_equals_first(hits: Sequence[SearchHit], query_text: str, names: tup
 
     def order(hit: SearchHit) -> tuple[bool, datetime]:
         own = about_the_user and whose(hit.memory) == "user"
-        return own or (named is not None and mentions(named, hit)), said_at(hit.memory)
+        return own or (named is not None and mentions(named, hit, query_text)), said_at(hit.memory)
 
     ordered: list[SearchHit] = []
     for _, tied in groupby(hits, key=lambda hit: hit.score):

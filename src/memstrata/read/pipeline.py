@@ -22,7 +22,13 @@ from memstrata.read.idioms import plain_question
 from memstrata.read.left_out import turns_before_what_they_left_out
 from memstrata.read.move_up import in_place_of
 from memstrata.read.named_keys import answers_for_another, asks_for_key
-from memstrata.read.newer import changed_by_then, newer_first, said_by_then_first, with_what_replaced_them
+from memstrata.read.newer import (
+    changed_by_then,
+    newer_first,
+    said_by_then_first,
+    with_what_replaced_them,
+    with_what_they_changed,
+)
 from memstrata.read.own_first import (
     later_of_equals_first,
     named_first,
@@ -202,7 +208,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
                                            names=known, changes=changes)  # fmt: skip
         rescored = newer_first(rescored, asked, names_a_time=named, time_to_come=to_come, formerly=formerly,
                                names=known, changes=changes)  # fmt: skip
-        if formerly:  # the versions the write path replaced, above what replaced them (read/former.py)
+        if formerly:  # what a hit changed, above it: stored beside it, or replaced by the write path (read/former.py)
+            rescored = with_what_they_changed(rescored, below, asked, names=known, changes=changes)
             rescored = with_what_they_replaced(store, query, rescored)
         else:
             if span is None or to_come:  # a turn whose fact the write path updated since, after the update

@@ -67,6 +67,8 @@ _NAMED = [
         lazy_pattern(rf"{_EN_NAME},?\s+{_MINE}(?:{english})\b", re.I),
         # 是 names no one by itself ("我老婆是老师"): after it only a word tagged as a person's name counts ("是李娜")
         lazy_pattern(rf"{_MINE_ZH}(?:{chinese})是?(?P<naming>{_ZH_NAMING})\s*(?P<rest>[\w\u4e00-\u9fff]{{1,8}})"),
+        # a Chinese name in an English sentence: "My partner 林晓 is vegetarian" (a user trial)
+        lazy_pattern(rf"{_MINE}(?:{english})\s*(?P<naming>)(?P<rest>[\u4e00-\u9fff]{{2,3}})(?=[\s,.!?;:'’)]|$)", re.I),
         # named a little later: "Adopted a male cat from SPCA，叫 Mochi", "a greyhound puppy named Biscuit"
         lazy_pattern(
             rf"(?:\b(?:{english})\b|{chinese})[^.!?。！？]{{0,20}}?(?P<naming>named|名叫|叫)\s*"

@@ -160,6 +160,7 @@ def asks_every_value(text: str) -> bool:
 # "我前男友是做什么的？" (an ex is the partner before the current one)
 _FORMERLY = lazy_pattern(
     r"以前|之前|原来|曾经|过去|\b(?:used to|previously|formerly)\b|\bdid\s+(?:i|we)\s+use\s+to\b|\bbefore\s*\?*$"
+    r"|\bbefore\s+(?-i:[A-Z])[\w&.-]*\s*\?*$"  # "What was my job before Stripe?"
     r"|\b(?:my|our)\s+(?:old|previous|former|last)\s+(?:job|company|employer|address|home|apartment|city|phone)\b"
     r"|\bex-?(?:boyfriend|girlfriend|husband|wife|partner|bf|gf)\b|前(?:男友|女友|男朋友|女朋友|任|夫|妻)",
     re.IGNORECASE,
