@@ -5,6 +5,7 @@ tells which of a statement's topics a correction is of (read/newer.py)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memstrata.patterns import lazy_pattern
 
@@ -12,7 +13,7 @@ from memstrata.patterns import lazy_pattern
 TOPICS: dict[str, re.Pattern[str]] = {
     name: lazy_pattern(pattern, re.I)
     for name, pattern in {
-        "home": r"住|搬|老家|房子|公寓|定居|"
+        "home": r"住(?!院)|搬|老家|房子|公寓|定居|"
         r"\b(live[sd]?|living|mov(e|ed|ing)|relocat\w*|apartment|house|home|based in)\b",
         "work": r"工作|上班|公司|跳槽|离职|入职|辞职|任职|退休|实习|岗位|职位|开发|工程师|程序员|设计师|经理|运营|"
         r"销售|老师|医生|护士|律师|会计|科学家|分析师|研究员|架构师|"
@@ -20,9 +21,11 @@ TOPICS: dict[str, re.Pattern[str]] = {
         r"position|intern\w*|engineer|developer|designer|manager|nurse|teacher|doctor|lawyer|accountant)\b",
         "drink": r"喝|茶|咖啡|酒|饮料|\b(drinks?|drinking|tea|coffee|beer|wine|water|juice|latte|espresso)\b",
         # not 素 alone: 青霉素 (penicillin) is no diet
-        "diet": r"吃|素食|肉|辣|香菜|饮食|"
-        r"\b(eats?|eating|vegan|vegetarian|meat|steak|fish|spicy|food|diet|coriander)\b",
-        "health": r"过敏|烟|酒|病|药|\b(allerg\w*|smok\w*|cigarettes?|vap\w*|sick|illness|medication)\b",
+        "diet": r"吃|素食|肉|辣|香菜|饮食|海鲜|"
+        r"\b(eats?|eating|vegan|vegetarian|pescatarian|keto|meat|steak|fish|seafood|spicy|food|diet|coriander)\b",
+        # a stay in hospital: "用户的林晓妈妈住院了" was closed by "林晓 is now a pescatarian" (a user trial)
+        "health": r"过敏|烟|酒|病|药|住院|手术|血压|"
+        r"\b(allerg\w*|smok\w*|cigarettes?|vap\w*|sick|illness|medication|hospital\w*|surgery|blood pressure)\b",
         "pet": r"猫|狗|宠物|\b(cats?|dogs?|pets?|pupp(y|ies)|kittens?)\b",
         "vehicle": r"车|特斯拉|比亚迪|摩托|\b(cars?|driv\w*|tesla|bmw|toyota|honda|motorbike|scooter|bike)\b",
         "exercise": r"健身|跑步|游泳|运动|瑜伽|爬山|\b(gym|run(s|ning)?|swim\w*|workout|yoga|hik\w*|marathon)\b",
@@ -42,5 +45,6 @@ TOPICS: dict[str, re.Pattern[str]] = {
 }
 
 
-def topics_of(text: str) -> set[str]:
-    return {name for name, pattern in TOPICS.items() if pattern.search(text)}
+@lru_cache(maxsize=65_536)  # ranking reads the topics of a memory against many others
+def topics_of(text: str) -> frozenset[str]:
+    return frozenset(name for name, pattern in TOPICS.items() if pattern.search(text))

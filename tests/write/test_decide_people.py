@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.topics import topics_of
 from memstrata.types import MemoryItem, MemoryStatus, Scope, new_id
 from memstrata.write.apply import Planner
-from memstrata.write.decide import decide, different_people
+from memstrata.write.decide import both_can_hold, decide, different_people
 from memstrata.write.decisions import Candidate, NewFact, Update
 
 
@@ -167,3 +168,11 @@ def test_a_correction_in_the_other_script_closes_only_what_it_means(
     fact = NewFact(text=new, kind="fact", confidence=0.9, message_ids=("t1",))
     resolved = decide(fact, [Candidate(_stored(old), similarity=similarity, evidence="shared topic")], ["contradicts"])
     assert isinstance(resolved, Update) is closes, similarity
+
+
+def test_facts_on_different_everyday_topics_tied_by_a_name_both_hold() -> None:
+    """A user trial: the bundled model called "林晓 is now a pescatarian" a contradiction of "用户的林晓妈妈住院了"
+    (the partner's mother in hospital), tied by the name alone; a diet and a stay in hospital both hold."""
+    assert topics_of("林晓 is now a pescatarian") == {"diet"} and topics_of("用户的林晓妈妈住院了") == {"health"}
+    assert both_can_hold("林晓 is now a pescatarian", "用户的林晓妈妈住院了") is not None
+    assert both_can_hold("林晓 started eating fish again", "User's partner 林晓 is vegetarian") is None

@@ -454,6 +454,10 @@ def test_a_fact_that_gives_the_user_what_a_turn_says_of_someone_named_is_asked_a
     assert _live(memory) == {"User owns the checkout service": "active", wrong: "pending", sam: "active"}
     assert given_to_the_user("用户的学校是上海市实验小学", "朵朵今天开始上小学了，学校是上海市实验小学。") == ["朵朵"]
     assert given_to_the_user("User started at Tencent today", "Started at Tencent today, first day!") == []
+    # a Chinese name opening a turn that goes on in English (a user trial: the partner's diet became the user's)
+    partner = "林晓 started eating fish again, she says she's pescatarian now."
+    assert given_to_the_user("User started eating fish again", partner) == ["林晓"]
+    assert given_to_the_user("林晓 started eating fish again", partner) == []
 
 
 def test_a_fact_whose_time_the_model_changed_is_asked_again(scripted_memory: Memory, server: ScriptedServer) -> None:

@@ -43,7 +43,7 @@ def shared_words(a: str, b: str) -> set[str]:
     return content_words(a) & content_words(b)
 
 
-def shared_topics(a: str, b: str) -> set[str]:
+def shared_topics(a: str, b: str) -> frozenset[str]:
     return topics_of(a) & topics_of(b)
 
 

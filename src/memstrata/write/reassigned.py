@@ -21,7 +21,7 @@ import re
 from memstrata.modality import clauses
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
-from memstrata.read.names import doubled_names, latin_names
+from memstrata.read.names import opening_name
 from memstrata.write.decide import relation_words, subject_of
 
 # A clause the speaker says of themselves: opening with 我 / I, not with "我儿子", "我们", "my son".
@@ -69,22 +69,10 @@ def given_to_the_user(fact: str, source: str) -> list[str]:
     opening = _USER_OPENING.match(fact)
     if opening is None or _FIRST_PERSON.search(source):
         return []
-    named = _opening_name(source)
+    named = opening_name(source)
     if named is None or named.casefold() in fact.casefold():
         return []
     stated = memory_terms(fact[opening.end() :]) - _FRAMING
     said = memory_terms(source.replace(named, " "))
     restated = len(stated & said)
     return [named] if restated >= _LEAST and restated >= _SHARE * len(stated) else []
-
-
-def _opening_name(source: str) -> str | None:
-    """The name a turn opens with: a capitalised word English writes rarely ("Dana", not "Started"; read/names.py), or
-    a pet name of one character said twice (朵朵)."""
-    first = next(iter(clauses(source)), "")
-    opening = len(first) - len(first.lstrip())
-    spans = latin_names(first)
-    if spans and spans[0][0] == opening:
-        return first[spans[0][0] : spans[0][1]]
-    doubled = doubled_names(first[opening : opening + 2])
-    return doubled[0] if doubled else None
