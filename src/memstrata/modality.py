@@ -48,6 +48,7 @@ _CONTRAST = r"其实|实际上|\b(?:actually|in fact)\b"
 _NEGATION = r"不是|并非|\b(?:not|isn't|wasn't|aren't)\b"
 _GIVEN_UP = (  # "我不喝咖啡了": 不 … 了 is "no longer"
     r"戒[掉了烟酒]|不再|再也不|不[^，。！？,.!?\s]{1,3}了|暂停了"  # "石榴健身的卡暂停了": a membership paused
+    r"|(?:课|班|训练|卡|会员)(?:已经|也|都)?停(?:了|掉了)"  # "游泳課停了，改成週六去爬大坑步道" (a user trial)
     r"|放弃(?:了|[^，。！？,.!?]{1,16}?了)"  # "放弃 keto 了，现在正常吃饭" (a user trial), not "不会放弃的"
     r"|\b(?:quit|stopped|gave up|given up|no longer|any ?more|paused)\b(?! by)"
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memstrata.han import simplified
 from memstrata.patterns import lazy_pattern
 
 # Everyday topics people update. Over-inclusive on purpose: a topic only allows a question, the judge answers it.
@@ -47,4 +48,6 @@ TOPICS: dict[str, re.Pattern[str]] = {
 
 @lru_cache(maxsize=65_536)  # ranking reads the topics of a memory against many others
 def topics_of(text: str) -> frozenset[str]:
-    return frozenset(name for name, pattern in TOPICS.items() if pattern.search(text))
+    """The topics ``text`` speaks of, Traditional text read as Simplified ("我養了一隻貓叫小橘" has a pet)."""
+    said = simplified(text)
+    return frozenset(name for name, pattern in TOPICS.items() if pattern.search(said))

@@ -3,8 +3,14 @@ real store and embedder. The case comes from a user trial of a life imported fro
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from memstrata import Memory
+from memstrata.lifecycle.timeparse import find_time_span
+from memstrata.modality import ends_or_corrects
+from memstrata.read.retrieve import time_it_names
 from memstrata.topics import topics_of
+from memstrata.types import MemoryItem, Provenance, Scope
 
 
 def _said(memory: Memory, user: str, said: list[tuple[str, str]]) -> None:
@@ -34,3 +40,35 @@ def test_a_correction_naming_no_topic_still_answers_for_what_it_corrects(memory:
                           ("2024-03-01", "Went hiking at the weekend")])  # fmt: skip
     found = memory.search("Where do I live?", user_id="kai")
     assert found and found[0].text.startswith("Sorry, I meant Shanghai"), [hit.text for hit in found]
+
+
+def test_traditional_chinese_history_reads_its_times_topics_and_corrections(memory: Memory) -> None:
+    """A user trial of a life written in Traditional Chinese (Taiwan): "下個月要搬到台中了" named no month, so the
+    move never came due and 內湖 answered "我住在哪里？"; "其實我不是對貓毛過敏" led "我的猫叫什么？" on the word 貓,
+    though it takes back an allergy and says nothing of the name; "游泳課停了" ended nothing."""
+    _said(memory, "wen", [("2024-03-02", "我在台北的聯發科當工程師，住在內湖。"),
+                          ("2024-05-10", "我養了一隻貓叫小橘，是橘貓。"),
+                          ("2024-08-15", "我對貓毛有點過敏，但還是很愛小橘。"),
+                          ("2024-11-01", "下個月要搬到台中了，公司要我去台中的新辦公室。"),
+                          ("2025-03-08", "最近開始學游泳，每週六早上在北屯運動中心。"),
+                          ("2025-09-02", "游泳課停了，改成週六去爬大坑步道。"),
+                          ("2025-12-05", "其實我不是對貓毛過敏，醫生說是塵蟎。")])  # fmt: skip
+    expected = {"我住在哪里？": "下個月要搬到台中了", "Where do I live?": "下個月要搬到台中了",
+                "我的猫叫什么？": "我養了一隻貓叫小橘", "我对什么过敏？": "其實我不是對貓毛過敏",
+                "Do I still swim?": "游泳課停了"}  # fmt: skip
+    for question, answer in expected.items():
+        found = memory.search(question, user_id="wen")
+        assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])
+    assert topics_of("我養了一隻貓叫小橘") >= {"pet", "name"} and ends_or_corrects("游泳課停了")
+
+
+def test_an_imported_fact_names_its_time_from_when_it_was_said() -> None:
+    """ "用户下个月要搬到台中", drawn from a turn of November 2024 and imported in 2026, named January 2027: its time
+    was read from the day it was stored."""
+    stored, said = datetime(2026, 12, 7, tzinfo=UTC), datetime(2024, 11, 1, 11, tzinfo=UTC)
+    fact = MemoryItem(id="f", scope=Scope(user_id="wen"), kind="plan", text="用户下个月要搬到台中",
+                      provenance=Provenance(source="messages", message_ids=("t",), said_at=said),
+                      created_at=stored, updated_at=stored, valid_from=said)  # fmt: skip
+    named = time_it_names(fact, UTC)
+    assert named is not None and named.start == datetime(2024, 12, 1, tzinfo=UTC), named
+    assert find_time_span("下個月要搬到台中了", said) == find_time_span("下个月要搬到台中了", said)

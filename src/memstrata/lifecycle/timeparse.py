@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
+from memstrata.han import simplified
 from memstrata.lifecycle import calendar_spans as cal
 from memstrata.lifecycle.tense import arranged, sentence_tense
 from memstrata.modality import sentence_at
@@ -312,8 +313,9 @@ def _cn_weekday(m: re.Match[str], ref: datetime) -> tuple[datetime, datetime]:
 
 
 def find_time_spans(text: str, reference: datetime) -> list[TimeSpan]:
-    """Every period any rule reads in ``text`` (overlapping readings included: "去年三月" is also "去年")."""
-    return [span for _, span in _readings(text, reference)]
+    """Every period any rule reads in ``text`` (overlapping readings included: "去年三月" is also "去年"), Traditional
+    text read as Simplified."""
+    return [span for _, span in _readings(simplified(text), reference)]
 
 
 def overlaps(a: TimeSpan, b: TimeSpan) -> bool:
@@ -323,7 +325,9 @@ def overlaps(a: TimeSpan, b: TimeSpan) -> bool:
 def find_time_span(text: str, reference: datetime) -> TimeSpan | None:
     """The first time expression in ``text``, resolved against ``reference``; None if there is none. Two joined as a
     range ("between August 11 and August 15 2023", "from May 2 to May 9, 2023", "从3月3日到3月5日") are one span,
-    from the first one's start to the second one's end."""
+    from the first one's start to the second one's end. Traditional text is read as Simplified: "下個月要搬到台中了"
+    named no month, so the move never came due (a user trial)."""
+    text = simplified(text)
     for pattern, handler in _RULES:
         match = pattern.search(text)
         if match is None:

@@ -389,6 +389,8 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bo
         return False
     if question and _corrects_another_of_its_topics(later, earlier, question):
         return False
+    if corrects(later.text) and not _says_what_it_takes_back(later.text, earlier.text):
+        return False
     # the words of an ending are no subject, whole or in part: "取消" of "取消了" tied a Tibet trip called off to the
     # Hokkaido trip called off years before (a held-out trial)
     ending = " ".join(found.group() for found in ENDS_OR_CORRECTS_WORDS.finditer(simplified(later.text)))
@@ -425,6 +427,31 @@ def _corrects_another_of_its_topics(later: MemoryItem, earlier: MemoryItem, ques
     theirs, corrected = topics_of(earlier.text), topics_of(later.text)
     asked = topics_of(question) & theirs
     return bool(asked and corrected & theirs) and not asked & corrected and _tied_by_a_name_alone(later, earlier)
+
+
+# What a correction takes back: "不是 A（，是 B）", "B, not A".
+_TAKEN_BACK = lazy_pattern(
+    r"不是\s*(?P<zh>[^，。！？,.!?]{1,16})|\bnot\s+(?P<en>[^,.!?;，。！？]{1,40})", re.IGNORECASE
+)
+
+
+def _says_what_it_takes_back(correction: str, earlier: str) -> bool:
+    """Whether ``earlier`` says what ``correction`` takes back ("不是 A"): a Latin word of it, or two of its Chinese
+    characters (one where it has one). "其實我不是對貓毛過敏，醫生說是塵蟎" takes back the allergy to cat hair, not
+    "我養了一隻貓叫小橘", and led "我的猫叫什么？" over it on the word 貓 (a user trial). True where the
+    correction says no "not" to read."""
+    found = _TAKEN_BACK.search(simplified(correction))
+    if found is None:
+        return True
+    taken = _facets(tuple(memory_terms(found.group("zh") or found.group("en") or "")))
+    said = _facets(tuple(memory_terms(earlier)))
+    if not taken:
+        return True
+    han, said_han = {part for part in taken if has_han(part)}, {part for part in said if has_han(part)}
+    latin, said_latin = taken - han, said - said_han
+    if not (latin and said_latin) and not (han and said_han):
+        return True  # said in the other script ("pineapple, not kiwi" after "医生说我对猕猴桃过敏"): not to be read
+    return bool(latin & said_latin) or len(han & said_han) >= min(2, len(han)) > 0
 
 
 def _tied_by_a_name_alone(later: MemoryItem, earlier: MemoryItem) -> bool:

@@ -17,6 +17,7 @@ from memstrata.errors import ProviderError
 from memstrata.graph.retrieve import GraphHit, graph_hits
 from memstrata.han import HAN_RUN
 from memstrata.lexical import keyword_tokens, search_terms
+from memstrata.lifecycle.decay import said_at
 from memstrata.lifecycle.timeparse import TimeSpan, find_time_span, overlaps, recent_span
 from memstrata.patterns import lazy_pattern
 from memstrata.providers.protocol import Embedder
@@ -268,9 +269,11 @@ def changed_after(item: MemoryItem, span: TimeSpan, zone: tzinfo) -> bool:
 
 
 def time_it_names(item: MemoryItem, zone: tzinfo) -> TimeSpan | None:
-    """The time a turn or an undated fact names, read from when it was said. A fact with an ``event_time`` has its
-    named time resolved already (write/facts.py): read again from there, "next week" would be a week later still."""
-    said = item.event_time if item.kind == "episode" else None if item.event_time is not None else item.created_at
+    """The time a turn or an undated fact names, read from when it was said (lifecycle.decay.said_at: an imported
+    fact from its turn's time, not the import's; "用户下个月要搬到台中" of 2024 named 2027 read from the day it was
+    stored). A fact with an ``event_time`` has its named time resolved already (write/facts.py): read again from
+    there, "next week" would be a week later still."""
+    said = item.event_time if item.kind == "episode" else None if item.event_time is not None else said_at(item)
     return None if said is None else _time_named(item.text, local(said, zone))
 
 
