@@ -719,3 +719,15 @@ def test_turns_past_the_models_context_are_sent_in_calls_that_fit(
                                            "User's dentist is Dr. Grace Huang"}  # fmt: skip
     [dentist] = scripted_memory.search("Who is my dentist?", user_id="u1", filters={"exclude_kind": ["episode"]})[:1]
     assert dentist.memory.provenance.message_ids == (added.message_ids[1],)  # the long turn, whole in its message
+
+
+def test_facts_of_a_traditional_chinese_turn_keep_its_characters(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: the bundled model answered "其實我不是對貓毛過敏，醫生說是塵蟎。" with "用户不是对猫毛过敏" and
+    "医生说是尘蟎". Chinese stays as the user wrote it: the facts keep the turn's characters, with no retry, and are
+    trusted (each changed character had read as a changed name, and both waited for review)."""
+    memory = scripted_memory
+    _told(memory, server, "其實我不是對貓毛過敏，醫生說是塵蟎。", _facts("用户不是对猫毛过敏", "医生说是尘蟎"))
+    assert _live(memory) == {"用户不是對貓毛過敏": "active", "醫生說是塵蟎": "active"}
+    assert len(server.requests) == 1

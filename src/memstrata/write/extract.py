@@ -6,7 +6,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from memstrata.graph.extracted import Triple
 from memstrata.graph.names import is_user
@@ -29,6 +29,7 @@ from memstrata.write.facts import make_fact, time_supported
 from memstrata.write.fidelity import altered_names, invented_wishes
 from memstrata.write.polarity import denied_now, dropped_denials
 from memstrata.write.reassigned import given_to_another, given_to_the_user
+from memstrata.write.script import in_the_turns_script
 from memstrata.write.smalltalk import select_turns
 from memstrata.write.turn_batches import input_budget, turn_batches
 
@@ -130,7 +131,7 @@ class LLMExtractor:
         schema: type[FactList] = FactsAndRelations if graph else FactList
         max_tokens = self._max_tokens * 2 if graph else self._max_tokens
         messages = extraction_prompt(turns, graph=graph)
-        result = self.model.complete_structured(messages, schema, max_tokens=max_tokens)
+        result = _as_written(self.model.complete_structured(messages, schema, max_tokens=max_tokens), turns)
         stats.record(result, "extract")
         faults = _faults(result.data, turns)
         if faults.count:
@@ -151,7 +152,7 @@ class LLMExtractor:
                 faults.to_the_user,
             )
             retry = [*messages, ChatMessage("assistant", result.raw), note]
-            second = self.model.complete_structured(retry, schema, max_tokens=max_tokens)
+            second = _as_written(self.model.complete_structured(retry, schema, max_tokens=max_tokens), turns)
             stats.record(second, "extract")
             again = _faults(second.data, turns)
             if again.count < faults.count and (result.cut_off or not second.cut_off):
@@ -183,6 +184,18 @@ class LLMExtractor:
             if turn.role == "user" and turn.id not in covered:
                 found += self._extract([turn], stats)
         return found
+
+
+F = TypeVar("F", bound=FactList)
+
+
+def _as_written(result: StructuredResult[F], turns: Sequence[Message]) -> StructuredResult[F]:
+    """The answer with each fact in its turn's script (write/script.py): Traditional turns came back Simplified."""
+    facts = []
+    for fact in result.data.facts:
+        said = " ".join(turn.content for turn in _source(fact.turn, turns, fact.text))
+        facts.append(fact.model_copy(update={"text": in_the_turns_script(fact.text, said)}))
+    return replace(result, data=result.data.model_copy(update={"facts": facts}))
 
 
 def _source(number: int, turns: Sequence[Message], text: str = "") -> list[Message]:
