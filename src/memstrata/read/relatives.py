@@ -4,9 +4,9 @@ when a memory of the scope says "My sister Emma is a doctor".
 People name a relative once and then use the name: "Correction: Emma isn't a doctor, she's a nurse" shares no word
 with the question, and meaning alone ranked it under the cutoff, so the outdated "doctor" answered. Found by a
 keyword search for the relation's words in both languages ("sister 姐姐 妹妹"), the names are searched beside the
-question's own words, and the later correction can answer (read/newer.py). Only family and pets, whom one has few
-of and keeps: a friend, a colleague, a boss or a girlfriend named once may not be the one asked about now ("Who is
-my girlfriend?" after "Anna and I broke up" and a new one).
+question's own words, and the later correction can answer (read/newer.py). Only family (a partner as a spouse) and
+pets, whom one has few of and keeps: a friend, a colleague, a boss or a girlfriend named once may not be the one
+asked about now ("Who is my girlfriend?" after "Anna and I broke up" and a new one).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ _RELATIONS = (
     ("brother", "哥哥|弟弟"),
     ("wife", "太太|妻子|老婆|夫人|媳妇"),
     ("husband", "丈夫|老公"),
+    ("partner", "伴侣|另一半"),  # one kept as a wife or husband is ("My partner 林晓 is vegetarian": a user trial)
     ("mother|mom|mum", "母亲|妈妈|老妈"),
     ("father|dad", "父亲|爸爸|老爸"),
     ("daughter", "女儿"),
@@ -38,7 +39,7 @@ _RELATIONS = (
     ("dog|puppy", "狗|狗狗"),
 )
 # The one-character forms people say after 我 ("我妹去成都了", "我哥在华为"); not 我姐夫, 我哥们 (someone else).
-_SHORT = ("姐|妹", "哥|弟", "", "", "妈", "爸", "", "", "", "", "", "")
+_SHORT = ("姐|妹", "哥|弟", "", "", "", "妈", "爸", "", "", "", "", "", "")
 _MINE = r"(?:\b(?:my|our|user's|the user's)\s+)"
 _MINE_ZH = r"(?:我|我家|我们家|用户)的?"
 _ASKED = [
