@@ -176,3 +176,18 @@ def test_facts_on_different_everyday_topics_tied_by_a_name_both_hold() -> None:
     assert topics_of("林晓 is now a pescatarian") == {"diet"} and topics_of("用户的林晓妈妈住院了") == {"health"}
     assert both_can_hold("林晓 is now a pescatarian", "用户的林晓妈妈住院了") is not None
     assert both_can_hold("林晓 started eating fish again", "User's partner 林晓 is vegetarian") is None
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "kept"),
+    [
+        # a user trial: the lost cat found again closed its naming, tied by the name alone
+        ("用户的小橘走丟了三天，終於找回來了！", "用户養了一隻貓叫小橘，是橘貓", True),
+        ("Max ate a sock", "User has a dog named Max", True),
+        ("Max died last week", "User has a dog named Max", False),  # an ending still ends
+        ("小橘其實是公貓", "用户養了一隻貓叫小橘，是橘貓", False),  # a correction still corrects
+        ("用户现在叫它大橘", "用户養了一隻貓叫小橘", False),  # a change said outright still changes
+    ],
+)
+def test_news_of_one_named_that_changes_nothing_closes_nothing(new: str, old: str, kept: bool) -> None:
+    assert (both_can_hold(new, old) is not None) is kept

@@ -24,10 +24,11 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memstrata.han import HAN_CHAR
+from memstrata.han import HAN_CHAR, simplified
 from memstrata.modality import ENDED_WORDS, PLANNED, calls_off
 from memstrata.patterns import lazy_pattern
 from memstrata.prompts.compare_facts import Relation
+from memstrata.read.names import doubled_names, names_in
 from memstrata.topics import topics_of
 from memstrata.types import MemoryItem
 from memstrata.write.decisions import Add, Candidate, NewFact, Noop, Rejection, Resolved, Update
@@ -213,7 +214,9 @@ def both_can_hold(fact: str, old: str, *, dated: bool = False, similarity: float
     """Why a "contradicts" answer cannot stand, or None. The bundled model called a plan and a state contradictory
     ("用户什么都吃" against "用户计划在12月25日和林小雪一起吃饭": the new fact was stored as replaced by the plan), and
     a second value of a topic that holds several a change ("User is allergic to penicillin" closed "用户对花生过敏").
-    ``dated``: the fact names when it happens, so a plan of it is a change from then ("用户下个月搬到上海")."""
+    ``dated``: the fact names when it happens, so a plan of it is a change from then ("用户下个月搬到上海").
+    Traditional text is read as Simplified."""
+    fact, old = simplified(fact), simplified(old)
     fact_plans, old_plans = PLANNED.search(fact) is not None, PLANNED.search(old) is not None
     if old_plans and not fact_plans and not calls_off(fact):
         return "what holds now does not call off a plan; kept both"
@@ -225,6 +228,13 @@ def both_can_hold(fact: str, old: str, *, dated: bool = False, similarity: float
     own, others = topics_of(fact) - {"name"}, topics_of(old) - {"name"}
     if own and others and not own & others and not ENDED_WORDS.search(fact) and not calls_off(fact):
         return f"about {', '.join(sorted(own))}, not {', '.join(sorted(others))}; kept both"
+    # News of someone or something named, of no everyday topic, ending, changing and correcting nothing, tied by the
+    # name alone: "用户的小橘走丟了三天，終於找回來了！" closed "用户養了一隻貓叫小橘，是橘貓" (a user trial).
+    named = {name.casefold() for name in (*names_in(old), *names_in(fact), *doubled_names(old))}
+    said_of_the_named = {word.casefold() for word in shared_words(fact, old)} <= named
+    unchanged = not (ENDED_WORDS.search(fact) or calls_off(fact) or _CHANGED.search(fact) or _CORRECTION.search(fact))
+    if not own and shared_words(fact, old) and said_of_the_named and unchanged:
+        return "news of the one it names, changing nothing the other says; kept both"
     # Tied by the kind of thing alone: one more of it, or the end of another one of it ("用户不再吃素了" ends no
     # favourite ramen). A change said outright ("用户现在改喝茶了") still replaces.
     topics = shared_topics(fact, old) - {"name"}  # "User has a dog named Max": the naming is the pet's
