@@ -83,11 +83,10 @@ def opening_name(text: str) -> str | None:
     return han.group() if han else None
 
 
-def named_in_both(first: str, second: str, han_words: frozenset[str]) -> bool:
-    """Whether a Latin name one text says is the pinyin of a Chinese word of the other (``han_words``: the Chinese
-    words to try, from either text): "用户成都的行程取消了" calls off "User booked flights to Chengdu for April"
-    (a user trial); and 林晓 is Lin Xiao."""
-    latin = {said[start:end] for said in (first, second) for start, end in latin_names(said)}
+def named_in_other_script(han_words: frozenset[str], *texts: str) -> bool:
+    """Whether a Latin name one of ``texts`` says is the pinyin of one of ``han_words`` (Chinese words, from any text):
+    "用户成都的行程取消了" calls off "User booked flights to Chengdu for April" (a user trial); 林晓 is Lin Xiao."""
+    latin = {said[start:end] for said in texts for start, end in latin_names(said)}
     return any(transliterates(han, name) for han in han_words if _HAN_WORD.fullmatch(han) for name in latin)
 
 

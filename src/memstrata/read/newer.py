@@ -33,7 +33,7 @@ from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corre
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
 from memstrata.read.move_up import move_up, within_reach
-from memstrata.read.names import doubled_names, named_in_both, names_in
+from memstrata.read.names import doubled_names, named_in_other_script, names_in
 from memstrata.read.own_first import mentions, people_named, subject, topic_terms, whose
 from memstrata.read.parting import asks_past_the_parting
 from memstrata.read.retrieve import time_it_names
@@ -211,6 +211,8 @@ def with_what_replaced_them(
     def later_ones(earlier: SearchHit, candidates: list[SearchHit]) -> list[SearchHit]:
         if earlier.breakdown.key_match:
             return []
+        # Below the cutoff, or lower in the list than newer_first reaches: a correction with more evidence than the
+        # cutoff asks must not stay behind what it corrects where one with less moves up.
         return [
             hit
             for hit in candidates
@@ -403,7 +405,7 @@ def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bo
         return True
     # one place or person in the two scripts: "用户成都的行程取消了" and "User booked flights to Chengdu"
     said = frozenset(term for term in later_terms ^ earlier_terms if subject_of(frozenset((term,))))
-    if named_in_both(later.text, earlier.text, said):
+    if named_in_other_script(said, later.text, earlier.text):
         return True
     if not by_category:
         return False

@@ -26,7 +26,7 @@ from memstrata.lifecycle.decay import said_at
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms, query_terms
 from memstrata.read.move_up import move_up, within_reach
-from memstrata.read.names import doubled_names, named_in_both, opening_name
+from memstrata.read.names import doubled_names, named_in_other_script, opening_name
 from memstrata.read.spelling import is_common_word
 from memstrata.types import MemoryItem, SearchHit
 
@@ -324,11 +324,11 @@ def mentions(named: re.Pattern[str], hit: SearchHit, question: str = "") -> bool
     """The memory names them, or they said it (a turn by Caroline is hers though it does not say her name), or it
     names one by the category's words ("so I report to the CEO, Sarah Kim" names the user's manager:
     indexing.category_text). With the ``question`` that named them, also in the other script: "用户成都的行程取消了"
-    names what "Are we going to Chengdu?" asks about (read/names.named_in_both; a user trial)."""
+    names what "Are we going to Chengdu?" asks about (read/names.named_in_other_script; a user trial)."""
     item = hit.memory
     if named.search(own_index_text(item)) is not None or named.search(category_text(item)) is not None:
         return True
-    return bool(question) and named_in_both(question, "", frozenset(memory_terms(item.text)))
+    return bool(question) and named_in_other_script(frozenset(memory_terms(item.text)), question)
 
 
 @lru_cache(maxsize=1024)
