@@ -31,7 +31,8 @@ NOT_YET = lazy_pattern(
     rf"{MAYBE}|{PLAN}|考虑|想要去|以后|试着|尝试|想戒|正在戒|努力戒"
     r"|(?-i:\bmay\b)|\b(?:plan to|thinking (?:of|about)|considering|try(?:ing)? to)\b|'ll\b"
     # a start on a day named: "starting May 5 as a staff engineer" is a plan until May 5
-    r"|\bstart(?:s|ing)\s+(?:on\s+)?(?-i:[A-Z][a-z]{2,8}\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|(?:Mon|Tues|Wednes|Thurs|Fri)day\b)",
+    r"|\bstart(?:s|ing)\s+(?:on\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
+    r"(?:st|nd|rd|th)?\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)",
     re.IGNORECASE,
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memstrata import Memory
 from memstrata.answers import change_answers, planned_change_answers, unquoted
+from memstrata.modality import NOT_YET
 from memstrata.read.own_first import subject
 
 
@@ -222,6 +223,7 @@ def test_a_role_begun_on_a_day_named_is_the_job_from_that_day(memory: Memory) ->
     said_on = "I got an offer from Stripe, starting May 5 as a staff engineer."
     assert change_answers(said_on) == "" and planned_change_answers(said_on) == "work job 工作 上班"
     assert change_answers("I accepted the offer from Stripe!") == "work job 工作 上班"
+    assert NOT_YET.search("starting Monday as head of design") and not NOT_YET.search("starting Level 2 training")
 
 
 def test_a_plan_called_off_in_the_other_script_is_called_off(memory: Memory) -> None:
