@@ -11,19 +11,15 @@ from memstrata.modality import ends_or_corrects
 from memstrata.read.retrieve import time_it_names
 from memstrata.topics import topics_of
 from memstrata.types import MemoryItem, Provenance, Scope
-
-
-def _said(memory: Memory, user: str, said: list[tuple[str, str]]) -> None:
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id=user)
+from support.turns import say
 
 
 def test_a_correction_of_one_topic_does_not_answer_for_another_topic_of_the_statement(memory: Memory) -> None:
     """ "Correction: 朵朵 is 5, not 6" corrects the age of a statement that also names the kindergarten: it answers how
     old she is, and it led "Which school does my daughter go to?" above the kindergarten."""
-    _said(memory, "mei", [("2025-01-12", "我女儿朵朵今年6岁，在上海的星光幼儿园上大班。"),
-                          ("2025-03-02", "Correction: 朵朵 is 5, not 6. She turns 6 in July."),
-                          ("2025-04-20", "周末带朵朵去了迪士尼，排队排了两个小时")])  # fmt: skip
+    say(memory, "mei", [("2025-01-12", "我女儿朵朵今年6岁，在上海的星光幼儿园上大班。"),
+                        ("2025-03-02", "Correction: 朵朵 is 5, not 6. She turns 6 in July."),
+                        ("2025-04-20", "周末带朵朵去了迪士尼，排队排了两个小时")])  # fmt: skip
     for question in ("Which school does my daughter go to?", "朵朵在哪个幼儿园？"):
         found = memory.search(question, user_id="mei")
         assert found and found[0].text.startswith("我女儿朵朵今年6岁"), (question, [hit.text for hit in found])
@@ -35,9 +31,9 @@ def test_a_correction_of_one_topic_does_not_answer_for_another_topic_of_the_stat
 
 def test_a_correction_naming_no_topic_still_answers_for_what_it_corrects(memory: Memory) -> None:
     """A correction that names none of the everyday topics may correct anything the earlier statement says."""
-    _said(memory, "kai", [("2024-02-01", "I live in Beijing and work at a bank"),
-                          ("2024-02-03", "Sorry, I meant Shanghai, not Beijing."),
-                          ("2024-03-01", "Went hiking at the weekend")])  # fmt: skip
+    say(memory, "kai", [("2024-02-01", "I live in Beijing and work at a bank"),
+                        ("2024-02-03", "Sorry, I meant Shanghai, not Beijing."),
+                        ("2024-03-01", "Went hiking at the weekend")])  # fmt: skip
     found = memory.search("Where do I live?", user_id="kai")
     assert found and found[0].text.startswith("Sorry, I meant Shanghai"), [hit.text for hit in found]
 
@@ -46,13 +42,13 @@ def test_traditional_chinese_history_reads_its_times_topics_and_corrections(memo
     """A user trial of a life written in Traditional Chinese (Taiwan): "下個月要搬到台中了" named no month, so the
     move never came due and 內湖 answered "我住在哪里？"; "其實我不是對貓毛過敏" led "我的猫叫什么？" on the word 貓,
     though it takes back an allergy and says nothing of the name; "游泳課停了" ended nothing."""
-    _said(memory, "wen", [("2024-03-02", "我在台北的聯發科當工程師，住在內湖。"),
-                          ("2024-05-10", "我養了一隻貓叫小橘，是橘貓。"),
-                          ("2024-08-15", "我對貓毛有點過敏，但還是很愛小橘。"),
-                          ("2024-11-01", "下個月要搬到台中了，公司要我去台中的新辦公室。"),
-                          ("2025-03-08", "最近開始學游泳，每週六早上在北屯運動中心。"),
-                          ("2025-09-02", "游泳課停了，改成週六去爬大坑步道。"),
-                          ("2025-12-05", "其實我不是對貓毛過敏，醫生說是塵蟎。")])  # fmt: skip
+    say(memory, "wen", [("2024-03-02", "我在台北的聯發科當工程師，住在內湖。"),
+                        ("2024-05-10", "我養了一隻貓叫小橘，是橘貓。"),
+                        ("2024-08-15", "我對貓毛有點過敏，但還是很愛小橘。"),
+                        ("2024-11-01", "下個月要搬到台中了，公司要我去台中的新辦公室。"),
+                        ("2025-03-08", "最近開始學游泳，每週六早上在北屯運動中心。"),
+                        ("2025-09-02", "游泳課停了，改成週六去爬大坑步道。"),
+                        ("2025-12-05", "其實我不是對貓毛過敏，醫生說是塵蟎。")])  # fmt: skip
     expected = {"我住在哪里？": "下個月要搬到台中了", "Where do I live?": "下個月要搬到台中了",
                 "我的猫叫什么？": "我養了一隻貓叫小橘", "我对什么过敏？": "其實我不是對貓毛過敏",
                 "Do I still swim?": "游泳課停了"}  # fmt: skip

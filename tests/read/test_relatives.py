@@ -6,6 +6,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.read.relatives import asked_relations, names_given
+from support.turns import say
 
 SISTER = asked_relations("What does my sister do?")
 WIFE = asked_relations("我老婆在哪里教书？")
@@ -79,10 +80,9 @@ def test_a_wife_named_in_chinese_answers_an_english_question_above_the_mothers_n
 def test_a_partner_named_once_answers_for_her_later_news(memory: Memory) -> None:
     """A user trial: "What does my partner eat?" kept "My partner 林晓 is vegetarian" first after "林晓 started eating
     fish again": a partner was no relative the scope named, and 林晓, in an English sentence, no name."""
-    for day, text in [("2024-11-20", "My partner 林晓 is vegetarian, so we mostly cook tofu dishes at home."),
-                      ("2025-01-08", "我们养了一只狗叫可乐，是金毛。"),
-                      ("2025-08-15", "林晓 started eating fish again, she says she's pescatarian now.")]:  # fmt: skip
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id="sam")
+    say(memory, "sam", [("2024-11-20", "My partner 林晓 is vegetarian, so we mostly cook tofu dishes at home."),
+                        ("2025-01-08", "我们养了一只狗叫可乐，是金毛。"),
+                        ("2025-08-15", "林晓 started eating fish again, she says she's pescatarian now.")])  # fmt: skip
     for question in ("What does my partner eat?", "Is my partner vegetarian?"):
         found = memory.search(question, user_id="sam")
         assert found and found[0].text.startswith("林晓 started eating fish"), (question, [hit.text for hit in found])

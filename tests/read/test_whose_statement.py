@@ -7,20 +7,16 @@ from memstrata import Memory
 from memstrata.answers import change_answers, planned_change_answers, unquoted
 from memstrata.modality import NOT_YET
 from memstrata.read.own_first import subject
-
-
-def _said(memory: Memory, user: str, said: list[tuple[str, str]]) -> None:
-    for day, text in said:
-        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id=user)
+from support.turns import say
 
 
 def test_a_move_quoted_from_someone_else_is_not_the_users(memory: Memory) -> None:
     """ "Leo 发朋友圈说“终于搬到大理了”" is Leo's move: read as the user's, it answered "我现在住在哪里？" above
     "终于在杭州安顿下来了"."""
-    _said(memory, "jia", [("2021-03-01", "我住在朝阳区望京，通勤一小时"), ("2022-05-02", "今天加班到很晚"),
-                          ("2024-05-06", "终于在杭州安顿下来了，房子在西湖区文一西路"),
-                          ("2025-02-01", "Leo 发朋友圈说“终于搬到大理了”，挺好的，祝他幸福。"),
-                          ("2025-03-01", "周末去爬了莫干山")])  # fmt: skip
+    say(memory, "jia", [("2021-03-01", "我住在朝阳区望京，通勤一小时"), ("2022-05-02", "今天加班到很晚"),
+                        ("2024-05-06", "终于在杭州安顿下来了，房子在西湖区文一西路"),
+                        ("2025-02-01", "Leo 发朋友圈说“终于搬到大理了”，挺好的，祝他幸福。"),
+                        ("2025-03-01", "周末去爬了莫干山")])  # fmt: skip
     for question in ("我现在住在哪里？", "Where do I live now?"):
         found = memory.search(question, user_id="jia")
         assert found and found[0].text.startswith("终于在杭州安顿下来了"), (question, [hit.text for hit in found])
@@ -34,11 +30,11 @@ def test_what_a_quote_says_answers_for_the_one_quoted_and_anothers_plan_replaces
     """A held-out trial: "Where does Karim live?" lost Karim's quoted "I finally moved to Dubai" once quotes were left
     out of the index; and "Adam starts at Clearwater Bay School next week" (the son's plan, its time come) passed the
     user's job for "Where do I work now?"."""
-    _said(memory, "omar", [("2022-03-01", "I work at HSBC in Central, long hours but ok"),
-                           ("2023-01-10", "Karim texted: “I finally moved to Dubai, the flat is huge”"),
-                           ("2023-05-01", "Karim is always travelling lol"),
-                           ("2024-08-20", "Adam starts at Clearwater Bay School next week."),
-                           ("2024-09-01", "周末去爬了狮子山")])  # fmt: skip
+    say(memory, "omar", [("2022-03-01", "I work at HSBC in Central, long hours but ok"),
+                         ("2023-01-10", "Karim texted: “I finally moved to Dubai, the flat is huge”"),
+                         ("2023-05-01", "Karim is always travelling lol"),
+                         ("2024-08-20", "Adam starts at Clearwater Bay School next week."),
+                         ("2024-09-01", "周末去爬了狮子山")])  # fmt: skip
     found = memory.search("Where does Karim live?", user_id="omar")
     assert found and found[0].text.startswith("Karim texted"), [hit.text for hit in found]
     found = memory.search("Where do I work now?", user_id="omar")
@@ -48,10 +44,10 @@ def test_what_a_quote_says_answers_for_the_one_quoted_and_anothers_plan_replaces
 def test_someone_and_the_user_together_is_the_users_news(memory: Memory) -> None:
     """ "My girlfriend Mei and I did dim sum" was read as another's statement, and the user's own "Telling my manager
     at Amazon on Monday" (relevance 0.12) answered "Who was I dating in 2021?" above it."""
-    _said(memory, "sam", [("2021-04-10", "My girlfriend Mei (林美) and I did dim sum at 鼎泰丰 in U Village."),
-                          ("2021-06-01", "I'm allergic to cashews"),
-                          ("2022-06-18", "Telling my manager at Amazon on Monday, nervous."),
-                          ("2022-07-01", "Moving to Austin in August.")])  # fmt: skip
+    say(memory, "sam", [("2021-04-10", "My girlfriend Mei (林美) and I did dim sum at 鼎泰丰 in U Village."),
+                        ("2021-06-01", "I'm allergic to cashews"),
+                        ("2022-06-18", "Telling my manager at Amazon on Monday, nervous."),
+                        ("2022-07-01", "Moving to Austin in August.")])  # fmt: skip
     found = memory.search("Who was I dating in 2021?", user_id="sam")
     assert found and found[0].text.startswith("My girlfriend Mei"), [hit.text for hit in found]
     assert subject("Hannah and I are engaged") == subject("My wife and I moved") == subject("周航和我领证了") == "user"
@@ -67,8 +63,8 @@ def test_a_plan_called_off_answers_before_the_assistants_reply_to_the_plan(memor
                  "timestamp": "2026-02-15T10:00:00Z"},
                 {"role": "assistant", "content": "Lisbon in October is lovely, still warm.",
                  "timestamp": "2026-02-15T10:00:30Z"}], user_id="sam")  # fmt: skip
-    _said(memory, "sam", [("2026-03-01", "Happy Valentine's lol"), ("2026-05-01", "I'm allergic to cashews"),
-                          ("2026-07-12", "Lisbon's cancelled, Hannah's pregnant, no long flights!")])  # fmt: skip
+    say(memory, "sam", [("2026-03-01", "Happy Valentine's lol"), ("2026-05-01", "I'm allergic to cashews"),
+                        ("2026-07-12", "Lisbon's cancelled, Hannah's pregnant, no long flights!")])  # fmt: skip
     found = memory.search("Am I still going to Lisbon in October?", user_id="sam")
     assert found and found[0].text.startswith("Lisbon's cancelled"), [hit.text for hit in found]
 
@@ -81,12 +77,12 @@ def test_still_asks_whether_the_state_goes_on_and_a_correction_in_the_other_lang
                  "timestamp": "2024-05-19T10:00:00Z"},
                 {"role": "user", "content": "Honestly great. Still eat eggs and cheese.",
                  "timestamp": "2024-05-19T10:01:00Z"}], user_id="sam")  # fmt: skip
-    _said(memory, "sam", [("2024-03-01", "Since March I'm cooking vegetarian. No meat for two months now."),
-                          ("2024-09-03", "医生说我对猕猴桃过敏，难怪每次吃完嘴巴发麻。"),
-                          ("2024-10-12", "Correction on the allergy thing: the allergist retested me, it's actually "
+    say(memory, "sam", [("2024-03-01", "Since March I'm cooking vegetarian. No meat for two months now."),
+                        ("2024-09-03", "医生说我对猕猴桃过敏，难怪每次吃完嘴巴发麻。"),
+                        ("2024-10-12", "Correction on the allergy thing: the allergist retested me, it's actually "
                                          "pineapple, not kiwi."),
-                          ("2025-02-01", "周末去爬了莫干山"),
-                          ("2026-11-01", "Diet update: back to eating chicken and fish, more protein.")])  # fmt: skip
+                        ("2025-02-01", "周末去爬了莫干山"),
+                        ("2026-11-01", "Diet update: back to eating chicken and fish, more protein.")])  # fmt: skip
     found = memory.search("Am I still vegetarian?", user_id="sam")
     assert found and found[0].text.startswith("Diet update"), [hit.text for hit in found]
     for question in ("我对什么过敏？", "What am I allergic to?"):
@@ -97,10 +93,10 @@ def test_still_asks_whether_the_state_goes_on_and_a_correction_in_the_other_lang
 def test_the_news_of_a_wedding_or_a_proposal_names_the_partner(memory: Memory) -> None:
     """A held-out trial: "Who is my wife?" returned nothing although "Married! Jing wore a qipao…" and "I proposed to
     Jing…" were stored (relevance 0.09: neither says wife, husband or partner)."""
-    _said(memory, "omar", [("2020-02-10", "My emergency contact is my brother Karim, +962 79 555 0123."),
-                           ("2024-12-24", "I proposed to Jing at Gardens by the Bay and she said yes!"),
-                           ("2025-03-01", "My cousin got married last week, what a party"),
-                           ("2025-09-14", "Married! Jing wore a qipao for the second half")])  # fmt: skip
+    say(memory, "omar", [("2020-02-10", "My emergency contact is my brother Karim, +962 79 555 0123."),
+                         ("2024-12-24", "I proposed to Jing at Gardens by the Bay and she said yes!"),
+                         ("2025-03-01", "My cousin got married last week, what a party"),
+                         ("2025-09-14", "Married! Jing wore a qipao for the second half")])  # fmt: skip
     for question in ("Who is my wife?", "我老婆叫什么？"):
         found = memory.search(question, user_id="omar")
         assert found and "Jing" in found[0].text, (question, [hit.text for hit in found])
@@ -111,11 +107,11 @@ def test_a_quote_said_first_a_hypothetical_and_a_home_said_without_move(memory: 
     """A held-out trial, "Where do I live?" as of 2025: a friend's quoted move said first ("“I finally moved to
     Dubai,” Karim said") and a hypothetical ("If we moved to Shenzhen instead…") counted as the user's; "Keys to the
     Tanjong Pagar place today" and "First night in the new flat in Kowloon" were no moves."""
-    _said(memory, "omar", [("2020-02-10", "Hi! I'm Omar. I live in Shanghai, in Xuhui near 徐家汇."),
-                           ("2021-07-01", "First night in the new flat in Kowloon, Mong Kok, 12th floor."),
-                           ("2023-06-18", "“I finally moved to Dubai,” Karim said on the phone."),
-                           ("2024-01-10", "If we moved to Shenzhen instead it'd be cheaper... but no."),
-                           ("2024-03-01", "Keys to the Tanjong Pagar place today, finally.")])  # fmt: skip
+    say(memory, "omar", [("2020-02-10", "Hi! I'm Omar. I live in Shanghai, in Xuhui near 徐家汇."),
+                         ("2021-07-01", "First night in the new flat in Kowloon, Mong Kok, 12th floor."),
+                         ("2023-06-18", "“I finally moved to Dubai,” Karim said on the phone."),
+                         ("2024-01-10", "If we moved to Shenzhen instead it'd be cheaper... but no."),
+                         ("2024-03-01", "Keys to the Tanjong Pagar place today, finally.")])  # fmt: skip
     found = memory.search("Where do I live?", user_id="omar", as_of="2025-06-01")
     assert found and found[0].text.startswith("Keys to the Tanjong Pagar"), [hit.text for hit in found]
     found = memory.search("Where did I live in 2022?", user_id="omar")
@@ -129,13 +125,13 @@ def test_a_quote_said_first_a_hypothetical_and_a_home_said_without_move(memory: 
 def test_a_plan_called_off_in_everyday_words_answers_first(memory: Memory) -> None:
     """A held-out trial: "西藏也不去了", "冰岛去不成了" and "Iceland's off" called nothing off, and each plan stayed
     above its ending for "Did I end up going…?"."""
-    _said(memory, "tang", [("2021-01-17", "计划五一和程牧去西藏，已经订了拉萨的青旅，想去看纳木错。"),
-                           ("2021-02-01", "周末加班，好累"), ("2021-03-02", "西藏也不去了，拉萨的青旅已经退了。"),
-                           ("2024-02-10", "订了三月去冰岛看极光，雷克雅未克的民宿都付了定金。"),
-                           ("2024-03-01", "冰岛去不成了，签证续签卡住，定金也没退回来。")])  # fmt: skip
-    _said(memory, "rhys", [("2021-01-10", "Booked Iceland for June with Chloe — Reykjavik and the south coast."),
-                           ("2021-02-01", "Quarterly close this week, long days"),
-                           ("2021-02-20", "Iceland's off. Travel rules again, we got a voucher.")])  # fmt: skip
+    say(memory, "tang", [("2021-01-17", "计划五一和程牧去西藏，已经订了拉萨的青旅，想去看纳木错。"),
+                         ("2021-02-01", "周末加班，好累"), ("2021-03-02", "西藏也不去了，拉萨的青旅已经退了。"),
+                         ("2024-02-10", "订了三月去冰岛看极光，雷克雅未克的民宿都付了定金。"),
+                         ("2024-03-01", "冰岛去不成了，签证续签卡住，定金也没退回来。")])  # fmt: skip
+    say(memory, "rhys", [("2021-01-10", "Booked Iceland for June with Chloe — Reykjavik and the south coast."),
+                         ("2021-02-01", "Quarterly close this week, long days"),
+                         ("2021-02-20", "Iceland's off. Travel rules again, we got a voucher.")])  # fmt: skip
     asked = [("tang", "我去成西藏了吗？", "西藏也不去了"), ("tang", "我们去冰岛看到极光了吗？", "冰岛去不成了"),
              ("rhys", "Did we make it to Iceland?", "Iceland's off")]  # fmt: skip
     for user, question, answer in asked:
@@ -147,8 +143,8 @@ def test_a_past_time_is_answered_by_what_was_said_by_then(memory: Memory) -> Non
     """ "我去年的健身教练是谁？" was answered by "我的健身教练是王教练" said this month (教练 twice) above last year's
     "我的健身教练是小李", once 谁 no longer weighed on both alike; a statement said later that names the time asked
     keeps its place."""
-    _said(memory, "li", [("2025-03-01", "我的健身教练是小李。"), ("2025-06-01", "周末去爬山了"),
-                         ("2026-11-20", "我的健身教练是王教练。")])  # fmt: skip
+    say(memory, "li", [("2025-03-01", "我的健身教练是小李。"), ("2025-06-01", "周末去爬山了"),
+                       ("2026-11-20", "我的健身教练是王教练。")])  # fmt: skip
     found = memory.search("我去年的健身教练是谁？", user_id="li", as_of="2026-12-01")
     assert found and found[0].text == "我的健身教练是小李。", [hit.text for hit in found]
     found = memory.search("我的健身教练是谁？", user_id="li", as_of="2026-12-01")
@@ -158,11 +154,11 @@ def test_a_past_time_is_answered_by_what_was_said_by_then(memory: Memory) -> Non
 def test_a_gym_joined_is_the_gym_now_and_work_as_a_time_is_not_the_job(memory: Memory) -> None:
     """A held-out trial: "Joined Leith Links Leisure for the pool" (2026) stayed below the gym joined in 2021 for
     "Which gym do I go to?"; once a change, its "before work" put it in place of the job for "Where do I work?"."""
-    _said(memory, "rhys", [("2021-08-09", "Joined Furnace Gym in Ancoats, £38 a month but it has a sauna."),
-                           ("2026-03-23", "First week at Brackenridge. Reporting to Isla Murdoch, the COO."),
-                           ("2024-05-01", "Yvonne's brother just moved to 高雄 for a job at the port."),
-                           ("2025-01-01", "Left the choir, Cardiff every Thursday was never going to work."),
-                           ("2026-11-07", "Joined Leith Links Leisure for the pool, £45 a month. "
+    say(memory, "rhys", [("2021-08-09", "Joined Furnace Gym in Ancoats, £38 a month but it has a sauna."),
+                         ("2026-03-23", "First week at Brackenridge. Reporting to Isla Murdoch, the COO."),
+                         ("2024-05-01", "Yvonne's brother just moved to 高雄 for a job at the port."),
+                         ("2025-01-01", "Left the choir, Cardiff every Thursday was never going to work."),
+                         ("2026-11-07", "Joined Leith Links Leisure for the pool, £45 a month. "
                                           "Lane swimming before work three times a week.")])  # fmt: skip
     found = memory.search("Which gym do I go to?", user_id="rhys")
     assert found and found[0].text.startswith("Joined Leith Links"), [hit.text for hit in found]
@@ -173,9 +169,9 @@ def test_a_gym_joined_is_the_gym_now_and_work_as_a_time_is_not_the_job(memory: M
 def test_a_trip_called_off_does_not_call_off_another(memory: Memory) -> None:
     """A held-out trial: "原本计划六月去西藏自驾…取消了" (2026) answered "北海道的旅行后来去了吗？" above the
     Hokkaido trip's own ending: the two shared only 取消, a word of the ending."""
-    _said(memory, "qiao", [("2020-01-23", "本来春节后要和程凯去北海道滑雪，机票都订了，现在疫情这样只能取消了。"),
-                           ("2023-05-01", "周末去西湖边跑步了"),
-                           ("2026-04-02", "原本计划六月去西藏自驾，怀孕了去不了，取消了。")])  # fmt: skip
+    say(memory, "qiao", [("2020-01-23", "本来春节后要和程凯去北海道滑雪，机票都订了，现在疫情这样只能取消了。"),
+                         ("2023-05-01", "周末去西湖边跑步了"),
+                         ("2026-04-02", "原本计划六月去西藏自驾，怀孕了去不了，取消了。")])  # fmt: skip
     found = memory.search("北海道的旅行后来去了吗？", user_id="qiao")
     assert found and found[0].text.startswith("本来春节后要和程凯去北海道"), [hit.text for hit in found]
 
@@ -183,9 +179,9 @@ def test_a_trip_called_off_does_not_call_off_another(memory: Memory) -> None:
 def test_a_friends_job_said_by_name_or_in_a_later_clause_is_not_the_users(memory: Memory) -> None:
     """A user trial: "Lily works at Alibaba" and "Had dinner with Lily, she works at Alibaba" tied with the user's own
     job for "Where do I work?" and, newer, came first."""
-    _said(memory, "chen", [("2021-03-01", "I work at Baidu as an engineer."),
-                           ("2024-03-01", "Lily works at Alibaba."),
-                           ("2024-03-02", "Had dinner with Tom, he works at Tencent.")])  # fmt: skip
+    say(memory, "chen", [("2021-03-01", "I work at Baidu as an engineer."),
+                         ("2024-03-01", "Lily works at Alibaba."),
+                         ("2024-03-02", "Had dinner with Tom, he works at Tencent.")])  # fmt: skip
     for question in ("Where do I work?", "我在哪工作？"):
         found = memory.search(question, user_id="chen")
         assert found[0].text == "I work at Baidu as an engineer.", (question, [hit.text for hit in found])
@@ -199,9 +195,9 @@ def test_a_friends_job_said_by_name_or_in_a_later_clause_is_not_the_users(memory
 def test_leaving_a_job_named_beside_a_move_does_not_answer_where_the_user_lives(memory: Memory) -> None:
     """A user trial: "I quit Stripe" was later news of "Big change: moved to Dublin and joined Stripe" and came first
     for "Where do I live?"; and the move itself, after "Big change:", was no move."""
-    _said(memory, "chen", [("2021-03-01", "我在北京的百度做算法工程师，住在海淀。"),
-                           ("2022-06-10", "Big change: moved to Dublin and joined Stripe as a backend engineer."),
-                           ("2023-09-01", "I quit Stripe last week. Taking a break for a while.")])  # fmt: skip
+    say(memory, "chen", [("2021-03-01", "我在北京的百度做算法工程师，住在海淀。"),
+                         ("2022-06-10", "Big change: moved to Dublin and joined Stripe as a backend engineer."),
+                         ("2023-09-01", "I quit Stripe last week. Taking a break for a while.")])  # fmt: skip
     for question in ("Where do I live?", "我住在哪？"):
         found = memory.search(question, user_id="chen")
         assert found[0].text.startswith("Big change: moved to Dublin"), (question, [hit.text for hit in found])
@@ -211,10 +207,10 @@ def test_a_role_begun_on_a_day_named_is_the_job_from_that_day(memory: Memory) ->
     """ "I got an offer from Stripe, starting May 5 as a staff engineer" said in April 2025 is where the user works
     from May 5: asked later, Shopify answered first, and "What was my job before Stripe?" lost Shopify below the
     cutoff and then behind what was said of Stripe, read as a person asked about (a user trial)."""
-    _said(memory, "sam", [("2024-11-03", "I'm Sam, backend engineer at Shopify, working remotely from Toronto."),
-                          ("2025-01-08", "我们养了一只狗叫可乐，是金毛。"),
-                          ("2025-04-10", "I got an offer from Stripe, starting May 5 as a staff engineer."),
-                          ("2025-06-30", "Went hiking in the Rockies last weekend")])  # fmt: skip
+    say(memory, "sam", [("2024-11-03", "I'm Sam, backend engineer at Shopify, working remotely from Toronto."),
+                        ("2025-01-08", "我们养了一只狗叫可乐，是金毛。"),
+                        ("2025-04-10", "I got an offer from Stripe, starting May 5 as a staff engineer."),
+                        ("2025-06-30", "Went hiking in the Rockies last weekend")])  # fmt: skip
     for question in ("Where do I work?", "我在哪个公司上班？"):
         found = memory.search(question, user_id="sam")
         assert found and "Stripe" in found[0].text, (question, [hit.text for hit in found])
@@ -229,9 +225,9 @@ def test_a_role_begun_on_a_day_named_is_the_job_from_that_day(memory: Memory) ->
 def test_a_plan_called_off_in_the_other_script_is_called_off(memory: Memory) -> None:
     """ "成都的行程取消了" calls off "Booked flights to Chengdu for April": the two share the city only as 成都 and
     Chengdu (a user trial)."""
-    _said(memory, "sam", [("2025-02-14", "Booked flights to Chengdu for April to meet 林晓's parents."),
-                          ("2025-03-02", "成都的行程取消了，林晓妈妈住院了。"),
-                          ("2025-03-20", "周末在家做了麻婆豆腐")])  # fmt: skip
+    say(memory, "sam", [("2025-02-14", "Booked flights to Chengdu for April to meet 林晓's parents."),
+                        ("2025-03-02", "成都的行程取消了，林晓妈妈住院了。"),
+                        ("2025-03-20", "周末在家做了麻婆豆腐")])  # fmt: skip
     for question in ("Are we going to Chengdu?", "我们什么时候去成都？"):
         found = memory.search(question, user_id="sam")
         assert found and found[0].text.startswith("成都的行程取消了"), (question, [hit.text for hit in found])

@@ -1,0 +1,11 @@
+"""A user's turns added as an imported history: each on its own day, so the read path sees them in order."""
+
+from __future__ import annotations
+
+from memstrata import Memory
+
+
+def say(memory: Memory, user: str, said: list[tuple[str, str]]) -> None:
+    """Each ``(YYYY-MM-DD, text)`` added as the user's turn at 10:00 UTC of that day."""
+    for day, text in said:
+        memory.add([{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"}], user_id=user)
