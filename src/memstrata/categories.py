@@ -231,6 +231,15 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "university college school degree study 大学 学校 毕业 学习 专业",
     ),
+    (  # a child's school or kindergarten: "What school does my daughter go to?" shares no word with
+        # "朵朵上小学了，学校是莘庄实验小学" nor with the kindergarten it replaced (a user trial)
+        lazy_pattern(
+            _english(r"kindergarten preschool nursery\s+school (?:primary|elementary|middle|high)\s+school")
+            + r"|幼儿园|托儿所|小学|初中|高中|中学|上学|读书|学校",
+            re.IGNORECASE,
+        ),
+        "school 学校 上学",
+    ),
     (
         lazy_pattern(r"\b(?:job\s+)?title\b|\bpromoted\b|\bposition\b|职位|头衔|职称|升职|晋升", re.IGNORECASE),
         "title position 职位 头衔",
@@ -270,6 +279,15 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             re.IGNORECASE,
         ),
         "salary pay income 工资 薪水 收入",
+    ),
+    (  # what a home costs: "How much is my rent?" shares no word with "搬家了，房租降到 6800" (a user trial)
+        lazy_pattern(  # the rent paid, not a car rented
+            r"\b(?:my|our|the|monthly|pay|paid|paying)\s+rent\b|\brent\s+(?:is|was|went|goes|of|for|increase|rise|hike)\b"
+            r"|\brent(?:ed|ing)\s+(?:a|an|the)\s+(?:place|flat|apartment|house|room|studio)\b|\bmortgage\b"
+            r"|房租|租金|月租|房贷",
+            re.IGNORECASE,
+        ),
+        "rent mortgage 房租 房贷",
     ),
     (  # no meat: "2024年我吃素吗？" and "I've been cooking vegetarian" met on nothing
         lazy_pattern(r"\b(?:vegetarian|vegan|veggie)s?\b|吃素|素食|全素|纯素", re.IGNORECASE),

@@ -202,8 +202,9 @@ def keyword_tokens(text: str) -> list[str]:
 # move and a move argued over (谁搬去谁那边) none; 42: a fact (not a raw turn) names a partner in the other script
 # too ("User's boyfriend is a firefighter": 男朋友 男友), and "I've been dating …" names a partner; 43: the age
 # someone turns ("She turns 6 in July", "满5岁") answers when their birthday is; 44: a role begun ("starting May 5 as a
-# staff engineer", a plan until the day it names) or an offer accepted is a new job
-SEARCH_TERMS_VERSION = "44"
+# staff engineer", a plan until the day it names) or an offer accepted is a new job; 45: a child's school (幼儿园,
+# 小学, 上学) is a school, and rent or a mortgage (房租, 租金) what a home costs
+SEARCH_TERMS_VERSION = "45"
 
 
 @lru_cache(maxsize=65536)

@@ -41,7 +41,8 @@ TOPICS: dict[str, re.Pattern[str]] = {
         "study": r"学习|上学|课程|学校|大学|专业|考试|幼儿园|小学|中学|年级|大班|中班|小班|"
         r"\b(stud(y|ies|ying)|course|class(es)?|school|university|degree|kindergarten|grade)\b",
         # "User corrected the age of 朵朵 to 5" is no change of "朵朵在上海的星光幼儿园上大班" (a user trial)
-        "age": r"\d\s*岁|几岁|年龄|多大|\b(ages?|aged|\d+\s+years?\s+old|turns? \d+|how\s+old)\b",
+        "age": r"[\d一二三四五六七八九十两]\s*岁|几岁|年龄|多大|"
+        r"\b(ages?|aged|\d+\s+years?\s+old|turns? \d+|how\s+old)\b",
     }.items()
 }
 

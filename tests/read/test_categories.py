@@ -393,6 +393,21 @@ def test_a_new_number_said_as_the_old_ones_end_answers_first(memory: Memory) -> 
     assert change_answers("旧号停了") != "" and change_answers("The trip is cancelled") == ""
 
 
+def test_rent_asked_in_english_finds_the_newer_chinese_rent_first(memory: Memory) -> None:
+    """A user trial: "How much is my rent?" shares no word with "房租每个月 8500" nor with "搬家了，房租降到 6800", and
+    the old rent led on meaning alone. Rent is a category with its words in both languages, so the later one answers
+    for the same reason and comes first."""
+    said = [("2025-04-10", "房租每个月 8500，有点贵，打算明年搬到闵行。"),
+            ("2025-09-12", "我们的车是一辆白色的特斯拉 Model 3。"),
+            ("2026-02-20", "搬家了，现在住在闵行的莘庄，房租降到 6800。")]  # fmt: skip
+    _tell(memory, "jing", said, zone="+08:00")
+    for question in ("How much is my rent?", "我的房租多少？"):
+        found = memory.search(question, user_id="jing")
+        assert found and found[0].text.startswith("搬家了"), (question, [hit.text for hit in found])
+    assert "rent" in category_words("月租 3200") and "rent" in category_words("Our rent went up to $2,400")
+    assert "rent" not in category_words("We rented a car for the trip") and "school" in category_words("朵朵上小学了")
+
+
 def test_a_move_that_is_not_the_users_is_no_change() -> None:
     """The trial's false moves, each moved up above where the user lives: a studio's move beside a plan, a mother's
     move not made, and the time of a sale ("搬家前")."""

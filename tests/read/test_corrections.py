@@ -29,6 +29,22 @@ def test_a_correction_of_one_topic_does_not_answer_for_another_topic_of_the_stat
     assert topics_of("How old is my daughter?") == {"age"} and topics_of("朵朵几岁了？") == {"age"}
 
 
+def test_a_correction_of_a_topic_the_question_does_not_ask_answers_nothing_of_it(memory: Memory) -> None:
+    """A user trial: "我记错了，朵朵过敏的是菠萝" takes back an allergy, and led "朵朵在哪上学？" over "朵朵上小学了"
+    and "我女儿多大？" over "我们女儿朵朵今年五岁" on the name alone ("五岁" was no age then, nor "我们女儿" a
+    daughter)."""
+    say(memory, "jing", [("2025-02-14", "我们女儿朵朵今年五岁，在徐汇的一家幼儿园上学。"),
+                         ("2025-06-18", "朵朵对芒果过敏，吃了脸会肿。"),
+                         ("2026-05-09", "朵朵上小学了，学校是莘庄实验小学。"),
+                         ("2026-09-03", "我记错了，朵朵过敏的是菠萝，芒果没事。")])  # fmt: skip
+    expected = {"朵朵在哪上学？": "朵朵上小学了", "What school does my daughter go to?": "朵朵上小学了",
+                "我女儿多大？": "我们女儿朵朵今年五岁", "朵朵对什么过敏？": "我记错了"}  # fmt: skip
+    for question, answer in expected.items():
+        found = memory.search(question, user_id="jing")
+        assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])
+    assert topics_of("我们女儿朵朵今年五岁") >= {"age"}
+
+
 def test_a_correction_naming_no_topic_still_answers_for_what_it_corrects(memory: Memory) -> None:
     """A correction that names none of the everyday topics may correct anything the earlier statement says."""
     say(memory, "kai", [("2024-02-01", "I live in Beijing and work at a bank"),

@@ -215,6 +215,32 @@ def test_a_turn_answers_before_its_fact_that_left_out_the_ending(
         assert memory.search(question, user_id="u1")[0].text in (turns[1][0], "用户年糕昨天走了"), question
 
 
+def test_a_turn_answers_before_its_fact_that_kept_the_ending_alone(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: "I quit Siemens Healthineers. Joining 小红书 as a senior PM next week." gave the bundled model
+    "User quit Siemens Healthineers", which replaced the employer's name and led "Where do I work?": it says where
+    the user no longer works. The turn goes on to the next job, so it answers before the fact. The model also glued its
+    "用户" onto the turn's "我们" ("用户我们的车是…"): the fact is stored as the user's car."""
+    memory = scripted_memory
+    company, quit_ = "用户的公司叫 Siemens Healthineers", "User quit Siemens Healthineers"
+    server.answer_with(_judge({(quit_, company): "conflict"}))
+    car = "用户我们的车是一辆白色的特斯拉 Model 3"
+    turns = [("我在上海一家外企做产品经理，公司叫 Siemens Healthineers。", "2025-01-05T09:10:00+08:00", (company,)),
+             ("我们的车是一辆白色的特斯拉 Model 3。", "2025-09-12T12:00:00+08:00", (car,)),
+             ("I quit Siemens Healthineers. Joining 小红书 as a senior PM next week.", "2026-10-01T11:00:00+08:00",
+              (quit_,))]  # fmt: skip
+    for text, when, facts in turns:
+        server.enqueue(_facts(*facts))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    live = _live(memory)
+    assert live[company] == "superseded" and live[quit_] == "active", live
+    assert live["用户的车是一辆白色的特斯拉 Model 3"] == "active", live
+    for question in ("Where do I work?", "我在哪家公司上班？"):
+        found = memory.search(question, user_id="u1")
+        assert found and found[0].text == turns[2][0], (question, [hit.text for hit in found])
+
+
 def test_a_correction_said_by_the_user_closes_what_it_corrects_and_nothing_of_another_topic(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:

@@ -6,13 +6,19 @@ facts, "用户年糕昨天走了" and "用户的15岁的老猫是她从她奶奶
 fact names no one for an ending to end. The turn it came from says both, verbatim, so where a fact's one turn is
 among the first hits and ends or corrects something (modality.ends_or_corrects) while the fact ends nothing, the turn
 takes the fact's place, above it. Where the fact does keep the ending ("用户年糕昨天走了"), it stays first.
+
+The mirror of it: a fact that keeps only the ending of a turn that goes on to what begins next. "I quit Siemens
+Healthineers. Joining 小红书 as a senior PM next week." gave "User quit Siemens Healthineers", which led "Where do I
+work?" (another user trial): it says where the user no longer works. Its turn says both, so it answers instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memstrata.answers import change_answers, planned_change_answers
 from memstrata.indexing import states_for_the_user
+from memstrata.lifecycle.decay import said_at
 from memstrata.modality import clauses, ends_or_corrects
 from memstrata.read.move_up import in_place_of
 from memstrata.read.newer import FOLLOWED
@@ -20,15 +26,19 @@ from memstrata.types import MemoryItem, SearchHit
 
 
 def turns_before_what_they_left_out(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """Each of the first ``FOLLOWED`` hits that is a fact of one turn, ending nothing, preceded by that turn where the
-    turn is also among them and ends or corrects something."""
+    """Each of the first ``FOLLOWED`` hits that is a fact of a turn also among them, preceded by that turn where the
+    fact left out what the turn ends, or what the turn begins after the ending the fact kept."""
     ordered = list(hits)
     for position in range(min(FOLLOWED, len(ordered))):
         fact = ordered[position]
-        if not _one_turns_fact(fact.memory) or _ends_something(fact.memory.text):
+        if fact.memory.kind == "episode" or fact.memory.key is not None:
             continue
         turn = next((hit for hit in ordered[position + 1 : FOLLOWED] if _said(hit.memory, fact.memory)), None)
-        if turn is not None and states_for_the_user(turn.memory) and _ends_something(turn.memory.text):
+        if turn is None or not states_for_the_user(turn.memory):
+            continue
+        said, kept = turn.memory.text, fact.memory.text
+        left_out_the_ending = _one_turns_fact(fact.memory) and not _ends_something(kept) and _ends_something(said)
+        if left_out_the_ending or (_ends_something(kept) and _begins_something(said) and not _begins_something(kept)):
             ordered.remove(turn)
             ordered.insert(position, in_place_of(turn, fact))
     return ordered
@@ -36,12 +46,25 @@ def turns_before_what_they_left_out(hits: Sequence[SearchHit]) -> list[SearchHit
 
 def _one_turns_fact(item: MemoryItem) -> bool:
     """What the write path took from one turn: a fact that replaced another carries that one's turns too."""
-    return item.kind != "episode" and item.key is None and len(item.provenance.message_ids) == 1
+    return len(item.provenance.message_ids) == 1
 
 
 def _said(turn: MemoryItem, fact: MemoryItem) -> bool:
-    return turn.kind == "episode" and turn.provenance.message_ids == fact.provenance.message_ids
+    """The turn the fact was taken from: one of its turns (a fact that replaced another carries that one's turns
+    too), said when the fact was."""
+    ids, turn_ids = fact.provenance.message_ids, turn.provenance.message_ids
+    if turn.kind != "episode" or len(turn_ids) != 1 or turn_ids[0] not in ids:
+        return False
+    return len(ids) == 1 or said_at(turn) == said_at(fact)
 
 
 def _ends_something(text: str) -> bool:
     return any(ends_or_corrects(clause) for clause in clauses(text))
+
+
+def _begins_something(text: str) -> bool:
+    """A clause that ends nothing and says or plans a change ("Joining 小红书 as a senior PM next week")."""
+    return any(
+        not ends_or_corrects(clause) and (change_answers(clause) or planned_change_answers(clause))
+        for clause in clauses(text)
+    )

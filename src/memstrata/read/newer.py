@@ -423,12 +423,15 @@ def _corrects_another_of_its_topics(later: MemoryItem, earlier: MemoryItem, ques
     "我女儿朵朵今年6岁，在上海的星光幼儿园上大班", not the kindergarten, and led "Which school does my
     daughter go to?" (a user trial). A correction that names no topic ("Sorry, I meant Shanghai, not
     Beijing"), or shares a word of what it corrects ("不是 shellfish allergy，是 crab 过敏" after "I'm
-    allergic to shellfish，吃虾会起疹子"), may correct anything the earlier statement says."""
-    if not corrects(later.text):
+    allergic to shellfish，吃虾会起疹子"), may correct anything the earlier statement says. Nor does one of another
+    topic than the question asks, or (for a question of no topic) than the earlier statement speaks of: "我记错了，朵朵
+    过敏的是菠萝" (an allergy) led "朵朵在哪上学？" over "朵朵上小学了" on the name (a user trial)."""
+    corrected = topics_of(later.text)
+    if not (corrected and corrects(later.text)):
         return False
-    theirs, corrected = topics_of(earlier.text), topics_of(later.text)
-    asked = topics_of(question) & theirs
-    return bool(asked and corrected & theirs) and not asked & corrected and _tied_by_a_name_alone(later, earlier)
+    asked, theirs = topics_of(question), topics_of(earlier.text)
+    another = not asked & corrected if asked else bool(theirs) and not theirs & corrected
+    return another and _tied_by_a_name_alone(later, earlier)
 
 
 # What a correction takes back: "不是 A（，是 B）", "B, not A".

@@ -41,7 +41,8 @@ _RELATIONS = (
 # The one-character forms people say after 我 ("我妹去成都了", "我哥在华为"); not 我姐夫, 我哥们 (someone else).
 _SHORT = ("姐|妹", "哥|弟", "", "", "", "妈", "爸", "", "", "", "", "", "")
 _MINE = r"(?:\b(?:my|our|user's|the user's)\s+)"
-_MINE_ZH = r"(?:我|我家|我们家|用户)的?"
+# "我们女儿朵朵今年五岁" names our daughter as "我女儿" does (a user trial)
+_MINE_ZH = r"(?:我|我家|我们家|我们|用户)的?"
 _ASKED = [
     lazy_pattern(
         rf"{_MINE}(?:{english})(?:s|['’]s)?\b|{_MINE_ZH}(?:{chinese})"

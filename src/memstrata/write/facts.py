@@ -55,8 +55,14 @@ def confidence_of(text: str, turn_text: str = "") -> float:
     return 0.6 if HEDGED.search(text) or HEDGED.search(turn_text) else 0.9
 
 
+# The model's third person glued onto the turn's first person: "我们的车是一辆白色的特斯拉 Model 3。" came back as
+# "用户我们的车是一辆白色的特斯拉 Model 3" (a user trial). It is the user's car.
+_GLUED_FIRST_PERSON = lazy_pattern(r"^用户(?:我们|咱们|我)(?!们)(的)?")
+
+
 def clean(text: str) -> str:
-    return " ".join(text.split())  # small models add stray leading spaces and line breaks
+    text = " ".join(text.split())  # small models add stray leading spaces and line breaks
+    return _GLUED_FIRST_PERSON.sub(lambda found: "用户的" if found.group(1) else "用户", text)
 
 
 def event_span(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) -> TimeSpan | None:
