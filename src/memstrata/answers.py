@@ -342,8 +342,10 @@ def change_answers(text: str) -> str:
 
 
 # A move still to come, which _CHANGE_ANSWERS's "moved to" does not say: "I'm moving to Berlin in March".
+# "My mom is moving in with us next month" too, as "moved in with" is a move said as done.
 _PLANNED_MOVE = lazy_pattern(
-    r"\b(?:moving|move|relocating|relocate)\s+(?:back\s+)?(?:from\s+[^.!?;,]{1,40}?\s+)?(?:to|into)\b", re.IGNORECASE
+    r"\b(?:moving|move|relocating|relocate)\s+(?:back\s+)?(?:from\s+[^.!?;,]{1,40}?\s+)?(?:to|into|in\s+with)\b",
+    re.IGNORECASE,
 )
 
 
@@ -404,7 +406,12 @@ def unquoted(text: str) -> str:
 # else keeps its words (read/own_first.py reads it as theirs); one that opens with the speaker has only the words of
 # the clauses about the speaker.
 _TURNS_TO_ANOTHER = lazy_pattern(
-    r"^\s*(?:(?:and|but|so)\s+)?(?:he|she|they)\b|^\s*(?:而且|但是?|所以)?(?:他|她)(?!们家)", re.I
+    r"^\s*(?:(?:and|but|so|also|plus)\s+)?(?:he|she|they)\b|^\s*(?:而且|但是?|所以|另外|还有)?(?:他|她)(?!们家)"
+    # or to someone named: "Yes, I can cook Thursday to Sunday now. Also Arjun got a job in Boston" gave the speaker a
+    # new job, and it led "What shifts do I work?" (a user trial)
+    r"|^\s*(?:(?:and|but|so|also|plus)\s+)?(?-i:[A-Z][a-z]+)\s+(?:got|gets|started|starts|moved|moves|works|worked"
+    r"|joined|left|quit|lives|found|is\s+(?:moving|starting|working))\b",
+    re.I,
 )
 
 

@@ -22,6 +22,7 @@ from memstrata.read.own_first import (
     own_before_others,
     people_named,
     subject,
+    turns_before_their_replies,
 )
 from memstrata.read.pipeline import search
 from memstrata.read.retrieve import asks_formerly, topic_text
@@ -707,6 +708,21 @@ def _turn(text: str, score: float, year: int, role: str = "user") -> SearchHit:
     item = MemoryItem(id=text, scope=Scope(user_id="u"), kind="episode", text=text, metadata={"role": role},
                       created_at=said, updated_at=said, valid_from=said)  # fmt: skip
     return SearchHit(memory=item, score=score, breakdown=ScoreBreakdown(relevance=score, final=score))
+
+
+def test_the_assistants_question_answers_nothing_and_the_users_answer_to_it_comes_first() -> None:
+    """A user trial of old chats imported whole: the assistant's "Does that change which nights you cook?", said after
+    "User might cook four nights a week", took its place as a later statement for "Which nights can I cook?", and
+    stayed above the user's answer to it, "Yes, I can cook Thursday to Sunday now" (its turn indexed with the
+    question)."""
+    question = "Nice, that should be easier. Does that change which nights you cook?"
+    hits = [_turn("I might cook four nights a week", 0.8, 2025), _turn(question, 0.7, 2026, role="assistant")]
+    assert newer_first(hits, "Which nights can I cook?")[0].memory.text == hits[0].memory.text
+    said = _turn("Yes, I can cook Thursday to Sunday now.", 0.56, 2026)
+    context = {"role": "user", "preceding_turns": f"user: I switched to day shifts!\nassistant: {question}"}
+    answer = said.model_copy(update={"memory": said.memory.model_copy(update={"metadata": context})})
+    ordered = turns_before_their_replies([hits[1], answer], margin=0.25)
+    assert [hit.memory.text for hit in ordered] == [answer.memory.text, question]
 
 
 def _first_answer(memory: Memory, history: list[tuple[str, str]], question: str) -> str:

@@ -34,7 +34,7 @@ from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.read.names import doubled_names, named_in_other_script, names_in
-from memstrata.read.own_first import mentions, people_named, subject, topic_terms, whose
+from memstrata.read.own_first import assistant_asks, mentions, people_named, subject, topic_terms, whose
 from memstrata.read.parting import asks_past_the_parting
 from memstrata.read.retrieve import time_it_names
 from memstrata.topics import topics_of
@@ -104,7 +104,7 @@ def newer_first(
     named = people_named(query_text, names)
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
-        if not said_later(hit, above):
+        if not said_later(hit, above) or assistant_asks(hit.memory):  # a question said later changes nothing
             return False
         if _about_others(hit.memory, above.memory) or _leaves_the_one_asked(hit, above, named, query_text):
             return False

@@ -154,9 +154,19 @@ ANOTHERS_EVENT = lazy_pattern(
 )
 
 
+# Words that open a turn before its subject: "Also my mom moved back to Edison" is the mother's news, and it passed the
+# assistant's "Noted: hard cheese is fine, still no milk." for "Can I drink milk?" as the user's own (a user trial).
+_OPENING_WORDS = lazy_pattern(
+    r"^(?:(?:also|and|plus|oh|btw|by\s+the\s+way|anyway|ok(?:ay)?|well|(?:quick\s+)?update)\b[\s,:;!.-]*)+"
+    r"|^(?:另外|还有|对了|而且|顺便说一下|哦|噢)[\s，,：:]*",
+    re.IGNORECASE,
+)
+
+
 def subject(text: str) -> str | None:
-    """ "user", "another", or None when the statement's start does not tell (read as Simplified: "我媽…")."""
-    said = simplified(text).strip()
+    """ "user", "another", or None when the statement's start does not tell (read as Simplified: "我媽…"); the words
+    that open a turn before its subject ("Also", "对了") are passed over."""
+    said = _OPENING_WORDS.sub("", simplified(text).strip())
     quoted = _QUOTE_FIRST.match(said)
     if quoted:
         return "user" if quoted.group("who").lower() in ("i", "我") else "another"
@@ -268,17 +278,30 @@ def theirs_before_own(
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
 
 
+# A turn that ends asking: the assistant's question holds the topic's words and no answer.
+_ASKED = lazy_pattern(r"[?？]\s*$|[吗呢]\s*$")
+
+
+def assistant_asks(item: MemoryItem) -> bool:
+    """An assistant's turn that ends in a question ("Does that change which nights you cook?"): it states nothing."""
+    return not states_for_the_user(item) and bool(_ASKED.search(item.text))
+
+
 def turns_before_their_replies(hits: Sequence[SearchHit], *, margin: float = MARGIN) -> list[SearchHit]:
     """The user's turn before the assistant's reply to it: a reply echoes the turn ("Lucky you, a chef boyfriend!"
     after "my bf 阿杰 is a chef"), and the turn's words count for it too (``search.reply_context_weight``), so it led
-    "Who was my boyfriend in 2022?" (0.86 to 0.70; found by a user trial). What the user said answers, where it is
-    close: within ``margin``, or as close in meaning."""
+    "Who was my boyfriend in 2022?" (0.86 to 0.70; found by a user trial). And before the assistant's question it
+    answers: "Does that change which nights you cook?" led "Which nights can I cook?" above the user's "Yes, I can
+    cook Thursday to Sunday now" (another trial). What the user said answers, where it is close: within ``margin``,
+    or as close in meaning."""
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
         if states_for_the_user(above.memory) or not states_for_the_user(hit.memory):
             return False
         replied_to = str(above.memory.metadata.get("preceding_turns", "")).rstrip()
-        if not replied_to.endswith(hit.memory.text.strip()):
+        asked_first = str(hit.memory.metadata.get("preceding_turns", "")).rstrip()
+        answered = assistant_asks(above.memory) and asked_first.endswith(above.memory.text.strip())
+        if not (replied_to.endswith(hit.memory.text.strip()) or answered):
             return False
         return within_reach(hit, above, margin) or _means_as_much(hit, above)
 
@@ -338,11 +361,17 @@ def topic_terms(query: str) -> tuple[str, ...]:
     both alike, the later one moved up as if it answered for the same reasons (read/newer.py). A partner's or a
     boss's word stays: the role's holder may change."""
     named = people_named(query)
+    # "us" is the speaker's household, not what is asked: "Does my mom live with us?" asks where she lives, and
+    # "my mom is moving in with us" matched it on "us" where her later "moved back to Edison" did not (a user trial)
+    passed = _ASPECT if _THE_US.search(query) else _ASPECT | {"us"}
     return tuple(
         term
         for term in query_terms(query)
-        if term not in _ASPECT and (named is None or not named.search(term) or _ROLE.search(term))
+        if term not in passed and (named is None or not named.search(term) or _ROLE.search(term))
     )
+
+
+_THE_US = lazy_pattern(r"\b(?:US|U\.S\.?|USA)\b")
 
 
 # Words of whether a state goes on, not of the state: "Am I still vegetarian?" asks of the diet, and "Honestly great.

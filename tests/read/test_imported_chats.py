@@ -1,0 +1,56 @@
+"""Old chats imported whole, the assistant's turns included, with the real store and embedder. The cases come from a
+user trial: four sessions of meal planning over a year, in which the user's news arrives in passing ("Also my mom …",
+"Also Arjun got a job …") and the assistant's questions repeat the words of what is asked later."""
+
+from __future__ import annotations
+
+from memstrata import Memory
+from memstrata.answers import answer_words, planned_change_answers
+from memstrata.read.own_first import subject, topic_terms
+
+_SESSIONS = [
+    ("2025-03-03T19:00:00-05:00", "s1", [
+        ("user", "Hey, I need help planning meals. I live in Jersey City and work as a nurse at Mount Sinai."),
+        ("assistant", "Happy to help! Any dietary restrictions?"),
+        ("user", "I'm lactose intolerant and I don't eat beef."),
+        ("assistant", "Got it: no dairy, no beef. How many nights a week do you cook?"),
+        ("user", "Maybe four. I work night shifts Tuesday to Thursday so those days are out."),
+        ("assistant", "Then let's plan Friday through Monday."),
+    ]),
+    ("2025-11-02T21:15:00-05:00", "s3", [
+        ("user", "I switched to day shifts! Monday to Wednesday now, 7am to 7pm."),
+        ("assistant", "Nice, that should be easier. Does that change which nights you cook?"),
+        ("user", "Yes, I can cook Thursday to Sunday now. Also Arjun got a job in Boston, we're moving in January."),
+    ]),
+    ("2026-03-08T09:00:00-05:00", "s4", [
+        ("user", "We're settled in Somerville now."),
+        ("assistant", "Glad to hear it! How is the new hospital?"),
+        ("user", "Good but busy. Actually I can eat a little cheese now, the doctor said hard cheese is ok, no milk."),
+        ("assistant", "Noted: hard cheese is fine, still no milk."),
+        ("user", "Also my mom moved back to Edison, she missed her friends."),
+    ]),
+]  # fmt: skip
+
+
+def import_chats(memory: Memory, *, user: str = "priya") -> None:
+    """The trial's sessions, each as one add of its turns."""
+    for start, session, turns in _SESSIONS:
+        said = [{"role": role, "content": text, "timestamp": start} for role, text in turns]
+        memory.add(said, user_id=user, session_id=session)
+
+
+def test_news_said_in_passing_is_whose_it_names(memory: Memory) -> None:
+    """ "Also my mom moved back to Edison" passed the assistant's "still no milk" for "Can I drink milk?" as the user's
+    own statement."""
+    import_chats(memory)
+    found = memory.search("Can I drink milk?", user_id="priya")
+    assert found and "milk" in found[0].text, [hit.text for hit in found]
+
+
+def test_the_readings_behind_it() -> None:
+    assert subject("Also my mom moved back to Edison, she missed her friends.") == "another"
+    assert subject("对了，我妈搬回老家了") == "another" and subject("Anyway I got a job") == "user"
+    assert "work" not in answer_words("Yes, I can cook now. Also Arjun got a job in Boston.")
+    assert "work" in answer_words("Great news. I got a job at Meta")
+    assert "live" in planned_change_answers("Also my mom is moving in with us next month")
+    assert topic_terms("Does my mom live with us?") == ("live",) and "us" in topic_terms("Do I live in the US?")
