@@ -203,7 +203,8 @@ def keyword_tokens(text: str) -> list[str]:
 # too ("User's boyfriend is a firefighter": 男朋友 男友), and "I've been dating …" names a partner; 43: the age
 # someone turns ("She turns 6 in July", "满5岁") answers when their birthday is; 44: a role begun ("starting May 5 as a
 # staff engineer", a plan until the day it names) or an offer accepted is a new job; 45: a child's school (幼儿园,
-# 小学, 上学) is a school, and rent or a mortgage (房租, 租金) what a home costs
+# 小学, 上学) is a school, rent or a mortgage (房租, 租金) what a home costs, "moving in with" a planned move, and a
+# later clause that turns to someone named ("Also Arjun got a job") no change of the speaker's
 SEARCH_TERMS_VERSION = "45"
 
 
