@@ -17,6 +17,11 @@ _SESSIONS = [
         ("user", "Maybe four. I work night shifts Tuesday to Thursday so those days are out."),
         ("assistant", "Then let's plan Friday through Monday."),
     ]),
+    ("2025-07-19T10:30:00-04:00", "s2", [
+        ("user", "Quick update, we adopted a rescue dog! Her name is Biscuit, she's a beagle mix."),
+        ("assistant", "Congratulations! How old is Biscuit?"),
+        ("user", "About two. Also my mom is moving in with us next month, she's vegetarian."),
+    ]),
     ("2025-11-02T21:15:00-05:00", "s3", [
         ("user", "I switched to day shifts! Monday to Wednesday now, 7am to 7pm."),
         ("assistant", "Nice, that should be easier. Does that change which nights you cook?"),
@@ -47,7 +52,17 @@ def test_news_said_in_passing_is_whose_it_names(memory: Memory) -> None:
     assert found and "milk" in found[0].text, [hit.text for hit in found]
 
 
+def test_a_move_said_later_answers_where_someone_lives_whatever_opens_the_turn(memory: Memory) -> None:
+    """ "About two. Also my mom is moving in with us next month" (the dog's age, then the mother's news) was read as
+    the user's own turn, and led "Does my mom live with us?" above her later "Also my mom moved back to Edison"."""
+    import_chats(memory)
+    found = memory.search("Does my mom live with us?", user_id="priya")
+    assert found and found[0].text.startswith("Also my mom moved back to Edison"), [hit.text for hit in found]
+
+
 def test_the_readings_behind_it() -> None:
+    assert subject("About two. Also my mom is moving in with us next month") == "another"
+    assert subject("Maybe four. I work night shifts") == "user" and subject("Sounds good.") is None
     assert subject("Also my mom moved back to Edison, she missed her friends.") == "another"
     assert subject("对了，我妈搬回老家了") == "another" and subject("Anyway I got a job") == "user"
     assert "work" not in answer_words("Yes, I can cook now. Also Arjun got a job in Boston.")

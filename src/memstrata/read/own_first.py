@@ -163,10 +163,23 @@ _OPENING_WORDS = lazy_pattern(
 )
 
 
+# A short answer to the assistant's question that opens a turn before its news: "About two. Also my mom is moving in
+# with us next month" (the dog's age asked) is the mother's news (a user trial).
+_SHORT_ANSWER = lazy_pattern(r"^(?:[\w'’-]+\s+){0,2}[\w'’-]+[.!。！]\s*(?=\S)|^[\u4e00-\u9fff]{1,4}[。！]\s*(?=\S)")
+
+
 def subject(text: str) -> str | None:
     """ "user", "another", or None when the statement's start does not tell (read as Simplified: "我媽…"); the words
-    that open a turn before its subject ("Also", "对了") are passed over."""
+    that open a turn before its subject ("Also", "对了"), and a short answer that says none ("About two."), are
+    passed over."""
     said = _OPENING_WORDS.sub("", simplified(text).strip())
+    found = _subject_at_the_start(said)
+    if found is None and _SHORT_ANSWER.match(said):
+        found = _subject_at_the_start(_OPENING_WORDS.sub("", _SHORT_ANSWER.sub("", said, count=1)))
+    return found
+
+
+def _subject_at_the_start(said: str) -> str | None:
     quoted = _QUOTE_FIRST.match(said)
     if quoted:
         return "user" if quoted.group("who").lower() in ("i", "我") else "another"
