@@ -63,6 +63,7 @@ def test_a_move_said_later_answers_where_someone_lives_whatever_opens_the_turn(m
 def test_the_readings_behind_it() -> None:
     assert subject("About two. Also my mom is moving in with us next month") == "another"
     assert subject("Maybe four. I work night shifts") == "user" and subject("Sounds good.") is None
+    assert subject("Got promoted! My boss said it was overdue") is None  # the speaker's news, no answer
     assert subject("Also my mom moved back to Edison, she missed her friends.") == "another"
     assert subject("对了，我妈搬回老家了") == "another" and subject("Anyway I got a job") == "user"
     assert "work" not in answer_words("Yes, I can cook now. Also Arjun got a job in Boston.")

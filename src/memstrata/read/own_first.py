@@ -157,15 +157,21 @@ ANOTHERS_EVENT = lazy_pattern(
 # Words that open a turn before its subject: "Also my mom moved back to Edison" is the mother's news, and it passed the
 # assistant's "Noted: hard cheese is fine, still no milk." for "Can I drink milk?" as the user's own (a user trial).
 _OPENING_WORDS = lazy_pattern(
-    r"^(?:(?:also|and|plus|oh|btw|by\s+the\s+way|anyway|ok(?:ay)?|well|(?:quick\s+)?update)\b[\s,:;!.-]*)+"
+    r"^(?:(?:also|and|plus|oh|btw|by\s+the\s+way|anyway|ok(?:ay)?|well|(?:quick\s+)?update)\b(?!-)[\s,:;!.]*)+"
     r"|^(?:另外|还有|对了|而且|顺便说一下|哦|噢)[\s，,：:]*",
     re.IGNORECASE,
 )
 
 
 # A short answer to the assistant's question that opens a turn before its news: "About two. Also my mom is moving in
-# with us next month" (the dog's age asked) is the mother's news (a user trial).
-_SHORT_ANSWER = lazy_pattern(r"^(?:[\w'’-]+\s+){0,2}[\w'’-]+[.!。！]\s*(?=\S)|^[\u4e00-\u9fff]{1,4}[。！]\s*(?=\S)")
+# with us next month" (the dog's age asked) is the mother's news (a user trial). An answer word or a number opens it:
+# news without a subject ("Got promoted! My boss …", "搬家了！我妈来帮忙") is the speaker's own.
+_SHORT_ANSWER = lazy_pattern(
+    r"^(?:(?:yes|yeah|yep|yup|no|nope|sure|maybe|about|around|probably|roughly|thanks|haha|lol)\b|\d)"
+    r"[\w'’-]*(?:\s+[\w'’-]+){0,2}\s*[.!,]\s*(?=\S)"
+    r"|^(?:好的|好|是的|是|对|嗯|没有|不是|还行|谢谢)[。！，,]\s*(?=\S)",
+    re.IGNORECASE,
+)
 
 
 def subject(text: str) -> str | None:
