@@ -45,6 +45,19 @@ def test_a_correction_of_a_topic_the_question_does_not_ask_answers_nothing_of_it
     assert topics_of("我们女儿朵朵今年五岁") >= {"age"}
 
 
+def test_a_plan_called_off_answers_only_what_asks_of_the_plan(memory: Memory) -> None:
+    """A user trial: "西安去不成了" led "我儿子喜欢玩什么？" above "星球大战系列。另外我们国庆打算带他去西安玩" (the
+    son's Lego series, matched on 玩 too) though it shares nothing of what is asked; it still answers the trip."""
+    say(memory, "wang", [("2025-06-05", "儿子小宇今年上三年级了，最近迷上了乐高。"),
+                         ("2025-06-06", "星球大战系列。另外我们国庆打算带他去西安玩。"),
+                         ("2025-09-20", "西安去不成了，小宇学校国庆要补课。")])  # fmt: skip
+    found = memory.search("我儿子喜欢玩什么？", user_id="wang")
+    assert found and not found[0].text.startswith("西安去不成了"), [hit.text for hit in found]
+    for question in ("国庆去西安吗？", "Are we going to Xi'an?"):
+        found = memory.search(question, user_id="wang")
+        assert found and found[0].text.startswith("西安去不成了"), (question, [hit.text for hit in found])
+
+
 def test_a_correction_naming_no_topic_still_answers_for_what_it_corrects(memory: Memory) -> None:
     """A correction that names none of the everyday topics may correct anything the earlier statement says."""
     say(memory, "kai", [("2024-02-01", "I live in Beijing and work at a bank"),

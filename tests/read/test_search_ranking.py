@@ -725,6 +725,19 @@ def test_the_assistants_question_answers_nothing_and_the_users_answer_to_it_come
     assert [hit.memory.text for hit in ordered] == [answer.memory.text, question]
 
 
+def test_a_plan_called_off_takes_the_place_only_of_what_asks_of_it() -> None:
+    """A user trial: "西安去不成了" took the place of "星球大战系列。另外我们国庆打算带他去西安玩" (the son's Lego
+    series) for "我儿子喜欢玩什么？", with which it shares nothing; asked of the trip, in either language, it
+    answers."""
+    hits = [
+        _turn("星球大战系列。另外我们国庆打算带他去西安玩。", 0.48, 2025),
+        _turn("西安去不成了，小宇学校国庆要补课。", 0.1, 2026),
+    ]
+    assert newer_first(hits, "我儿子喜欢玩什么？")[0].memory.text.startswith("星球大战")
+    for question in ("国庆去西安吗？", "Are we going to Xi'an?"):
+        assert newer_first(hits, question)[0].memory.text.startswith("西安去不成了"), question
+
+
 def _first_answer(memory: Memory, history: list[tuple[str, str]], question: str) -> str:
     _import_turns(memory, "kai", history)
     return memory.search(question, user_id="kai")[0].text

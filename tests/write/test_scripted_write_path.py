@@ -665,6 +665,33 @@ def test_a_request_to_forget_small_talk_and_the_speakers_death_are_no_facts(
     assert set(_live(memory)) == {"User's cat Tofu passed away", "User forgot his keys at the office"}
 
 
+def test_a_question_is_no_fact(scripted_memory: Memory, server: ScriptedServer) -> None:
+    """A user trial importing an old chat with the bundled model: the assistant's greeting and question were stored as
+    facts ("助手你好王磊！有什么可以帮你的？", "助手饮食上需要注意什么吗？"). The scripted server stands in for the
+    model."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    server.enqueue(_facts("用户叫王磊", "助手你好王磊！有什么可以帮你的？", "助手饮食上需要注意什么吗？"))
+    turns = [("user", "你好，我叫王磊。"), ("assistant", "你好王磊！饮食上需要注意什么吗？")]
+    memory.add([{"role": role, "content": text} for role, text in turns], user_id="u1", infer=True, wait=True)
+    assert set(_live(memory)) == {"用户叫王磊"}
+
+
+def test_a_fact_of_the_users_turn_given_to_the_assistant_is_the_users(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial importing an old chat with the bundled model: the user's "还有，医生把二甲双胍加到 850mg 了" came
+    back as "助手还有，医生把二甲双胍加到 850mg 了", the assistant's word. The scripted server stands in for the
+    model."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    server.enqueue(_facts("助手还有，医生把二甲双胍加到 850mg 了", turn=3), _facts())  # then the first turn alone
+    turns = [("user", "西安去不成了。"), ("assistant", "太可惜了，国庆有别的安排吗？"),
+             ("user", "就在杭州周边转转吧。还有，医生把二甲双胍加到 850mg 了。")]  # fmt: skip
+    memory.add([{"role": role, "content": text} for role, text in turns], user_id="u1", infer=True, wait=True)
+    assert "用户还有，医生把二甲双胍加到 850mg 了" in _live(memory)
+
+
 def test_a_call_that_never_validates_is_tried_again_one_turn_at_a_time(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:

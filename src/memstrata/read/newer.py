@@ -31,7 +31,7 @@ from memstrata.lifecycle.decay import said_at
 from memstrata.lifecycle.timeparse import TimeSpan
 from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corrects, ends_or_corrects
 from memstrata.patterns import lazy_pattern
-from memstrata.read.evidence import memory_terms
+from memstrata.read.evidence import cross_script, memory_terms, scripts
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.read.names import doubled_names, named_in_other_script, names_in
 from memstrata.read.own_first import assistant_asks, mentions, people_named, subject, topic_terms, whose
@@ -102,6 +102,7 @@ def newer_first(
         return move_up(hits, held, best=lambda hit: said_at(hit.memory))
 
     named = people_named(query_text, names)
+    asked_in = scripts(query_text)
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
         if not said_later(hit, above) or assistant_asks(hit.memory):  # a question said later changes nothing
@@ -119,7 +120,10 @@ def newer_first(
             # from anywhere in the window: "Honestly great. Still eat eggs and cheese." led "Am I still vegetarian?"
             # on the question it answered (0.60) above "back to eating chicken and fish" (0.15)
             return True
-        if _calls_off(hit.memory, above.memory):
+        if _calls_off(hit.memory, above.memory) and (reasons(hit) or cross_script(asked_in, hit.memory.text)):
+            # a call-off that shares nothing of what is asked answers it only across scripts ("成都的行程取消了"
+            # for "Are we going to Chengdu?"): "西安去不成了" led "我儿子喜欢玩什么？" above "星球大战系列。另外
+            # 我们国庆打算带他去西安玩", which matched on 玩 (a user trial)
             return True
         if not within_reach(hit, above, margin):
             return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -14,6 +15,7 @@ from memstrata.graph.rules import mention
 from memstrata.graph.vocabulary import canonical_relation
 from memstrata.han import HAN_CHAR, mostly_chinese, speaks_chinese, writes_chinese
 from memstrata.lexical import has_han
+from memstrata.patterns import lazy_pattern
 from memstrata.prompts.extract_facts import (
     ExtractedRelation,
     FactList,
@@ -190,12 +192,22 @@ F = TypeVar("F", bound=FactList)
 
 
 def _as_written(result: StructuredResult[F], turns: Sequence[Message]) -> StructuredResult[F]:
-    """The answer with each fact in its turn's script (write/script.py): Traditional turns came back Simplified."""
+    """The answer with each fact in its turn's script (write/script.py): Traditional turns came back Simplified; and
+    with the user as the one who said it where its turn is the user's."""
     facts = []
     for fact in result.data.facts:
-        said = " ".join(turn.content for turn in _source(fact.turn, turns, fact.text))
-        facts.append(fact.model_copy(update={"text": in_the_turns_script(fact.text, said)}))
+        source = _source(fact.turn, turns, fact.text)
+        said = " ".join(turn.content for turn in source)
+        text = in_the_turns_script(fact.text, said)
+        if len(source) == 1 and source[0].role == "user":
+            text = _ASSISTANT_OPENING.sub(lambda found: "用户" if found.group(1) else "User ", text, count=1)
+        facts.append(fact.model_copy(update={"text": text}))
     return replace(result, data=result.data.model_copy(update={"facts": facts}))
+
+
+# The model gave a user's turn to the assistant: "就在杭州周边转转吧。还有，医生把二甲双胍加到 850mg 了" came back as
+# "助手还有，医生把二甲双胍加到 850mg 了" (a user trial), and the dose the user said was read as the assistant's word.
+_ASSISTANT_OPENING = lazy_pattern(r"^\s*(?:(助手)|(?:the\s+)?assistant\s+)", re.IGNORECASE)
 
 
 def _source(number: int, turns: Sequence[Message], text: str = "") -> list[Message]:

@@ -144,6 +144,11 @@ _NOT_ABOUT_ANYONE = lazy_pattern(
 )
 
 
+# A question states nothing: of an imported chat the bundled model kept the assistant's greeting and question as
+# facts ("助手你好王磊！有什么可以帮你的？", "助手饮食上需要注意什么吗？"; a user trial).
+_A_QUESTION = lazy_pattern(r"[?？]\s*$")
+
+
 def _repetitive(text: str) -> bool:
     """Mostly one word over and over: "User x x x x …" (600 characters, copied from a turn's filler) was stored as an
     active fact (a user trial)."""
@@ -156,6 +161,8 @@ def make_fact(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) 
     the model copied ("哈哈今天天气真好，谢谢你陪我聊天！" was stored as a fact and answered "我喝酒吗？")."""
     text = clean(text)
     if not text or is_small_talk(text) or _AT_THE_SYSTEM.search(text) or _NOT_ABOUT_ANYONE.search(text):
+        return None
+    if _A_QUESTION.search(text):
         return None
     if _repetitive(text):
         return None
