@@ -253,6 +253,15 @@ _CHANGE_ANSWERS = (
         ),
         "smoke smoking quit 抽烟 吸烟 戒烟",
     ),
+    (  # a dose changed: "医生把二甲双胍加到 850mg 了" replaces "每天吃二甲双胍 500mg" (a user trial)
+        lazy_pattern(
+            r"(?:加到|加量到|增加到|减到|减量到|减少到|改成|调到|换成)\s*\d+(?:\.\d+)?\s*(?:mg|毫克|微克|mcg)"
+            r"|\b(?:increased|raised|upped|bumped|lowered|reduced|cut|changed|switched)\s+(?:\w+\s+){0,4}?to\s+\d+(?:\.\d+)?"
+            r"\s*(?:mg|mcg)\b|\bdose\s+(?:is\s+now|went\s+up|went\s+down|was\s+(?:increased|raised|lowered|reduced))",
+            re.IGNORECASE,
+        ),
+        "medication medicine dose 药 药物 剂量",
+    ),
     (
         lazy_pattern(r"\b(?:quit|stopped|gave\s+up)\s+drinking\b|\bdon'?t\s+drink\s+any\s?more\b|戒酒|不喝酒了", re.I),
         "drink drinking alcohol quit 喝酒 戒酒",
@@ -282,6 +291,8 @@ _CHANGE_CUES = (
     *("married", "engaged", "proposed", "求婚"),
     *("eating", "vegetarian", "vegan", "veggie", "pescatarian", "keto", "吃肉", "吃鱼", "吃荤", "开荤", "吃素", "吃回"),
     *("全素", "素食"),
+    *("加到", "加量", "增加到", "减到", "减量", "减少到", "改成", "调到", "换成", "increased", "raised", "upped"),
+    *("bumped", "lowered", "reduced", "cut", "changed", "switched", "dose"),
 )
 
 

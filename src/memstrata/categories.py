@@ -280,6 +280,23 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "salary pay income 工资 薪水 收入",
     ),
+    (  # a medicine taken: "我吃什么药？" shares no word with "医生把二甲双胍加到 850mg 了", nor "What medication am I
+        # on?" with "I take amlodipine 5mg" (user trials); a dose names one, and common medicines do by their names
+        lazy_pattern(
+            r"\b\d+(?:\.\d+)?\s*(?:mg|mcg|µg|μg|iu)\b|\d\s*(?:毫克|微克)"
+            + r"|"
+            + _english(
+                r"medications? medicines? prescriptions? prescribed pills? tablets? dose dosage amlodipine metformin"
+                r" insulin lisinopril losartan atorvastatin simvastatin statins? levothyroxine omeprazole ibuprofen"
+                r" paracetamol acetaminophen aspirin amoxicillin antibiotics? prednisone sertraline fluoxetine"
+                r" escitalopram warfarin gabapentin melatonin inhalers?"
+            )
+            + r"|(?<![火炸农])药(?![店房剂学妆])|处方|剂量|二甲双胍|胰岛素|氨氯地平|他汀|优甲乐|左甲状腺素|阿司匹林"
+            r"|布洛芬|对乙酰氨基酚|阿莫西林|头孢|奥美拉唑|激素|褪黑素",
+            re.IGNORECASE,
+        ),
+        "medication medicine dose 药 药物 剂量",
+    ),
     (  # what a home costs: "How much is my rent?" shares no word with "搬家了，房租降到 6800" (a user trial)
         lazy_pattern(  # the rent paid, not a car rented
             r"\b(?:my|our|the|monthly|pay|paid|paying)\s+rent\b|\brent\s+(?:is|was|went|goes|of|for|increase|rise|hike)\b"

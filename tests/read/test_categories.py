@@ -393,6 +393,12 @@ def test_a_new_number_said_as_the_old_ones_end_answers_first(memory: Memory) -> 
     assert change_answers("旧号停了") != "" and change_answers("The trip is cancelled") == ""
 
 
+def _first_says(memory: Memory, user: str, questions: tuple[str, ...], words: str) -> None:
+    for question in questions:
+        found = memory.search(question, user_id=user)
+        assert found and words in found[0].text, (question, [hit.text for hit in found])
+
+
 def test_rent_asked_in_english_finds_the_newer_chinese_rent_first(memory: Memory) -> None:
     """A user trial: "How much is my rent?" shares no word with "房租每个月 8500" nor with "搬家了，房租降到 6800", and
     the old rent led on meaning alone. Rent is a category with its words in both languages, so the later one answers
@@ -401,11 +407,24 @@ def test_rent_asked_in_english_finds_the_newer_chinese_rent_first(memory: Memory
             ("2025-09-12", "我们的车是一辆白色的特斯拉 Model 3。"),
             ("2026-02-20", "搬家了，现在住在闵行的莘庄，房租降到 6800。")]  # fmt: skip
     _tell(memory, "jing", said, zone="+08:00")
-    for question in ("How much is my rent?", "我的房租多少？"):
-        found = memory.search(question, user_id="jing")
-        assert found and found[0].text.startswith("搬家了"), (question, [hit.text for hit in found])
+    _first_says(memory, "jing", ("How much is my rent?", "我的房租多少？"), "6800")
     assert "rent" in category_words("月租 3200") and "rent" in category_words("Our rent went up to $2,400")
     assert "rent" not in category_words("We rented a car for the trip") and "school" in category_words("朵朵上小学了")
+
+
+def test_a_medicine_is_found_by_what_it_is_and_a_new_dose_answers_first(memory: Memory) -> None:
+    """A user trial: "我吃什么药？" shares no word with "医生把二甲双胍加到 850mg 了", which was not even among the
+    hits; the first dose answered. A dose or a common medicine names a medication, and a dose raised is a change."""
+    said = [("2025-02-10", "最近体检查出血糖偏高，医生让我每天吃二甲双胍 500mg，一天两次。"),
+            ("2025-06-05", "儿子小宇今年上三年级了，最近迷上了乐高。"),
+            ("2025-09-20", "就在杭州周边转转吧。还有，医生把二甲双胍加到 850mg 了，血糖还是有点高。")]  # fmt: skip
+    _tell(memory, "wang", said, zone="+08:00")
+    _first_says(memory, "wang", ("我吃什么药？", "我现在吃多少二甲双胍？"), "850mg")
+    _tell(memory, "sam", [("2025-03-01", "I take amlodipine 5mg every morning"), ("2025-03-02", "Went hiking")])
+    _first_says(memory, "sam", ("What medication am I on?",), "amlodipine")
+    assert category_words("我在药店上班") == "" and "dose" in change_answers(
+        "The doctor increased my metformin to 1000mg"
+    )
 
 
 def test_a_move_that_is_not_the_users_is_no_change() -> None:

@@ -87,9 +87,16 @@ def newer_first(
     def changed_for_the_same_reasons(hit: SearchHit, above: SearchHit) -> bool:
         # a change of what the question asks: "Joined Leith Links Leisure … before work" (a gym) replaced the job
         # for "Where do I work?" on the word "work" alone (a held-out trial)
-        why = reasons(above)
-        asked = bool(terms & _facets(tuple(changes(hit.memory).split())))
-        return bool(why) and reasons(hit) == why and asked and _changes_what_it_says(hit.memory, above.memory, changes)
+        why, because = reasons(above), reasons(hit)
+        changed = _facets(tuple(changes(hit.memory).split()))
+        if not (why and because) or not _changes_what_it_says(hit.memory, above.memory, changes):
+            return False
+        if because == why and terms & changed:
+            return True
+        # or a change of the kind the earlier statement is of, for some of its reasons: "医生把二甲双胍加到 850mg 了"
+        # (a dose changed) after "医生让我每天吃二甲双胍 500mg" (a medicine taken) for "我现在吃多少二甲双胍？", which
+        # only the earlier one matches on 吃 (a user trial)
+        return because <= why and bool(changed & _facets(memory_terms(category_text(above.memory))))
 
     def never_held(hit: SearchHit, above: SearchHit) -> bool:
         return _never_held(hit, above, query_text)
