@@ -665,13 +665,15 @@ def test_a_request_to_forget_small_talk_and_the_speakers_death_are_no_facts(
     assert set(_live(memory)) == {"User's cat Tofu passed away", "User forgot his keys at the office"}
 
 
-def test_a_question_is_no_fact(scripted_memory: Memory, server: ScriptedServer) -> None:
+def test_a_question_or_small_talk_is_no_fact(scripted_memory: Memory, server: ScriptedServer) -> None:
     """A user trial importing an old chat with the bundled model: the assistant's greeting and question were stored as
-    facts ("助手你好王磊！有什么可以帮你的？", "助手饮食上需要注意什么吗？"). The scripted server stands in for the
-    model."""
+    facts ("助手你好王磊！有什么可以帮你的？", "助手饮食上需要注意什么吗？"), and the user's "嗯。", "谢谢。" as
+    "用户嗯", "用户谢了". The scripted server stands in for the model."""
     memory = scripted_memory
     server.answer_with(_judge({}))
-    server.enqueue(_facts("用户叫王磊", "助手你好王磊！有什么可以帮你的？", "助手饮食上需要注意什么吗？"))
+    server.enqueue(
+        _facts("用户叫王磊", "助手你好王磊！有什么可以帮你的？", "助手饮食上需要注意什么吗？", "用户谢了", "用户嗯")
+    )
     turns = [("user", "你好，我叫王磊。"), ("assistant", "你好王磊！饮食上需要注意什么吗？")]
     memory.add([{"role": role, "content": text} for role, text in turns], user_id="u1", infer=True, wait=True)
     assert set(_live(memory)) == {"用户叫王磊"}

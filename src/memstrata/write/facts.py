@@ -144,6 +144,11 @@ _NOT_ABOUT_ANYONE = lazy_pattern(
 )
 
 
+# The model's framing of a turn that said nothing but small talk: "嗯。" and "谢谢。" came back as "用户嗯" and
+# "用户谢了" (a user trial).
+_THE_USER = lazy_pattern(r"^\s*(?:用户|(?:the\s+)?user\s+)", re.IGNORECASE)
+
+
 # A question states nothing: of an imported chat the bundled model kept the assistant's greeting and question as
 # facts ("助手你好王磊！有什么可以帮你的？", "助手饮食上需要注意什么吗？"; a user trial).
 _A_QUESTION = lazy_pattern(r"[?？]\s*$")
@@ -160,7 +165,9 @@ def make_fact(text: str, source: Sequence[Message], *, only_fact_of_turn: bool) 
     """A NewFact from an extracted sentence and the turns it came from; None for an empty sentence, or small talk
     the model copied ("哈哈今天天气真好，谢谢你陪我聊天！" was stored as a fact and answered "我喝酒吗？")."""
     text = clean(text)
-    if not text or is_small_talk(text) or _AT_THE_SYSTEM.search(text) or _NOT_ABOUT_ANYONE.search(text):
+    if not text or is_small_talk(text) or is_small_talk(_THE_USER.sub("", text)) or _AT_THE_SYSTEM.search(text):
+        return None
+    if _NOT_ABOUT_ANYONE.search(text):
         return None
     if _A_QUESTION.search(text):
         return None
