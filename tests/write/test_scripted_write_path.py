@@ -15,6 +15,7 @@ from memstrata import JobFailedError, Memory
 from memstrata.lifecycle.session import estimate_tokens
 from memstrata.read.expand import source_turns
 from memstrata.types import HistoryAction, JobStatus, MemoryStatus
+from memstrata.write.fidelity import invented_relations
 from memstrata.write.reassigned import given_to_another, given_to_the_user
 from support.scripted_llm import Reply, ScriptedServer, completion
 
@@ -435,6 +436,23 @@ def test_a_plan_written_as_a_wish_is_asked_again_then_waits_for_review(
     calls = len(server.requests)
     _told(memory, server, "好想去东京看樱花", _facts("用户想去东京看樱花"), user="u3")
     assert _live(memory, "u3") == {"用户想去东京看樱花": "active"} and len(server.requests) == calls + 1
+
+
+def test_a_relation_no_turn_gives_is_asked_about_and_held_back(scripted_memory: Memory, server: ScriptedServer) -> None:
+    """A user trial importing an old chat: of "西安去不成了，小宇学校国庆要补课。" (小宇: the son, named so in an
+    earlier session) the bundled model wrote "用户的妹妹小宇学校国庆要补课". Asked once to name him as the turns do;
+    a second answer that still gives him the relation waits for review. A relation a turn of the call says stays."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    turn = "西安去不成了，小宇学校国庆要补课。"
+    wrong, right = "用户的妹妹小宇学校国庆要补课", "小宇学校国庆要补课"
+    _told(memory, server, turn, _facts(wrong), _facts(right))
+    assert _live(memory) == {right: "active"}
+    assert "calls someone the user's 妹妹" in server.requests[1]["messages"][-1]["content"]
+    _told(memory, server, turn, _facts(wrong), _facts(wrong), user="u2")
+    assert _live(memory, "u2") == {wrong: "pending"}
+    assert invented_relations("用户的儿子小宇学校国庆要补课", "我儿子小宇学校国庆要补课。") == []
+    assert invented_relations("用户的妹妹林小雨在腾讯", "我妹林小雨在腾讯") == []
 
 
 def test_a_fact_that_gives_a_relative_what_the_user_said_of_themselves_is_asked_again(

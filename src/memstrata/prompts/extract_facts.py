@@ -156,6 +156,7 @@ def correction_note(
     wished: Mapping[int, Sequence[str]] | None = None,
     reassigned: Mapping[int, Sequence[str]] | None = None,
     to_the_user: Mapping[int, Sequence[str]] | None = None,
+    related: Mapping[int, Sequence[str]] | None = None,
 ) -> ChatMessage:
     """Asked once when facts come back translated, naming a time their turn does not say, changing a name or
     dropping a negation or adding one to what holds now (a small model's habits: "I moved here last month" written
@@ -186,6 +187,9 @@ def correction_note(
     for index, words in sorted((to_the_user or {}).items()):
         asks.append(f"Fact {index + 1} says of the user what its turn says of {'、'.join(words)}: write it about "
                     f"{'、'.join(words)}, by name, as the turn does.")  # fmt: skip
+    for index, words in sorted((related or {}).items()):
+        asks.append(f"Fact {index + 1} calls someone the user's {'、'.join(words)}, which the turns do not say: name "
+                    "them as the turns do, without a relation they do not give.")  # fmt: skip
     return ChatMessage("user", " ".join([*asks, "Answer again with the same facts."]))
 
 

@@ -28,7 +28,7 @@ from memstrata.read.evidence import memory_terms
 from memstrata.types import Message
 from memstrata.write.decisions import Extraction, NewFact
 from memstrata.write.facts import make_fact, time_supported
-from memstrata.write.fidelity import altered_names, invented_wishes
+from memstrata.write.fidelity import altered_names, invented_relations, invented_wishes
 from memstrata.write.polarity import denied_now, dropped_denials
 from memstrata.write.reassigned import given_to_another, given_to_the_user
 from memstrata.write.script import in_the_turns_script
@@ -152,6 +152,7 @@ class LLMExtractor:
                 faults.wished,
                 faults.reassigned,
                 faults.to_the_user,
+                faults.related,
             )
             retry = [*messages, ChatMessage("assistant", result.raw), note]
             second = _as_written(self.model.complete_structured(retry, schema, max_tokens=max_tokens), turns)
@@ -304,10 +305,12 @@ class _Faults:
     reassigned: dict[int, list[str]]
     # what a turn says only of someone it names, given to the user (reassigned.given_to_the_user): that name
     to_the_user: dict[int, list[str]]
+    # a relation no turn of the call gives the one a fact names (fidelity.invented_relations): the relation word
+    related: dict[int, list[str]]
 
     @property
     def _by_fact(self) -> tuple[dict[int, list[str]], ...]:
-        return self.altered, self.denied, self.reversed, self.wished, self.reassigned, self.to_the_user
+        return self.altered, self.denied, self.reversed, self.wished, self.reassigned, self.to_the_user, self.related
 
     @property
     def count(self) -> int:
@@ -328,6 +331,7 @@ def _faults(found: FactList, turns: Sequence[Message]) -> _Faults:
         _per_fact(found, turns, invented_wishes),
         _per_fact(found, turns, given_to_another),
         _per_fact(found, turns, given_to_the_user),
+        _per_fact(found, turns, invented_relations, whole_call=True),
     )
 
 
@@ -339,12 +343,14 @@ def _redated(found: FactList, turns: Sequence[Message]) -> list[int]:
 
 
 def _per_fact(
-    found: FactList, turns: Sequence[Message], check: Callable[[str, str], list[str]]
+    found: FactList, turns: Sequence[Message], check: Callable[[str, str], list[str]], *, whole_call: bool = False
 ) -> dict[int, list[str]]:
-    """Facts for which ``check(fact, its turns' text)`` finds words: index -> words."""
+    """Facts for which ``check(fact, its turns' text)`` finds words (``whole_call``: every turn of the call, where
+    what the fact may know was said in another turn of it): index -> words."""
     flagged = {}
     for index, fact in enumerate(found.facts):
-        source = " ".join(turn.content for turn in _source(fact.turn, turns, fact.text))
+        said = turns if whole_call else _source(fact.turn, turns, fact.text)
+        source = " ".join(turn.content for turn in said)
         if words := check(fact.text, source):
             flagged[index] = words
     return flagged

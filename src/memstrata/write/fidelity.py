@@ -21,6 +21,7 @@ from functools import lru_cache
 from memstrata.han import HAN_RUN
 from memstrata.lexical import jieba
 from memstrata.patterns import lazy_pattern
+from memstrata.write.decide import relation_words, subject_of
 
 _FRAMING = frozenset({"用户"})  # the word extraction uses for the speaker
 
@@ -68,3 +69,31 @@ def invented_wishes(fact: str, source: str) -> list[str]:
     if _SAID_WISH.search(source):
         return []
     return sorted({found.group(0) for found in _FACT_WISH.finditer(fact)})
+
+
+# A relation the model gave someone the turns name only by name: of "西安去不成了，小宇学校国庆要补课。" (小宇: the son,
+# named as such in an earlier session) the bundled model wrote "用户的妹妹小宇学校国庆要补课" (a user trial). A
+# Chinese fact that gives the one it names a relation no turn of its call says, in full or short (我妹), is asked
+# about and held back the same way.
+_ZH_RELATIVE_NAMED = lazy_pattern(r"^用户的?(?P<relation>[\u4e00-\u9fff]{2,3}?)(?P<name>[\u4e00-\u9fff]{2})")
+_SHORT_FORMS = {"sister": "妹姐", "brother": "哥弟", "parent": "妈爸"}
+
+
+def invented_relations(fact: str, said: str) -> list[str]:
+    """The relation word of a Chinese ``fact`` about someone it names ("用户的妹妹小宇…") where ``said`` (the turns of
+    the call) names them but says no word of that relation; else []."""
+    subject = subject_of(fact)
+    found = _ZH_RELATIVE_NAMED.match(fact)
+    if (
+        not subject.startswith("rel:")
+        or found is None
+        or found.group("relation") not in relation_words(subject.removeprefix("rel:"))
+    ):
+        return []
+    relation = subject.removeprefix("rel:")
+    if found.group("name") not in said:
+        return []
+    words = relation_words(relation)
+    if any(word in said for word in words) or any(short in said for short in _SHORT_FORMS.get(relation, "")):
+        return []
+    return [found.group("relation")]
