@@ -21,6 +21,7 @@ from tqdm import tqdm
 from bench import metrics
 from bench.datasets import LOCOMO_CATEGORIES, load_locomo
 from bench.embedders import CachedEmbedder
+from bench.machine import machine_facts, machine_line
 from bench.quality import build_systems, locomo_docs
 from bench.report import RESULTS_DIR, write_json_and_markdown
 from bench.systems import MEMSTRATA_RECIPES
@@ -98,10 +99,11 @@ def main() -> None:
     table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     table += ["| " + " | ".join(str(row.get(column, "")) for column in header) + " |" for row in rows]
     title = "## LoCoMo recall@10 with the first ten capped per session or per run"
-    markdown = "\n".join([title, "", f"{len(questions)} questions, memstrata's defaults ranked to depth {DEPTH}.", "",
-                          *table, ""])  # fmt: skip
-    write_json_and_markdown({"rows": rows, "questions": len(questions), "depth": DEPTH}, markdown, args.out,
-                            "session-caps")  # fmt: skip
+    machine = machine_facts()
+    said = f"{len(questions)} questions, memstrata's defaults ranked to depth {DEPTH}."
+    markdown = "\n".join([title, "", machine_line(machine), "", said, "", *table, ""])
+    result = {"machine": machine, "rows": rows, "questions": len(questions), "depth": DEPTH}
+    write_json_and_markdown(result, markdown, args.out, "session-caps")
 
 
 if __name__ == "__main__":

@@ -18,26 +18,21 @@ Further:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from datetime import tzinfo
-from functools import lru_cache
 
 from memstrata.answers import change_answers, unquoted
-from memstrata.categories import kinds_named
-from memstrata.han import simplified
 from memstrata.indexing import category_text, own_index_text, states_for_the_user
-from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.lifecycle.timeparse import TimeSpan
-from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corrects, ends_or_corrects
+from memstrata.modality import corrects
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import cross_script, memory_terms, scripts
 from memstrata.read.move_up import move_up, within_reach
-from memstrata.read.names import doubled_names, named_in_other_script, names_in
-from memstrata.read.own_first import assistant_asks, mentions, people_named, subject, topic_terms, whose
+from memstrata.read.own_first import assistant_asks, mentions, people_named, topic_terms, whose
 from memstrata.read.parting import asks_past_the_parting
 from memstrata.read.retrieve import time_it_names
-from memstrata.topics import topics_of
+from memstrata.read.takes_back import about_others, calls_off_plan, ends_or_corrects_it, facets
 from memstrata.types import MemoryItem, SearchHit
 
 # What a memory says has changed, as the words of the questions it answers: by default a change said as done;
@@ -74,12 +69,12 @@ def newer_first(
     the latest of them first. ``names``:
     those the scope gives the relatives the question asks about (read/relatives.py). ``changes``: what a memory says
     has changed (:data:`Changes`)."""
-    terms = _facets(topic_terms(query_text))
+    terms = facets(topic_terms(query_text))
     if not terms:
         return list(hits)
 
     def reasons(hit: SearchHit) -> frozenset[str]:
-        return terms & _facets(memory_terms(_statement(hit.memory)))
+        return terms & facets(memory_terms(_statement(hit.memory)))
 
     def said_later(hit: SearchHit, above: SearchHit) -> bool:
         return not above.breakdown.key_match and said_at(hit.memory) > said_at(above.memory)
@@ -88,7 +83,7 @@ def newer_first(
         # a change of what the question asks: "Joined Leith Links Leisure … before work" (a gym) replaced the job
         # for "Where do I work?" on the word "work" alone (a held-out trial)
         why, because = reasons(above), reasons(hit)
-        changed = _facets(tuple(changes(hit.memory).split()))
+        changed = facets(tuple(changes(hit.memory).split()))
         if not (why and because) or not _changes_what_it_says(hit.memory, above.memory, changes):
             return False
         if because == why and terms & changed:
@@ -96,7 +91,7 @@ def newer_first(
         # or a change of the kind the earlier statement is of, for some of its reasons: "医生把二甲双胍加到 850mg 了"
         # (a dose changed) after "医生让我每天吃二甲双胍 500mg" (a medicine taken) for "我现在吃多少二甲双胍？", which
         # only the earlier one matches on 吃 (a user trial)
-        return because <= why and bool(changed & _facets(memory_terms(category_text(above.memory))))
+        return because <= why and bool(changed & facets(memory_terms(category_text(above.memory))))
 
     def never_held(hit: SearchHit, above: SearchHit) -> bool:
         return _never_held(hit, above, query_text)
@@ -114,7 +109,7 @@ def newer_first(
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
         if not said_later(hit, above) or assistant_asks(hit.memory):  # a question said later changes nothing
             return False
-        if _about_others(hit.memory, above.memory) or _leaves_the_one_asked(hit, above, named, query_text):
+        if about_others(hit.memory, above.memory) or _leaves_the_one_asked(hit, above, named, query_text):
             return False
         if asks_past_the_parting(query_text, above.memory, hit.memory):  # (read/parting.py)
             return False
@@ -127,14 +122,14 @@ def newer_first(
             # from anywhere in the window: "Honestly great. Still eat eggs and cheese." led "Am I still vegetarian?"
             # on the question it answered (0.60) above "back to eating chicken and fish" (0.15)
             return True
-        if _calls_off(hit.memory, above.memory) and (reasons(hit) or cross_script(asked_in, hit.memory.text)):
+        if calls_off_plan(hit.memory, above.memory) and (reasons(hit) or cross_script(asked_in, hit.memory.text)):
             # a call-off that shares nothing of what is asked answers it only across scripts ("成都的行程取消了"
             # for "Are we going to Chengdu?"): "西安去不成了" led "我儿子喜欢玩什么？" above "星球大战系列。另外
             # 我们国庆打算带他去西安玩", which matched on 玩 (a user trial)
             return True
         if not within_reach(hit, above, margin):
             return False
-        return (bool(why) and reasons(hit) == why) or _ends_or_corrects(hit.memory, above.memory, question=query_text)
+        return (bool(why) and reasons(hit) == why) or ends_or_corrects_it(hit.memory, above.memory, question=query_text)
 
     if formerly:  # what a later statement replaced answers instead of it
         return move_up(hits, lambda hit, above: answers_instead(above, hit), best=lambda hit: said_at(hit.memory))
@@ -148,7 +143,7 @@ def changed_by_then(hits: Sequence[SearchHit], query_text: str, span: TimeSpan, 
     November) on more of its words. A change taking effect late in the time leaves the earlier state first: in most
     of it, that state still held ("Where did I live in 2024?" with a move in July). Only changes said as done count
     here: a plan of that time may not have happened (read/due_plans.py)."""
-    terms = _facets(topic_terms(query_text))
+    terms = facets(topic_terms(query_text))
     if not terms:
         return list(hits)
     middle = span.start + (span.end - span.start) / 2
@@ -158,8 +153,8 @@ def changed_by_then(hits: Sequence[SearchHit], query_text: str, span: TimeSpan, 
             return False
         named = time_it_names(hit.memory, zone)
         took_effect = named.start if named is not None else said_at(hit.memory)
-        why = terms & _facets(memory_terms(_statement(above.memory)))
-        same_reasons = bool(why) and terms & _facets(memory_terms(_statement(hit.memory))) == why
+        why = terms & facets(memory_terms(_statement(above.memory)))
+        same_reasons = bool(why) and terms & facets(memory_terms(_statement(hit.memory))) == why
         return same_reasons and said_at(above.memory) < took_effect <= middle
 
     return move_up(hits, answers_instead, best=lambda hit: said_at(hit.memory))
@@ -172,7 +167,7 @@ def said_by_then_first(
     said by the end of that time answers above one said after it (within ``margin`` of its score), unless the later
     one names a time inside it ("Last year my coach was Li"). "我去年的健身教练是谁？" was answered by "我的健身教练
     是王教练" said this month, which says 教练 twice, above "我的健身教练是小李" of last year."""
-    terms = _facets(topic_terms(query_text))
+    terms = facets(topic_terms(query_text))
     if not terms:
         return list(hits)
 
@@ -182,8 +177,8 @@ def said_by_then_first(
         named = time_it_names(above.memory, zone)
         if (named is not None and named.start < span.end) or whose(hit.memory) != whose(above.memory):
             return False
-        why = terms & _facets(memory_terms(_statement(above.memory)))
-        same_reasons = bool(why) and terms & _facets(memory_terms(_statement(hit.memory))) == why
+        why = terms & facets(memory_terms(_statement(above.memory)))
+        same_reasons = bool(why) and terms & facets(memory_terms(_statement(hit.memory))) == why
         return same_reasons and within_reach(hit, above, margin)
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
@@ -195,8 +190,8 @@ def _never_held(hit: SearchHit, above: SearchHit, question: str) -> bool:
     if above.breakdown.key_match or said_at(hit.memory) <= said_at(above.memory):
         return False
     corrected = corrects(hit.memory.text) and within_reach(hit, above, MARGIN)
-    return _calls_off(hit.memory, above.memory) or (
-        corrected and _ends_or_corrects(hit.memory, above.memory, question=question)
+    return calls_off_plan(hit.memory, above.memory) or (
+        corrected and ends_or_corrects_it(hit.memory, above.memory, question=question)
     )
 
 
@@ -252,7 +247,7 @@ def with_what_they_changed(
 
     def earlier_ones(later: SearchHit, candidates: list[SearchHit]) -> list[SearchHit]:
         changed = frozenset(changes(later.memory).split())
-        if later.breakdown.key_match or not _facets(tuple(changed)) & _facets(asked):
+        if later.breakdown.key_match or not facets(tuple(changed)) & facets(asked):
             return []
         # what the earlier statement says in any of the change's words: "working remotely" is the job "starting May
         # 5 as a staff engineer" changed, though only the change says "job"
@@ -330,35 +325,15 @@ def _replaces(
         return False
     if corrects(later.memory.text):
         enough = later.breakdown.relevance >= REPLACING_EVIDENCE * earlier.breakdown.relevance
-        return enough and _ends_or_corrects(later.memory, earlier.memory, by_category=by_category, question=question)
+        return enough and ends_or_corrects_it(later.memory, earlier.memory, by_category=by_category, question=question)
     if corrections_only:
         return False
-    changed = _facets(tuple(changes(later.memory).split()))
-    statement = _facets(memory_terms(_statement(earlier.memory)))
+    changed = facets(tuple(changes(later.memory).split()))
+    statement = facets(memory_terms(_statement(earlier.memory)))
     # A word of the question whole, not one of its characters: "我哥去年年底结婚了" (husband wife married 老公
     # 老婆 结婚) shares only 老 with "我老家是哪里的？" and took the place of "老家是绵阳的".
-    shared = [term for term in asked if _facets((term,)) <= changed and _facets((term,)) <= statement]
+    shared = [term for term in asked if facets((term,)) <= changed and facets((term,)) <= statement]
     return bool(shared) and _changes_what_it_says(later.memory, earlier.memory, changes)
-
-
-# A booking is a plan too: "订了三月去冰岛看极光，民宿都付了定金" stayed above "冰岛去不成了" (a held-out trial).
-_BOOKED = lazy_pattern(
-    r"\b(?:booked|reserved|bought\s+(?:the\s+|our\s+)?(?:flights?|tickets?))\b|订了|订好|预订|定金|买了?(?:机票|门票|车票)",
-    re.IGNORECASE,
-)
-
-
-def _calls_off(later: MemoryItem, earlier: MemoryItem) -> bool:
-    """A plan called off after it was made ("Japan is off" after "Planning to go to Japan in April"): the plan
-    matches "Did I go to Japan?" on every word (0.58 to 0.26) but did not happen. The assistant's reply to a plan
-    is of the plan too: "Lisbon in October is lovely, still warm", indexed with the user's "Thinking Lisbon for
-    October", led "Am I still going to Lisbon in October?" (0.80) above "Lisbon's cancelled" (0.24)."""
-    planned = (
-        NOT_YET.search(earlier.text)
-        or _BOOKED.search(earlier.text)
-        or (not states_for_the_user(earlier) and NOT_YET.search(str(earlier.metadata.get("preceding_turns", ""))))
-    )
-    return bool(planned) and calls_off(later.text) and _ends_or_corrects(later, earlier)
 
 
 def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem, changes: Changes = _said_as_done) -> bool:
@@ -373,15 +348,6 @@ def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem, changes: Chang
     return subject is not None and subject == whose(earlier)
 
 
-def _about_others(later: MemoryItem, earlier: MemoryItem) -> bool:
-    """The later statement is about someone else and the earlier one about the user, each said so at its start (not
-    guessed from a turn's role): another's news says nothing of the user's own state. "父母住在苏州，都已经退休了"
-    moved above the user's own city for "我住在哪？" and the job for "我在哪家公司上班" (the later statement answering
-    for the same reasons, or an ending; found by a user trial). The other way round stays: "I broke up with 陈宇"
-    ends "我男朋友叫陈宇"."""
-    return subject(later.text) == "another" and subject(earlier.text) == "user"
-
-
 def _leaves_the_one_asked(later: SearchHit, earlier: SearchHit, named: re.Pattern[str] | None, question: str) -> bool:
     """The question asks about someone the earlier statement names and the later one does not: the user's own new
     job ("新工作：同程旅行") moved above "My older brother Feng … works at 华为" for "我哥在哪里工作？". Named in the
@@ -389,100 +355,9 @@ def _leaves_the_one_asked(later: SearchHit, earlier: SearchHit, named: re.Patter
     return named is not None and mentions(named, earlier) and not mentions(named, later, question)
 
 
-def _ends_or_corrects(later: MemoryItem, earlier: MemoryItem, *, by_category: bool = True, question: str = "") -> bool:
-    """A later statement that ends or corrects one it shares a subject with ("我已经戒掉咖啡了" after "我每天早上
-    喝两杯咖啡", "其实豆豆是柴犬不是柯基" after "我家狗豆豆是柯基"): it answers instead of the earlier one whatever
-    words the question matched them on, also across scripts ("Do I drink coffee?"), since what the earlier one said
-    no longer holds. The subject is what both say, the words of the ending or correction aside, also by the category
-    both name in either language: "Correction on the allergy thing: it's actually pineapple, not kiwi" corrects
-    "医生说我对猕猴桃过敏" (an allergy both) and shares no word with it."""
-    if not (states_for_the_user(later) and ends_or_corrects(later.text)):
-        return False
-    if _about_others(later, earlier):
-        return False
-    if question and _corrects_another_of_its_topics(later, earlier, question):
-        return False
-    if corrects(later.text) and not _says_what_it_takes_back(later.text, earlier.text):
-        return False
-    # the words of an ending are no subject, whole or in part: "取消" of "取消了" tied a Tibet trip called off to the
-    # Hokkaido trip called off years before (a held-out trial)
-    ending = " ".join(found.group() for found in ENDS_OR_CORRECTS_WORDS.finditer(simplified(later.text)))
-
-    def subject_of(terms: frozenset[str]) -> bool:
-        return any(not ENDS_OR_CORRECTS_WORDS.fullmatch(term) and term not in ending for term in terms)
-
-    later_terms, earlier_terms = frozenset(memory_terms(later.text)), frozenset(memory_terms(earlier.text))
-    if subject_of(later_terms & earlier_terms):
-        return True
-    # one place or person in the two scripts: "用户成都的行程取消了" and "User booked flights to Chengdu"
-    said = frozenset(term for term in later_terms ^ earlier_terms if subject_of(frozenset((term,))))
-    if named_in_other_script(said, later.text, earlier.text):
-        return True
-    if not by_category:
-        return False
-    # By category alone, only of the kinds the earlier one is of: "Actually 不是 shellfish allergy，是 crab 过敏" (a
-    # health condition, and food) corrected "最近在 keto diet" through the food they share and answered "Am I on a
-    # diet?" in its place (a user trial).
-    return kinds_named(later.text) <= kinds_named(earlier.text) and subject_of(
-        _subject_terms(later) & _subject_terms(earlier)
-    )
-
-
-def _corrects_another_of_its_topics(later: MemoryItem, earlier: MemoryItem, question: str) -> bool:
-    """``later`` corrects one everyday topic of ``earlier`` (topics.py), the question asks another of its topics,
-    and the two share nothing but a name or a number. "Correction: 朵朵 is 5, not 6" corrects the age of
-    "我女儿朵朵今年6岁，在上海的星光幼儿园上大班", not the kindergarten, and led "Which school does my
-    daughter go to?" (a user trial). A correction that names no topic ("Sorry, I meant Shanghai, not
-    Beijing"), or shares a word of what it corrects ("不是 shellfish allergy，是 crab 过敏" after "I'm
-    allergic to shellfish，吃虾会起疹子"), may correct anything the earlier statement says. Nor does one of another
-    topic than the question asks, or (for a question of no topic) than the earlier statement speaks of: "我记错了，朵朵
-    过敏的是菠萝" (an allergy) led "朵朵在哪上学？" over "朵朵上小学了" on the name (a user trial)."""
-    corrected = topics_of(later.text)
-    if not (corrected and corrects(later.text)):
-        return False
-    asked, theirs = topics_of(question), topics_of(earlier.text)
-    another = not asked & corrected if asked else bool(theirs) and not theirs & corrected
-    return another and _tied_by_a_name_alone(later, earlier)
-
-
-# What a correction takes back: "不是 A（，是 B）", "B, not A".
-_TAKEN_BACK = lazy_pattern(
-    r"不是\s*(?P<zh>[^，。！？,.!?]{1,16})|\bnot\s+(?P<en>[^,.!?;，。！？]{1,40})", re.IGNORECASE
-)
-
-
-def _says_what_it_takes_back(correction: str, earlier: str) -> bool:
-    """Whether ``earlier`` says what ``correction`` takes back ("不是 A"): a Latin word of it, or two of its Chinese
-    characters (one where it has one). "其實我不是對貓毛過敏，醫生說是塵蟎" takes back the allergy to cat hair, not
-    "我養了一隻貓叫小橘", and led "我的猫叫什么？" over it on the word 貓 (a user trial). True where the
-    correction says no "not" to read."""
-    found = _TAKEN_BACK.search(simplified(correction))
-    if found is None:
-        return True
-    taken = _facets(tuple(memory_terms(found.group("zh") or found.group("en") or "")))
-    said = _facets(tuple(memory_terms(earlier)))
-    if not taken:
-        return True
-    han, said_han = {part for part in taken if has_han(part)}, {part for part in said if has_han(part)}
-    latin, said_latin = taken - han, said - said_han
-    if not (latin and said_latin) and not (han and said_han):
-        return True  # said in the other script ("pineapple, not kiwi" after "医生说我对猕猴桃过敏"): not to be read
-    return bool(latin & said_latin) or len(han & said_han) >= min(2, len(han)) > 0
-
-
-def _tied_by_a_name_alone(later: MemoryItem, earlier: MemoryItem) -> bool:
-    names = {name.casefold() for item in (later, earlier) for name in (*names_in(item.text), *doubled_names(item.text))}
-    shared = frozenset(memory_terms(later.text)) & frozenset(memory_terms(earlier.text))
-    return all(term.isdigit() or term in names or ENDS_OR_CORRECTS_WORDS.fullmatch(term) for term in shared)
-
-
-def _subject_terms(item: MemoryItem) -> frozenset[str]:
-    return frozenset(memory_terms(f"{item.text}\n{category_text(item)}"))
-
-
 def asked_of(item: MemoryItem, asked: str) -> bool:
     """Whether a memory states something of what the question (``asked``: its words, its time aside) asks about."""
-    return bool(_facets(topic_terms(asked)) & _facets(memory_terms(_statement(item))))
+    return bool(facets(topic_terms(asked)) & facets(memory_terms(_statement(item))))
 
 
 def _statement(item: MemoryItem) -> str:
@@ -504,11 +379,3 @@ def _statement(item: MemoryItem) -> str:
 _WORK_AS_A_TIME = lazy_pattern(
     r"\b(?:before|after|from|off|at)\s+work\b|下班(?:后|以后|之后|前)|上班(?:前|之前)", re.IGNORECASE
 )
-
-
-@lru_cache(maxsize=32_768)  # a window compares each memory with many others: its facets are made once
-def _facets(terms: Collection[str]) -> frozenset[str]:
-    """Terms to compare two statements' reasons by: a Chinese word as its characters, since segmentation cuts the
-    same words apart differently ("我超爱吃辣" holds "吃", "我不吃辣了" holds "不吃": "我能吃辣吗？" matched them for
-    different reasons, and the older statement stayed first)."""
-    return frozenset(part for term in terms for part in (term if has_han(term) else (term,)))
