@@ -286,7 +286,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"\b\d+(?:\.\d+)?\s*(?:mg|mcg|µg|μg|iu)\b|\d\s*(?:毫克|微克)"
             + r"|"
             + _english(
-                r"medications? medicines? prescriptions? prescribed pills? tablets? dose dosage amlodipine metformin"
+                r"medications? medicines? prescriptions? prescribed pills? dose dosage amlodipine metformin"
                 r" insulin lisinopril losartan atorvastatin simvastatin statins? levothyroxine omeprazole ibuprofen"
                 r" paracetamol acetaminophen aspirin amoxicillin antibiotics? prednisone sertraline fluoxetine"
                 r" escitalopram warfarin gabapentin melatonin inhalers?"

@@ -453,6 +453,9 @@ def test_a_relation_no_turn_gives_is_asked_about_and_held_back(scripted_memory: 
     assert _live(memory, "u2") == {wrong: "pending"}
     assert invented_relations("用户的儿子小宇学校国庆要补课", "我儿子小宇学校国庆要补课。") == []
     assert invented_relations("用户的妹妹林小雨在腾讯", "我妹林小雨在腾讯") == []
+    # other words for a relative, and a title the model may read right: not asked about
+    assert invented_relations("用户的丈夫周明是老师", "我爱人周明是老师") == []
+    assert invented_relations("用户的老板张总让用户加班", "张总让我加班") == []
 
 
 def test_a_fact_that_gives_a_relative_what_the_user_said_of_themselves_is_asked_again(
@@ -710,6 +713,10 @@ def test_a_fact_of_the_users_turn_given_to_the_assistant_is_the_users(
              ("user", "就在杭州周边转转吧。还有，医生把二甲双胍加到 850mg 了。")]  # fmt: skip
     memory.add([{"role": role, "content": text} for role, text in turns], user_id="u1", infer=True, wait=True)
     assert "用户还有，医生把二甲双胍加到 850mg 了" in _live(memory)
+    # what the user says the assistant did stays the assistant's
+    server.enqueue(_facts("Assistant suggested Kyoto"))
+    memory.add([{"role": "user", "content": "Thanks for suggesting Kyoto!"}], user_id="u2", infer=True, wait=True)
+    assert "Assistant suggested Kyoto" in _live(memory, "u2")
 
 
 def test_a_call_that_never_validates_is_tried_again_one_turn_at_a_time(

@@ -200,14 +200,16 @@ def _as_written(result: StructuredResult[F], turns: Sequence[Message]) -> Struct
         source = _source(fact.turn, turns, fact.text)
         said = " ".join(turn.content for turn in source)
         text = in_the_turns_script(fact.text, said)
-        if len(source) == 1 and source[0].role == "user":
-            text = _ASSISTANT_OPENING.sub(lambda found: "用户" if found.group(1) else "User ", text, count=1)
+        opening = _ASSISTANT_OPENING.match(text)
+        if opening and len(source) == 1 and source[0].role == "user" and text[opening.end() :] in said:
+            text = ("用户" if opening.group(1) else "User ") + text[opening.end() :]
         facts.append(fact.model_copy(update={"text": text}))
     return replace(result, data=result.data.model_copy(update={"facts": facts}))
 
 
 # The model gave a user's turn to the assistant: "就在杭州周边转转吧。还有，医生把二甲双胍加到 850mg 了" came back as
 # "助手还有，医生把二甲双胍加到 850mg 了" (a user trial), and the dose the user said was read as the assistant's word.
+# Only the turn's own words after it: "Assistant suggested Kyoto" of "Thanks for suggesting Kyoto!" is the assistant's.
 _ASSISTANT_OPENING = lazy_pattern(r"^\s*(?:(助手)|(?:the\s+)?assistant\s+)", re.IGNORECASE)
 
 

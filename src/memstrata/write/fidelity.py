@@ -76,7 +76,13 @@ def invented_wishes(fact: str, source: str) -> list[str]:
 # Chinese fact that gives the one it names a relation no turn of its call says, in full or short (我妹), is asked
 # about and held back the same way.
 _ZH_RELATIVE_NAMED = lazy_pattern(r"^用户的?(?P<relation>[\u4e00-\u9fff]{2,3}?)(?P<name>[\u4e00-\u9fff]{2})")
-_SHORT_FORMS = {"sister": "妹姐", "brother": "哥弟", "parent": "妈爸"}
+# Family only: a boss or a doctor is often named by a title the model may read right (张总, 王医生). With the other
+# words a turn may say a relative by: 我妹, 爱人, 闺女 …
+_FAMILY_ALSO_SAID = {
+    "sister": ("妹", "姐"), "brother": ("哥", "弟"), "parent": ("妈", "爸", "父母"),
+    "spouse": ("爱人", "媳妇", "先生", "对象", "另一半", "伴侣"), "partner": ("男友", "女友", "对象", "另一半"),
+    "child": ("闺女", "娃", "宝宝", "小孩"),
+}  # fmt: skip
 
 
 def invented_relations(fact: str, said: str) -> list[str]:
@@ -91,9 +97,8 @@ def invented_relations(fact: str, said: str) -> list[str]:
     ):
         return []
     relation = subject.removeprefix("rel:")
-    if found.group("name") not in said:
+    if relation not in _FAMILY_ALSO_SAID or found.group("name") not in said:
         return []
-    words = relation_words(relation)
-    if any(word in said for word in words) or any(short in said for short in _SHORT_FORMS.get(relation, "")):
+    if any(word in said for word in (*relation_words(relation), *_FAMILY_ALSO_SAID[relation])):
         return []
     return [found.group("relation")]
