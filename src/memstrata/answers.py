@@ -420,7 +420,8 @@ _TURNS_TO_ANOTHER = lazy_pattern(
     r"^\s*(?:(?:and|but|so|also|plus)\s+)?(?:he|she|they)\b|^\s*(?:而且|但是?|所以|另外|还有)?(?:他|她)(?!们家)"
     # or to someone named: "Yes, I can cook Thursday to Sunday now. Also Arjun got a job in Boston" gave the speaker a
     # new job, and it led "What shifts do I work?" (a user trial)
-    r"|^\s*(?:(?:and|but|so|also|plus)\s+)?(?-i:[A-Z][a-z]+)\s+(?:got|gets|started|starts|moved|moves|works|worked"
+    r"|^\s*(?:(?:and|but|so|also|plus)\s+)?(?!(?:today|yesterday|tonight|finally|just|then|now|recently|officially"
+    r"|actually|already|still|never|last|this|next)\b)(?-i:[A-Z][a-z]+)\s+(?:got|gets|started|starts|moved|moves|works|worked"
     r"|joined|left|quit|lives|found|is\s+(?:moving|starting|working))\b",
     re.I,
 )

@@ -68,5 +68,6 @@ def test_the_readings_behind_it() -> None:
     assert subject("对了，我妈搬回老家了") == "another" and subject("Anyway I got a job") == "user"
     assert "work" not in answer_words("Yes, I can cook now. Also Arjun got a job in Boston.")
     assert "work" in answer_words("Great news. I got a job at Meta")
+    assert "work" in answer_words("Great news! Today got a job at Meta")  # a time word opens it, not someone
     assert "live" in planned_change_answers("Also my mom is moving in with us next month")
     assert topic_terms("Does my mom live with us?") == ("live",) and "us" in topic_terms("Do I live in the US?")
