@@ -456,6 +456,29 @@ def test_a_relation_no_turn_gives_is_asked_about_and_held_back(scripted_memory: 
     # other words for a relative, and a title the model may read right: not asked about
     assert invented_relations("用户的丈夫周明是老师", "我爱人周明是老师") == []
     assert invented_relations("用户的老板张总让用户加班", "张总让我加班") == []
+    assert invented_relations("用户的妈妈不吃鸡蛋", "她不吃鸡蛋。") == []  # no one named after the relation
+
+
+def test_what_a_turn_says_of_she_or_he_given_to_the_user_is_asked_again(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial of whole chats imported: "Yes please. 她不吃鸡蛋，也不吃洋葱大蒜。" (the mother, named in the turn
+    before) became "用户请求助手调整菜单，因为不吃鸡蛋、洋葱和大蒜", the user's diet. Asked once; a second answer that
+    still does it waits for review. A fact that says whom (用户的妈妈) is left alone."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    wrong, right = "用户请求助手调整菜单，因为不吃鸡蛋、洋葱和大蒜", "用户的妈妈不吃鸡蛋、洋葱和大蒜"
+    turns = [("user", "Also my mom is moving in with us next month."), ("assistant", "Should I add more dishes?"),
+             ("user", "Yes please. 她不吃鸡蛋，也不吃洋葱大蒜。"), ("assistant", "明白了，我会调整菜单。")]  # fmt: skip
+    said = [{"role": role, "content": text} for role, text in turns]
+    for user, retried, status in (("u1", right, "active"), ("u2", wrong, "pending")):
+        # the Chinese turns are asked about first, in a call of their own (turn 1 there), then the English ones
+        server.enqueue(_facts(wrong), _facts(retried), _facts())
+        memory.add(said, user_id=user, infer=True, wait=True)
+        assert _live(memory, user) == {retried: status}, user
+    assert any("what its turn says of 她" in request["messages"][-1]["content"] for request in server.requests)
+    # a fact that says whom, of an answer to the assistant's question ("你妹妹叫什么名字？" "她叫林小雨"), is left alone
+    assert given_to_the_user("用户的妹妹叫林小雨", "她叫林小雨，在字节跳动工作。") == []
 
 
 def test_a_fact_that_gives_a_relative_what_the_user_said_of_themselves_is_asked_again(

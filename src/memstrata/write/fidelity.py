@@ -21,6 +21,7 @@ from functools import lru_cache
 from memstrata.han import HAN_RUN
 from memstrata.lexical import jieba
 from memstrata.patterns import lazy_pattern
+from memstrata.read.names import doubled_names
 from memstrata.write.decide import relation_words, subject_of
 
 _FRAMING = frozenset({"用户"})  # the word extraction uses for the speaker
@@ -75,7 +76,7 @@ def invented_wishes(fact: str, source: str) -> list[str]:
 # named as such in an earlier session) the bundled model wrote "用户的妹妹小宇学校国庆要补课" (a user trial). A
 # Chinese fact that gives the one it names a relation no turn of its call says, in full or short (我妹), is asked
 # about and held back the same way.
-_ZH_RELATIVE_NAMED = lazy_pattern(r"^用户的?(?P<relation>[\u4e00-\u9fff]{2,3}?)(?P<name>[\u4e00-\u9fff]{2})")
+_ZH_RELATIVE_NAMED = lazy_pattern(r"^用户的?(?P<relation>[\u4e00-\u9fff]{2,3}?)(?P<rest>[\u4e00-\u9fff]{2}.*)")
 # Family only: a boss or a doctor is often named by a title the model may read right (张总, 王医生). With the other
 # words a turn may say a relative by: 我妹, 爱人, 闺女 …
 _FAMILY_ALSO_SAID = {
@@ -83,6 +84,16 @@ _FAMILY_ALSO_SAID = {
     "spouse": ("爱人", "媳妇", "先生", "对象", "另一半", "伴侣"), "partner": ("男友", "女友", "对象", "另一半"),
     "child": ("闺女", "娃", "宝宝", "小孩"),
 }  # fmt: skip
+
+
+def _name_opening(text: str) -> str | None:
+    """The name ``text`` opens with: a word the segmenter tags as a person's name (小宇, 周明), or a doubled pet name
+    (豆豆); not a verb ("用户的妈妈不吃鸡蛋" names no one)."""
+    doubled = doubled_names(text[:2])
+    if doubled:
+        return doubled[0]
+    words = jieba().tag(text[:8])
+    return words[0][0] if words and words[0][1] == "nr" and len(words[0][0]) >= 2 else None
 
 
 def invented_relations(fact: str, said: str) -> list[str]:
@@ -97,7 +108,8 @@ def invented_relations(fact: str, said: str) -> list[str]:
     ):
         return []
     relation = subject.removeprefix("rel:")
-    if relation not in _FAMILY_ALSO_SAID or found.group("name") not in said:
+    name = _name_opening(found.group("rest"))
+    if relation not in _FAMILY_ALSO_SAID or name is None or name not in said:
         return []
     if any(word in said for word in (*relation_words(relation), *_FAMILY_ALSO_SAID[relation])):
         return []

@@ -65,14 +65,33 @@ def given_to_the_user(fact: str, source: str) -> list[str]:
     payments API now", and it closed the user's own "User owns the checkout service" (the decision set's
     third-named-person); "朵朵今天开始上小学了，学校是上海市实验小学。" became "用户的学校是上海市实验小学" (a user
     trial). A clause without a subject of its own goes on about the one the turn opened with. A fact that names that
-    one ("用户朵朵今天开始上小学了", "User's colleague Dana …") is theirs, and is left alone."""
+    one ("用户朵朵今天开始上小学了", "User's colleague Dana …") is theirs, and is left alone. A turn may open with she
+    or he instead, after a short answer: "Yes please. 她不吃鸡蛋，也不吃洋葱大蒜。" (the mother, named in the turn
+    before) became "用户请求助手调整菜单，因为不吃鸡蛋、洋葱和大蒜" (another trial), mixed with the assistant's words,
+    so two words of the turn are enough there."""
     opening = _USER_OPENING.match(fact)
     if opening is None or _FIRST_PERSON.search(source):
         return []
-    named = opening_name(source)
+    by_name = opening_name(source)
+    pronoun = None if by_name else _OPENING_PRONOUN.match(source)
+    if pronoun and not _THE_USER_ALONE.match(fact):  # "用户的妈妈不吃鸡蛋", "用户的妹妹叫林小雨" say whom it is
+        return []
+    named = by_name or (pronoun.group("who") if pronoun else None)
     if named is None or named.casefold() in fact.casefold():
         return []
     stated = memory_terms(fact[opening.end() :]) - _FRAMING
     said = memory_terms(source.replace(named, " "))
     restated = len(stated & said)
-    return [named] if restated >= _LEAST and restated >= _SHARE * len(stated) else []
+    enough = _LEAST if pronoun else max(_LEAST, _SHARE * len(stated))
+    return [named] if restated >= enough else []
+
+
+# A fact of the user alone, not of someone of theirs ("用户的妈妈…", "User's sister …").
+_THE_USER_ALONE = lazy_pattern(r"^\s*(?:用户(?!的)|(?:the\s+)?user\s)", re.I)
+
+
+# She or he opening a turn, after a short sentence at most ("Yes please."), and not reporting what was said of the
+# user ("He said the rent is 6800" may well be the user's rent).
+_OPENING_PRONOUN = lazy_pattern(
+    r"^\s*(?:[^。！？.!?]{1,12}[。！？.!?]\s*)?(?P<who>她|他|(?-i:[Ss]he|[Hh]e)\b)(?!\s*(?:说|告诉|讲|觉得|认为|said|says|told|thinks))"
+)
