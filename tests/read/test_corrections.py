@@ -11,7 +11,7 @@ from memstrata.modality import ends_or_corrects
 from memstrata.read.retrieve import time_it_names
 from memstrata.topics import topics_of
 from memstrata.types import MemoryItem, Provenance, Scope
-from support.turns import say
+from support.turns import first_answers, say
 
 
 def test_a_correction_of_one_topic_does_not_answer_for_another_topic_of_the_statement(memory: Memory) -> None:
@@ -20,12 +20,9 @@ def test_a_correction_of_one_topic_does_not_answer_for_another_topic_of_the_stat
     say(memory, "mei", [("2025-01-12", "我女儿朵朵今年6岁，在上海的星光幼儿园上大班。"),
                         ("2025-03-02", "Correction: 朵朵 is 5, not 6. She turns 6 in July."),
                         ("2025-04-20", "周末带朵朵去了迪士尼，排队排了两个小时")])  # fmt: skip
-    for question in ("Which school does my daughter go to?", "朵朵在哪个幼儿园？"):
-        found = memory.search(question, user_id="mei")
-        assert found and found[0].text.startswith("我女儿朵朵今年6岁"), (question, [hit.text for hit in found])
-    for question in ("How old is my daughter?", "朵朵几岁了？"):
-        found = memory.search(question, user_id="mei")
-        assert found and found[0].text.startswith("Correction"), (question, [hit.text for hit in found])
+    first_answers(memory, "mei", {"Which school does my daughter go to?": "我女儿朵朵今年6岁",
+                                  "朵朵在哪个幼儿园？": "我女儿朵朵今年6岁",
+                                  "How old is my daughter?": "Correction", "朵朵几岁了？": "Correction"})  # fmt: skip
     assert topics_of("How old is my daughter?") == {"age"} and topics_of("朵朵几岁了？") == {"age"}
 
 
@@ -39,9 +36,7 @@ def test_a_correction_of_a_topic_the_question_does_not_ask_answers_nothing_of_it
                          ("2026-09-03", "我记错了，朵朵过敏的是菠萝，芒果没事。")])  # fmt: skip
     expected = {"朵朵在哪上学？": "朵朵上小学了", "What school does my daughter go to?": "朵朵上小学了",
                 "我女儿多大？": "我们女儿朵朵今年五岁", "朵朵对什么过敏？": "我记错了"}  # fmt: skip
-    for question, answer in expected.items():
-        found = memory.search(question, user_id="jing")
-        assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])
+    first_answers(memory, "jing", expected)
     assert topics_of("我们女儿朵朵今年五岁") >= {"age"}
 
 
@@ -53,9 +48,7 @@ def test_a_plan_called_off_answers_only_what_asks_of_the_plan(memory: Memory) ->
                          ("2025-09-20", "西安去不成了，小宇学校国庆要补课。")])  # fmt: skip
     found = memory.search("我儿子喜欢玩什么？", user_id="wang")
     assert found and not found[0].text.startswith("西安去不成了"), [hit.text for hit in found]
-    for question in ("国庆去西安吗？", "Are we going to Xi'an?"):
-        found = memory.search(question, user_id="wang")
-        assert found and found[0].text.startswith("西安去不成了"), (question, [hit.text for hit in found])
+    first_answers(memory, "wang", {"国庆去西安吗？": "西安去不成了", "Are we going to Xi'an?": "西安去不成了"})
 
 
 def test_a_correction_naming_no_topic_still_answers_for_what_it_corrects(memory: Memory) -> None:
@@ -81,9 +74,7 @@ def test_traditional_chinese_history_reads_its_times_topics_and_corrections(memo
     expected = {"我住在哪里？": "下個月要搬到台中了", "Where do I live?": "下個月要搬到台中了",
                 "我的猫叫什么？": "我養了一隻貓叫小橘", "我对什么过敏？": "其實我不是對貓毛過敏",
                 "Do I still swim?": "游泳課停了"}  # fmt: skip
-    for question, answer in expected.items():
-        found = memory.search(question, user_id="wen")
-        assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])
+    first_answers(memory, "wen", expected)
     assert topics_of("我養了一隻貓叫小橘") >= {"pet", "name"} and ends_or_corrects("游泳課停了")
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.read.relatives import asked_relations, names_given
-from support.turns import say
+from support.turns import first_answers, say
 
 SISTER = asked_relations("What does my sister do?")
 WIFE = asked_relations("我老婆在哪里教书？")
@@ -83,9 +83,8 @@ def test_a_partner_named_once_answers_for_her_later_news(memory: Memory) -> None
     say(memory, "sam", [("2024-11-20", "My partner 林晓 is vegetarian, so we mostly cook tofu dishes at home."),
                         ("2025-01-08", "我们养了一只狗叫可乐，是金毛。"),
                         ("2025-08-15", "林晓 started eating fish again, she says she's pescatarian now.")])  # fmt: skip
-    for question in ("What does my partner eat?", "Is my partner vegetarian?"):
-        found = memory.search(question, user_id="sam")
-        assert found and found[0].text.startswith("林晓 started eating fish"), (question, [hit.text for hit in found])
+    fish = "林晓 started eating fish"
+    first_answers(memory, "sam", {"What does my partner eat?": fish, "Is my partner vegetarian?": fish})
     assert names_given("My partner 林晓 is vegetarian", asked_relations("my partner")) == ["林晓"]
 
 

@@ -7,7 +7,7 @@ from memstrata import Memory
 from memstrata.answers import change_answers, planned_change_answers, unquoted
 from memstrata.modality import NOT_YET
 from memstrata.read.own_first import subject
-from support.turns import say
+from support.turns import first_answers, say
 
 
 def test_a_move_quoted_from_someone_else_is_not_the_users(memory: Memory) -> None:
@@ -228,9 +228,9 @@ def test_a_plan_called_off_in_the_other_script_is_called_off(memory: Memory) -> 
     say(memory, "sam", [("2025-02-14", "Booked flights to Chengdu for April to meet 林晓's parents."),
                         ("2025-03-02", "成都的行程取消了，林晓妈妈住院了。"),
                         ("2025-03-20", "周末在家做了麻婆豆腐")])  # fmt: skip
-    for question in ("Are we going to Chengdu?", "我们什么时候去成都？"):
-        found = memory.search(question, user_id="sam")
-        assert found and found[0].text.startswith("成都的行程取消了"), (question, [hit.text for hit in found])
+    first_answers(
+        memory, "sam", {"Are we going to Chengdu?": "成都的行程取消了", "我们什么时候去成都？": "成都的行程取消了"}
+    )
 
 
 def test_someone_named_first_and_then_called_she_or_he_is_whom_it_is_about() -> None:
