@@ -370,10 +370,25 @@ def english_vocabulary() -> frozenset[str]:
     return frozenset(_LATIN.findall(said))
 
 
+@lru_cache(maxsize=1)
+def category_vocabulary() -> frozenset[str]:
+    """Every word the categories add to the statements naming their instances, in both languages."""
+    return frozenset(word for _, words in _CATEGORIES for word in words.split())
+
+
 @lru_cache(maxsize=65_536)
 def kinds_named(text: str) -> frozenset[str]:
     """The categories ``text`` names an instance of, each as its words."""
     return frozenset(words for pattern, words in _CATEGORIES if pattern.search(text))
+
+
+@lru_cache(maxsize=4096)
+def instances_named(text: str) -> tuple[tuple[str, str], ...]:
+    """Each instance of a category ``text`` names, as it is written there, with its category's words: "How much
+    metformin do I take?" names ("metformin", "medication medicine dose 药 药物 剂量")."""
+    return tuple(
+        (found.group(0), words) for pattern, words in _CATEGORIES for found in pattern.finditer(text) if found.group(0)
+    )
 
 
 def category_words(text: str) -> str:

@@ -427,6 +427,21 @@ def test_a_medicine_is_found_by_what_it_is_and_a_new_dose_answers_first(memory: 
     )
 
 
+def test_a_medicine_named_in_the_other_language_is_asked_as_a_medicine(memory: Memory) -> None:
+    """A user trial: "How much metformin do I take?" shares no word with "二甲双胍", and nothing matched on words; the
+    first dose led on meaning. A medicine no memory names in the question's words is also asked as a medicine, so
+    the later dose answers. A medicine the scope does name is asked as itself: the other one does not come first."""
+    said = [("2025-02-10", "最近体检查出血糖偏高，医生让我每天吃二甲双胍 500mg，一天两次。"),
+            ("2025-06-05", "儿子小宇今年上三年级了，最近迷上了乐高。"),
+            ("2025-09-20", "就在杭州周边转转吧。还有，医生把二甲双胍加到 850mg 了，血糖还是有点高。")]  # fmt: skip
+    _tell(memory, "wang", said, zone="+08:00")
+    _first_says(memory, "wang", ("How much metformin do I take?",), "850mg")
+    _tell(memory, "sam", [("2025-03-01", "I take amlodipine 5mg every morning"),
+                          ("2025-04-01", "医生又给我开了二甲双胍 500mg")])  # fmt: skip
+    _first_says(memory, "sam", ("How much amlodipine do I take?",), "I take amlodipine")
+    _first_says(memory, "sam", ("我吃多少氨氯地平？",), "I take amlodipine")
+
+
 def test_a_move_that_is_not_the_users_is_no_change() -> None:
     """The trial's false moves, each moved up above where the user lives: a studio's move beside a plan, a mother's
     move not made, and the time of a sale ("搬家前")."""

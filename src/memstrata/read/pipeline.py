@@ -19,6 +19,7 @@ from memstrata.read.endings import with_later_news
 from memstrata.read.former import with_what_they_replaced
 from memstrata.read.fuse import relevance_floor
 from memstrata.read.idioms import plain_question
+from memstrata.read.instances import asked_by_other_names
 from memstrata.read.left_out import turns_before_what_they_left_out
 from memstrata.read.move_up import in_place_of
 from memstrata.read.named_keys import answers_for_another, asks_for_key
@@ -151,6 +152,8 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     query = query.model_copy(update={"text": simplified(query.text)})
     if settings.correct_spelling:  # "whats my current adress" asks for the address (read/spelling.py)
         query = query.model_copy(update={"text": corrected_spelling(store, query)})
+    # "How much metformin do I take?" of "二甲双胍 850mg": also asked as a medicine (read/instances.py)
+    query = query.model_copy(update={"text": asked_by_other_names(store, query)})
     found = _retrieve(store, embedder, query, settings)
     span, asked, topic, relatives, retrieved = found.span, found.asked, found.topic, found.relatives, found.retrieved
     items = _hydrate(store, query.scope, keyword_matches_to_read(retrieved), {})
