@@ -27,6 +27,7 @@ def _english(words: str) -> str:
 _HAN = lazy_pattern(f"[{HAN_RANGES}]")
 _LATIN = lazy_pattern(r"(?<![A-Za-z])[a-z]{3,}(?![A-Za-z])")  # an English word, not only names ("Bart在公园")
 
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)"
 _PARTNER_WORDS = "partner dating relationship fiance fiancee 伴侣 对象 另一半"
 # A statement that starts with someone else: their news ("My sister got engaged", "我姐订婚了", "她男朋友…"), also as
 # they told it ("佳佳說她跟男友訂婚了" was the user's partner for "Who was my boyfriend?"; a held-out trial).
@@ -332,6 +333,15 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "hotel hotels 酒店",  # not 住宿: a hotel stay is no home ("住")
     ),
     (lazy_pattern(_english(r"appointments?") + r"|预约|挂号", re.IGNORECASE), "appointment appointments 预约"),
+    (  # days of the week something recurs on: "Which nights can I cook?" shares only "cook" with "Yes, I can cook
+        # Thursday to Sunday now", so "User might cook four nights a week" answered for more reasons (a user trial)
+        lazy_pattern(
+            rf"\b(?:{_WEEKDAY}days\b|every\s+{_WEEKDAY}day\b|{_WEEKDAY}day\s*(?:to|through|thru|until|-|–)\s*{_WEEKDAY}day\b)"
+            r"|每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|(?:周|星期|礼拜)[一二三四五六日天]\s*(?:到|至|-|~)\s*(?:周|星期|礼拜)?[一二三四五六日天]",
+            re.IGNORECASE,
+        ),
+        "days nights schedule 周几 星期几",
+    ),
 )
 
 

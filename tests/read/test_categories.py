@@ -442,6 +442,20 @@ def test_a_medicine_named_in_the_other_language_is_asked_as_a_medicine(memory: M
     _first_says(memory, "sam", ("我吃多少氨氯地平？",), "I take amlodipine")
 
 
+def test_the_days_a_thing_recurs_on_answer_which_nights_or_days(memory: Memory) -> None:
+    """A user trial: "Which nights can I cook?" shares only "cook" with "Yes, I can cook Thursday to Sunday now", and
+    the earlier "I might cook four nights a week" led for more reasons. Days of the week named as a schedule answer
+    which days or nights, in both languages; a single day named ("last Friday") is no schedule."""
+    said = [("2025-03-01", "I might cook four nights a week, I work night shifts."),
+            ("2025-06-01", "Got a puppy called Biscuit."),
+            ("2025-11-01", "Day shifts now. Yes, I can cook Thursday to Sunday now.")]  # fmt: skip
+    _tell(memory, "priya", said)
+    _first_says(memory, "priya", ("Which nights can I cook?",), "Thursday to Sunday")
+    _tell(memory, "li", [("2025-03-01", "我晚上有空就做饭"), ("2025-09-01", "现在每周二和周四我来做饭")])
+    _first_says(memory, "li", ("我周几做饭？",), "每周二")
+    assert "days" in category_words("周一到周五在家办公") and category_words("We went out last Friday") == ""
+
+
 def test_a_move_that_is_not_the_users_is_no_change() -> None:
     """The trial's false moves, each moved up above where the user lives: a studio's move beside a plan, a mother's
     move not made, and the time of a sale ("搬家前")."""

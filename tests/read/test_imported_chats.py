@@ -4,6 +4,8 @@ user trial: four sessions of meal planning over a year, in which the user's news
 
 from __future__ import annotations
 
+from tests.support.turns import first_answers, say
+
 from memstrata import Memory
 from memstrata.answers import answer_words, planned_change_answers
 from memstrata.read.own_first import subject, topic_terms
@@ -71,3 +73,14 @@ def test_the_readings_behind_it() -> None:
     assert "work" in answer_words("Great news! Today got a job at Meta")  # a time word opens it, not someone
     assert "live" in planned_change_answers("Also my mom is moving in with us next month")
     assert topic_terms("Does my mom live with us?") == ("live",) and "us" in topic_terms("Do I live in the US?")
+
+
+def test_a_new_job_does_not_take_the_place_of_the_shifts_it_does_not_speak_of(memory: Memory) -> None:
+    """A user trial: "User's new job is at Mass General as a nurse" took the place of the night shifts for "What
+    shifts do I work?" on "work" alone. A change replaces only what it speaks to all of (for the question asked):
+    the new job still answers where the user works."""
+    said = [("2025-03-03", "I work night shifts Tuesday to Thursday at Mount Sinai."),
+            ("2025-12-10", "New job: I'm now working at Mass General as a nurse.")]  # fmt: skip
+    say(memory, "priya", said)
+    asked = {"What shifts do I work?": "I work night shifts", "Where do I work?": "New job"}
+    first_answers(memory, "priya", asked)

@@ -23,9 +23,10 @@ from datetime import tzinfo
 
 from memstrata.answers import change_answers, unquoted
 from memstrata.indexing import category_text, own_index_text, states_for_the_user
+from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.lifecycle.timeparse import TimeSpan
-from memstrata.modality import corrects
+from memstrata.modality import HEDGED, corrects
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import cross_script, memory_terms, scripts
 from memstrata.read.move_up import move_up, within_reach
@@ -126,6 +127,8 @@ def newer_first(
             # a call-off that shares nothing of what is asked answers it only across scripts ("成都的行程取消了"
             # for "Are we going to Chengdu?"): "西安去不成了" led "我儿子喜欢玩什么？" above "星球大战系列。另外
             # 我们国庆打算带他去西安玩", which matched on 玩 (a user trial)
+            return True
+        if why and reasons(hit) == why and _settles_a_maybe(hit.memory, above.memory):
             return True
         if not within_reach(hit, above, margin):
             return False
@@ -333,7 +336,18 @@ def _replaces(
     # A word of the question whole, not one of its characters: "我哥去年年底结婚了" (husband wife married 老公
     # 老婆 结婚) shares only 老 with "我老家是哪里的？" and took the place of "老家是绵阳的".
     shared = [term for term in asked if facets((term,)) <= changed and facets((term,)) <= statement]
-    return bool(shared) and _changes_what_it_says(later.memory, earlier.memory, changes)
+    if not shared:
+        return False
+    # and it speaks to all the question asks that the earlier one answers: a new job ("User's new job is at Mass
+    # General as a nurse") replaced "I work night shifts Tuesday to Thursday" for "What shifts do I work?" on "work"
+    # alone, above the later "switched to day shifts" (a user trial)
+    # (a Chinese word by any of its characters: segmentation cuts the question's words many ways, "手机号码" also as
+    # "机号码", and "新手機門號" speaks of the number without 码)
+    spoken = changed | facets(memory_terms(_statement(later.memory)))
+    answered = [facets((term,)) for term in asked if facets((term,)) <= statement]
+    return all(term & spoken if has_han("".join(term)) else term <= spoken for term in answered) and (
+        _changes_what_it_says(later.memory, earlier.memory, changes)
+    )
 
 
 def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem, changes: Changes = _said_as_done) -> bool:
@@ -343,6 +357,16 @@ def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem, changes: Chang
     meaning, 0.87 to 0.46). Someone else's change keeps to the margin ("My brother started at Meta" does not pass
     "I work at Google" for "Where do I work?")."""
     if not (states_for_the_user(later) and changes(later)):
+        return False
+    subject = whose(later)
+    return subject is not None and subject == whose(earlier)
+
+
+def _settles_a_maybe(later: MemoryItem, earlier: MemoryItem) -> bool:
+    """A maybe settled by the same person's later plain statement, answering for the same reasons, from anywhere in the
+    window: "Yes, I can cook Thursday to Sunday now" (0.50) after "User might cook four nights a week" (0.60), which
+    led "Which nights can I cook?" on its literal "nights" (a user trial)."""
+    if not HEDGED.search(earlier.text) or HEDGED.search(later.text):
         return False
     subject = whose(later)
     return subject is not None and subject == whose(earlier)
