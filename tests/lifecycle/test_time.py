@@ -130,6 +130,10 @@ def test_a_month_without_its_year_takes_the_year_its_tense_points_to(said: str, 
         ("I'll visit Kyoto in March", "2027-03-01"),
         ("我三月份要去京都", "2027-03-01"),
         ("I visited Kyoto in March", "2026-03-01"),
+        # a start in a clause of its own is to come, whatever came before it (a user trial: placed a year back)
+        ("拿到了 Shopee 新加坡的 offer, senior backend, 十二月入职", "2026-12-01"),
+        ("Got an offer from Stripe, starting in December", "2026-12-01"),
+        ("我十二月入职了", "2025-12-01"),  # said as done: the last one
     ],
 )
 def test_a_planned_month_already_past_this_year_is_next_years(said: str, start: str) -> None:

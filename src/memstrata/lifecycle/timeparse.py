@@ -21,7 +21,7 @@ from datetime import datetime
 from memstrata.han import simplified
 from memstrata.lifecycle import calendar_spans as cal
 from memstrata.lifecycle.tense import arranged, sentence_tense
-from memstrata.modality import sentence_at
+from memstrata.modality import clause_at, sentence_at
 from memstrata.patterns import lazy_pattern
 
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -79,12 +79,27 @@ def _yearless(
     ahead; "I'll visit Kyoto in March" said in November is next March. A sentence with no tense cue, or with both,
     keeps this year's."""
     span = span_in(ref.year)
-    tense = sentence_tense(sentence_at(m.string, m.start()))
+    tense = _tense_at(m.string, m.start())
     if tense < 0 and span[0] > ref:
         return span_in(ref.year - 1)
     if tense > 0 and span[1] <= ref:
         return span_in(ref.year + 1)
     return span
+
+
+def _tense_at(text: str, position: int) -> int:
+    """The tense of the clause naming a time, else of its sentence; a start in a clause with no tense of its own is to
+    come: "拿到了 Shopee 新加坡的 offer, senior backend, 十月入职" said in September starts this October, though the
+    offer came (了) already; it was placed a year back, before the job it followed (a user trial)."""
+    clause = clause_at(text, position)
+    tense = sentence_tense(clause)
+    if tense:
+        return tense
+    return 1 if _A_START.search(clause) else sentence_tense(sentence_at(text, position))
+
+
+# Starting a job, a school year or a post: "十月入职", "starting in October"
+_A_START = lazy_pattern(r"入职|上任|开学|报到|上岗|\bstart(?:s|ing)\b|\bbegin(?:s|ning)\b", re.IGNORECASE)
 
 
 # Seasons as the months that start them (meteorological, northern hemisphere); winter runs into the next year.
