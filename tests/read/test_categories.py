@@ -580,3 +580,18 @@ def test_home_from_abroad_for_good_answers_where_one_lives_and_a_holiday_home_do
     for question in ("我现在住在哪里？", "Where do I live now?"):
         hits = memory.search(question, user_id="mei", limit=3)
         assert hits and hits[0].text.startswith("我上个月从美国回国了"), (question, [hit.text for hit in hits])
+
+
+def test_a_medicine_stopped_answers_before_it_was_started_whatever_the_question_matches(memory: Memory) -> None:
+    """A user trial: "我在吃什么药？" matched "Doctor put me on melatonin 3mg for sleep, 睡前吃" on 吃 and 药 (0.57) and
+    "User stopped taking melatonin" on 药 alone (0.19). An ending of the thing the earlier statement names by the same
+    name answers instead from anywhere; the same stop of another medicine does not."""
+    said = [("2025-06-20", "Doctor put me on melatonin 3mg for sleep, 睡前吃。"),
+            ("2025-09-01", "我们计划明年二月去北海道滑雪"),
+            ("2026-02-14", "Stopped taking melatonin, sleeping fine now.")]  # fmt: skip
+    _tell(memory, "kai", said, zone="+08:00")
+    _first_says(memory, "kai", ("我在吃什么药？", "Do I take melatonin?"), "Stopped taking melatonin")
+    _tell(memory, "lee", [("2025-06-20", "Doctor put me on melatonin 3mg for sleep, 睡前吃。"),
+                          ("2026-02-14", "Stopped taking aspirin, my stomach hurt.")])  # fmt: skip
+    _first_says(memory, "lee", ("我在吃什么药？",), "Doctor put me on melatonin")
+

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from datetime import tzinfo
 
 from memstrata.answers import change_answers, unquoted
+from memstrata.categories import instances_named
 from memstrata.indexing import category_text, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
@@ -129,6 +130,10 @@ def newer_first(
             # 我们国庆打算带他去西安玩", which matched on 玩 (a user trial)
             return True
         if why and reasons(hit) == why and _settles_a_maybe(hit.memory, above.memory):
+            return True
+        if _names_the_same_thing(hit.memory, above.memory) and ends_or_corrects_it(
+            hit.memory, above.memory, question=query_text
+        ):  # from anywhere: "User stopped taking melatonin" (0.19) after "Doctor put me on melatonin 3mg" (0.57)
             return True
         if not within_reach(hit, above, margin):
             return False
@@ -360,6 +365,14 @@ def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem, changes: Chang
         return False
     subject = whose(later)
     return subject is not None and subject == whose(earlier)
+
+
+def _names_the_same_thing(later: MemoryItem, earlier: MemoryItem) -> bool:
+    """Both name one instance of a category by the same name (a medicine, a breed, a car): what ends it ends that
+    thing, however little the later statement shares of the question ("我在吃什么药？" matched the start on 吃 and
+    药, the stop on 药 alone; a user trial)."""
+    named = {instance.lower() for instance, _ in instances_named(later.text)}
+    return bool(named & {instance.lower() for instance, _ in instances_named(earlier.text)})
 
 
 def _settles_a_maybe(later: MemoryItem, earlier: MemoryItem) -> bool:
