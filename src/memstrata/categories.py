@@ -333,6 +333,16 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "hotel hotels 酒店",  # not 住宿: a hotel stay is no home ("住")
     ),
     (lazy_pattern(_english(r"appointments?") + r"|预约|挂号", re.IGNORECASE), "appointment appointments 预约"),
+    (  # programming languages: "What programming language do I use?" found nothing for "在深圳腾讯做 backend，主要写
+        # Go" (a user trial). Words with another sense only after a cue to code in them ("写 Go", "in Rust"), and
+        # names that are people's names too (Ruby, Swift) not at all.
+        lazy_pattern(
+            r"(?-i:\b(?:Python|JavaScript|TypeScript|Java(?!Script)|Kotlin|Golang|Scala|Haskell|PHP|C\+\+|C#)(?![\w+#]))"
+            r"|(?:写|用|学|[和、/]|\b(?:in|with|write|writes|writing|wrote|code|coding|and|or))\s*(?-i:(?:Go|Rust)\b)",
+            re.IGNORECASE,
+        ),
+        "programming language languages code 编程 语言",
+    ),
     (  # days of the week something recurs on: "Which nights can I cook?" shares only "cook" with "Yes, I can cook
         # Thursday to Sunday now", so "User might cook four nights a week" answered for more reasons (a user trial)
         lazy_pattern(

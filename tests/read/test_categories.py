@@ -595,3 +595,12 @@ def test_a_medicine_stopped_answers_before_it_was_started_whatever_the_question_
                           ("2026-02-14", "Stopped taking aspirin, my stomach hurt.")])  # fmt: skip
     _first_says(memory, "lee", ("我在吃什么药？",), "Doctor put me on melatonin")
 
+
+def test_a_programming_language_is_found_by_what_it_is(memory: Memory) -> None:
+    """A user trial: "What programming language do I use?" returned nothing for "主要写 Go"."""
+    said = [("2025-01-08", "Hi，我叫陈凯，在深圳腾讯做 backend engineer，主要写 Go。"),
+            ("2025-03-15", "My girlfriend 小雨 and I adopted a ragdoll cat, named her Mochi."),
+            ("2025-06-20", "Go to bed early, the doctor said.")]  # fmt: skip
+    _tell(memory, "kai", said, zone="+08:00")
+    _first_says(memory, "kai", ("What programming language do I use?", "我用什么编程语言？"), "主要写 Go")
+    assert category_words("Let it go") == "" and category_words("Taylor Swift tickets!") == ""
