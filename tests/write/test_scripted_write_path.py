@@ -14,6 +14,7 @@ import pytest
 from memstrata import JobFailedError, Memory
 from memstrata.lifecycle.session import estimate_tokens
 from memstrata.read.expand import source_turns
+from memstrata.read.left_out import names_left_out
 from memstrata.types import HistoryAction, JobStatus, MemoryStatus
 from memstrata.write.fidelity import invented_relations
 from memstrata.write.reassigned import given_to_another, given_to_the_user
@@ -240,6 +241,27 @@ def test_a_turn_answers_before_its_fact_that_kept_the_ending_alone(
     for question in ("Where do I work?", "我在哪家公司上班？"):
         found = memory.search(question, user_id="u1")
         assert found and found[0].text == turns[2][0], (question, [hit.text for hit in found])
+
+
+def test_a_turn_answers_before_its_fact_that_left_out_the_name_it_gives(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial (MCP): "Big news: 我拿到了 Shopee 新加坡的 offer, senior backend, 十月入职。" gave the bundled model
+    "用户的offer是十月入职", which led "Where do I work?" without the employer. The turn gives the name, so it answers
+    before the fact."""
+    memory = scripted_memory
+    turns = [("Big news: 我拿到了 Shopee 新加坡的 offer, senior backend, 十月入职。", "2025-09-02T19:30:00+08:00",
+              ("用户的offer是十月入职",)),
+             ("Mochi 最近胖了，vet 说要控制饮食。", "2025-10-02T19:30:00+08:00",
+              ("用户的猫Mochi最近胖了",))]  # fmt: skip
+    for text, when, facts in turns:
+        server.enqueue(_facts(*facts))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    for question in ("Where do I work?", "我在哪家公司上班？"):
+        found = memory.search(question, user_id="u1")
+        assert found and found[0].text == turns[0][0], (question, [hit.text for hit in found])
+    assert names_left_out(turns[1][0], "用户的猫Mochi最近胖了") == frozenset()
+    assert names_left_out(turns[0][0], "用户的offer是十月入职") == {"Shopee"}
 
 
 def test_a_correction_said_by_the_user_closes_what_it_corrects_and_nothing_of_another_topic(

@@ -10,6 +10,9 @@ takes the fact's place, above it. Where the fact does keep the ending ("用户�
 The mirror of it: a fact that keeps only the ending of a turn that goes on to what begins next. "I quit Siemens
 Healthineers. Joining 小红书 as a senior PM next week." gave "User quit Siemens Healthineers", which led "Where do I
 work?" (another user trial): it says where the user no longer works. Its turn says both, so it answers instead.
+
+And a fact of one turn that left out a name the turn gives ("用户的offer是十月入职" of "我拿到了 Shopee 新加坡的 offer,
+senior backend, 十月入职"): the turn says what the fact says and the name besides.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from memstrata.indexing import states_for_the_user
 from memstrata.lifecycle.decay import said_at
 from memstrata.modality import clauses, ends_or_corrects
 from memstrata.read.move_up import in_place_of
+from memstrata.read.names import names_in
 from memstrata.read.newer import FOLLOWED
 from memstrata.types import MemoryItem, SearchHit
 
@@ -38,10 +42,18 @@ def turns_before_what_they_left_out(hits: Sequence[SearchHit]) -> list[SearchHit
             continue
         said, kept = turn.memory.text, fact.memory.text
         left_out_the_ending = _one_turns_fact(fact.memory) and not _ends_something(kept) and _ends_something(said)
-        if left_out_the_ending or (_ends_something(kept) and _begins_something(said) and not _begins_something(kept)):
+        kept_only_the_ending = _ends_something(kept) and _begins_something(said) and not _begins_something(kept)
+        if left_out_the_ending or kept_only_the_ending or (_one_turns_fact(fact.memory) and names_left_out(said, kept)):
             ordered.remove(turn)
             ordered.insert(position, in_place_of(turn, fact))
     return ordered
+
+
+def names_left_out(said: str, kept: str) -> frozenset[str]:
+    """The names the turn gives that the fact does not: "Big news: 我拿到了 Shopee 新加坡的 offer, senior backend, 十月
+    入职" gave "用户的offer是十月入职", which led "Where do I work?" without the employer (a user trial)."""
+    lowered = kept.lower()
+    return frozenset(name for name in names_in(said) if name.lower() not in lowered)
 
 
 def _one_turns_fact(item: MemoryItem) -> bool:
