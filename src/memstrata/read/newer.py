@@ -12,7 +12,11 @@ Further:
   ("搬到深圳南山区了" above "我住在北京朝阳区", which says "住" itself);
 - a later statement that ends or corrects one it shares a subject with moves up from within half its score
   ("我已经戒掉咖啡了", "Actually … green, not blue"), and one calling off a plan from anywhere ("Japan is off");
-- :func:`with_what_replaced_them` looks below the relevance cutoff for corrections of the first hits.
+- from anywhere too: a maybe settled by the same person's later plain statement ("might cook four nights a week",
+  then "I can cook Thursday to Sunday now"), and an ending of the thing an earlier statement names by the same name
+  ("Stopped taking melatonin");
+- :func:`with_what_replaced_them` looks below the relevance cutoff for corrections of the first hits, and for changes
+  that speak to all the question asks of what they replace.
 """
 
 from __future__ import annotations
