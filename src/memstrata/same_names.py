@@ -68,8 +68,18 @@ def _patterns() -> tuple[tuple[re.Pattern[str], re.Pattern[str], str, str], ...]
     )
 
 
+@lru_cache(maxsize=1)
+def _any_name() -> re.Pattern[str]:
+    """Any paired name, in either language: most questions name none, and one search tells."""
+    english = "|".join(english for english, _ in _PAIRS)
+    chinese = "|".join(chinese for _, chinese in _PAIRS)
+    return re.compile(_english(english).pattern + "|" + chinese, re.IGNORECASE)
+
+
 def names_in_other_language(text: str) -> str:
     """The other language's name of each paired thing ``text`` names in one language only, or ""."""
+    if not _any_name().search(text):
+        return ""
     names = []
     for english, chinese, english_name, chinese_name in _patterns():
         said_english, said_chinese = english.search(text) is not None, chinese.search(text) is not None

@@ -23,7 +23,7 @@ import pkgutil
 import string
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,10 @@ class EnglishWords:
         """How often English writes ``word`` (any case); 0 for a word not in the list."""
         found = self._lookup([word.lower()])
         return int(found[0])
+
+    def frequencies(self, words: Sequence[str]) -> list[int]:
+        """:meth:`frequency` of each of ``words``, looked up at once."""
+        return [int(count) for count in self._lookup([word.lower() for word in words])] if words else []
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and self.frequency(word) > 0
