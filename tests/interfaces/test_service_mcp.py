@@ -26,7 +26,7 @@ CLI_ARGS = ["-m", "memstrata"]
 TOOLS = {
     "add_memory", "search_memory", "get_memory", "list_memories", "update_memory", "delete_memory", "memory_history",
     "forget_memories", "review_pending", "confirm_memory", "reject_memory", "archive_memory", "restore_memory",
-    "session_context", "graph_neighbors", "graph_relation_history", "mark_memories_used",
+    "session_context", "end_session", "graph_neighbors", "graph_relation_history", "mark_memories_used",
     "vault_read", "vault_search", "vault_write", "vault_context", "vault_rules",
     "task_start", "task_record_step", "task_update_step", "task_resolve_hypothesis", "task_finish", "task_recall",
     "task_check_plan", "task_strategies", "task_show",
@@ -271,3 +271,19 @@ class _Lines:
         line, self._pending = self._pending.split(b"\n", 1)
         answer: dict[str, Any] = json.loads(line)
         return answer
+
+
+def test_ending_a_session_hands_its_waiting_turns_to_extraction(svc: Service) -> None:
+    """A user trial over MCP: a short session added with infer waited for more turns, and MCP had no way to say the
+    conversation was over (REST and Python do), so its facts waited until someone ran maintenance."""
+    token = svc.token("acme", users=["kai"])
+    turns = [{"role": "user", "content": "每周三晚上我去打羽毛球", "timestamp": "2025-03-15T11:00:00+08:00"}]
+
+    async def session(client: Client) -> dict[str, Any]:
+        added = await client.call_tool("add_memory", {"messages": turns, "session_id": "s2", "infer": True})
+        ended = await client.call_tool("end_session", {"session_id": "s2"})
+        return {"added": structured(added), "ended": structured(ended)}
+
+    out = run(session, f"{svc.url}/mcp", headers=svc.auth(token))
+    [job] = out["ended"]
+    assert job["id"] == out["added"]["job_id"] and job["status"] in ("queued", "running", "done"), job

@@ -7,11 +7,16 @@ fallback). Model-driven behaviour is tested against a scripted HTTP server and t
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from memstrata import Memory
+from memstrata.config import load_settings
+from memstrata.providers.use_embedder import UniversalSentenceEncoder
+from memstrata.storage.protocol import Store
+from memstrata.testing import ManualClock
 from memstrata.types import JobStatus
 from memstrata.write import pipeline
 
@@ -131,3 +136,24 @@ def test_a_fact_another_writer_stores_meanwhile_is_not_stored_twice(
     assert job.status == JobStatus.DONE, job.error
     assert _facts(memory, "u1") == ["我叫李明，住在杭州。", "我对花生过敏。"]
     assert [entry["action"] for entry in job.result["decisions"]].count("NONE") == 1
+
+
+def test_the_background_worker_hands_over_the_turns_of_a_session_gone_quiet(
+    store: Store, embedder: UniversalSentenceEncoder
+) -> None:
+    """A user trial over MCP: a short session added with infer waited for more turns, and with no one ending the
+    session or running maintenance its facts never came. The worker hands over what waits once the session has been
+    quiet for ``lifecycle.session_ttl_minutes``."""
+    clock = ManualClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    settings = load_settings({"store": {"path": store.location}, "write": {"background": False}})
+    memory = Memory(store, embedder, settings=settings, clock=clock)
+    added = memory.add("The meeting room is on the third floor.", user_id="u1", session_id="s", infer=True)
+    assert memory.list_jobs(user_id="u1", status=["waiting"])[0].id == added.job_id
+    clock.advance(minutes=31)
+    memory.settings.write.background = True
+    memory.jobs.start_worker()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and memory.list_jobs(user_id="u1")[0].status != JobStatus.DONE:
+        time.sleep(0.05)
+    assert [job.status for job in memory.list_jobs(user_id="u1")] == [JobStatus.DONE]
+    memory.close()

@@ -13,6 +13,7 @@ from memstrata.config import Settings
 from memstrata.errors import EmbeddingMismatchError, ProviderError
 from memstrata.facade.access import AccessLog
 from memstrata.indexing import index_text
+from memstrata.lifecycle.maintain import release_idle_sessions
 from memstrata.providers.cache import Embedded, embed_with_cache
 from memstrata.providers.coalescing import CoalescingEmbedder
 from memstrata.providers.factory import cap_blas_threads
@@ -147,8 +148,14 @@ class MemoryCore:
             if self._closed:
                 return
             if self._worker is None:
-                self._worker = BackgroundWorker(self.runner)
+                # Turns of a session gone quiet that still wait for more are handed over by the worker itself: a
+                # short conversation through MCP, whose client may never end the session, waited until someone ran
+                # maintenance (a user trial)
+                self._worker = BackgroundWorker(self.runner, when_idle=self._release_quiet_sessions)
             self._worker.wake()
+
+    def _release_quiet_sessions(self) -> int:
+        return len(release_idle_sessions(self.store, self.clock(), self.settings.lifecycle))
 
     def close(self) -> None:
         with self._worker_lock:

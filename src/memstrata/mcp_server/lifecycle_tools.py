@@ -1,4 +1,4 @@
-"""MCP tools for the lifecycle: forgetting on request, pending review, archive / restore, session context.
+"""MCP tools for the lifecycle: forgetting on request, pending review, archive / restore, session context and end.
 
 Erasing a user and consolidation are not offered to agents: one is irreversible and both are decisions
 for a person or an operator (REST and the CLI have them).
@@ -13,7 +13,7 @@ from pydantic import Field
 
 from memstrata.api.models import ForgetResponse
 from memstrata.mcp_server.common import READ_ONLY, AgentId, Callers, MemoryIdArg, SessionId, UserId, reported, writes
-from memstrata.types import MemoryItem, Message
+from memstrata.types import Job, MemoryItem, Message
 
 
 def register_lifecycle_tools(server: MCPServer, callers: Callers) -> None:
@@ -114,3 +114,16 @@ def register_lifecycle_tools(server: MCPServer, callers: Callers) -> None:
         return view.session_context(
             session_id, user_id=scope["user_id"], agent_id=scope["agent_id"], budget_tokens=budget_tokens
         )
+
+    @server.tool(annotations=writes("End a session", destructive=False))
+    @reported
+    def end_session(
+        ctx: Context[Any, Any],
+        session_id: Annotated[str, Field(description="the conversation that has ended")],
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> list[Job]:
+        """Call when a conversation ends: its turns added with infer that still wait for more (a short session) go
+        to fact extraction now, in the background, and the session's summary is stored. Returns its jobs."""
+        view, scope, _ = scoped(ctx, user_id, agent_id, session_id)
+        return view.end_session(session_id, user_id=scope["user_id"], agent_id=scope["agent_id"])

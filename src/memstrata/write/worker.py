@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 
@@ -53,11 +54,23 @@ class JobRunner:
 
 
 class BackgroundWorker:
-    """One daemon thread that runs jobs as they are queued; wake() nudges it, stop() ends it."""
+    """One daemon thread that runs jobs as they are queued; wake() nudges it, stop() ends it. ``when_idle`` is
+    called when nothing was queued, at most once every ``idle_every_s``: it may queue jobs (the facade hands it the
+    turns of sessions gone quiet) and says how many."""
 
-    def __init__(self, runner: JobRunner, *, idle_poll_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        runner: JobRunner,
+        *,
+        idle_poll_s: float = 1.0,
+        when_idle: Callable[[], int] | None = None,
+        idle_every_s: float = 60.0,
+    ) -> None:
         self._runner = runner
         self._idle_poll_s = idle_poll_s
+        self._when_idle = when_idle
+        self._idle_every_s = idle_every_s
+        self._idle_at = 0.0
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="memstrata-write-worker", daemon=True)
@@ -78,6 +91,16 @@ class BackgroundWorker:
             except Exception:
                 log.exception("background job batch failed; it will be retried when its lease expires")
                 handled = 0
-            if not handled:
+            if not handled and not self._idle():
                 self._wake.wait(self._idle_poll_s)
                 self._wake.clear()
+
+    def _idle(self) -> int:
+        if self._when_idle is None or time.monotonic() - self._idle_at < self._idle_every_s:
+            return 0
+        self._idle_at = time.monotonic()
+        try:
+            return self._when_idle()
+        except Exception:
+            log.exception("the idle task failed; it runs again in %s s", self._idle_every_s)
+            return 0
