@@ -205,8 +205,10 @@ def keyword_tokens(text: str) -> list[str]:
 # staff engineer", a plan until the day it names) or an offer accepted is a new job; 45: a child's school (幼儿园,
 # 小学, 上学) is a school, rent or a mortgage (房租, 租金) what a home costs, "moving in with" a planned move, and a
 # later clause that turns to someone named ("Also Arjun got a job") no change of the speaker's; a dose or a common
-# medicine (850mg, 二甲双胍, amlodipine) names a medication, and a dose raised or lowered is a change
-SEARCH_TERMS_VERSION = "45"
+# medicine (850mg, 二甲双胍, amlodipine) names a medication, and a dose raised or lowered is a change; 46: days of the
+# week a thing recurs on (每周二, Thursday to Sunday) are a schedule, programming languages a category, and "allergic"
+# is read as "allergy" (diabetic, asthmatic, pregnancy likewise)
+SEARCH_TERMS_VERSION = "46"
 
 
 @lru_cache(maxsize=65536)

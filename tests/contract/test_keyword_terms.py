@@ -90,6 +90,15 @@ def test_an_irregular_form_finds_its_base_word(store: Store) -> None:
     assert found(store, "what did my child eat?") == [pizza.id]
 
 
+def test_an_adjective_finds_its_noun(store: Store) -> None:
+    """A user trial: "Am I allergic to anything?" found nothing in "我对虾过敏 (shrimp allergy)": porter stems
+    "allergic" and "allergy" apart."""
+    allergy = put(store, "我对虾过敏 (shrimp allergy)，订餐的时候帮我留意一下。")
+    put(store, "My girlfriend and I adopted a ragdoll cat")
+    assert found(store, "Am I allergic to anything?") == [allergy.id]
+    assert search_terms("diabetic, asthmatic") == search_terms("diabetes, asthma")
+
+
 def test_a_chat_abbreviation_finds_its_words_and_they_find_it(store: Store) -> None:
     """ "Who was my boyfriend in 2022?" shared no word with "my bf 阿杰 is a chef" (a user trial)."""
     assert keyword_tokens("my bf is a chef, fav food hotpot") == ["bf", "boyfriend", "chef", "fav", "favorite",
