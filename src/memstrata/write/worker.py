@@ -70,7 +70,7 @@ class BackgroundWorker:
         self._idle_poll_s = idle_poll_s
         self._when_idle = when_idle
         self._idle_every_s = idle_every_s
-        self._idle_at = 0.0
+        self._idle_at = float("-inf")  # the first idle moment runs it
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="memstrata-write-worker", daemon=True)
