@@ -264,6 +264,24 @@ def test_a_turn_answers_before_its_fact_that_left_out_the_name_it_gives(
     assert names_left_out(turns[0][0], "用户的offer是十月入职") == {"Shopee"}
 
 
+def test_a_turn_answers_before_its_update_that_left_out_the_school_it_names(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: "朵朵上小学了，学校是莘庄实验小学。" gave "用户朵朵上小学了", which led "朵朵在哪上学？" without
+    the school's name (there it had replaced the kindergarten and carried that turn too)."""
+    memory = scripted_memory
+    kindergarten, school = "用户女儿朵朵在徐汇的一家幼儿园上学", "用户朵朵上小学了"
+    server.answer_with(_judge({}))
+    turns = [("我们女儿朵朵今年五岁，在徐汇的一家幼儿园上学。", "2025-03-01T20:00:00+08:00", kindergarten),
+             ("朵朵上小学了，学校是莘庄实验小学。", "2026-09-01T20:00:00+08:00", school)]  # fmt: skip
+    for text, when, fact in turns:
+        server.enqueue(_facts(fact))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    found = memory.search("朵朵在哪上学？", user_id="u1")
+    assert found and found[0].text == turns[1][0], [hit.text for hit in found]
+    assert names_left_out(turns[0][0], kindergarten) == frozenset()  # "在徐汇的一家幼儿园" names no school
+
+
 def test_a_correction_said_by_the_user_closes_what_it_corrects_and_nothing_of_another_topic(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:
