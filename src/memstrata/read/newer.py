@@ -26,19 +26,25 @@ from collections.abc import Callable, Sequence
 from datetime import tzinfo
 
 from memstrata.answers import change_answers, unquoted
-from memstrata.categories import instances_named
 from memstrata.indexing import category_text, own_index_text, states_for_the_user
 from memstrata.lexical import has_han
 from memstrata.lifecycle.decay import said_at
 from memstrata.lifecycle.timeparse import TimeSpan
-from memstrata.modality import HEDGED, corrects
+from memstrata.modality import corrects
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import cross_script, memory_terms, scripts
 from memstrata.read.move_up import move_up, within_reach
 from memstrata.read.own_first import assistant_asks, mentions, people_named, topic_terms, whose
 from memstrata.read.parting import asks_past_the_parting
 from memstrata.read.retrieve import time_it_names
-from memstrata.read.takes_back import about_others, calls_off_plan, ends_or_corrects_it, facets
+from memstrata.read.takes_back import (
+    about_others,
+    calls_off_plan,
+    ends_or_corrects_it,
+    ends_the_same_thing,
+    facets,
+    settles_a_maybe,
+)
 from memstrata.types import MemoryItem, SearchHit
 
 # What a memory says has changed, as the words of the questions it answers: by default a change said as done;
@@ -133,11 +139,9 @@ def newer_first(
             # for "Are we going to Chengdu?"): "西安去不成了" led "我儿子喜欢玩什么？" above "星球大战系列。另外
             # 我们国庆打算带他去西安玩", which matched on 玩 (a user trial)
             return True
-        if why and reasons(hit) == why and _settles_a_maybe(hit.memory, above.memory):
+        if why and reasons(hit) == why and settles_a_maybe(hit.memory, above.memory):
             return True
-        if _names_the_same_thing(hit.memory, above.memory) and ends_or_corrects_it(
-            hit.memory, above.memory, question=query_text
-        ):  # from anywhere: "User stopped taking melatonin" (0.19) after "Doctor put me on melatonin 3mg" (0.57)
+        if ends_the_same_thing(hit.memory, above.memory, question=query_text):
             return True
         if not within_reach(hit, above, margin):
             return False
@@ -366,24 +370,6 @@ def _changes_what_it_says(later: MemoryItem, earlier: MemoryItem, changes: Chang
     meaning, 0.87 to 0.46). Someone else's change keeps to the margin ("My brother started at Meta" does not pass
     "I work at Google" for "Where do I work?")."""
     if not (states_for_the_user(later) and changes(later)):
-        return False
-    subject = whose(later)
-    return subject is not None and subject == whose(earlier)
-
-
-def _names_the_same_thing(later: MemoryItem, earlier: MemoryItem) -> bool:
-    """Both name one instance of a category by the same name (a medicine, a breed, a car): what ends it ends that
-    thing, however little the later statement shares of the question ("我在吃什么药？" matched the start on 吃 and
-    药, the stop on 药 alone; a user trial)."""
-    named = {instance.lower() for instance, _ in instances_named(later.text)}
-    return bool(named & {instance.lower() for instance, _ in instances_named(earlier.text)})
-
-
-def _settles_a_maybe(later: MemoryItem, earlier: MemoryItem) -> bool:
-    """A maybe settled by the same person's later plain statement, answering for the same reasons, from anywhere in the
-    window: "Yes, I can cook Thursday to Sunday now" (0.50) after "User might cook four nights a week" (0.60), which
-    led "Which nights can I cook?" on its literal "nights" (a user trial)."""
-    if not HEDGED.search(earlier.text) or HEDGED.search(later.text):
         return False
     subject = whose(later)
     return subject is not None and subject == whose(earlier)

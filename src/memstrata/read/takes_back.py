@@ -11,15 +11,15 @@ import re
 from collections.abc import Collection
 from functools import lru_cache
 
-from memstrata.categories import kinds_named
+from memstrata.categories import instances_named, kinds_named
 from memstrata.han import simplified
 from memstrata.indexing import category_text, states_for_the_user
 from memstrata.lexical import has_han
-from memstrata.modality import ENDS_OR_CORRECTS_WORDS, NOT_YET, calls_off, corrects, ends_or_corrects
+from memstrata.modality import ENDS_OR_CORRECTS_WORDS, HEDGED, NOT_YET, calls_off, corrects, ends_or_corrects
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
 from memstrata.read.names import doubled_names, named_in_other_script, names_in
-from memstrata.read.own_first import subject
+from memstrata.read.own_first import subject, whose
 from memstrata.topics import topics_of
 from memstrata.types import MemoryItem
 
@@ -91,6 +91,27 @@ def ends_or_corrects_it(
     return kinds_named(later.text) <= kinds_named(earlier.text) and subject_of(
         _subject_terms(later) & _subject_terms(earlier)
     )
+
+
+def ends_the_same_thing(later: MemoryItem, earlier: MemoryItem, *, question: str = "") -> bool:
+    """:func:`ends_or_corrects_it` where both name one instance of a category by the same name (a medicine, a breed, a
+    car): what ends it ends that thing, however little the later statement shares of the question, so it answers from
+    anywhere ("User stopped taking melatonin", 0.19, matched "我在吃什么药？" on 药 alone, and "Doctor put me on
+    melatonin 3mg for sleep, 睡前吃", 0.57, on 吃 and 药; a user trial)."""
+    named = {instance.lower() for instance, _ in instances_named(later.text)}
+    if not named & {instance.lower() for instance, _ in instances_named(earlier.text)}:
+        return False
+    return ends_or_corrects_it(later, earlier, question=question)
+
+
+def settles_a_maybe(later: MemoryItem, earlier: MemoryItem) -> bool:
+    """A maybe settled by the same person's later plain statement (the caller checks they answer for the same
+    reasons), from anywhere in the window: "Yes, I can cook Thursday to Sunday now" (0.50) after "User might cook four
+    nights a week" (0.60), which led "Which nights can I cook?" on its literal "nights" (a user trial)."""
+    if not HEDGED.search(earlier.text) or HEDGED.search(later.text):
+        return False
+    said_by = whose(later)
+    return said_by is not None and said_by == whose(earlier)
 
 
 def _corrects_another_of_its_topics(later: MemoryItem, earlier: MemoryItem, question: str) -> bool:
