@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from memstrata.han import HAN_RANGES
 from memstrata.patterns import lazy_pattern
+from memstrata.same_names import in_the_other_language
 
 
 def _english(words: str) -> str:
@@ -426,9 +427,4 @@ def category_words(text: str) -> str:
 def relatives_in_other_script(text: str, *, partners_only: bool = False) -> str:
     """The words of each relative ``text`` names in one script only, in the other one ("boyfriend": "男朋友 男友");
     or "". ``partners_only``: of a partner alone (girlfriend, boyfriend, wife, husband)."""
-    words = []
-    for english, chinese, english_words, chinese_words in _RELATIONS[: len(_PARTNERS)] if partners_only else _RELATIONS:
-        said_english, said_chinese = english.search(text) is not None, chinese.search(text) is not None
-        if said_english != said_chinese:
-            words.append(chinese_words if said_english else english_words)
-    return " ".join(words)
+    return in_the_other_language(_RELATIONS[: len(_PARTNERS)] if partners_only else _RELATIONS, text)

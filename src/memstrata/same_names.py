@@ -8,6 +8,7 @@ languages are paired here (categories.py); a name with no pair is asked as its c
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 # (English names, Chinese names), each side's names split by "|"; the first of each is the one added to a question.
@@ -60,8 +61,11 @@ def _english(names: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(alternatives) + r")\b", re.IGNORECASE)
 
 
+Pair = tuple[re.Pattern[str], re.Pattern[str], str, str]
+
+
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[tuple[re.Pattern[str], re.Pattern[str], str, str], ...]:
+def _patterns() -> tuple[Pair, ...]:
     return tuple(
         (_english(english), re.compile(chinese), english.split("|")[0], chinese.split("|")[0])
         for english, chinese in _PAIRS
@@ -80,12 +84,18 @@ def names_in_other_language(text: str) -> str:
     """The other language's name of each paired thing ``text`` names in one language only, or ""."""
     if not _any_name().search(text):
         return ""
-    names = []
-    for english, chinese, english_name, chinese_name in _patterns():
+    return in_the_other_language(_patterns(), text)
+
+
+def in_the_other_language(pairs: Iterable[Pair], text: str) -> str:
+    """For each pair of (English pattern, Chinese pattern, English words, Chinese words) whose thing ``text`` names in
+    one language only, the other language's words; or "". Relatives are paired this way too (categories.py)."""
+    words = []
+    for english, chinese, english_words, chinese_words in pairs:
         said_english, said_chinese = english.search(text) is not None, chinese.search(text) is not None
         if said_english != said_chinese:
-            names.append(chinese_name if said_english else english_name)
-    return " ".join(names)
+            words.append(chinese_words if said_english else english_words)
+    return " ".join(words)
 
 
 def has_a_pair(instance: str) -> bool:
