@@ -30,6 +30,7 @@ from memstrata.read.newer import (
     with_what_replaced_them,
     with_what_they_changed,
 )
+from memstrata.read.other_language import asked_in_other_language
 from memstrata.read.own_first import (
     later_of_equals_first,
     named_first,
@@ -114,7 +115,8 @@ def likely_embedded(query: SearchQuery, settings: ReadSettings) -> str:
 
 def _retrieve(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> _Retrieval:
     span = query_time_span(query, settings.timezone)
-    asked = _asked(query, span)
+    # "What's my research area?" of "研究方向也转成 LLM agent 的长期记忆": also asked as 研究 (read/other_language.py)
+    asked = asked_in_other_language(store, query, _asked(query, span))
     # "What does my sister do?" is also about Emma, if the user named her so (read/relatives.py).
     relatives = relatives_asked(store, query, asked)
     searched = relatives.searched(asked) if relatives else asked

