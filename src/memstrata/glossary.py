@@ -12,7 +12,8 @@ CC-CEDICT maps 120k Chinese words to English glosses. Kept here, both ways:
   advisor" -> 导师), the first senses and the commoner words first ("research" -> 研究, 科研).
 
 Reading the dictionary and jieba's word counts takes ~1.5 s, so the two maps are derived once per machine and kept
-in the user cache directory (:mod:`memstrata.file_cache`), read back in ~50 ms.
+in the user cache directory (:mod:`memstrata.file_cache`), read back in ~0.1 s (2 MB of JSON), on the first search
+that has a word to translate.
 """
 
 from __future__ import annotations
