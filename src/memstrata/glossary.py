@@ -36,10 +36,13 @@ from memstrata.patterns import lazy_pattern
 logger = logging.getLogger(__name__)
 _LOAD = threading.Lock()
 _loaded: Glossary | None = None
-_CACHE_FORMAT = 2  # what the maps keep (the rules below); other rules derive the file again
+_CACHE_FORMAT = 5  # what the maps keep (the rules below); other rules derive the file again
 _PATTERN = "glossary-*.json"
 
-PER_WORD = 3  # translations kept per word: the first senses; later ones are mostly rare readings
+PER_WORD = 3  # English words kept per Chinese word: the first senses; later ones are mostly rare readings
+# Chinese words kept per English word. More reach further and mislead more: with six, "engaged" also offered 订婚,
+# which a friend's engagement said, and "When did I get engaged?" put the user's wedding above her own proposal.
+CANDIDATES = 3
 _MIN_COUNT = 20  # jieba's count for a word below which it is too rare to stand for an English one
 _GLOSSES_READ = 4  # a word's later glosses are rarer senses
 # How a Chinese word ranks for an English one: log(jieba's count) less this per gloss before the one that says it, so
@@ -58,15 +61,15 @@ class Glossary:
         """``chinese_of``: per English word, its Chinese words with their rank (higher first)."""
         self._english_of, self._chinese_of = english_of, chinese_of
 
-    def translations(self, word: str) -> list[str]:
-        """The other language's words for ``word`` (a Chinese word, or a lower-case English one in any inflection),
-        the likeliest first; none for a word the dictionary does not hold."""
+    def translations(self, word: str, most: int = PER_WORD) -> list[str]:
+        """At most ``most`` of the other language's words for ``word`` (a Chinese word, or a lower-case English one
+        in any inflection), the likeliest first; none for a word the dictionary does not hold."""
         if _WORD.fullmatch(word):
-            return self._english_of.get(word, [])
+            return self._english_of.get(word, [])[:most]
         found = sorted(
             (rank, chinese) for form in _base_forms(word) for chinese, rank in self._chinese_of.get(form, ())
         )
-        return list(dict.fromkeys(chinese for _, chinese in reversed(found)))[:PER_WORD]
+        return list(dict.fromkeys(chinese for _, chinese in reversed(found)))[:most]
 
     def maps(self) -> dict[str, object]:
         return {"english_of": self._english_of, "chinese_of": self._chinese_of}
@@ -91,7 +94,7 @@ def _meanings(glosses: list[str]) -> list[tuple[int, list[str]]]:
     for position, gloss in enumerate(glosses[:_GLOSSES_READ]):
         for part in gloss.split(";"):
             text = _LEADING.sub("", _ASIDE.sub("", part).strip().lower()).strip()
-            if not text or text.startswith(_NOT_A_MEANING):
+            if not text or text.startswith(_NOT_A_MEANING) or "variant" in text:  # "Japanese variant of 簽"
                 continue
             words = [word for word in _ENGLISH_WORD.findall(text) if word not in STOP_WORDS]
             if 0 < len(words) <= 2:
@@ -111,11 +114,15 @@ def derive(dictionary: str, counts: dict[str, int]) -> Glossary:
         said = english_of.setdefault(word, [])
         for position, words in meanings:
             said.extend(english for english in words if english not in said)
-            # a one-word gloss is the word itself; of two, the last is the thing named ("academic advisor")
-            rank = math.log(counts[word]) - _PER_GLOSS * (position if len(words) == 1 else position + _GLOSSES_READ)
-            best = ranked.setdefault(words[-1], {})
-            best[word] = max(rank, best.get(word, rank))
-    chinese_of = {english: sorted(found.items(), key=lambda pair: -pair[1])[:PER_WORD]
+            # A one-word gloss is the word itself. Of two, the last is the thing named ("academic advisor"), and the
+            # first names it less often ("blood pressure" is 血压, "Japanese language" 日语, "living quarters" not).
+            for english, after in zip(words[::-1], (0, _GLOSSES_READ), strict=False):
+                rank = math.log(counts[word]) - _PER_GLOSS * (
+                    position + (after if len(words) == 1 else _GLOSSES_READ + after)
+                )
+                best = ranked.setdefault(english, {})
+                best[word] = max(rank, best.get(word, rank))
+    chinese_of = {english: sorted(found.items(), key=lambda pair: -pair[1])[:CANDIDATES]
                   for english, found in ranked.items()}  # fmt: skip
     return Glossary({word: said[: PER_WORD + 1] for word, said in english_of.items() if said}, chinese_of)
 

@@ -35,6 +35,7 @@ def test_the_glossary_knows_common_words_both_ways_the_commoner_sense_first(tmp_
     assert words.translations("company")[0] == "公司"  # "/company; firm; corporation/": one gloss, three meanings
     assert "导师" in words.translations("advisor")  # "academic advisor": a two-word gloss names its last word
     assert words.translations("weekends")[0] == "周末"  # a plural as its singular
+    assert words.translations("dorm") == ["宿舍"]  # "dorm room": the first of two words names it too
     assert words.translations("论文")[:3] == ["paper", "treatise", "thesis"]
     assert words.translations("xylograph-nonsense") == []
 

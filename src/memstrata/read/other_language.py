@@ -17,7 +17,7 @@ question's own language keeps its own matches. Left alone too:
 from __future__ import annotations
 
 from memstrata.categories import category_vocabulary, english_vocabulary
-from memstrata.glossary import glossary
+from memstrata.glossary import CANDIDATES, glossary
 from memstrata.lexical import keyword_tokens
 from memstrata.patterns import lazy_pattern
 from memstrata.query import SearchQuery
@@ -35,7 +35,8 @@ def asked_in_other_language(store: Store, query: SearchQuery, asked: str) -> str
     if not words or len(words) > MOST_WORDS:
         return asked
     offered = {
-        word: [t for t in glossary().translations(word) if _translatable(t) and t not in words] for word in words
+        word: [t for t in glossary().translations(word, CANDIDATES) if _translatable(t) and t not in words]
+        for word in words
     }
     offered = {word: found for word, found in offered.items() if found}
     # One lookup for everything the dictionary offers: in a store of one language none is held, and that is all
