@@ -186,6 +186,11 @@ class SearchSettings(Section):
         description="read a misspelt English word of a query ('adress') as the word one edit away that the scope's "
         "memories hold ('address'); words the scope holds and names are never changed",
     )
+    translate_words: bool = Field(
+        default=True,
+        description="also ask a query word that no memory of the scope holds by its other-language words that some "
+        "memory holds, from CC-CEDICT ('research' as 研究, 论文 as 'paper'); a store in one language is unaffected",
+    )
     reply_context_weight: float = Field(
         default=0.6,
         ge=0,

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memstrata import Memory
+from memstrata.config import load_settings
 from memstrata.glossary import load
 from memstrata.lexical import search_terms
 from memstrata.query import SearchQuery
@@ -67,6 +68,12 @@ def test_a_store_in_one_language_is_asked_as_before(memory: Memory) -> None:
         return asked_in_other_language(store, SearchQuery(text=text, scope=Scope(user_id=user), now=NOW), text)
 
     assert asked("research area", "en") == "research area"
+    off = Memory(
+        store,
+        memory.embedder,
+        settings=load_settings({"search": {"translate_words": False}, "write": {"background": False}}),
+    )
+    assert not off.search("What is my research direction?", user_id="chen"), "search.translate_words = false"
     assert asked("research area", "chen") == "research area 研究"
     # "daughter" is asked by the names the user gave her (read/relatives.py), not as 女儿 beside them
     assert asked("daughter school", "chen") == "daughter school"

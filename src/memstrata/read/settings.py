@@ -30,6 +30,7 @@ class ReadSettings:
     context_weight: float = _SEARCH.context_weight
     reply_context_weight: float = _SEARCH.reply_context_weight
     correct_spelling: bool = _SEARCH.correct_spelling
+    translate_words: bool = _SEARCH.translate_words
     timezone: tzinfo = UTC  # the users' zone: the days relative time in a question names (config: time.timezone)
 
     @classmethod
@@ -52,6 +53,7 @@ class ReadSettings:
             context_weight=search.context_weight,
             reply_context_weight=search.reply_context_weight,
             correct_spelling=search.correct_spelling,
+            translate_words=search.translate_words,
             timezone=settings.time.zone(),
         )
 
