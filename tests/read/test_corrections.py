@@ -88,3 +88,13 @@ def test_an_imported_fact_names_its_time_from_when_it_was_said() -> None:
     named = time_it_names(fact, UTC)
     assert named is not None and named.start == datetime(2024, 12, 1, tzinfo=UTC), named
     assert find_time_span("下個月要搬到台中了", said) == find_time_span("下个月要搬到台中了", said)
+
+
+def test_an_ending_takes_back_a_state_not_what_someone_said(memory: Memory) -> None:
+    """A held-out trial (t13): "Tofu passed away this morning" led "What did the vet say about Tofu?" above the vet's
+    diet, which the death ends as a state while what the vet said stays said. The death still answers how Tofu is."""
+    say(memory, "emma", [("2025-05-20", "My cat Tofu has kidney disease, the vet put her on a special diet."),
+                         ("2025-11-12", "Tofu passed away this morning.")])  # fmt: skip
+    memory.add(["My cat Mochi has kidney disease as well."], user_id="other")
+    first_answers(memory, "emma", {"What did the vet say about Tofu?": "My cat Tofu has kidney disease",
+                                   "How is my cat Tofu doing?": "Tofu passed away"})  # fmt: skip

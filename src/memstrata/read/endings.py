@@ -30,6 +30,7 @@ from memstrata.query import Filters, SearchQuery
 from memstrata.read.names import name_pattern, names_in, things_named
 from memstrata.read.newer import FOLLOWED, REPLACING_EVIDENCE
 from memstrata.read.parting import asks_past_the_parting
+from memstrata.read.takes_back import asks_what_was_said
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, Scope, ScoreBreakdown, SearchHit
 
@@ -147,6 +148,8 @@ def with_later_news(store: Store, query: SearchQuery, hits: Sequence[SearchHit],
         if ending is None or any(hit.id == ending.id for hit in ordered[: position - 1]):
             continue
         if asks_past_the_parting(query.text, earlier.memory, ending):  # (read/parting.py)
+            continue
+        if asks_what_was_said(query.text) and not corrects(ending.text):  # (read/takes_back.py)
             continue
         found = next((hit for hit in [*ordered[position:], *below] if hit.id == ending.id), None)
         if not _answers_instead(earlier, ending, found):
