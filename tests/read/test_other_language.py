@@ -29,8 +29,11 @@ CHEN = [
 
 def test_the_glossary_knows_common_words_both_ways_the_commoner_sense_first(tmp_path: Path) -> None:
     words = load(tmp_path)
-    assert list(tmp_path.glob("glossary-*.json")), "derived once, kept in the cache directory"
+    assert list(tmp_path.glob("glossary-*.sqlite")), "derived once, kept in the cache directory"
     assert load(tmp_path).translations("research") == words.translations("research")  # read back
+    (tmp_path / "a-file").write_text("")
+    unwritable = load(tmp_path / "a-file" / "cache")  # no directory can be made under a file: kept in memory
+    assert unwritable.translations("论文") == words.translations("论文")
     assert words.translations("research")[0] == "研究"
     assert words.translations("job")[0] == "工作"  # 工作's third gloss, but a thousand times commoner than 营生
     assert words.translations("company")[0] == "公司"  # "/company; firm; corporation/": one gloss, three meanings
