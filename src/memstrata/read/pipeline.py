@@ -116,9 +116,8 @@ def likely_embedded(query: SearchQuery, settings: ReadSettings) -> str:
 def _retrieve(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadSettings) -> _Retrieval:
     span = query_time_span(query, settings.timezone)
     asked = _asked(query, span)
-    if (
-        settings.translate_words
-    ):  # "What's my research area?" of "研究方向也转成…": also as 研究 (read/other_language.py)
+    # "What's my research area?" of "研究方向也转成 LLM agent 的长期记忆": also asked as 研究 (read/other_language.py)
+    if settings.translate_words:
         asked = asked_in_other_language(store, query, asked)
     # "What does my sister do?" is also about Emma, if the user named her so (read/relatives.py).
     relatives = relatives_asked(store, query, asked)
