@@ -52,7 +52,9 @@ def test_an_english_question_finds_what_the_user_wrote_in_chinese_by_the_diction
         ["我的研究方向是计算机视觉。", "我每周五去做理疗。"], user_id="wei"
     )  # the look-alike's, never the user's
     expected = {"What is my research direction?": "刘老师要去北京了", "When is my physiotherapy?": "最近腰疼得厉害",
-                "Where is my dormitory?": "我现在住在西溪校区"}  # fmt: skip
+                "Where is my dormitory?": "我现在住在西溪校区",
+                # misspelt: read as the English word one edit away whose Chinese word the scope holds (宿舍)
+                "Where is my dormitry?": "我现在住在西溪校区"}  # fmt: skip
     for question, answer in expected.items():
         found = memory.search(question, user_id="chen")
         assert found and found[0].text.startswith(answer), (question, [hit.text for hit in found])

@@ -155,7 +155,7 @@ def search(store: Store, embedder: Embedder, query: SearchQuery, settings: ReadS
     # 哪里 (relatives, personal keys, time words such as 上週), and embedded as the same question.
     query = query.model_copy(update={"text": simplified(query.text)})
     if settings.correct_spelling:  # "whats my current adress" asks for the address (read/spelling.py)
-        query = query.model_copy(update={"text": corrected_spelling(store, query)})
+        query = query.model_copy(update={"text": corrected_spelling(store, query, translated=settings.translate_words)})
     # "How much metformin do I take?" of "二甲双胍 850mg": also asked as a medicine (read/instances.py)
     query = query.model_copy(update={"text": asked_by_other_names(store, query)})
     found = _retrieve(store, embedder, query, settings)

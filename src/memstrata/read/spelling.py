@@ -3,9 +3,9 @@
 A typo matched nothing: no memory holds "adress" or "wrok", so "whats my current adress" and "Where do I currntly
 wrok?" got no hit at all. A word of the question that is neither an English word nor a word of any memory in the
 scope (under the query's filters) is read as an English word one edit away (a letter added, dropped, changed, or two
-swapped) that some memory of the scope holds, or that the categories and relations are asked with ("sister",
-"address": they bridge to memories in Chinese): one with the same first letter before one without, then the most
-common. A word no such correction exists for stays as typed.
+swapped) that some memory of the scope holds, or one of its Chinese words (glossary.py), or that the categories and
+relations are asked with ("sister", "address": they bridge to memories in Chinese): one with the same first letter
+before one without, then the most common. A word no such correction exists for stays as typed.
 
 Corrections are checked against the scope's own memories, never against a dictionary alone: pyspellchecker's word
 list alone reads the cat "Mochi" as "mocha", "Mei" as "me" and "adress" as "dress". A word the scope holds is never
@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 
 from memstrata.categories import english_vocabulary
+from memstrata.glossary import CANDIDATES, glossary
 from memstrata.lexical import search_terms
 from memstrata.patterns import lazy_pattern
 from memstrata.query import SearchQuery
@@ -42,9 +43,10 @@ def is_common_word(word: str) -> bool:
     return english_words().frequency(word) >= COMMON_WORD
 
 
-def corrected_spelling(store: Store, query: SearchQuery) -> str:
-    """``query.text`` with each misspelt word replaced by the scope's word it stands for (see the module)."""
-    holds = _scope_holds(store, query)
+def corrected_spelling(store: Store, query: SearchQuery, *, translated: bool = True) -> str:
+    """``query.text`` with each misspelt word replaced by the scope's word it stands for (see the module);
+    ``translated``: a word whose Chinese words the scope holds counts as held (``search.translate_words``)."""
+    holds = _scope_holds(store, query, translated)
     words = english_words()
     sentence_start = re.match(r"\W*", query.text)
     first = sentence_start.end() if sentence_start else 0
@@ -74,15 +76,23 @@ def corrected_spelling(store: Store, query: SearchQuery) -> str:
     return _WORD.sub(read, query.text)
 
 
-def _scope_holds(store: Store, query: SearchQuery) -> Callable[..., bool]:
+def _scope_holds(store: Store, query: SearchQuery, translated: bool) -> Callable[..., bool]:
     known = english_vocabulary()
 
     def holds(*words: str) -> bool:
         """Whether one of ``words`` is asked with a category or relation (their words bridge languages: "my sistr's
-        job?" of a sister said to be 我妹妹), or some memory of the scope, under the query's filters, holds it."""
+        job?" of a sister said to be 我妹妹), or some memory of the scope, under the query's filters, holds it, or
+        (``translated``) one of its Chinese words: "Whats my reserch area" of "研究方向也转成…" is "research" (研究),
+        which read/other_language.py then asks in Chinese too."""
         if any(word in known for word in words):
             return True
-        terms = [term for word in words for term in search_terms(word)]
+        said = [*words, *(chinese for word in words for chinese in other_words(word) if translated)]
+        terms = [term for word in said for term in search_terms(word)]
         return bool(terms) and bool(store.keyword_search(query.scope, terms, query.filters, 1))
 
     return holds
+
+
+def other_words(word: str) -> list[str]:
+    """The Chinese words of an English ``word`` that read/other_language.py asks by: two characters or more."""
+    return [chinese for chinese in glossary().translations(word, CANDIDATES) if len(chinese) > 1]
