@@ -104,7 +104,9 @@ class PresetEmbedder:
     """Returns vectors handed to it beforehand; unknown texts are an error, never a silent zero.
 
     ``provide`` sets the current batch (replacing the previous one, so a million inserts never sit
-    in memory at once); ``keep`` adds vectors that stay, such as the query set.
+    in memory at once); ``keep`` adds vectors that stay, such as the query set. The read path may add
+    words to a query before embedding it (the other language's words the scope holds,
+    read/other_language.py): such a text gets the vector of the kept query it begins with.
     """
 
     def __init__(self, model_id: str, dims: int = DIMS) -> None:
@@ -122,8 +124,16 @@ class PresetEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        rows = [self._batch[t] if t in self._batch else self._kept[t] for t in texts]
+        rows = [self._batch[t] if t in self._batch else self._kept_for(t) for t in texts]
         return np.stack(rows).astype(np.float32, copy=False)
+
+    def _kept_for(self, text: str) -> Vectors:
+        if text in self._kept:
+            return self._kept[text]
+        for end in (i for i in range(len(text) - 1, 0, -1) if text[i] == " "):  # the longest kept query it begins with
+            if text[:end] in self._kept:
+                return self._kept[text[:end]]
+        raise KeyError(text)
 
 
 class HashEmbedder:
