@@ -12,6 +12,7 @@ from memstrata.glossary import load
 from memstrata.lexical import search_terms
 from memstrata.query import SearchQuery
 from memstrata.read.other_language import asked_in_other_language
+from memstrata.read.spelling import corrected_spelling
 from memstrata.types import Scope
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
@@ -93,3 +94,13 @@ def test_a_pronoun_glued_to_a_verb_is_two_words(memory: Memory) -> None:
     memory.add(CHEN, user_id="chen")
     found = memory.search("我住哪里？", user_id="chen")
     assert found and found[0].text.startswith("我现在住在西溪校区"), [hit.text for hit in found]
+
+
+def test_a_chinese_word_is_held_as_a_word_not_by_the_characters_of_a_category_word(memory: Memory) -> None:
+    """An English statement is indexed with its categories' words in both languages ("birthday" with 生日). A
+    translation found only by a character of those (节日 by 日) is no word the scope holds: "fesetival" stays as
+    typed in an English store, where "festival" is said nowhere."""
+    memory.add(["Last night was amazing! We celebrated my daughter's birthday with a big cake."], user_id="mel")
+    asked = "When did we go to a pride fesetival?"
+    query = SearchQuery(text=asked, scope=Scope(user_id="mel"), now=NOW)
+    assert corrected_spelling(memory.store, query) == asked

@@ -34,10 +34,7 @@ def asked_in_other_language(store: Store, query: SearchQuery, asked: str) -> str
     words = [word for word in dict.fromkeys(keyword_tokens(asked)) if _translatable(word)]
     if not words or len(words) > MOST_WORDS:
         return asked
-    offered = {
-        word: [t for t in glossary().translations(word, CANDIDATES) if _translatable(t) and t not in words]
-        for word in words
-    }
+    offered = {word: [t for t in other_words(word) if t not in words] for word in words}
     offered = {word: found for word, found in offered.items() if found}
     # One lookup for everything the dictionary offers: in a store of one language none is held, and that is all
     every = sorted(
@@ -52,6 +49,17 @@ def asked_in_other_language(store: Store, query: SearchQuery, asked: str) -> str
         held = [translation for translation in found if _held(store, query, keyword_tokens(translation))]
         added.extend(translation for translation in held[:PER_WORD] if translation not in added)
     return " ".join([asked, *added])
+
+
+def other_words(word: str) -> list[str]:
+    """The other language's words ``word`` is asked by (see the module for those left out)."""
+    return [translation for translation in glossary().translations(word, CANDIDATES) if _translatable(translation)]
+
+
+def held(store: Store, query: SearchQuery, word: str) -> bool:
+    """Whether some memory of the scope, under the query's filters, says ``word`` as a word (not only its characters,
+    which a Chinese category word indexed with an English statement may hold: 生日 with a birthday)."""
+    return _held(store, query, keyword_tokens(word))
 
 
 def _translatable(word: str) -> bool:

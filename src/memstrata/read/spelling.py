@@ -20,11 +20,11 @@ import re
 from collections.abc import Callable
 
 from memstrata.categories import english_vocabulary
-from memstrata.glossary import CANDIDATES, glossary
 from memstrata.lexical import search_terms
 from memstrata.patterns import lazy_pattern
 from memstrata.query import SearchQuery
 from memstrata.read.english_words import english_words
+from memstrata.read.other_language import held, other_words
 from memstrata.storage.protocol import Store
 
 # Latin words of four letters or more, not part of a key, an address or a number ("u_12", "a.b", "x-ray" stay)
@@ -86,13 +86,9 @@ def _scope_holds(store: Store, query: SearchQuery, translated: bool) -> Callable
         which read/other_language.py then asks in Chinese too."""
         if any(word in known for word in words):
             return True
-        said = [*words, *(chinese for word in words for chinese in other_words(word) if translated)]
-        terms = [term for word in said for term in search_terms(word)]
-        return bool(terms) and bool(store.keyword_search(query.scope, terms, query.filters, 1))
+        terms = [term for word in words for term in search_terms(word)]
+        if terms and store.keyword_search(query.scope, terms, query.filters, 1):
+            return True
+        return translated and any(held(store, query, chinese) for word in words for chinese in other_words(word))
 
     return holds
-
-
-def other_words(word: str) -> list[str]:
-    """The Chinese words of an English ``word`` that read/other_language.py asks by: two characters or more."""
-    return [chinese for chinese in glossary().translations(word, CANDIDATES) if len(chinese) > 1]
