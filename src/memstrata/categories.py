@@ -17,13 +17,7 @@ from functools import lru_cache
 
 from memstrata.han import HAN_RANGES
 from memstrata.patterns import lazy_pattern
-from memstrata.same_names import in_the_other_language
-
-
-def _english(words: str) -> str:
-    """Whole English words (space-separated regexes) as one alternative."""
-    return r"\b(?:" + "|".join(words.split()) + r")\b"
-
+from memstrata.same_names import RELATIONS, relatives_in_other_script, whole_words
 
 _HAN = lazy_pattern(f"[{HAN_RANGES}]")
 _LATIN = lazy_pattern(r"(?<![A-Za-z])[a-z]{3,}(?![A-Za-z])")  # an English word, not only names ("Bart在公园")
@@ -42,7 +36,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # pets
         lazy_pattern(
             r"(?<!hot\s)"
-            + _english(
+            + whole_words(
                 r"dogs? pupp(?:y|ies) cats? kittens? kitty hamsters? rabbits? bunn(?:y|ies) parrots? budgies? goldfish"
                 r" turtles? tortoises? guinea\s+pigs? ferrets? geckos? beagles? poodles? labradors? retrievers?"
                 r" corgis? husk(?:y|ies) bulldogs? terriers? shibas? dachshunds? chihuahuas? pugs? schnauzers?"
@@ -56,7 +50,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # a dog by its breed: "What's my dog's name?" and "We have a border collie called Biscuit" share no word
         lazy_pattern(
-            _english(
+            whole_words(
                 r"beagles? poodles? labradors? retrievers? corgis? husk(?:y|ies) bulldogs? terriers? shibas?"
                 r" dachshunds? chihuahuas? pugs? schnauzers? spaniels? collies? greyhounds? dalmatians?"
             )
@@ -69,7 +63,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # a cat by its breed
         lazy_pattern(
-            _english(r"ragdolls? siamese persian\s+cats? shorthairs? maine\s+coons? cats? kittens? kitty")
+            whole_words(r"ragdolls? siamese persian\s+cats? shorthairs? maine\s+coons? cats? kittens? kitty")
             + r"|布偶猫|英短|美短|暹罗猫|狸花|(?<![熊])猫(?![眼头])",  # "Do I have a cat?" and "又收养了一只橘猫"
             re.IGNORECASE,
         ),
@@ -78,14 +72,14 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # cars: a brand or model, unless it is where someone works ("I work at Tesla", "开始在蔚来做战略了")
         lazy_pattern(
             r"(?<!\bat\s)(?<!\bfor\s)(?<!\bjoined\s)(?<!在)(?<!加入)(?<!入职)"
-            + _english(
+            + whole_words(
                 r"tesla model\s+[3ysx] bmw audi toyota honda mercedes benz volkswagen vw porsche nissan hyundai kia"
                 r" subaru mazda volvo lexus jeep chevrolet chevy byd prius camry civic corolla"
             )
             + r"|(?<!在)(?<!加入)(?<!入职)(?:特斯拉|宝马|奥迪|丰田|本田|奔驰|大众汽车|比亚迪|理想汽车|蔚来|小鹏"
             r"|保时捷|日产|吉利|凯美瑞|卡罗拉|雅阁|思域|问界|极氪|小米SU7|理想\s?(?:L\d|MEGA|ONE)\b)"
             + r"|"
-            + _english(r"cars? sedan suv hatchback minivan pickup\s+truck")
+            + whole_words(r"cars? sedan suv hatchback minivan pickup\s+truck")
             + r"|轿车|电动车|新能源车|越野车|新车|买车|开车|提车|车牌|[一两]辆",
             re.IGNORECASE,
         ),
@@ -93,7 +87,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # health conditions
         lazy_pattern(
-            _english(
+            whole_words(
                 r"diabet(?:es|ic) hypertension high\s+blood\s+pressure asthma arthritis migraines? depression cancer"
                 r" insomnia eczema adhd high\s+cholesterol celiac gout thyroid heart\s+disease allerg(?:y|ies|ic)"
                 # an injury or an operation: "前天打篮球把膝盖伤了" for "我有过哪些健康问题？"
@@ -110,13 +104,13 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         "covid 新冠 阳",
     ),
     (  # children
-        lazy_pattern(_english("sons? daughters?") + r"|儿子|女儿|闺女", re.IGNORECASE),
+        lazy_pattern(whole_words("sons? daughters?") + r"|儿子|女儿|闺女", re.IGNORECASE),
         "kids children child 孩子 小孩",
     ),
     (  # what someone does for a living, whoever it is ("I'm a nurse", "我妈是医生")
         lazy_pattern(
             r"\b(?:i'?m|i\s+am|(?:he|she)['’]s|is|was|works?\s+as|worked\s+as)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?"
-            + _english(
+            + whole_words(
                 r"nurse teacher engineer doctor physician developer programmer designer lawyer accountant manager"
                 r" architect chef pharmacist dentist professor scientist researcher analyst consultant writer"
                 r" journalist photographer student salesperson driver police\s+officer firefighter electrician plumber"
@@ -132,7 +126,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # sports
         lazy_pattern(
-            _english(
+            whole_words(
                 r"badminton tennis basketball football soccer swimming jogging yoga golf volleyball table\s+tennis"
                 r" ping\s+pong hiking cycling skiing climbing baseball boxing marathons?"
                 r" (?:go|goes|going|went)\s+(?:running|jogging|swimming|climbing|hiking)"  # not "running a shop"
@@ -145,7 +139,8 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # where one works out, named by a chain or a kind of class without the word "gym" ("Switched to Form Studio
         # … rehab pilates", "Signed up at 超级猩猩": "Which gym do I go to now?" found the gym of two years before)
         lazy_pattern(
-            _english(r"gyms? pilates crossfit hiit spin\s+class(?:es)?") + r"|健身房|普拉提|超级猩猩|乐刻|撸铁|私教课"
+            whole_words(r"gyms? pilates crossfit hiit spin\s+class(?:es)?")
+            + r"|健身房|普拉提|超级猩猩|乐刻|撸铁|私教课"
             # a chain or a club joined by name: "Joined Leith Links Leisure for the pool", "办了石榴健身的年卡"
             r"|\b(?:joined|signed\s+up\s+(?:at|with|for))\s+(?-i:[A-Z])[\w&' -]{0,30}?\b(?:fitness|leisure|athletic|"
             r"sports?\s+(?:club|cent(?:re|er))|swim(?:ming)?\s+club)\b|健身(?:的)?(?:年卡|月卡|会员)",
@@ -155,7 +150,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # musical instruments
         lazy_pattern(
-            _english(r"piano guitar violin cello drums flute saxophone ukulele")
+            whole_words(r"piano guitar violin cello drums flute saxophone ukulele")
             + r"|钢琴|吉他|小提琴|大提琴|架子鼓|长笛|萨克斯|尤克里里|古筝|二胡",
             re.IGNORECASE,
         ),
@@ -163,7 +158,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # other pastimes, and taking one up ("I took up pottery on Saturdays" for "What are my hobbies these days?")
         lazy_pattern(
-            _english(
+            whole_words(
                 r"painting photography knitting chess gardening fishing pottery ceramics baking woodworking sketching"
                 r" calligraphy crochet (?:took|take|takes|taking|taken)\s+up"
             )
@@ -188,7 +183,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # one's partner in the words a statement uses ("Got engaged to Ana", "I've been seeing Ana"), not someone
         # else's ("My brother Feng married Julia", "我哥的老婆"): "Who is my partner?" found nothing
         lazy_pattern(
-            _english(r"boyfriends? girlfriends? bf gf fianc[ée]e? engaged dating")
+            whole_words(r"boyfriends? girlfriends? bf gf fianc[ée]e? engaged dating")
             + r"|\bseeing\s+(?-i:[A-Z])[a-z]+|\bmy\s+(?:husband|wife|spouse)\b|\bmet\s+someone\b"
             # one's own wedding: "Hannah and I got married!" answered "Who is my partner?" with nothing (a trial)
             r"|\b(?:i|we)\b[^.!?]{0,40}?\bgot\s+married\b|^\s*(?:just\s+)?married\s*!|我们(?:结婚|领证)了|(?:和|跟)我(?:结婚|领证)了"
@@ -222,7 +217,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (lazy_pattern(r"\be-?mail\b|邮箱|电邮", re.IGNORECASE), "email 邮箱"),
     (
         lazy_pattern(
-            _english(
+            whole_words(
                 r"university universities college graduated alma\s+mater bachelor'?s? master'?s? phd grad\s+school"
             )
             # a degree, not a temperature ("30 degrees today"); studies named by where or in what ("I studied at MIT",
@@ -236,7 +231,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # a child's school or kindergarten: "What school does my daughter go to?" shares no word with
         # "朵朵上小学了，学校是莘庄实验小学" nor with the kindergarten it replaced (a user trial)
         lazy_pattern(
-            _english(r"kindergarten preschool nursery\s+school (?:primary|elementary|middle|high)\s+school")
+            whole_words(r"kindergarten preschool nursery\s+school (?:primary|elementary|middle|high)\s+school")
             + r"|幼儿园|托儿所|小学|初中|高中|中学|上学|读书|学校",
             re.IGNORECASE,
         ),
@@ -287,7 +282,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         lazy_pattern(
             r"\b\d+(?:\.\d+)?\s*(?:mg|mcg|µg|μg|iu)\b|\d\s*(?:毫克|微克)"
             + r"|"
-            + _english(
+            + whole_words(
                 r"medications? medicines? prescriptions? prescribed pills? dose dosage amlodipine metformin"
                 r" insulin lisinopril losartan atorvastatin simvastatin statins? levothyroxine omeprazole ibuprofen"
                 r" paracetamol acetaminophen aspirin amoxicillin antibiotics? prednisone sertraline fluoxetine"
@@ -314,7 +309,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (  # what someone eats or does not
         lazy_pattern(
-            _english(
+            whole_words(
                 r"vegetarian vegan pescatarian pescetarian keto gluten lactose halal kosher shellfish"
                 r" (?:can'?t|cannot|don'?t|doesn'?t|never)\s+eat no\s+(?:meat|pork|beef|dairy)"
             )
@@ -326,14 +321,16 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     # Travel and appointments by their words in the other language: "订了哪个航班？" and "Booked flight MU523 from
     # Shanghai to Tokyo" share no word, and their meaning alone fell under the cross-script floor (a user trial)
     (
-        lazy_pattern(_english(r"flights? airlines? boarding\s+pass(?:es)?") + r"|航班|机票|登机|飞机票", re.IGNORECASE),
+        lazy_pattern(
+            whole_words(r"flights? airlines? boarding\s+pass(?:es)?") + r"|航班|机票|登机|飞机票", re.IGNORECASE
+        ),
         "flight flights 航班 机票",
     ),
     (
-        lazy_pattern(_english(r"hotels? hostels? motels? airbnb") + r"|酒店|宾馆|旅馆|民宿", re.IGNORECASE),
+        lazy_pattern(whole_words(r"hotels? hostels? motels? airbnb") + r"|酒店|宾馆|旅馆|民宿", re.IGNORECASE),
         "hotel hotels 酒店",  # not 住宿: a hotel stay is no home ("住")
     ),
-    (lazy_pattern(_english(r"appointments?") + r"|预约|挂号", re.IGNORECASE), "appointment appointments 预约"),
+    (lazy_pattern(whole_words(r"appointments?") + r"|预约|挂号", re.IGNORECASE), "appointment appointments 预约"),
     (  # programming languages: "What programming language do I use?" found nothing for "在深圳腾讯做 backend，主要写
         # Go" (a user trial). Words with another sense only after a cue to code in them ("写 Go", "in Rust"), and
         # names that are people's names too (Ruby, Swift) not at all.
@@ -356,38 +353,11 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-# Family and partners by their words in the other language, for text that mixes the two: "Where does my cousin
-# study?" and "My 表弟 Jason 在 Toronto 读 CS master" share no word, and the bundled embedder reads mixed text poorly
-# (cosine 0.08; a text in one language it reads across languages well enough). Added to every text that names a
-# relative, they cost MADial en 0.766 -> 0.752 (same-language synonyms, "mom" with "mother", did more harm still).
-_PARTNERS = (
-    (r"girlfriends?", "女朋友|女友", "girlfriend", "女朋友 女友"),
-    (r"boyfriends?", "男朋友|男友", "boyfriend", "男朋友 男友"),
-    (r"wife", "老婆|妻子|太太|媳妇", "wife", "老婆 妻子 太太"),
-    (r"husband", "老公|丈夫", "husband", "老公 丈夫"),
-)
-_RELATIONS = tuple(
-    (lazy_pattern(_english(english), re.IGNORECASE), lazy_pattern(chinese), english_words, chinese_words)
-    for english, chinese, english_words, chinese_words in (
-        *_PARTNERS,
-        (r"mom mum mother", "妈妈|母亲|老妈", "mom mother", "妈妈 母亲"),
-        (r"dad father", "爸爸|父亲|老爸", "dad father", "爸爸 父亲"),
-        (r"sisters?", "姐姐|妹妹", "sister", "姐姐 妹妹"),
-        (r"brothers?", "哥哥|弟弟", "brother", "哥哥 弟弟"),
-        (r"cousins?", "[表堂][哥姐弟妹]", "cousin", "表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹"),
-        (r"daughters?", "女儿", "daughter", "女儿"),
-        (r"sons?", "儿子", "son", "儿子"),
-        (r"grandma grandmother", "奶奶|外婆|姥姥", "grandma grandmother", "奶奶 外婆 姥姥"),
-        (r"grandpa grandfather", "爷爷|外公|姥爷", "grandpa grandfather", "爷爷 外公 姥爷"),
-    )
-)
-
-
 @lru_cache(maxsize=1)
 def english_vocabulary() -> frozenset[str]:
     """The English words the categories and relations are asked with ("sister", "address", "hobby"): a query word one
     edit from one of them is read as it even where no memory says it in English (read/spelling.py)."""
-    said = " ".join([*(words for _, words in _CATEGORIES), *(english for *_, english, _ in _RELATIONS)])
+    said = " ".join([*(words for _, words in _CATEGORIES), *(english for *_, english, _ in RELATIONS)])
     return frozenset(_LATIN.findall(said))
 
 
@@ -421,10 +391,3 @@ def category_words(text: str) -> str:
     if not (_HAN.search(text) and _LATIN.search(text)):
         return " ".join(words)
     return " ".join(filter(None, [*words, relatives_in_other_script(text)]))
-
-
-@lru_cache(maxsize=65_536)
-def relatives_in_other_script(text: str, *, partners_only: bool = False) -> str:
-    """The words of each relative ``text`` names in one script only, in the other one ("boyfriend": "男朋友 男友");
-    or "". ``partners_only``: of a partner alone (girlfriend, boyfriend, wife, husband)."""
-    return in_the_other_language(_RELATIONS[: len(_PARTNERS)] if partners_only else _RELATIONS, text)

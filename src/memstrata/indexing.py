@@ -12,10 +12,11 @@ import unicodedata
 from functools import lru_cache
 
 from memstrata.answers import answer_words, planned_change_answers
-from memstrata.categories import category_words, relatives_in_other_script
+from memstrata.categories import category_words
 from memstrata.han import simplified
 from memstrata.lexical import keyword_tokens
 from memstrata.patterns import lazy_pattern
+from memstrata.same_names import relatives_in_other_script
 from memstrata.text_cache import text_cache
 from memstrata.types import MemoryItem
 
@@ -84,7 +85,7 @@ def category_text(item: MemoryItem) -> str:
     # A fact (the model's or the user's own) also names a partner in the other script: the model writes the facts of
     # an English turn in English, and "我男朋友是做什么的？" found "User's boyfriend is a firefighter" 5th, below the
     # breakup it no longer answers (a user trial). Raw turns do not gain them, nor other relatives: added to every
-    # text naming a relative they cost MADial en 0.766 -> 0.752 (categories._RELATIONS), and "我妈妈叫王芳" with
+    # text naming a relative they cost MADial en 0.766 -> 0.752 (same_names.RELATIONS), and "我妈妈叫王芳" with
     # "mom mother" came above "My mom's name is Helen" for "What is my mother's name?".
     said = set(words.split())
     across = [word for word in relatives_in_other_script(item.text, partners_only=True).split() if word not in said]

@@ -2,7 +2,8 @@
 by its other name, or as its kind.
 
 "How much metformin do I take?" shares no word with "医生把二甲双胍加到 850mg 了": the user named the medicine in
-Chinese, the question in English, and there is no offline translation. A thing named by another word in each
+Chinese, the question in English, and the dictionary the read path translates words by (glossary.py, CC-CEDICT) has
+neither name. A thing named by another word in each
 language (a medicine, a breed, a car brand: same_names.py) is asked by both names. A rare English name with no known
 other name (a medicine, a breed) that no memory of the scope holds, under the query's filters, is asked as its
 category too: a statement naming an instance is indexed with its category's words in both languages (categories.py:
@@ -12,8 +13,8 @@ that medicine, not every one.
 Common words are left alone: a category's instances include "painting", "puppies" and "daughter", and a whole
 conversation asked as a query names many (MADial en: recall@10 0.758 -> 0.749 when every instance no memory held
 was asked as its kind, and "daughter" as one of the children made the kindergarten answer "What school does my
-daughter go to?" in a user trial). So are Chinese words: their commonness is not known offline without loading a
-dictionary, and the pairs cover the names asked across languages.
+daughter go to?" in a user trial). So are Chinese words: the pairs cover the names asked across languages, and a
+common word of either language is asked by its translations (read/other_language.py).
 """
 
 from __future__ import annotations
