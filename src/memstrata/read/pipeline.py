@@ -105,9 +105,9 @@ def _asked(query: SearchQuery, span: TimeSpan | None) -> str:
 
 
 def likely_embedded(query: SearchQuery, settings: ReadSettings) -> str:
-    """The text :func:`search` embeds for ``query`` unless it corrects a misspelt word or names a relative (which read
-    the store): what searches arriving together embed in one model call ahead of running (``Memory.embed_queries``).
-    A text that turns out different costs only the search's own embedding."""
+    """The text :func:`search` embeds for ``query`` unless it corrects a misspelt word, names a relative or adds the
+    other language's words (which read the store): what searches arriving together embed in one model call ahead of
+    running (``Memory.embed_queries``). A text that turns out different costs only the search's own embedding."""
     query = query.model_copy(update={"text": simplified(query.text)})
     span = query_time_span(query, settings.timezone)
     return meaning_text(_asked(query, span), span)
