@@ -13,7 +13,7 @@ def machine_caption(result: dict[str, Any]) -> str:
     return machine_line(result["machine"])
 
 
-def _table(header: list[str], rows: list[list[Any]]) -> str:
+def markdown_table(header: list[str], rows: list[list[Any]]) -> str:
     def cell(value: Any) -> str:
         if isinstance(value, float):
             return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
@@ -33,7 +33,7 @@ def _locomo(res: dict[str, Any]) -> list[str]:
         "",
         f"Memory unit: {res['memory_unit']}. Evidence normalisation: {res['evidence_normalisation']}.",
         "",
-        _table(
+        markdown_table(
             ["system", *[f"recall@{k}" for k in ks], "hit_any@10", "ndcg@10", "search ms"],
             [
                 [
@@ -59,7 +59,7 @@ def _locomo(res: dict[str, Any]) -> list[str]:
             if not c["n"]:
                 continue
             rows.append([name, f"{cat}: {c['name']} ({c['n']})", *[c[f"recall@{k}"] for k in ks], c["ndcg@10"]])
-    out += [_table(["system", "category", *[f"recall@{k}" for k in ks], "ndcg@10"], rows), ""]
+    out += [markdown_table(["system", "category", *[f"recall@{k}" for k in ks], "ndcg@10"], rows), ""]
     return out
 
 
@@ -81,7 +81,7 @@ def _madial(res: dict[str, Any]) -> list[str]:
         "",
         f"Query: {res['query']}. Memory: {res['memory_unit']}.",
         "",
-        _table(header, rows),
+        markdown_table(header, rows),
         "",
     ]
 
@@ -96,7 +96,12 @@ def _longmemeval(res: dict[str, Any]) -> list[str]:
                 continue
             cols = [f"{m}@{k}" for m in ("recall_any", "recall_all", "ndcg_any") for k in (1, 5, 10, 50)]
             rows = [[n, *[systems[n][level].get(c) for c in cols]] for n in names]
-            out += [f"{granularity}-level index, {level}-level metrics:", "", _table(["system", *cols], rows), ""]
+            out += [
+                f"{granularity}-level index, {level}-level metrics:",
+                "",
+                markdown_table(["system", *cols], rows),
+                "",
+            ]
     return out
 
 
@@ -146,7 +151,7 @@ def _throughput(t: dict[str, Any]) -> list[str]:
     return [
         f"### add(infer=False) throughput ({t['embedder']})",
         "",
-        _table(["input", "raw embedder /s", "memstrata add /s", "add / raw", "store only /s"], rows),
+        markdown_table(["input", "raw embedder /s", "memstrata add /s", "add / raw", "store only /s"], rows),
         "",
         f"One query embedding: p50 {q['p50_ms']:.2f} ms, p95 {q['p95_ms']:.2f} ms (not included in the scale "
         "latencies below, for any store).",
@@ -195,11 +200,14 @@ def _scale(s: dict[str, Any]) -> list[str]:
         "peak RSS MB",
         "disk MB",
     ]
-    out += [_table(header, rows), ""]
+    out += [markdown_table(header, rows), ""]
     fit_rows = [[n, *r.get("fit", {}).values()] for n, r in s["stores"].items() if r.get("fit")]
     if fit_rows:
         out += ["Growth with N (least squares over the points above):", ""]
-        out += [_table(["store", "p95 ~ N^x", "RSS bytes/memory", "RSS at N=0 MB", "disk bytes/memory"], fit_rows), ""]
+        out += [
+            markdown_table(["store", "p95 ~ N^x", "RSS bytes/memory", "RSS at N=0 MB", "disk bytes/memory"], fit_rows),
+            "",
+        ]
     ratio_rows = [
         [
             name,
@@ -216,7 +224,7 @@ def _scale(s: dict[str, Any]) -> list[str]:
     if ratio_rows:
         out += ["memstrata against each store, same N, same vectors (>1 = memstrata faster / smaller ratio shown):", ""]
         out += [
-            _table(
+            markdown_table(
                 ["vs", "N", "p50 x faster", "p95 x faster", "insert x faster", "RSS ratio", "disk ratio"], ratio_rows
             ),
             "",
@@ -235,7 +243,7 @@ def _concurrency(c: dict[str, Any]) -> list[str]:
         f"{c['live_memories']:,} vs expected {c['expected_live_memories']:,} (difference {c['lost_or_extra_writes']}); "
         f"mix {c['mix']}; {c['vectors']}.",
         "",
-        _table(["operation", "p50 ms", "p95 ms", "p99 ms"], rows),
+        markdown_table(["operation", "p50 ms", "p95 ms", "p99 ms"], rows),
         "",
     ]
 

@@ -72,7 +72,7 @@ class StoreSettings(Section):
         "(approximate, rescored exactly); fewer are scanned exactly. 0 forces the graph for every search (tests)",
     )
     keyword_cache_min_rows: int = Field(
-        default=20_000,
+        default=1_000,
         ge=0,
         description="SQLite: stores of at least this many memories answer keyword searches from an in-memory copy "
         "of the FTS5 index (same BM25 ranking, without FTS5's per-row cost); smaller ones ask FTS5. 0: always",

@@ -150,3 +150,14 @@ def test_graph_bench_smoke(tmp_path: Path, embedder: Any) -> None:
     assert all(0.0 <= value <= 1.0 for table in recall.values() for value in table.values())
     assert result["locomo"]["turns"] > 20 and set(result["locomo"]["write_ms_per_turn"]) == {"graph", "no graph"}
     assert "| graph |" in markdown(result)
+
+
+def test_keyword_copy_bench_smoke(tmp_path: Path) -> None:
+    """bench/keyword_copy.py on a tiny store: both sides answer alike and the files are written."""
+    from bench import keyword_copy
+
+    assert keyword_copy.main(["--sizes", "40", "--queries", "6", "--rounds", "1", "--out", str(tmp_path)]) == 0
+    (written,) = tmp_path.glob("*-keyword-copy-threshold.json")
+    (row,) = json.loads(written.read_text())["sizes"]
+    assert row["n"] == 40 and row["differing_lists"] == 0.0 and row["build_ms"] > 0
+    assert (tmp_path / written.name.replace(".json", ".md")).read_text().count("| 40 |") == 1

@@ -170,6 +170,7 @@ def test_a_small_store_stays_with_fts5(tmp_path: Path) -> None:
 
 
 def test_a_store_that_grows_past_the_threshold_gets_the_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keywords, "FTS_ANSWERS_FIRST", 0)
     rng = random.Random(13)
     store = SQLiteStore(tmp_path / "m.db", keyword_cache_min_rows=50)
     try:
@@ -181,6 +182,23 @@ def test_a_store_that_grows_past_the_threshold_gets_the_copy(tmp_path: Path, mon
         monkeypatch.setattr(keywords, "monotonic", lambda: float("inf"))  # the recheck is due
         assert len(answers(store, SCOPES[0], "cat", Filters())) == 10
         assert store._keywords.stats()["rows"] == 60
+    finally:
+        store.close()
+
+
+def test_a_process_that_searches_a_few_times_never_pays_for_a_copy(tmp_path: Path) -> None:
+    """Building the copy costs more than a few searches gain from it (one CLI command): FTS5 answers the first
+    ``FTS_ANSWERS_FIRST`` keyword searches of a store large enough for a copy, the copy the ones after."""
+    rng = random.Random(17)
+    store = SQLiteStore(tmp_path / "m.db", keyword_cache_min_rows=50)
+    try:
+        store.write(WriteBatch(inserts=[memory(rng, SCOPES[0]) for _ in range(80)]))
+        first = [answers(store, SCOPES[0], query, Filters()) for query in QUERIES]
+        for _ in range(keywords.FTS_ANSWERS_FIRST - len(QUERIES)):
+            answers(store, SCOPES[0], "cat", Filters())
+        assert store._keywords.stats()["rows"] == 0
+        assert [answers(store, SCOPES[0], query, Filters()) for query in QUERIES] == first  # the copy's: FTS5's
+        assert store._keywords.stats()["rows"] == 80
     finally:
         store.close()
 

@@ -29,6 +29,7 @@ from memstrata.storage.protocol import ScoredId, Vector
 from memstrata.storage.sql.dialect import Tx, duplicate_error
 from memstrata.storage.sql.schema import upgrade
 from memstrata.storage.sql.where import Where, memory_where, scope_where
+from memstrata.storage.sqlite import keywords
 from memstrata.storage.sqlite.connection import connect, damage_error, retry_locked, shrink_wal
 from memstrata.storage.sqlite.keywords import KeywordKeeper
 from memstrata.storage.sqlite.prefilter import PrefilterCache
@@ -79,7 +80,7 @@ class SQLiteDialect:
     terms_version = SEARCH_TERMS_VERSION  # FTS5 stems the stored tokens itself
 
     def __init__(self, path: Path, *, busy_timeout_s: float, file_mode: int | None, readers: int = 8,
-                 ann_min_rows: int = 20_000, keyword_cache_min_rows: int = 20_000) -> None:  # fmt: skip
+                 ann_min_rows: int = 20_000, keyword_cache_min_rows: int = keywords.MIN_ROWS) -> None:  # fmt: skip
         self.path = path
         self.location = str(path)
         self._timeout = busy_timeout_s

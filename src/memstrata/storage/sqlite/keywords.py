@@ -24,8 +24,13 @@ from memstrata.storage.sql.dialect import Tx
 from memstrata.storage.vector_index import IndexFilter
 
 log = logging.getLogger(__name__)
+MIN_ROWS = 1_000  # the default store.keyword_cache_min_rows: the copy saved 1.2 ms of 12 a search at 1k rows
 SYNC_BUILD_ROWS = 20_000  # a first copy of fewer rows is built inline (well under a second); larger in a thread
 SMALL_RECHECK_S = 5.0  # a store found too small for the copy is looked at again after this long
+# A copy takes 0.1 s to build at 1k rows, 0.4 s at 10k, and saves 0.3-0.8 ms a keyword search there (a search asks
+# two to four; a deep search more): a process that searches only a few times (one CLI command) would pay for it to no
+# gain, so FTS5 answers its first ones. bench/results/2026-12-07-keyword-copy-threshold.md
+FTS_ANSWERS_FIRST = 50
 _CHANGES = (
     "SELECT m.seq, m.tenant_id, m.user_id, m.agent_id, m.session_id, m.status, m.kind, f.tokens FROM memories m "
     "LEFT JOIN memory_fts f ON f.rowid = m.seq WHERE m.rev > ?"
@@ -35,8 +40,8 @@ _ORIGIN_KEYS = ("store_id", "index_epoch", "search_terms")
 
 class KeywordKeeper:
     """Owns one process's :class:`KeywordIndex` for one SQLite file. ``read`` runs an action on a reader
-    connection inside one snapshot. ``min_rows``: stores with fewer memories are left to FTS5 (0: always
-    the copy, tests)."""
+    connection inside one snapshot. ``min_rows``: stores with fewer memories are left to FTS5, and so are the
+    first ``FTS_ANSWERS_FIRST`` searches of a process (0: always the copy, from the first search; tests)."""
 
     def __init__(self, *, min_rows: int, read: Callable[[Callable[[Tx], Any]], Any]) -> None:
         self.min_rows = min_rows
@@ -49,6 +54,7 @@ class KeywordKeeper:
         self._builder: threading.Thread | None = None
         self._closed = False
         self._small_until = 0.0  # monotonic time until which the store is taken as too small for the copy
+        self._fts_answered = 0  # keyword searches FTS5 answered before a first copy (FTS_ANSWERS_FIRST)
 
     # --- searching ---------------------------------------------------------------------------------
     def search(self, tokens: Sequence[str], where: IndexFilter, limit: int) -> list[tuple[int, float]] | None:
@@ -56,6 +62,9 @@ class KeywordKeeper:
         copy cannot answer (not built yet, too small a store, or a phrase token): ask FTS5."""
         if self._closed or monotonic() < self._small_until:
             return None  # the usual small store: no read of the database on its way to FTS5
+        if self._index is None and self.min_rows and self._fts_answered < FTS_ANSWERS_FIRST:
+            self._fts_answered += 1  # (a race here only builds one search sooner or later)
+            return None
         with self._lock:
             index = self._read(self._catch_up)
             term_ids = None if index is None else index.phrases(tokens)

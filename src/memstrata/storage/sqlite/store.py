@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from memstrata.storage.sql.store import SQLStore
+from memstrata.storage.sqlite import keywords
 from memstrata.storage.sqlite.dialect import SQLiteDialect
 
 
@@ -17,7 +18,7 @@ class SQLiteStore(SQLStore):
 
     def __init__(self, path: str | Path, *, busy_timeout_s: float = 30.0, file_mode: int | None = 0o600,
                  readers: int = 8, ann_min_rows: int = 20_000,
-                 keyword_cache_min_rows: int = 20_000) -> None:  # fmt: skip
+                 keyword_cache_min_rows: int = keywords.MIN_ROWS) -> None:  # fmt: skip
         self.path = Path(path).expanduser()
         dialect = SQLiteDialect(self.path, busy_timeout_s=busy_timeout_s, file_mode=file_mode, readers=readers,
                                 ann_min_rows=ann_min_rows, keyword_cache_min_rows=keyword_cache_min_rows)  # fmt: skip
