@@ -95,6 +95,15 @@ def test_last_friday_and_shang_zhou_wu_are_the_same_day() -> None:
         ("We met on the 3rd of June", "2026-06-03", "2026-06-04"),
         ("I think 5 may be enough", None, None),  # "may" after a number is a date in capitals only
         ("I have 2 dec of them", None, None),
+        # a day of a month named relatively: was the whole month, so "下个月3号要去复查" was dated the 1st (a trial)
+        ("下个月3号要去市一医院复查", "2027-01-03", "2027-01-04"),
+        ("上个月的20号", "2026-11-20", "2026-11-21"),
+        ("本月15日交房租", "2026-12-15", "2026-12-16"),
+        ("去年3月5日", "2025-03-05", "2025-03-06"),
+        ("明年一月十号", "2027-01-10", "2027-01-11"),
+        ("on the 3rd of next month", "2027-01-03", "2027-01-04"),
+        ("next month on the 3rd", "2027-01-03", "2027-01-04"),
+        ("上个月31号", "2026-11-01", "2026-12-01"),  # November has no 31st: the month, not a day of another
     ],
 )
 def test_years_and_named_months(said: str, start: str | None, end: str | None) -> None:

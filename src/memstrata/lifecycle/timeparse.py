@@ -236,6 +236,25 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         lazy_pattern(r"(上|这|下)个?([春夏秋冬])(?:天|季)"),
         lambda m, r: cal.named_season(r, _SEASONS[m[2]], _RELATIVE_WORD[m[1]]),
     ),
+    (  # a day of a month named by its year or by the month itself: "去年3月5日", "下个月3号" (before the month alone:
+        # "下个月3号要去复查" was dated the 1st, a user trial)
+        lazy_pattern(
+            r"(去年|今年|明年|前年)\s*([一二三四五六七八九十\d]{1,3})\s*月\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"
+        ),
+        lambda m, r: _day_of(cal.month_span(r.year + _CN_YEAR[m[1]], cn_number(m[2]), r), cn_number(m[3])),
+    ),
+    (
+        lazy_pattern(r"(上|这|本|下)个?月\s*的?\s*([一二三四五六七八九十\d]{1,3})\s*[日号]"),
+        lambda m, r: _day_of(cal.month_span(r.year, r.month + _RELATIVE_WORD[m[1]], r), cn_number(m[2])),
+    ),
+    (  # "the 3rd of next month"
+        lazy_pattern(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\s+of\s+(last|this|next)\s+month\b", re.I),
+        lambda m, r: _day_of(cal.month_span(r.year, r.month + _RELATIVE_WORD[m[2].lower()], r), int(m[1])),
+    ),
+    (  # "next month on the 3rd"
+        lazy_pattern(r"\b(last|this|next)\s+month\s+on\s+the\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I),
+        lambda m, r: _day_of(cal.month_span(r.year, r.month + _RELATIVE_WORD[m[1].lower()], r), int(m[2])),
+    ),
     (
         lazy_pattern(r"(去年|今年|明年|前年)\s*([一二三四五六七八九十\d]{1,3})\s*月"),
         lambda m, r: cal.month_span(r.year + _CN_YEAR[m[1]], cn_number(m[2]), r),
@@ -297,6 +316,11 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
         lambda m, r: _yearless(m, r, lambda year: cal.month_span(year, _month_number(m[1]), r)),
     ),
 ]
+
+
+def _day_of(month: tuple[datetime, datetime], day: int) -> tuple[datetime, datetime]:
+    """The ``day`` of the month ``month`` spans; ValueError for a day it does not have ("下个月31号" in February)."""
+    return cal.day_span(month[0].replace(day=day))
 
 
 def _month_number(name: str) -> int:
