@@ -904,3 +904,27 @@ def test_a_key_value_is_no_event_of_a_time_asked_about_alone(clocked_memory: Cal
     memory.add([{"role": "user", "content": "今天去千岛湖露营了", "timestamp": "2026-02-28T10:00:00+00:00"}],
                user_id="w")  # fmt: skip
     assert [hit.text for hit in memory.search("What did I do last weekend?", user_id="w")] == ["今天去千岛湖露营了"]
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "shown"),
+    [
+        ("用户下个月要搬到上海", "2026-02-05T11:00:00+08:00", "2026-03"),
+        ("用户下个月3号去复查", "2026-02-05T11:00:00+08:00", "2026-03-03"),
+        ("User went to Japan last year", "2026-02-05T11:00:00+08:00", "2025"),
+        ("用户住在北京", "2026-02-05T11:00:00+08:00", "2026-02-05"),  # no period named: the day it holds from
+    ],
+)
+def test_a_memory_shows_the_period_its_words_name_at_that_periods_precision(text: str, said: str,
+                                                                              shown: str) -> None:  # fmt: skip
+    from zoneinfo import ZoneInfo
+
+    from memstrata.lifecycle.shown_dates import shown_date
+    from memstrata.types import MemoryItem, Provenance, Scope
+
+    zone, when = ZoneInfo("Asia/Shanghai"), datetime.fromisoformat(said)
+    span = find_time_span(text, when.astimezone(zone))
+    item = MemoryItem(id="m1", scope=Scope(user_id="u"), kind="fact", text=text,
+                      event_time=span.start if span else None, valid_from=when, created_at=when, updated_at=when,
+                      provenance=Provenance(said_at=when))  # fmt: skip
+    assert shown_date(item, zone) == shown

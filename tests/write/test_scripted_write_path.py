@@ -282,6 +282,27 @@ def test_a_turn_answers_before_its_update_that_left_out_the_school_it_names(
     assert names_left_out(turns[0][0], kindergarten) == frozenset()  # "在徐汇的一家幼儿园" names no school
 
 
+def test_a_fact_dated_by_a_period_it_names_reads_as_that_period_in_a_context(
+    scripted_memory: Memory, server: ScriptedServer
+) -> None:
+    """A user trial: "用户孙女朵朵今年上小学一年级了", said in June 2025, is dated by "今年" from 2025-01-01, and its
+    context line read "2025-01-01 …", a day nobody named. The line shows the year; "last week", its first and last
+    day."""
+    memory = scripted_memory
+    server.answer_with(_judge({}))
+    school, mango = "用户孙女朵朵今年上小学一年级了", "朵朵上周吃了芒果一点事都没有"
+    turns = [("我孙女朵朵今年上小学一年级了，在实验小学。", "2025-06-15T20:00:00+08:00", school),
+             ("朵朵上周吃了芒果，一点事都没有。", "2026-05-18T15:00:00+08:00", mango)]  # fmt: skip
+    for text, when, fact in turns:
+        server.enqueue(_facts(fact))
+        memory.add([{"role": "user", "content": text, "timestamp": when}], user_id="u1", infer=True, wait=True)
+    dated = {item.text: item.event_time for item in memory.get_all(user_id="u1") if item.kind != "episode"}
+    assert dated[school] is not None and dated[school].date().isoformat() == "2025-01-01"  # the period's start
+    text = memory.context("朵朵在哪上学？她吃芒果怎么样？", user_id="u1", budget_tokens=800).text
+    assert f"] 2025 {school}" in text and f"] 2026-05-11..2026-05-17 {mango}" in text, text
+    assert "2025-01-01" not in text
+
+
 def test_a_correction_said_by_the_user_closes_what_it_corrects_and_nothing_of_another_topic(
     scripted_memory: Memory, server: ScriptedServer
 ) -> None:

@@ -25,6 +25,7 @@ from memstrata.deep.trace import DeepTrace
 from memstrata.errors import InvalidInputError
 from memstrata.facade.core import MemoryCore
 from memstrata.indexing import normalised
+from memstrata.lifecycle.shown_dates import shown_date
 from memstrata.providers.rerank_factory import build_reranker
 from memstrata.query import Filters, ListQuery, SearchQuery, keys_named_in
 from memstrata.read.endings import LaterNews
@@ -141,13 +142,10 @@ def _refs(ids: Sequence[str]) -> dict[str, str]:
 
 
 def _when(item: MemoryItem) -> datetime:
-    """The date an agent reads beside a memory: its own event time, else since when it holds (a fact drawn from
-    an imported 2023 turn holds from 2023; its created_at is the day of the import)."""
+    """A memory's date in the context: its own event time, else since when it holds (a fact drawn from an imported
+    2023 turn holds from 2023; its created_at is the day of the import). Its line shows it at the precision of the
+    period its words name (lifecycle/shown_dates.py)."""
     return item.event_time or item.valid_from
-
-
-def _day(item: MemoryItem, zone: tzinfo) -> str:
-    return local(_when(item), zone).date().isoformat()
 
 
 def _turn_line(turn: StoredMessage, zone: tzinfo) -> str:
@@ -257,11 +255,11 @@ def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Pie
         item = hit.memory
         speaker = item.metadata.get("speaker") if item.kind == "episode" else None
         who = f"{speaker}: " if isinstance(speaker, str) and speaker else ""
-        head = f"- [{refs[item.id]}] {_day(item, zone)} {who}"
+        head = f"- [{refs[item.id]}] {shown_date(item, zone)} {who}"
         extras = [cut_to_budget(_turn_line(turn, zone), TURN_TOKENS) for turn in turns]
         ending = gathered.endings.get(item.id)
         if ending is not None and normalised(ending.text) not in shown:  # what holds now, beside what held
-            extras.insert(0, cut_to_budget(f"  > later: {_day(ending, zone)} {' '.join(ending.text.split())}",
+            extras.insert(0, cut_to_budget(f"  > later: {shown_date(ending, zone)} {' '.join(ending.text.split())}",
                                            TURN_TOKENS))  # fmt: skip
         elif ending is not None and ending.id in refs:  # shown elsewhere: where to read it
             extras.insert(0, f"  > later: see [{refs[ending.id]}]")
@@ -272,7 +270,7 @@ def _pieces(gathered: _Gathered, refs: dict[str, str], zone: tzinfo) -> list[Pie
         rungs = ladder(head, item.text, extras, rich=MEMORY_TOKENS, bare=BARE_TOKENS)
         pieces.append(Piece("memories", rungs, order, memory_id=item.id))
     for order, hit in enumerate(gathered.profile):
-        head = f"- [{refs[hit.id]}] {_day(hit.memory, zone)} "
+        head = f"- [{refs[hit.id]}] {shown_date(hit.memory, zone)} "
         rungs = ladder(head, hit.memory.text, (), rich=MEMORY_TOKENS, bare=PROFILE_BARE_TOKENS)
         pieces.append(Piece("profile", rungs, order, memory_id=hit.id))
     for order, turn in enumerate(gathered.session):
