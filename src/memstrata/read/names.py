@@ -4,6 +4,7 @@ later news to the statement it ends (read/endings.py), and a question to the one
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memstrata.graph.scripts import transliterates
 from memstrata.han import simplified
@@ -47,7 +48,10 @@ def things_named(text: str) -> int:
     return runs + len(_HAN_NAME.findall(said))
 
 
-def latin_names(said: str) -> list[tuple[int, int]]:
+@lru_cache(
+    maxsize=32_768
+)  # 35 us a text, asked of the same candidates by several steps of a search and across searches
+def latin_names(said: str) -> tuple[tuple[int, int], ...]:
     spans, position = [], 0
     for sentence in sentences(said):
         offset = said.find(sentence, position)
@@ -59,7 +63,7 @@ def latin_names(said: str) -> list[tuple[int, int]]:
             ending = ENDING_WORDS.fullmatch(word) or NEGATED.fullmatch(word)
             if not _NOT_NAMES.fullmatch(word) and not ending and not (opening and is_common_word(word)):
                 spans.append((offset + found.start(), offset + found.end()))
-    return spans
+    return tuple(spans)
 
 
 _LATIN = r"[A-Za-z\u00c0-\u024f]"
