@@ -20,6 +20,8 @@ from memstrata.smalltalk import is_small_talk
         "Sure thing! Bye for now!",
         "Nice to meet you, Daniel!",  # the first memory of a context for cooking for Daniel (a user trial)
         "很高兴认识你！",
+        "好的，我记下了。",  # replies that only say they heard took lines of a context (a user trial)
+        "太好了！",
     ],
 )
 def test_pleasantries_are_small_talk(text: str) -> None:
@@ -33,6 +35,8 @@ def test_pleasantries_are_small_talk(text: str) -> None:
         "Thanks, I'll try the coconut ice cream recipe",
         "Bye Nate, see you at the Kyoto game jam",
         "我明天去上海出差，再见",
+        "太好了，我终于拿到 offer 了",
+        "好的，我记下了：朵朵对芒果过敏。",
         "Nice to meet you at the conference, where we talked about Rust",
     ],
 )
