@@ -294,6 +294,22 @@ def test_the_profile_holds_no_one_elses_state(memory: Memory) -> None:
     assert "mango" not in profile and "蝦子" not in profile and "Yvonne" not in profile, profile
 
 
+def test_a_grandchilds_allergy_is_not_the_users(memory: Memory) -> None:
+    """A trial: "我孙子在二中上初一，对花生过敏。" (and the bundled model's "用户孙子对花生过敏") was read as the
+    user's own statement (the user's allergy in the profile); a grandchild, like a child, is someone else."""
+    said = [("2025-03-05T09:00:00+08:00", "我有高血压，每天吃硝苯地平。我对青霉素过敏。"),
+            ("2025-06-20T09:00:00+08:00", "我孙子在二中上初一，对花生过敏。"),
+            ("2025-06-21T09:00:00+08:00", "My granddaughter is allergic to shellfish.")]  # fmt: skip
+    _tell(memory, "li", said)
+    found = memory.search("我对什么过敏？", user_id="li")
+    assert found and "青霉素" in found[0].text, [hit.text for hit in found]
+    for task in ("帮我订周六晚上的饭店", "Book a table for dinner Saturday"):
+        profile = _profile_block(memory.context(task, user_id="li", budget_tokens=600).text)
+        assert "青霉素" in profile, (task, profile)  # a grandchild's allergy only in words that say whose it is
+        assert all("孙子" in line or "granddaughter" in line for line in profile.splitlines()
+                   if "花生" in line or "shellfish" in line), (task, profile)  # fmt: skip
+
+
 def test_the_profile_holds_no_turn_that_matched_only_on_the_turn_before(memory: Memory) -> None:
     """A user trial: "I drive a blue Tesla Model 3." answered "What am I allergic to?" (0.31) on the allergy said the
     turn before it, indexed beside it, and was shown under "About the user" for a dinner order."""

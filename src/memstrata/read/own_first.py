@@ -43,6 +43,7 @@ _RELATION_EN = "|".join(
         r"buddy|buddies|pals?|bestie|bff|roomies?|roommates?|co-?workers?|siblings?|mum|parents|children",
         r"boyfriend|girlfriend|fianc[eé]e?|neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|mother|pa|father|parents)",
         r"teachers?|classmates?|teammates?|family|partners?|spouses?|significant\s+other",
+        r"grand(?:sons?|daughters?|child(?:ren)?|kids?)|(?:daughters?|sons?)-in-law|in-laws",
     ]
 )
 _RELATION_ZH = "|".join(
@@ -51,6 +52,8 @@ _RELATION_ZH = "|".join(
         "好友|闺蜜|哥们|发小|同学|姐妹|兄弟|爸妈|父母|对象|男朋友|女朋友|邻居|室友|老师|家人|另一半|爱人",
         "表哥|表姐|表弟|表妹|堂哥|堂姐|叔叔|阿姨|舅舅|姑姑|奶奶|爷爷|外婆|外公",
         "嫂子|姐夫|妹夫|弟媳|公公|婆婆|岳父|岳母|侄子|侄女|外甥",
+        # a grandchild's allergy was shown as the user's own ("用户孙子对花生过敏", a user trial)
+        "孙子|孙女|外孙女?|孙辈|儿媳妇?|女婿",
     ]
 )
 # The one-character forms after 我 (graph/vocabulary.SHORT_KIN): "我哥…" was read as the user's own news.
