@@ -928,3 +928,20 @@ def test_a_memory_shows_the_period_its_words_name_at_that_periods_precision(text
                       event_time=span.start if span else None, valid_from=when, created_at=when, updated_at=when,
                       provenance=Provenance(said_at=when))  # fmt: skip
     assert shown_date(item, zone) == shown
+
+
+def test_a_period_dated_in_another_time_zone_still_shows_at_its_precision() -> None:
+    """time.timezone changed after the write: "今年" was dated from 2025-01-01 in UTC and is read in Shanghai, where
+    that year starts 8 hours earlier; the line still reads "2025", not "2025-01-01"."""
+    from zoneinfo import ZoneInfo
+
+    from memstrata.lifecycle.shown_dates import shown_date
+    from memstrata.types import MemoryItem, Provenance, Scope
+
+    when = datetime(2025, 6, 15, 12, tzinfo=UTC)
+    span = find_time_span("用户今年68岁", when)
+    assert span is not None
+    item = MemoryItem(id="m1", scope=Scope(user_id="u"), kind="fact", text="用户今年68岁", event_time=span.start,
+                      valid_from=when, created_at=when, updated_at=when,
+                      provenance=Provenance(said_at=when))  # fmt: skip
+    assert shown_date(item, ZoneInfo("Asia/Shanghai")) == "2025"

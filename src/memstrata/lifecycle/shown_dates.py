@@ -16,13 +16,20 @@ from memstrata.lifecycle.timeparse import find_time_spans
 from memstrata.timezones import local
 from memstrata.types import MemoryItem
 
+# Time zones lie at most 26 hours apart (UTC-12 to UTC+14): of the periods read in today's zone, the one starting
+# nearest the event time is the one the write path dated it by, if time.timezone changed since.
+_ZONES_APART = timedelta(hours=26)
+
 
 def shown_date(item: MemoryItem, zone: tzinfo) -> str:
     """Its event's period where its words name the one it is dated by, else the day it holds from."""
     said = item.provenance.said_at
     if item.event_time is not None and said is not None:
-        period = next((span for span in find_time_spans(item.text, local(said, zone))
-                       if span.start == item.event_time), None)  # fmt: skip
+        event = item.event_time
+        periods = [
+            span for span in find_time_spans(item.text, local(said, zone)) if abs(span.start - event) <= _ZONES_APART
+        ]
+        period = min(periods, key=lambda span: abs(span.start - event), default=None)
         if period is not None:
             return _at_its_precision(local(period.start, zone), local(period.end, zone))
     return local(item.event_time or item.valid_from, zone).date().isoformat()
