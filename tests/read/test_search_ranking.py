@@ -725,6 +725,23 @@ def test_the_assistants_question_answers_nothing_and_the_users_answer_to_it_come
     assert [hit.memory.text for hit in ordered] == [answer.memory.text, question]
 
 
+def test_the_users_turn_comes_before_a_reply_that_only_wishes_it_well() -> None:
+    """A trial: "好的，祝手术顺利。" (short, so the embedder's favourite, 0.40) led "我的手术是哪天？" above the turn it
+    replied to, "12月20号要去省人民医院做膝盖手术。" (0.28), beyond the margin a reply to a question keeps: a reply to
+    a question may hold its answer."""
+    told = _turn("12月20号要去省人民医院做膝盖手术。", 0.28, 2026)
+    wished = _turn("好的，祝手术顺利。", 0.40, 2026, role="assistant")
+    wished = wished.model_copy(update={"memory": wished.memory.model_copy(
+        update={"metadata": {"role": "assistant", "preceding_turns": f"user: {told.memory.text}"}})})  # fmt: skip
+    assert [hit.memory.text for hit in turns_before_their_replies([wished, told])] == [told.memory.text,
+                                                                                    wished.memory.text]  # fmt: skip
+    asked = _turn("哪家医院做膝盖手术比较好？", 0.28, 2026)
+    answer = _turn("省人民医院的骨科很好，可以挂王主任的号。", 0.40, 2026, role="assistant")
+    answer = answer.model_copy(update={"memory": answer.memory.model_copy(
+        update={"metadata": {"role": "assistant", "preceding_turns": f"user: {asked.memory.text}"}})})  # fmt: skip
+    assert turns_before_their_replies([answer, asked])[0].memory.text == answer.memory.text
+
+
 def test_a_plan_called_off_takes_the_place_only_of_what_asks_of_it() -> None:
     """A user trial: "西安去不成了" took the place of "星球大战系列。另外我们国庆打算带他去西安玩" (the son's Lego
     series) for "我儿子喜欢玩什么？", with which it shares nothing; asked of the trip, in either language, it

@@ -310,13 +310,18 @@ def assistant_asks(item: MemoryItem) -> bool:
     return not states_for_the_user(item) and bool(_ASKED.search(item.text))
 
 
-def turns_before_their_replies(hits: Sequence[SearchHit], *, margin: float = MARGIN) -> list[SearchHit]:
+def turns_before_their_replies(
+    hits: Sequence[SearchHit], *, margin: float = MARGIN, told_margin: float = THEIRS_MARGIN
+) -> list[SearchHit]:
     """The user's turn before the assistant's reply to it: a reply echoes the turn ("Lucky you, a chef boyfriend!"
     after "my bf 阿杰 is a chef"), and the turn's words count for it too (``search.reply_context_weight``), so it led
     "Who was my boyfriend in 2022?" (0.86 to 0.70; found by a user trial). And before the assistant's question it
     answers: "Does that change which nights you cook?" led "Which nights can I cook?" above the user's "Yes, I can
     cook Thursday to Sunday now" (another trial). What the user said answers, where it is close: within ``margin``,
-    or as close in meaning."""
+    or as close in meaning. A turn that tells something rather than asks is within ``told_margin`` of the reply to
+    it: "好的，祝手术顺利。" (0.40, short, the embedder's favourite) led "我的手术是哪天？" above the turn it wished
+    luck to, "12月20号要去省人民医院做膝盖手术。" (0.28; a trial). A reply to a question may hold its answer, so
+    there the margin stays."""
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
         if states_for_the_user(above.memory) or not states_for_the_user(hit.memory):
@@ -326,7 +331,8 @@ def turns_before_their_replies(hits: Sequence[SearchHit], *, margin: float = MAR
         answered = assistant_asks(above.memory) and asked_first.endswith(above.memory.text.strip())
         if not (replied_to.endswith(hit.memory.text.strip()) or answered):
             return False
-        return within_reach(hit, above, margin) or _means_as_much(hit, above)
+        reach = margin if _ASKED.search(hit.memory.text) else told_margin
+        return within_reach(hit, above, reach) or _means_as_much(hit, above)
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
 
