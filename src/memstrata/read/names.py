@@ -48,9 +48,8 @@ def things_named(text: str) -> int:
     return runs + len(_HAN_NAME.findall(said))
 
 
-@lru_cache(
-    maxsize=32_768
-)  # 35 us a text, asked of the same candidates by several steps of a search and across searches
+# 35 us a text, asked of the same candidates by several steps of a search and across searches
+@lru_cache(maxsize=32_768)
 def latin_names(said: str) -> tuple[tuple[int, int], ...]:
     spans, position = [], 0
     for sentence in sentences(said):

@@ -34,6 +34,9 @@ MARGIN = 0.25  # a statement about the user at most this share below one about s
 # A statement naming the one a question asks about, below one of the user's own that does not name them: the user's
 # own matches on the topic's words alone ("Bought a car finally" for "What car does Feng drive?", 0.33 to 0.21).
 THEIRS_MARGIN = 0.5
+# The user's turn that tells something, below the assistant's reply to it: the reply's own words are few ("好的，祝手术
+# 顺利。") and a short text is the embedder's favourite, so it scores well above the turn it only echoes.
+TOLD_MARGIN = 0.5
 
 # People a speaker names by their relation: the relatives and contacts the graph knows (graph/vocabulary.py), and
 # others it gives no relation of its own.
@@ -311,7 +314,7 @@ def assistant_asks(item: MemoryItem) -> bool:
 
 
 def turns_before_their_replies(
-    hits: Sequence[SearchHit], *, margin: float = MARGIN, told_margin: float = THEIRS_MARGIN
+    hits: Sequence[SearchHit], *, margin: float = MARGIN, told_margin: float = TOLD_MARGIN
 ) -> list[SearchHit]:
     """The user's turn before the assistant's reply to it: a reply echoes the turn ("Lucky you, a chef boyfriend!"
     after "my bf 阿杰 is a chef"), and the turn's words count for it too (``search.reply_context_weight``), so it led
