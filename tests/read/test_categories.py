@@ -115,6 +115,20 @@ def test_a_mixed_memory_answers_a_question_in_one_of_its_languages(memory: Memor
     )
 
 
+def test_an_allergy_said_in_chinese_answers_the_english_question_where_english_says_allergic_too(
+    memory: Memory,
+) -> None:
+    """A trial: "What am I allergic to?" led with "My granddaughter is allergic to shellfish." (0.63) over the user's
+    own "我对青霉素过敏" (0.16, no keyword evidence): the scope held "allergic" in English, so the word was not asked
+    in Chinese too (read/other_language.py), and 过敏 was indexed as a health condition only."""
+    memory.add(
+        ["我有高血压，每天吃硝苯地平。我对青霉素过敏。", "My granddaughter is allergic to shellfish."], user_id="li"
+    )
+    for question in ("What am I allergic to?", "Am I allergic to anything?", "我对什么过敏？"):
+        found = memory.search(question, user_id="li")
+        assert found and "青霉素" in found[0].text, (question, [hit.text for hit in found])
+
+
 def test_a_question_about_what_to_avoid_eating_finds_an_allergy(memory: Memory) -> None:
     """ "Any food I should avoid?" shares no word with "I'm allergic to shellfish." and found nothing at all."""
     memory.add(["I'm allergic to shellfish.", "My husband Daniel is an electrician.", "我周末喜欢爬山"], user_id="diet")

@@ -496,9 +496,16 @@ def test_a_question_about_the_user_is_answered_by_what_they_said_of_themselves(m
     hits = memory.search("What am I allergic to?", user_id="u")
     scores = [hit.score for hit in hits]
     assert scores == sorted(scores, reverse=True)
-    # The moved hit took the colleague's place and score; its breakdown says so, and keeps its own.
     assert all(hit.score == hit.breakdown.final for hit in hits)
-    assert hits[0].breakdown.moved_from is not None and hits[0].breakdown.moved_from < hits[0].score
+
+
+def test_the_users_own_statement_moved_up_takes_the_place_and_score_of_anothers() -> None:
+    """The move itself (since 过敏 is indexed with "allergic", the search above needs none): the user's statement
+    takes the colleague's place and score, and its breakdown keeps its own."""
+    anna, own = _turn("My colleague Anna is allergic to shellfish.", 0.8, 2025), _turn("我对花生过敏。", 0.7, 2025)
+    moved = own_before_others([anna, own], "What am I allergic to?")
+    assert [hit.memory.text for hit in moved] == [own.memory.text, anna.memory.text]
+    assert moved[0].score == moved[0].breakdown.final == 0.8 and moved[0].breakdown.moved_from == 0.7
 
 
 def test_the_users_turn_answers_a_question_about_them_before_the_reply_to_it(memory: Memory) -> None:
