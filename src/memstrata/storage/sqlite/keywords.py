@@ -24,15 +24,15 @@ from memstrata.storage.sql.dialect import Tx
 from memstrata.storage.vector_index import IndexFilter
 
 log = logging.getLogger(__name__)
-MIN_ROWS = 1_000  # the default store.keyword_cache_min_rows: the copy saved 1.2 ms of 12 a search at 1k rows
+MIN_ROWS = 1_000  # the default store.keyword_cache_min_rows: the copy saved 0.4-1.2 ms a search at 1k rows (2 runs)
 # A first copy of fewer rows is built inline (0.1 s); larger in a thread while FTS5 answers. Built inline, it held one
 # search up (the slowest of a new process's searches 2-60: 147 ms at 3k rows, 276 at 10k); beside the searches, 47
 # and 193 ms (bench/results/2026-12-07-keyword-copy-threshold{,-inline-build}.md).
 SYNC_BUILD_ROWS = 2_000
 SMALL_RECHECK_S = 5.0  # a store found too small for the copy is looked at again after this long
-# A copy takes 0.1 s to build at 1k rows, 0.4 s at 10k, and saves 0.3-0.8 ms a keyword search there (a search asks
-# two to four; a deep search more): a process that searches only a few times (one CLI command) would pay for it to no
-# gain, so FTS5 answers its first ones. bench/results/2026-12-07-keyword-copy-threshold.md
+# A copy takes 0.06-0.1 s to build at 1k rows, 0.3-0.4 s at 10k, and saves 0.3-0.8 ms a keyword search there (a
+# search asks two to four; a deep search more): a process that searches only a few times (one CLI command) would pay
+# for it to no gain, so FTS5 answers its first ones. bench/results/2026-12-07-keyword-copy-threshold.md
 FTS_ANSWERS_FIRST = 50
 _CHANGES = (
     "SELECT m.seq, m.tenant_id, m.user_id, m.agent_id, m.session_id, m.status, m.kind, f.tokens FROM memories m "
