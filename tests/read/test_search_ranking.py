@@ -22,9 +22,9 @@ from memstrata.read.own_first import (
     own_before_others,
     people_named,
     subject,
-    turns_before_their_replies,
 )
 from memstrata.read.pipeline import search
+from memstrata.read.replies import turns_before_their_replies
 from memstrata.read.retrieve import asks_formerly, topic_text
 from memstrata.read.settings import ReadSettings
 from memstrata.read.when import asks_when, states_a_time

@@ -52,3 +52,10 @@ def in_place_of(chosen: SearchHit, above: SearchHit) -> SearchHit:
     own = chosen.breakdown.final if chosen.breakdown.moved_from is None else chosen.breakdown.moved_from
     breakdown = chosen.breakdown.model_copy(update={"final": above.score, "moved_from": own})
     return chosen.model_copy(update={"score": above.score, "breakdown": breakdown})
+
+
+def means_as_much(own: SearchHit, other: SearchHit) -> bool:
+    """``own`` matches the question's meaning at least as well as ``other`` (the user's statement against another's,
+    the user's turn against the reply to it): the other's lead is words both share with the question ("住" of
+    "我妹妹住在成都" for "我住在哪里？", where "I live in Hangzhou" has meaning alone to show, across scripts)."""
+    return (own.breakdown.dense_match or 0.0) >= (other.breakdown.dense_match or 0.0) > 0.0

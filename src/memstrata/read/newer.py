@@ -34,8 +34,9 @@ from memstrata.modality import corrects
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import cross_script, memory_terms, scripts
 from memstrata.read.move_up import move_up, within_reach
-from memstrata.read.own_first import assistant_asks, mentions, people_named, topic_terms, whose
+from memstrata.read.own_first import mentions, people_named, topic_terms, whose
 from memstrata.read.parting import asks_past_the_parting
+from memstrata.read.replies import assistant_asks
 from memstrata.read.retrieve import time_it_names
 from memstrata.read.takes_back import (
     about_others,

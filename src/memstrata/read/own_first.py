@@ -25,7 +25,7 @@ from memstrata.lexical import has_han, jieba
 from memstrata.lifecycle.decay import said_at
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms, query_terms
-from memstrata.read.move_up import move_up, within_reach
+from memstrata.read.move_up import means_as_much, move_up, within_reach
 from memstrata.read.names import doubled_names, named_in_other_script, opening_name
 from memstrata.read.spelling import is_common_word
 from memstrata.types import MemoryItem, SearchHit
@@ -34,9 +34,6 @@ MARGIN = 0.25  # a statement about the user at most this share below one about s
 # A statement naming the one a question asks about, below one of the user's own that does not name them: the user's
 # own matches on the topic's words alone ("Bought a car finally" for "What car does Feng drive?", 0.33 to 0.21).
 THEIRS_MARGIN = 0.5
-# The user's turn that tells something, below the assistant's reply to it: the reply's own words are few ("好的，祝手术
-# 顺利。") and a short text is the embedder's favourite, so it scores well above the turn it only echoes.
-TOLD_MARGIN = 0.5
 
 # People a speaker names by their relation: the relatives and contacts the graph knows (graph/vocabulary.py), and
 # others it gives no relation of its own.
@@ -274,7 +271,7 @@ def own_before_others(hits: Sequence[SearchHit], query_text: str, *, margin: flo
         return list(hits)
 
     def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
-        close = within_reach(hit, above, margin) or _means_as_much(hit, above)
+        close = within_reach(hit, above, margin) or means_as_much(hit, above)
         return whose(above.memory) == "another" and whose(hit.memory) == "user" and close
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
@@ -299,43 +296,7 @@ def theirs_before_own(
             return False
         if not states_for_the_user(hit.memory):  # a reply echoes the user: "Lucky you, a chef boyfriend!" above
             return False  # "my bf 阿杰 is a chef" for "Who was my boyfriend in 2022?" (a user trial)
-        return within_reach(hit, above, margin) or _means_as_much(hit, above)
-
-    return move_up(hits, answers_instead, best=lambda hit: hit.score)
-
-
-# A turn that ends asking: the assistant's question holds the topic's words and no answer.
-_ASKED = lazy_pattern(r"[?？]\s*$|[吗呢]\s*$")
-
-
-def assistant_asks(item: MemoryItem) -> bool:
-    """An assistant's turn that ends in a question ("Does that change which nights you cook?"): it states nothing."""
-    return not states_for_the_user(item) and bool(_ASKED.search(item.text))
-
-
-def turns_before_their_replies(
-    hits: Sequence[SearchHit], *, margin: float = MARGIN, told_margin: float = TOLD_MARGIN
-) -> list[SearchHit]:
-    """The user's turn before the assistant's reply to it: a reply echoes the turn ("Lucky you, a chef boyfriend!"
-    after "my bf 阿杰 is a chef"), and the turn's words count for it too (``search.reply_context_weight``), so it led
-    "Who was my boyfriend in 2022?" (0.86 to 0.70; found by a user trial). And before the assistant's question it
-    answers: "Does that change which nights you cook?" led "Which nights can I cook?" above the user's "Yes, I can
-    cook Thursday to Sunday now" (another trial). What the user said answers, where it is close: within ``margin``,
-    or as close in meaning. A turn that tells something rather than asks is within ``told_margin`` of the reply to
-    it: "好的，祝手术顺利。" (0.40, short, the embedder's favourite) led "我的手术是哪天？" above the turn it wished
-    luck to, "12月20号要去省人民医院做膝盖手术。" (0.28; a trial). A reply to a question may hold its answer, so
-    there the margin stays."""
-
-    def answers_instead(hit: SearchHit, above: SearchHit) -> bool:
-        if states_for_the_user(above.memory) or not states_for_the_user(hit.memory):
-            return False
-        replied_to = str(above.memory.metadata.get("preceding_turns", "")).rstrip()
-        asked_first = str(hit.memory.metadata.get("preceding_turns", "")).rstrip()
-        answered = assistant_asks(above.memory) and asked_first.endswith(above.memory.text.strip())
-        if not (replied_to.endswith(hit.memory.text.strip()) or answered):
-            return False
-        reach = margin if _ASKED.search(hit.memory.text) else told_margin
-        return within_reach(hit, above, reach) or _means_as_much(hit, above)
+        return within_reach(hit, above, margin) or means_as_much(hit, above)
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)
 
@@ -488,10 +449,3 @@ def later_of_equals_first(hits: Sequence[SearchHit], query_text: str, names: tup
     for _, tied in groupby(hits, key=lambda hit: hit.score):
         ordered.extend(sorted(tied, key=order, reverse=True))
     return ordered
-
-
-def _means_as_much(own: SearchHit, other: SearchHit) -> bool:
-    """The statement about the user matches the question's meaning at least as well: the other's lead is words both
-    share with the question ("住" of "我妹妹住在成都" for "我住在哪里？", where "I live in Hangzhou" has meaning
-    alone to show, across scripts)."""
-    return (own.breakdown.dense_match or 0.0) >= (other.breakdown.dense_match or 0.0) > 0.0

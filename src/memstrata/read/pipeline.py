@@ -36,10 +36,10 @@ from memstrata.read.own_first import (
     named_first,
     own_before_others,
     theirs_before_own,
-    turns_before_their_replies,
 )
 from memstrata.read.rank import MemoryText, Ranker, keyword_matches_to_read, memory_text, pool, rescore
 from memstrata.read.relatives import Relatives, relatives_asked
+from memstrata.read.replies import turns_before_their_replies
 from memstrata.read.retrieve import (
     Retrieved,
     asks_about_the_time_alone,
