@@ -85,19 +85,28 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "car drive vehicle 车 汽车 开车 交通工具 座驾",  # "我的交通工具是什么？", "What vehicle do I own?"
     ),
-    (  # health conditions
+    (  # health conditions: a diagnosis answers "我有什么病？" / "Do I have any chronic illness?"
         lazy_pattern(
             whole_words(
                 r"diabet(?:es|ic) hypertension high\s+blood\s+pressure asthma arthritis migraines? depression cancer"
                 r" insomnia eczema adhd high\s+cholesterol celiac gout thyroid heart\s+disease allerg(?:y|ies|ic)"
-                # an injury or an operation: "前天打篮球把膝盖伤了" for "我有过哪些健康问题？"
-                r" injur(?:y|ies|ed) sprained fractured concussion surgery hospitali[sz]ed"
+                r" cataracts? glaucoma anemia osteoporosis kidney\s+stones? gastritis"
             )
             + r"|糖尿病|高血压|哮喘|关节炎|偏头痛|抑郁症|癌|失眠|湿疹|过敏|高血脂|痛风|甲状腺|心脏病|胃病|鼻炎|颈椎病"
-            r"|受伤|伤了|骨折|扭伤|拉伤|手术|住院|骨裂",
+            r"|白内障|青光眼|冠心病|脂肪肝|贫血|骨质疏松|肾结石|胃炎|腰椎间盘突出",
             re.IGNORECASE,
         ),
-        "health condition illness 健康 病 问题",
+        "health condition illness disease chronic problem problems 健康 病 疾病 慢性病 问题",
+    ),
+    (  # an injury or an operation is a health problem, not an illness: "前天打篮球把膝盖伤了" answers
+        # "我有过哪些健康问题？"; "12月15号要去做白内障手术" answers "我有什么病？" by the cataract, not by the
+        # operation (a user trial)
+        lazy_pattern(
+            whole_words(r"injur(?:y|ies|ed) sprained fractured concussion surgery hospitali[sz]ed")
+            + r"|受伤|伤了|骨折|扭伤|拉伤|手术|住院|骨裂",
+            re.IGNORECASE,
+        ),
+        "health problem problems 健康 问题",
     ),
     (  # an allergy said in Chinese, in English words: "What am I allergic to?" of "我对青霉素过敏" matched no word
         # where an English statement of the scope said "allergic" (so the word was not asked in Chinese too; a user

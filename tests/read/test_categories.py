@@ -620,3 +620,28 @@ def test_a_programming_language_is_found_by_what_it_is(memory: Memory) -> None:
     _tell(memory, "kai", said, zone="+08:00")
     _first_says(memory, "kai", ("What programming language do I use?", "我用什么编程语言？"), "主要写 Go")
     assert category_words("Let it go") == "" and category_words("Taylor Swift tickets!") == ""
+
+
+def test_a_diagnosis_answers_what_illness_one_has_ahead_of_a_relatives_allergy(memory: Memory) -> None:
+    """A user trial of a retired teacher's imported chats: "我有高血压" was sixth for "我有什么病？" behind an eye
+    operation and her granddaughter's allergy ("朵朵的芒果过敏好像好了", read as her own), and under the cutoff for
+    "What health problems do I have?" (0.05: "problems" named no category) and "Do I have any chronic illness?". A
+    diagnosis names an illness; an operation is a health problem, not an illness."""
+    said = [("2025-03-02", "我有高血压，每天早上吃一片氨氯地平。"),
+            ("2025-06-15", "我孙女朵朵对芒果过敏，吃了会起疹子。"),
+            ("2025-11-20", "我每周二和周四早上去公园打太极拳。"),
+            ("2026-05-18", "朵朵的芒果过敏好像好了，上周吃了芒果一点事都没有。"),
+            ("2026-11-25", "12月15号要去做白内障手术，在爱尔眼科。")]  # fmt: skip
+    _tell(memory, "wang", said, zone="+08:00")
+    for question in (
+        "我有什么病？",
+        "我有慢性病吗？",
+        "What health problems do I have?",
+        "Do I have any chronic illness?",
+    ):
+        found = [hit.text for hit in memory.search(question, user_id="wang", limit=5)]
+        assert said[0][1] in found, (question, found)
+        if said[3][1] in found:
+            assert found.index(said[0][1]) < found.index(said[3][1]), (question, found)
+    assert category_words("前天把膝盖伤了") == "health problem problems 健康 问题"  # no illness
+    assert "illness" in category_words("12月15号要去做白内障手术") and "illness" in category_words("I have glaucoma")

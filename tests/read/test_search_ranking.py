@@ -536,6 +536,10 @@ def test_a_clearly_better_match_about_someone_else_keeps_its_place() -> None:
     close = [hit("My sister is allergic to cats.", 0.6), hit("我对花生过敏。", 0.5), hit("Prefers tea", 0.45)]
     assert [h.memory.text for h in own_before_others(close, "What am I allergic to?")] == [
         "我对花生过敏。", "My sister is allergic to cats.", "Prefers tea"]  # fmt: skip
+    # matched only on its category's word (病 of an allergy), as the user's own is: the other's lead is its length
+    health = [hit("朵朵的芒果过敏好像好了", 0.38), hit("用户的高血压，每天早上吃一片氨氯地平", 0.20)]
+    assert own_before_others(health, "我有什么病？")[0].memory.text.startswith("用户的高血压")
+    assert own_before_others([*health[:1], hit("用户的高血压", 0.15)], "我有什么病？")[0] == health[0]  # beyond half
     assert subject("我的猫叫团子。") == "user" and subject("Prefers tea") is None
     assert subject("My buddy Mike got a job at Google") == subject("我闺蜜在腾讯上班") == "another"
     # The user's own turn without a subject is theirs ("开始在蔚来做战略了"); the assistant's is not the user's word.

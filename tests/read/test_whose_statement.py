@@ -241,3 +241,13 @@ def test_someone_named_first_and_then_called_she_or_he_is_whom_it_is_about() -> 
     assert subject("朵朵今天开始上小学了，她很兴奋") == "another"
     assert subject("I started yoga, she said") == "user"
     assert subject("Booked flights to Chengdu, he said") is None
+
+
+def test_a_chinese_name_opening_the_statement_makes_it_theirs() -> None:
+    """A user trial: "朵朵的芒果过敏好像好了" (the granddaughter's) was read as the user's own and answered
+    "我有什么病？". A pet name said twice, or a name the segmenter knows before 的, opens someone else's news;
+    doubled adverbs, times and things do not."""
+    assert subject("朵朵的芒果过敏好像好了") == subject("豆豆对芒果过敏") == subject("张伟的车坏了") == "another"
+    assert subject("天天加班好累") is None and subject("今天的会议取消了") is None
+    assert subject("高血压又犯了") is None and subject("看看明天天气") is None
+    assert subject("我有高血压") == "user" and subject("用户的高血压") == "user"
