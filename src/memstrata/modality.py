@@ -77,7 +77,10 @@ _REPLACED = (
 # "西藏也不去了", "冰岛去不成了", "Iceland's off" (a held-out trial: every plan called off so stayed above its ending)
 _CALLED_OFF = (
     r"没去成|没能去|没去了|取消了|泡汤|推迟|延期|改期|不去了|去不成|去不了了"
+    # as the bundled model writes a call-off down: "用户不再去日本" of "日本不去了，改成四月去首尔" (a user trial)
+    r"|不再去|不打算去了"
     r"|\b(?:is off|are off|called off|cancell?ed|postponed|fell through|didn't go|did not go|never went)\b"
+    r"|\b(?:no longer going|not going (?:\w+ )?any ?more)\b"
     r"|(?-i:\b[A-Z][\w-]*)'s off\b(?!\s+(?:the|to|for|work))"
 )
 ENDS_OR_CORRECTS_WORDS = lazy_pattern(

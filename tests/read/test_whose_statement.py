@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from memstrata import Memory
 from memstrata.answers import change_answers, planned_change_answers, unquoted
-from memstrata.modality import NOT_YET
+from memstrata.modality import NOT_YET, calls_off
 from memstrata.read.own_first import subject
 from support.turns import first_answers, say
 
@@ -251,3 +251,14 @@ def test_a_chinese_name_opening_the_statement_makes_it_theirs() -> None:
     assert subject("天天加班好累") is None and subject("今天的会议取消了") is None
     assert subject("高血压又犯了") is None and subject("看看明天天气") is None
     assert subject("我有高血压") == "user" and subject("用户的高血压") == "user"
+
+
+def test_a_call_off_as_the_model_writes_it_down_answers_before_the_plan(memory: Memory) -> None:
+    """A user trial with the bundled model: "日本不去了，改成四月去首尔" was written down as "用户不再去日本", which
+    called nothing off, and "Are we still going to Kyoto?" found the Japan plan first."""
+    say(memory, "chen", [("2025-08-08", "Planning a trip to Japan next April with Lily, probably Kyoto."),
+                         ("2025-10-12", "搬家了，现在住在宝安区")])  # fmt: skip
+    memory.add("用户不再去日本", user_id="chen", kind="fact", event_time="2026-01-05T12:00:00Z")
+    found = memory.search("Are we still going to Kyoto?", user_id="chen", as_of="2026-02-01")
+    assert found and found[0].text == "用户不再去日本", [hit.text for hit in found]
+    assert calls_off("User is no longer going to Japan") and calls_off("We're not going anymore")

@@ -8,9 +8,10 @@ from functools import lru_cache
 
 from memstrata.graph.scripts import transliterates
 from memstrata.han import simplified
-from memstrata.lexical import has_han
+from memstrata.lexical import has_han, keyword_tokens
 from memstrata.modality import ENDING_WORDS, NEGATED, clauses, sentences
 from memstrata.patterns import lazy_pattern
+from memstrata.read.other_language import other_words, translatable
 from memstrata.read.spelling import is_common_word
 
 # A Latin name: a capitalised word mid-sentence, or one English rarely writes ("Biscuit" is not among the 10,000
@@ -115,3 +116,18 @@ def doubled_names(text: str) -> list[str]:
     return list(
         dict.fromkeys(found.group() for found in _DOUBLED.finditer(said) if not _DOUBLED_WORDS.fullmatch(found.group()))
     )
+
+
+def named_in_both(text: str, other: str) -> bool:
+    """Whether one text's Chinese word names what the other names in English (the glossary): 日本 of "用户不再去日本" is
+    the Japan of "Planning a trip to Japan next April" (the bundled model wrote the call-off down so, and it called
+    nothing off; a user trial). Only a name counts on the English side (:func:`latin_names`: "User" opening a
+    model's fact is no name for 用户)."""
+    for han_side, latin_side in ((text, other), (other, text)):
+        names = {latin_side[start:end].lower() for start, end in latin_names(latin_side)}
+        if not names or not has_han(han_side):
+            continue
+        words = (word for word in dict.fromkeys(keyword_tokens(simplified(han_side))) if has_han(word))
+        if any(names.intersection(other_words(word)) for word in words if translatable(word)):
+            return True
+    return False

@@ -31,7 +31,7 @@ PER_WORD = 2  # held translations added per word
 def asked_in_other_language(store: Store, query: SearchQuery, asked: str) -> str:
     """``asked`` (what the query asks, past the time it names: "recently" is a range, not a word to translate),
     followed by the held other-language words of each word of it the scope does not hold."""
-    words = [word for word in dict.fromkeys(keyword_tokens(asked)) if _translatable(word)]
+    words = [word for word in dict.fromkeys(keyword_tokens(asked)) if translatable(word)]
     if not words or len(words) > MOST_WORDS:
         return asked
     offered = {word: [t for t in other_words(word) if t not in words] for word in words}
@@ -53,7 +53,7 @@ def asked_in_other_language(store: Store, query: SearchQuery, asked: str) -> str
 
 def other_words(word: str) -> list[str]:
     """The other language's words ``word`` is asked by (see the module for those left out)."""
-    return [translation for translation in glossary().translations(word, CANDIDATES) if _translatable(translation)]
+    return [translation for translation in glossary().translations(word, CANDIDATES) if translatable(translation)]
 
 
 def held(store: Store, query: SearchQuery, word: str) -> bool:
@@ -62,7 +62,7 @@ def held(store: Store, query: SearchQuery, word: str) -> bool:
     return _held(store, query, keyword_tokens(word))
 
 
-def _translatable(word: str) -> bool:
+def translatable(word: str) -> bool:
     return (
         bool(_TRANSLATABLE.fullmatch(word)) and word not in english_vocabulary() and word not in category_vocabulary()
     )

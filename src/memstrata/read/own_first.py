@@ -23,6 +23,7 @@ from memstrata.han import simplified
 from memstrata.indexing import category_text, own_index_text, states_for_the_user
 from memstrata.lexical import has_han, jieba
 from memstrata.lifecycle.decay import said_at
+from memstrata.modality import ends_or_corrects
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms, query_terms
 from memstrata.read.move_up import means_as_much, move_up, within_reach
@@ -329,6 +330,11 @@ def theirs_before_own(
             return False
         if not states_for_the_user(hit.memory):  # a reply echoes the user: "Lucky you, a chef boyfriend!" above
             return False  # "my bf 阿杰 is a chef" for "Who was my boyfriend in 2022?" (a user trial)
+        if said_at(above.memory) > said_at(hit.memory) and ends_or_corrects(above.memory.text):
+            # the user's later ending or call-off is not passed by what it may end: "Planning a trip to Japan …,
+            # probably Kyoto" names the Kyoto of "Are we still going to Kyoto?" (read as someone named) and passed
+            # "用户不再去日本" (a user trial)
+            return False
         return within_reach(hit, above, margin) or means_as_much(hit, above)
 
     return move_up(hits, answers_instead, best=lambda hit: hit.score)

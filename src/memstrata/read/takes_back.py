@@ -18,7 +18,7 @@ from memstrata.lexical import has_han
 from memstrata.modality import ENDS_OR_CORRECTS_WORDS, HEDGED, NOT_YET, calls_off, corrects, ends_or_corrects
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
-from memstrata.read.names import doubled_names, named_in_other_script, names_in
+from memstrata.read.names import doubled_names, named_in_both, named_in_other_script, names_in
 from memstrata.read.own_first import subject, whose
 from memstrata.topics import topics_of
 from memstrata.types import MemoryItem
@@ -99,7 +99,7 @@ def ends_or_corrects_it(
         return True
     # one place or person in the two scripts: "用户成都的行程取消了" and "User booked flights to Chengdu"
     said = frozenset(term for term in later_terms ^ earlier_terms if subject_of(frozenset((term,))))
-    if named_in_other_script(said, later.text, earlier.text):
+    if named_in_other_script(said, later.text, earlier.text) or named_in_both(later.text, earlier.text):
         return True
     if not by_category:
         return False
