@@ -301,10 +301,13 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"medications? medicines? prescriptions? prescribed pills? dose dosage amlodipine metformin"
                 r" insulin lisinopril losartan atorvastatin simvastatin statins? levothyroxine omeprazole ibuprofen"
                 r" paracetamol acetaminophen aspirin amoxicillin antibiotics? prednisone sertraline fluoxetine"
-                r" escitalopram warfarin gabapentin melatonin inhalers?"
+                r" escitalopram warfarin gabapentin melatonin inhalers? valsartan nifedipine albuterol salbutamol"
+                r" budesonide loratadine cetirizine oseltamivir"
             )
             + r"|(?<![火炸农])药(?![店房剂学妆])|处方|剂量|二甲双胍|胰岛素|氨氯地平|他汀|优甲乐|左甲状腺素|阿司匹林"
-            r"|布洛芬|对乙酰氨基酚|阿莫西林|头孢|奥美拉唑|激素|褪黑素",
+            r"|布洛芬|对乙酰氨基酚|阿莫西林|头孢|奥美拉唑|激素|褪黑素"
+            # "我吃什么药？" of "随身带着沙丁胺醇喷雾" (an asthma inhaler; a user trial)
+            r"|缬沙坦|硝苯地平|沙丁胺醇|布地奈德|氯雷他定|西替利嗪|奥司他韦|吸入剂",
             re.IGNORECASE,
         ),
         "medication medicine dose 药 药物 剂量",

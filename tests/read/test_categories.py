@@ -645,3 +645,14 @@ def test_a_diagnosis_answers_what_illness_one_has_ahead_of_a_relatives_allergy(m
             assert found.index(said[0][1]) < found.index(said[3][1]), (question, found)
     assert category_words("前天把膝盖伤了") == "health problem problems 健康 问题"  # no illness
     assert "illness" in category_words("12月15号要去做白内障手术") and "illness" in category_words("I have glaucoma")
+
+
+def test_an_inhaler_carried_answers_what_medicine_one_takes(memory: Memory) -> None:
+    """A user trial: "我吃什么药？" found only "我乳糖不耐受，喝牛奶会肚子疼" for a user who carries a salbutamol
+    inhaler: the drug's name named no medicine."""
+    said = [("2024-02-10", "我有哮喘，换季的时候容易犯，随身带着沙丁胺醇喷雾。"),
+            ("2024-05-03", "我乳糖不耐受，喝牛奶会肚子疼，一般喝燕麦奶。"),
+            ("2025-01-15", "我每周五晚上和同事踢足球。")]  # fmt: skip
+    _tell(memory, "chen", said, zone="+08:00")
+    _first_says(memory, "chen", ("我吃什么药？", "What medication am I on?"), "沙丁胺醇")
+    assert "medication" in category_words("Doctor switched me to valsartan") and category_words("硝苯地平")
