@@ -6,6 +6,7 @@ from __future__ import annotations
 from memstrata import Memory
 from memstrata.answers import change_answers, planned_change_answers, unquoted
 from memstrata.modality import NOT_YET, calls_off
+from memstrata.read.names import in_other_script
 from memstrata.read.own_first import subject
 from support.turns import first_answers, say
 
@@ -262,3 +263,15 @@ def test_a_call_off_as_the_model_writes_it_down_answers_before_the_plan(memory: 
     found = memory.search("Are we still going to Kyoto?", user_id="chen", as_of="2026-02-01")
     assert found and found[0].text == "用户不再去日本", [hit.text for hit in found]
     assert calls_off("User is no longer going to Japan") and calls_off("We're not going anymore")
+
+
+def test_later_news_in_the_other_language_is_shown_with_the_plan_it_calls_off(memory: Memory) -> None:
+    """A user trial: "用户不再去日本" shares no word with "What are my plans for April?", and the context showed the
+    English plan for Japan it calls off alone. The plan's names are looked up as the other language writes them too
+    (日本 for Japan, the glossary), and the call-off is shown as its later news."""
+    say(memory, "chen", [("2025-08-08", "Planning a trip to Japan next April with Lily, probably Kyoto."),
+                         ("2025-10-12", "搬家了，现在住在宝安区"),
+                         ("2026-01-05", "日本不去了，签证没办下来。")])  # fmt: skip
+    shown = memory.context("What are my plans for April?", user_id="chen", as_of="2026-02-01").text
+    assert "Planning a trip to Japan" in shown and "日本不去了" in shown, shown
+    assert in_other_script("Japan") == "日本" and in_other_script("京都") == "Kyoto" and in_other_script("Lin") is None

@@ -27,7 +27,7 @@ from memstrata.lifecycle.decay import said_at
 from memstrata.modality import ENDING_WORDS, NEGATED, clauses, corrects, ends_or_corrects, sentences
 from memstrata.patterns import lazy_pattern
 from memstrata.query import Filters, SearchQuery
-from memstrata.read.names import name_pattern, names_in, things_named
+from memstrata.read.names import in_other_script, name_pattern, names_in, things_named
 from memstrata.read.newer import FOLLOWED, REPLACING_EVIDENCE
 from memstrata.read.parting import asks_past_the_parting
 from memstrata.read.takes_back import asks_what_was_said
@@ -123,10 +123,13 @@ class LaterNews:
 
     def _names(self, item: MemoryItem) -> frozenset[str]:
         if not self._opening_only:
-            return names_in(item.text)
-        # what a statement is about: what its first clause names, and whatever it gives a name to
-        given = {found.group(1) for found in _GIVES_A_NAME.finditer(simplified(item.text))}
-        return names_in(_first_clause(item.text)) | given
+            named = names_in(item.text)
+        else:
+            # what a statement is about: what its first clause names, and whatever it gives a name to
+            given = {found.group(1) for found in _GIVES_A_NAME.finditer(simplified(item.text))}
+            named = names_in(_first_clause(item.text)) | given
+        # and as the other language writes it: "日本不去了" ends "Planning a trip to Japan next April" (a user trial)
+        return named | {across for name in named if (across := in_other_script(name)) is not None}
 
 
 def with_later_news(store: Store, query: SearchQuery, hits: Sequence[SearchHit], below: Sequence[SearchHit]

@@ -131,3 +131,13 @@ def named_in_both(text: str, other: str) -> bool:
         if any(names.intersection(other_words(word)) for word in words if translatable(word)):
             return True
     return False
+
+
+def in_other_script(name: str) -> str | None:
+    """The name as the other language writes it, where the glossary knows it as a word (its first sense only): Japan
+    is 日本, 京都 is Kyoto. Most people's names and many places have none (the glossary is a dictionary of words)."""
+    if has_han(name):
+        found = next(iter(other_words(name)), None)
+        return found.capitalize() if found is not None and not has_han(found) else None
+    found = next(iter(other_words(name.lower())), None)
+    return found if found is not None and has_han(found) and len(found) >= 2 else None
