@@ -93,7 +93,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
                 r" cataracts? glaucoma anemia osteoporosis kidney\s+stones? gastritis"
             )
             + r"|糖尿病|高血压|哮喘|关节炎|偏头痛|抑郁症|癌|失眠|湿疹|过敏|高血脂|痛风|甲状腺|心脏病|胃病|鼻炎|颈椎病"
-            r"|白内障|青光眼|冠心病|脂肪肝|贫血|骨质疏松|肾结石|胃炎|腰椎间盘突出",
+            r"|白内障|青光眼|冠心病|脂肪肝|贫血|骨质疏松|肾结石|胃炎|腰椎间盘突出|乳糖不耐",
             re.IGNORECASE,
         ),
         "health condition illness disease chronic problem problems 健康 病 疾病 慢性病 问题",
@@ -331,7 +331,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"vegetarian vegan pescatarian pescetarian keto gluten lactose halal kosher shellfish"
                 r" (?:can'?t|cannot|don'?t|doesn'?t|never)\s+eat no\s+(?:meat|pork|beef|dairy)"
             )
-            + r"|素食|吃素|全素|纯素|不吃|不能吃|忌口|清真|戒糖|生酮",
+            + r"|素食|吃素|全素|纯素|不吃|不能吃|忌口|清真|戒糖|生酮|乳糖不耐|不能喝牛奶",
             re.IGNORECASE,
         ),
         "diet dietary 饮食 忌口",

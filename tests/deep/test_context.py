@@ -524,3 +524,19 @@ def test_allergies_are_asked_in_both_languages(memory: Memory) -> None:
     task = SearchQuery(scope=Scope(user_id="dan"), text="Cook dinner for me tonight", now=datetime.now(UTC))
     said = {hit.text for hit in standing_facts(search, task)}
     assert {"I'm allergic to penicillin.", "我也对芒果过敏。"} <= said, said
+
+
+def test_a_task_reads_the_users_health_conditions_said_long_ago(memory: Memory) -> None:
+    """A user trial: "Suggest an exercise routine that is safe for me" showed neither the asthma said two years before
+    nor the neck trouble of this spring; the profile asked nothing of health. A condition said long ago still holds
+    (its relevance counts, not its decayed score); another's condition is not the user's."""
+    said = [("2024-02-10T21:00:00+08:00", "我有哮喘，换季的时候容易犯，随身带着沙丁胺醇喷雾。"),
+            ("2024-05-03T20:30:00+08:00", "My wife Lily is a dentist, she works at a clinic in Futian."),
+            ("2025-10-12T21:30:00+08:00", "搬家了，现在住在宝安区，房租一个月7500。"),
+            ("2026-03-18T22:00:00+08:00", "最近颈椎病犯了，医生让我少低头，每周去做两次理疗。"),
+            ("2026-05-01T10:00:00+08:00", "我妈有糖尿病，每天打胰岛素。")]  # fmt: skip
+    _tell(memory, "chen", said)
+    context = memory.context("Suggest an exercise routine that is safe for me", user_id="chen", budget_tokens=600)
+    check_budget(context)
+    assert "哮喘" in context.text and "颈椎病" in context.text, context.text
+    assert "糖尿病" not in _profile_block(context.text), context.text

@@ -60,11 +60,17 @@ class Standing:
     # asked in both languages: "用户也对芒果过敏" was not among the first answers to "What am I allergic to?" (a
     # turn of thanks indexed beside the allergy was), and an English task's context left the mango allergy out
     both_languages: bool = False
+    # what stays true however long ago it was said (a child, a chronic illness): its answers need relevance, not a
+    # score that decay has lowered (see MIN_SCORE); the family's are so too
+    lasting: bool = False
 
 
 STANDING = (
     Standing("What am I allergic to?", "我对什么过敏？", 3, both_languages=True),  # a meal goes wrong on one left out
     Standing("What is my diet?", "我的饮食有什么忌口？", 1),
+    # an exercise plan, a trip or a doctor's visit goes wrong on a condition left out: "Suggest an exercise routine
+    # that is safe for me" showed neither the asthma nor the neck trouble of the user's history (a user trial)
+    Standing("What health conditions do I have?", "我有什么健康问题？", 3, lasting=True),
     Standing("Where do I live now?", "我现在住在哪里？", 1),
     Standing("Where do I work now?", "我现在在哪里工作？", 1),
     Standing("Who is my partner?", "我另一半是谁？", 1, family=True),
@@ -162,7 +168,7 @@ def _borrowed(hit: SearchHit, question: str) -> bool:
 
 
 def _enough(hit: SearchHit, standing: Standing) -> bool:
-    return hit.breakdown.relevance >= FAMILY_MIN if standing.family else hit.score >= MIN_SCORE
+    return hit.breakdown.relevance >= FAMILY_MIN if standing.family or standing.lasting else hit.score >= MIN_SCORE
 
 
 def by_need(embedder: Embedder, task: str, *, chinese: bool) -> list[Standing]:
