@@ -414,7 +414,7 @@ def unquoted(text: str) -> str:
 
 # A later clause that turns to someone else by a pronoun: "Had dinner with Lily, she works at Alibaba" says where Lily
 # works, and tied with the user's own job for "Where do I work?" (a user trial). A statement that opens with someone
-# else keeps its words (read/own_first.py reads it as theirs); one that opens with the speaker has only the words of
+# else keeps its words (read/whose.py reads it as theirs); one that opens with the speaker has only the words of
 # the clauses about the speaker.
 _TURNS_TO_ANOTHER = lazy_pattern(
     r"^\s*(?:(?:and|but|so|also|plus)\s+)?(?:he|she|they)\b|^\s*(?:而且|但是?|所以|另外|还有)?(?:他|她)(?!们家)"

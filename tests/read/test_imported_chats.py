@@ -8,7 +8,8 @@ from tests.support.turns import first_answers, say
 
 from memstrata import Memory
 from memstrata.answers import answer_words, planned_change_answers
-from memstrata.read.own_first import subject, topic_terms
+from memstrata.read.own_first import topic_terms
+from memstrata.read.whose import subject
 
 _SESSIONS = [
     ("2025-03-03T19:00:00-05:00", "s1", [

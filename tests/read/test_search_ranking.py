@@ -15,19 +15,13 @@ from memstrata.providers.protocol import Embedder
 from memstrata.query import SearchQuery
 from memstrata.read.names import doubled_names
 from memstrata.read.newer import newer_first
-from memstrata.read.own_first import (
-    asks_about_the_user,
-    later_of_equals_first,
-    named_first,
-    own_before_others,
-    people_named,
-    subject,
-)
+from memstrata.read.own_first import later_of_equals_first, named_first, own_before_others, people_named
 from memstrata.read.pipeline import search
 from memstrata.read.replies import turns_before_their_replies
 from memstrata.read.retrieve import asks_formerly, topic_text
 from memstrata.read.settings import ReadSettings
 from memstrata.read.when import asks_when, states_a_time
+from memstrata.read.whose import asks_about_the_user, subject
 from memstrata.storage.protocol import Store
 from memstrata.types import MemoryItem, ScoreBreakdown, SearchHit
 

@@ -7,7 +7,7 @@ from memstrata import Memory
 from memstrata.answers import change_answers, planned_change_answers, unquoted
 from memstrata.modality import NOT_YET, calls_off
 from memstrata.read.names import in_other_script
-from memstrata.read.own_first import subject
+from memstrata.read.whose import subject
 from support.turns import first_answers, say
 
 

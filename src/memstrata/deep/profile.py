@@ -46,8 +46,8 @@ from memstrata.query import SearchQuery
 from memstrata.read.evidence import says_a_word_of
 from memstrata.read.named_keys import asks_for_key
 from memstrata.read.newer import replacement
-from memstrata.read.own_first import ANOTHERS_EVENT, FIRST_PERSON, whose
 from memstrata.read.spelling import is_common_word
+from memstrata.read.whose import ANOTHERS_EVENT, FIRST_PERSON, whose
 from memstrata.types import MemoryItem, SearchHit
 
 

@@ -17,9 +17,9 @@ from datetime import datetime, tzinfo
 
 from memstrata.answers import change_answers, planned_change_answers, unquoted
 from memstrata.indexing import states_for_the_user
-from memstrata.read.own_first import FIRST_PERSON
 from memstrata.read.rank import MemoryText
 from memstrata.read.retrieve import time_it_names
+from memstrata.read.whose import FIRST_PERSON
 from memstrata.types import MemoryItem
 
 

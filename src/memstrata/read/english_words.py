@@ -1,6 +1,6 @@
 """pyspellchecker's English word list (160k words and how often English writes each), held compactly.
 
-Spelling correction (read/spelling.py) and the tests for a common word (read/endings.py, read/own_first.py,
+Spelling correction (read/spelling.py) and the tests for a common word (read/endings.py, read/whose.py,
 deep/profile.py) read the word list pyspellchecker ships. Its ``SpellChecker`` keeps it as a dict of Python strings:
 36 MB of a process that loads it. Here the same words are one sorted array of their UTF-8 bytes with their counts
 beside (8 MB), and the one-edit candidates of a word are looked up in one binary search. What it answers is

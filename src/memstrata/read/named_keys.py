@@ -16,7 +16,7 @@ from memstrata.indexing import ASKED_WITH, asked_parts
 from memstrata.lexical import has_han
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import match_form
-from memstrata.read.own_first import asks_about_the_user, asks_only_about_another
+from memstrata.read.whose import asks_about_the_user, asks_only_about_another
 
 _KEY_WORDS = lazy_pattern(r"[_\-.\s]+")
 _LATIN_WORD = lazy_pattern(rf"[^\W_{HAN_RANGES}]+")

@@ -34,7 +34,7 @@ from memstrata.modality import corrects
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import cross_script, memory_terms, scripts
 from memstrata.read.move_up import move_up, within_reach
-from memstrata.read.own_first import mentions, people_named, topic_terms, whose
+from memstrata.read.own_first import mentions, people_named, topic_terms
 from memstrata.read.parting import asks_past_the_parting
 from memstrata.read.replies import assistant_asks
 from memstrata.read.retrieve import time_it_names
@@ -46,6 +46,7 @@ from memstrata.read.takes_back import (
     facets,
     settles_a_maybe,
 )
+from memstrata.read.whose import whose
 from memstrata.types import MemoryItem, SearchHit
 
 # What a memory says has changed, as the words of the questions it answers: by default a change said as done;

@@ -19,7 +19,7 @@ from memstrata.modality import ENDS_OR_CORRECTS_WORDS, HEDGED, NOT_YET, calls_of
 from memstrata.patterns import lazy_pattern
 from memstrata.read.evidence import memory_terms
 from memstrata.read.names import doubled_names, named_in_both, named_in_other_script, names_in
-from memstrata.read.own_first import subject, whose
+from memstrata.read.whose import subject, whose
 from memstrata.topics import topics_of
 from memstrata.types import MemoryItem
 
