@@ -129,6 +129,20 @@ def test_an_allergy_said_in_chinese_answers_the_english_question_where_english_s
         assert found and "青霉素" in found[0].text, (question, [hit.text for hit in found])
 
 
+def test_an_allergy_said_in_english_answers_the_chinese_question_where_chinese_says_allergic_too(
+    memory: Memory,
+) -> None:
+    """The mirror of the case above (unmeasured at the last stop): "I'm allergic to penicillin" for "我对什么过敏？"
+    in a store where a Chinese statement says 敏感 and a sister's allergy is said in English."""
+    memory.add(["I'm allergic to penicillin, found out last year.", "我对花粉也有点敏感，春天打喷嚏",
+                "My sister is allergic to cats.", "I have asthma, carry an inhaler."], user_id="u")  # fmt: skip
+    for question in ("我对什么过敏？", "What am I allergic to?"):
+        found = memory.search(question, user_id="u")
+        assert found and "penicillin" in found[0].text, (question, [hit.text for hit in found])
+    found = [hit.text for hit in memory.search("我有哮喘吗？", user_id="u")]
+    assert found and "asthma" in found[0], found
+
+
 def test_a_question_about_what_to_avoid_eating_finds_an_allergy(memory: Memory) -> None:
     """ "Any food I should avoid?" shares no word with "I'm allergic to shellfish." and found nothing at all."""
     memory.add(["I'm allergic to shellfish.", "My husband Daniel is an electrician.", "我周末喜欢爬山"], user_id="diet")
