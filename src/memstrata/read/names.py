@@ -118,6 +118,7 @@ def doubled_names(text: str) -> list[str]:
     )
 
 
+@lru_cache(maxsize=4096)  # asked of the same pairs of hits by several steps of a search (a glossary lookup a word)
 def named_in_both(text: str, other: str) -> bool:
     """Whether one text's Chinese word names what the other names in English (the glossary): 日本 of "用户不再去日本" is
     the Japan of "Planning a trip to Japan next April" (the bundled model wrote the call-off down so, and it called
@@ -133,6 +134,7 @@ def named_in_both(text: str, other: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)  # the names of the hits followed, search after search
 def in_other_script(name: str) -> str | None:
     """The name as the other language writes it, where the glossary knows it as a word (its first sense only): Japan
     is 日本, 京都 is Kyoto. Most people's names and many places have none (the glossary is a dictionary of words)."""
