@@ -266,9 +266,10 @@ def test_a_call_off_as_the_model_writes_it_down_answers_before_the_plan(memory: 
 
 
 def test_later_news_in_the_other_language_is_shown_with_the_plan_it_calls_off(memory: Memory) -> None:
-    """A user trial: "用户不再去日本" shares no word with "What are my plans for April?", and the context showed the
-    English plan for Japan it calls off alone. The plan's names are looked up as the other language writes them too
-    (日本 for Japan, the glossary), and the call-off is shown as its later news."""
+    """A user trial: the Chinese call-off ("用户不再去日本" there, "日本不去了…" here) shares no word with "What are my
+    plans for April?", and the context showed the English plan for Japan it calls off alone. The plan's names are
+    looked up as the other language writes them too (日本 for Japan, the glossary), and the call-off is shown as its
+    later news."""
     say(memory, "chen", [("2025-08-08", "Planning a trip to Japan next April with Lily, probably Kyoto."),
                          ("2025-10-12", "搬家了，现在住在宝安区"),
                          ("2026-01-05", "日本不去了，签证没办下来。")])  # fmt: skip
