@@ -60,6 +60,10 @@ _ENDED = (
     r"|去喵星|去汪星|彩虹桥|安乐死|走了(?=[，。！？,.!?\s]|$)"  # a pet's death, as owners say it ("小汤圆走了")
     # a pet given a new home: "Our neighbour Joost has taken Pim", "豆豆送人了"
     r"|送人了|送走了|送给[^，。！？,.!?]{1,8}了|\brehomed\b|\bhas\s+taken\s+(?-i:[A-Z])"
+    # an illness over: "湿疹终于好了" after "我有湿疹", "Gastritis is gone, doctor cleared me" (a user trial: the
+    # context's profile showed both as the user's conditions)
+    r"|痊愈|康复了|治好了|(?:终于|已经|彻底|全都?)好了|好利索了"
+    r"|\b(?:(?:is|are)\s+gone|cleared\s+up|(?:fully\s+)?recovered\s+from|(?:is|was|got)\s+cured|in\s+remission)\b"
     # a place of one's own that is no more: "小杨生煎 on Huanghe Road closed down last week" (a user trial)
     r"|关门了|倒闭|停业了|歇业了|\b(?:closed down|shut down|closed for good|went out of business)\b"
     r"|\b(?:broke up|split up|divorced|resigned|retired|died|passed away|sold (?:the|my|our|it|them)"

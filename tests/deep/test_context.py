@@ -540,3 +540,20 @@ def test_a_task_reads_the_users_health_conditions_said_long_ago(memory: Memory) 
     check_budget(context)
     assert "哮喘" in context.text and "颈椎病" in context.text, context.text
     assert "糖尿病" not in _profile_block(context.text), context.text
+
+
+def test_an_illness_over_is_no_condition_of_the_user(memory: Memory) -> None:
+    """A trial of the profile's health question: "我有湿疹" and "My gastritis is back" were shown as the user's
+    conditions after "湿疹终于好了" and "Gastritis is gone, doctor cleared me"; an illness over ends what was said of
+    it, not another condition ("Gastritis is gone" keeps the peanut allergy)."""
+    said = [("2023-01-10T10:00:00Z", "我有湿疹，冬天特别严重。"), ("2023-05-01T10:00:00Z", "I have a peanut allergy."),
+            ("2024-03-01T10:00:00Z", "My gastritis is back, stomach hurts after coffee."),
+            ("2025-06-01T10:00:00Z", "湿疹终于好了，医生说不用再涂药了。"),
+            ("2025-09-01T10:00:00Z", "Gastritis is gone, doctor cleared me."),
+            ("2026-01-01T10:00:00Z", "周末去爬山了")]  # fmt: skip
+    _tell(memory, "u", said)
+    context = memory.context("Suggest an exercise routine that is safe for me", user_id="u", budget_tokens=600)
+    profile = _profile_block(context.text)
+    assert "peanut" in profile and "湿疹" not in profile and "gastritis" not in profile.lower(), profile
+    found = [hit.text for hit in memory.search("我还有湿疹吗？", user_id="u")]
+    assert found[0].startswith("湿疹终于好了"), found

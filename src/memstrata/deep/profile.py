@@ -39,6 +39,7 @@ from memstrata.errors import ProviderError
 from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
 from memstrata.lexical import has_han
+from memstrata.lifecycle.decay import said_at
 from memstrata.modality import CONDITIONAL, ENDED_WORDS
 from memstrata.patterns import lazy_pattern
 from memstrata.providers.protocol import Embedder
@@ -47,6 +48,7 @@ from memstrata.read.evidence import says_a_word_of
 from memstrata.read.named_keys import asks_for_key
 from memstrata.read.newer import replacement
 from memstrata.read.spelling import is_common_word
+from memstrata.read.takes_back import ends_or_corrects_it
 from memstrata.read.whose import ANOTHERS_EVENT, FIRST_PERSON, whose
 from memstrata.types import MemoryItem, SearchHit
 
@@ -121,6 +123,8 @@ def standing_facts(
         answers = [hit for hit in hits if _enough(hit, standing) and _answers(hit.memory, standing)]
         answers = [hit for hit in answers if not _borrowed(hit, found_by[hit.id][1]) and not _gone(hit, standing)]
         answers = _still_held(answers, hits, text)
+        # a condition over ("湿疹终于好了") ends what it was said of, from anywhere in the list
+        answers = [hit for hit in answers if not _ended_later(hit, hits)]
         kept: list[SearchHit] = []
         most = standing.most - sum(asks_for_key(text, item.key or "", query.scope.user_id) for item in keys)
         for hit in answers:
@@ -151,10 +155,24 @@ def _still_held(answers: list[SearchHit], hits: list[SearchHit], question: str) 
     return held
 
 
+def _ended_later(hit: SearchHit, hits: list[SearchHit]) -> bool:
+    """Whether the same question found a later ending of it: "湿疹终于好了，医生说不用再涂药了" after "我有湿疹，冬天
+    特别严重", "Gastritis is gone, doctor cleared me" after "My gastritis is back" (a user trial showed both
+    conditions in the profile)."""
+    return any(
+        said_at(other.memory) > said_at(hit.memory)
+        and ENDED_WORDS.search(other.memory.text) is not None
+        and ends_or_corrects_it(other.memory, hit.memory, by_category=False)  # not "Gastritis is gone" of an allergy
+        for other in hits
+        if other is not hit
+    )
+
+
 def _gone(hit: SearchHit, standing: Standing) -> bool:
     """A family member's end is no standing fact: a re-trial showed "Sad news: my cat 团子 died last week." as the
-    user's pet. (Of the user's own state an ending often says the new one: "我现在不吃鱼了，回到全素".)"""
-    return standing.family and ENDED_WORDS.search(hit.memory.text) is not None
+    user's pet; nor is an illness over ("我的湿疹终于好了"). (Of the user's own state an ending often says the new one:
+    "我现在不吃鱼了，回到全素".)"""
+    return (standing.family or standing.lasting) and ENDED_WORDS.search(hit.memory.text) is not None
 
 
 def _borrowed(hit: SearchHit, question: str) -> bool:
