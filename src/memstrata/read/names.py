@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from memstrata.graph.scripts import transliterates
 from memstrata.han import simplified
-from memstrata.lexical import has_han, keyword_tokens
+from memstrata.lexical import has_han, jieba, keyword_tokens
 from memstrata.modality import ENDING_WORDS, NEGATED, clauses, sentences
 from memstrata.patterns import lazy_pattern
 from memstrata.read.other_language import other_words, translatable
@@ -120,26 +120,32 @@ def doubled_names(text: str) -> list[str]:
 
 @lru_cache(maxsize=4096)  # asked of the same pairs of hits by several steps of a search (a glossary lookup a word)
 def named_in_both(text: str, other: str) -> bool:
-    """Whether one text's Chinese word names what the other names in English (the glossary): 日本 of "用户不再去日本" is
-    the Japan of "Planning a trip to Japan next April" (the bundled model wrote the call-off down so, and it called
+    """Whether one text's Chinese place names what the other names in English (the glossary): 日本 of "用户不再去日本"
+    is the Japan of "Planning a trip to Japan next April" (the bundled model wrote the call-off down so, and it called
     nothing off; a user trial). Only a name counts on the English side (:func:`latin_names`: "User" opening a
-    model's fact is no name for 用户)."""
+    model's fact is no name for 用户), and only a place on the Chinese one (:func:`_a_place`)."""
     for han_side, latin_side in ((text, other), (other, text)):
         names = {latin_side[start:end].lower() for start, end in latin_names(latin_side)}
         if not names or not has_han(han_side):
             continue
         words = (word for word in dict.fromkeys(keyword_tokens(simplified(han_side))) if has_han(word))
-        if any(names.intersection(other_words(word)) for word in words if translatable(word)):
+        if any(names.intersection(other_words(word)) for word in words if translatable(word) and _a_place(word)):
             return True
     return False
 
 
 @lru_cache(maxsize=4096)  # the names of the hits followed, search after search
 def in_other_script(name: str) -> str | None:
-    """The name as the other language writes it, where the glossary knows it as a word (its first sense only): Japan
-    is 日本, 京都 is Kyoto. Most people's names and many places have none (the glossary is a dictionary of words)."""
+    """The place as the other language writes it, where the glossary knows it (its first sense only): Japan is 日本,
+    京都 is Kyoto. A person's name stays as it is: "Lily" is also 百合, the flower (:func:`_a_place`)."""
     if has_han(name):
-        found = next(iter(other_words(name)), None)
+        found = next(iter(other_words(name)), None) if _a_place(name) else None
         return found.capitalize() if found is not None and not has_han(found) else None
     found = next(iter(other_words(name.lower())), None)
-    return found if found is not None and has_han(found) and len(found) >= 2 else None
+    return found if found is not None and has_han(found) and len(found) >= 2 and _a_place(found) else None
+
+
+def _a_place(han: str) -> bool:
+    """The segmenter tags the word as one place name (ns): 日本, 京都, 成都; not 百合 (a lily), 山姆 (Sam)."""
+    tagged = list(jieba().tag(han))
+    return len(tagged) == 1 and tagged[0][1] == "ns"
