@@ -557,3 +557,23 @@ def test_an_illness_over_is_no_condition_of_the_user(memory: Memory) -> None:
     assert "peanut" in profile and "湿疹" not in profile and "gastritis" not in profile.lower(), profile
     found = [hit.text for hit in memory.search("我还有湿疹吗？", user_id="u")]
     assert found[0].startswith("湿疹终于好了"), found
+
+
+def test_a_task_that_names_what_it_needs_gets_that_first(memory: Memory) -> None:
+    """A user trial: the profile asked its questions in the order of the embedder's closeness to the task, which put
+    work sixth of seven for "帮我写一封邮件给我领导" and the children last for "我们家有几口人？", so the son no longer
+    fit the profile's share once the health question came. A question the task names by its words comes first."""
+    said = [("2024-02-10T21:00:00+08:00", "我有哮喘，换季的时候容易犯。"),
+            ("2024-05-03T20:30:00+08:00", "My wife Lily is a dentist, she works at a clinic in Futian."),
+            ("2024-05-03T20:40:00+08:00", "我乳糖不耐受，喝牛奶会肚子疼。"),
+            ("2024-09-01T09:00:00+08:00", "儿子小宇今天第一天上幼儿园，在蛇口的育才幼儿园。"),
+            ("2025-04-20T19:00:00+08:00", "离职了，下周一开始去腾讯上班，还是做产品。"),
+            ("2025-10-12T21:30:00+08:00", "搬家了，现在住在宝安区。"),
+            ("2026-03-18T22:00:00+08:00", "最近颈椎病犯了，医生让我少低头。")]  # fmt: skip
+    _tell(memory, "chen", said)
+    family = _profile_block(memory.context("我们家有几口人？", user_id="chen", budget_tokens=500).text)
+    assert "小宇" in family and "Lily" in family, family
+    boss = _profile_block(memory.context("帮我写一封邮件给我领导", user_id="chen", budget_tokens=500).text)
+    lines = boss.splitlines()
+    work = next(n for n, line in enumerate(lines) if "腾讯" in line)  # after the allergy question's answers only
+    assert all(word not in line for line in lines[:work] for word in ("小宇", "Lily", "宝安", "颈椎")), boss
