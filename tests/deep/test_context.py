@@ -574,6 +574,4 @@ def test_a_task_that_names_what_it_needs_gets_that_first(memory: Memory) -> None
     family = _profile_block(memory.context("我们家有几口人？", user_id="chen", budget_tokens=500).text)
     assert "小宇" in family and "Lily" in family, family
     boss = _profile_block(memory.context("帮我写一封邮件给我领导", user_id="chen", budget_tokens=500).text)
-    lines = boss.splitlines()
-    work = next(n for n, line in enumerate(lines) if "腾讯" in line)  # after the allergy question's answers only
-    assert all(word not in line for line in lines[:work] for word in ("小宇", "Lily", "宝安", "颈椎")), boss
+    assert "腾讯" in boss.splitlines()[0], boss  # and asthma, a condition that says no allergy, is no allergy first

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memstrata.answers import change_answers, unquoted
+from memstrata.categories import kinds_named
 from memstrata.errors import ProviderError
 from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
@@ -155,6 +156,8 @@ def standing_facts(
         # the first answers, shown already or not: where one replaces another, the next one is the older value
         answers = [hit for hit in hits if _enough(hit, standing) and _answers(hit.memory, standing)]
         answers = [hit for hit in answers if not _borrowed(hit, found_by[hit.id][1]) and not _gone(hit, standing)]
+        if standing is STANDING[0]:
+            answers = [hit for hit in answers if not _another_condition(hit.memory.text)]
         answers = _still_held(answers, hits, text)
         # a condition over ("湿疹终于好了") ends what it was said of, from anywhere in the list
         answers = [hit for hit in answers if not _ended_later(hit, hits)]
@@ -186,6 +189,17 @@ def _still_held(answers: list[SearchHit], hits: list[SearchHit], question: str) 
         elif instead not in held and whose(instead.memory) != "another" and states_for_the_user(instead.memory):
             held.append(instead)
     return held
+
+
+_ALLERGY = lazy_pattern(r"allerg|过敏", re.IGNORECASE)
+
+
+def _another_condition(text: str) -> bool:
+    """A health condition that says no allergy is no answer to "What am I allergic to?": "我有哮喘，换季的时候容易犯"
+    came first in a profile as the user's allergy, on meaning alone (a user trial). A reaction said without the word
+    ("海鲜不能吃，吃了会起疹子") names no condition and stays."""
+    illness = any(words.startswith("health condition") for words in kinds_named(text))  # categories.py
+    return illness and _ALLERGY.search(text) is None
 
 
 def _ended_later(hit: SearchHit, hits: list[SearchHit]) -> bool:
