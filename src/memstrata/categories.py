@@ -32,6 +32,8 @@ _SOMEONE_ELSES = lazy_pattern(
     r"|(?:(?!我)[^，。！？,.!?\s]){1,6}?[说說][她他]|(?-i:[A-Z])[a-z]+\s+(?:says|said|told\s+me)\s+(?:she|he)\b)",
     re.IGNORECASE,
 )
+# The words of an illness (a diagnosis), which deep/profile.py also reads: a condition is no allergy unless it says so.
+ILLNESS_WORDS = "health condition illness disease chronic problem problems 健康 病 疾病 慢性病 问题"
 _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # pets
         lazy_pattern(
@@ -96,7 +98,7 @@ _CATEGORIES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"|白内障|青光眼|冠心病|脂肪肝|贫血|骨质疏松|肾结石|胃炎|腰椎间盘突出|乳糖不耐",
             re.IGNORECASE,
         ),
-        "health condition illness disease chronic problem problems 健康 病 疾病 慢性病 问题",
+        ILLNESS_WORDS,
     ),
     (  # an injury or an operation is a health problem, not an illness: "前天打篮球把膝盖伤了" answers
         # "我有过哪些健康问题？"; "12月15号要去做白内障手术" answers "我有什么病？" by the cataract, not by the

@@ -31,11 +31,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
 from memstrata.answers import change_answers, unquoted
-from memstrata.categories import kinds_named
+from memstrata.categories import ILLNESS_WORDS, kinds_named
 from memstrata.errors import ProviderError
 from memstrata.han import simplified
 from memstrata.indexing import states_for_the_user
@@ -198,8 +199,7 @@ def _another_condition(text: str) -> bool:
     """A health condition that says no allergy is no answer to "What am I allergic to?": "我有哮喘，换季的时候容易犯"
     came first in a profile as the user's allergy, on meaning alone (a user trial). A reaction said without the word
     ("海鲜不能吃，吃了会起疹子") names no condition and stays."""
-    illness = any(words.startswith("health condition") for words in kinds_named(text))  # categories.py
-    return illness and _ALLERGY.search(text) is None
+    return ILLNESS_WORDS in kinds_named(text) and _ALLERGY.search(text) is None
 
 
 def _ended_later(hit: SearchHit, hits: list[SearchHit]) -> bool:
@@ -255,7 +255,12 @@ def by_need(embedder: Embedder, task: str, *, chinese: bool) -> list[Standing]:
 
 
 def _names_it(task: str, standing: Standing) -> bool:
-    return bool(standing.named_by) and re.search(rf"(?<![a-z])(?:{standing.named_by})(?![a-z])", task, re.I) is not None
+    return bool(standing.named_by) and _task_words(standing.named_by).search(task) is not None
+
+
+@cache  # one pattern per standing question, compiled once
+def _task_words(words: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z])(?:{words})(?![a-z])", re.IGNORECASE)
 
 
 # the user's own word, and the framing extracted facts use ("User …", "用户…")
